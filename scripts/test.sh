@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what is missing, then builds and runs every test in the tree.
+# Ends with one line: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+log=$(mktemp)
+status=0
+run() {  # run bazel test with the given flags, tee the summary into $log
+  bazel test --test_summary=short "$@" 2>&1 | tee -a "$log" | grep -E '^(//|ERROR|FAIL|Executed|INFO: Build)' || true
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+}
+run //...
+# The scheduler and the graph runtime must be clean under both sanitizers.
+if [ "${RILL_SANITIZERS:-1}" = 1 ]; then
+  run --config=tsan //framework/...
+  run --config=asan //framework/...
+fi
+passed=$(grep -cE '^//\S+\s+(\(cached\) )?PASSED' "$log" || true)
+failed=$(grep -cE '^//\S+\s+(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|FLAKY|INCOMPLETE)' "$log" || true)
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi  # build error
+rm -f "$log"
+echo "${passed} passed, ${failed} failed"
+[ "$status" -eq 0 ]
