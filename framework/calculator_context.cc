@@ -1,0 +1,44 @@
+#include "framework/calculator_context.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace rill {
+
+const std::string InputStreamShard::kNoName = "";
+
+Timestamp OutputStreamShard::NextTimestampBound() const {
+  Timestamp b = committed_bound_;
+  if (!packets_.empty()) {
+    b = std::max(b, packets_.back().Timestamp().NextAllowedInStream());
+  }
+  return std::max(b, bound_);
+}
+
+const std::string& OutputStreamShard::Name() const {
+  static const std::string kUnconnected = "(unconnected)";
+  return spec_ ? spec_->name : kUnconnected;
+}
+
+void OutputStreamShard::Check(const Packet& packet) {
+  if (!error_.empty()) return;
+  const Timestamp ts = packet.Timestamp();
+  if (!ts.IsAllowedInStream()) {
+    error_ = absl::StrCat("packet at ", ts.DebugString(),
+                          " is not allowed in a stream");
+  } else if (ts < NextTimestampBound()) {
+    error_ = absl::StrCat("packet at ", ts.DebugString(),
+                          " is below the stream's bound ",
+                          NextTimestampBound().DebugString(),
+                          " (timestamps must increase)");
+  } else if (IsClosed()) {
+    error_ = absl::StrCat("packet at ", ts.DebugString(),
+                          " added after the stream was closed");
+  } else if (packet.IsEmpty()) {
+    error_ = absl::StrCat("empty packet added at ", ts.DebugString());
+  } else if (spec_ != nullptr && spec_->type != nullptr) {
+    absl::Status s = spec_->type->Validate(packet);
+    if (!s.ok()) error_ = std::string(s.message());
+  }
+}
+
+}  // namespace rill

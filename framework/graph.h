@@ -1,0 +1,148 @@
+// CalculatorGraph runs a graph config: it expands subgraphs, validates every
+// node and stream, then schedules calculators on executors as packets arrive.
+//
+//   CalculatorGraph graph;
+//   RILL_RETURN_IF_ERROR(graph.Initialize(config));
+//   RILL_ASSIGN_OR_RETURN(OutputStreamPoller poller,
+//                         graph.AddOutputStreamPoller("out"));
+//   RILL_RETURN_IF_ERROR(graph.StartRun({}));
+//   graph.AddPacketToInputStream("in", MakePacket<int>(1).At(Timestamp(0)));
+//   graph.CloseAllInputStreams();
+//   Packet p;
+//   while (poller.Next(&p)) { ... }
+//   RILL_RETURN_IF_ERROR(graph.WaitUntilDone());
+#ifndef RILL_FRAMEWORK_GRAPH_H_
+#define RILL_FRAMEWORK_GRAPH_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "framework/executor.h"
+#include "framework/packet.h"
+#include "framework/proto/calculator.pb.h"
+#include "framework/timestamp.h"
+
+namespace rill {
+
+class GraphRuntime;
+class GraphProfiler;
+class ValidatedGraph;
+struct PollerQueue;
+
+// Pulls packets from an output stream. Next() blocks until a packet arrives,
+// the stream ends (returns false), or, with observe_timestamp_bounds, the
+// stream's bound moves past a timestamp with no packet: then Next() returns
+// true with an empty packet whose Timestamp() is the last settled timestamp,
+// so a caller waiting for "the result at t" learns there is none.
+class OutputStreamPoller {
+ public:
+  OutputStreamPoller() = default;
+  bool Next(Packet* packet);
+  // Like Next, but gives up after `timeout_us` and returns false.
+  bool NextWithTimeout(Packet* packet, int64_t timeout_us);
+  int QueueSize() const;
+  // Drops queued packets beyond the newest `max_queue_size` (0: unbounded).
+  void SetMaxQueueSize(int max_queue_size);
+  void Reset();
+
+ private:
+  friend class CalculatorGraph;
+  explicit OutputStreamPoller(std::shared_ptr<PollerQueue> q)
+      : queue_(std::move(q)) {}
+  std::shared_ptr<PollerQueue> queue_;
+};
+
+class CalculatorGraph {
+ public:
+  enum class GraphInputStreamAddMode {
+    // AddPacketToInputStream blocks while a consumer's queue is full.
+    kWaitTillNotFull,
+    // AddPacketToInputStream fails with Unavailable when a queue is full.
+    kAddIfNotFull,
+  };
+
+  CalculatorGraph();
+  ~CalculatorGraph();
+  CalculatorGraph(const CalculatorGraph&) = delete;
+  CalculatorGraph& operator=(const CalculatorGraph&) = delete;
+
+  // Expands subgraphs and validates. `side_packets` are available to every
+  // run (merged with those given to StartRun).
+  absl::Status Initialize(const CalculatorGraphConfig& config,
+                          const std::map<std::string, Packet>& side_packets = {});
+  // Initialize from a .pbtxt or .binarypb file.
+  absl::Status InitializeFromFile(const std::string& path);
+
+  // The config after subgraph expansion.
+  const CalculatorGraphConfig& Config() const;
+
+  // Calls `callback` with every packet of `stream` (on a scheduler thread).
+  // With observe_timestamp_bounds the callback also gets an empty packet
+  // each time the bound moves past a timestamp that had no packet.
+  absl::Status ObserveOutputStream(
+      const std::string& stream,
+      std::function<absl::Status(const Packet&)> callback,
+      bool observe_timestamp_bounds = false);
+  absl::StatusOr<OutputStreamPoller> AddOutputStreamPoller(
+      const std::string& stream, bool observe_timestamp_bounds = false);
+
+  // Uses `executor` for nodes whose config names executor `name` (or for
+  // the default executor when name is empty). Call before StartRun.
+  absl::Status SetExecutor(const std::string& name,
+                           std::shared_ptr<Executor> executor);
+
+  absl::Status StartRun(const std::map<std::string, Packet>& side_packets = {});
+  // Run = StartRun + CloseAllInputStreams + WaitUntilDone.
+  absl::Status Run(const std::map<std::string, Packet>& side_packets = {});
+
+  void SetGraphInputStreamAddMode(GraphInputStreamAddMode mode);
+  absl::Status AddPacketToInputStream(const std::string& stream,
+                                      const Packet& packet);
+  absl::Status AddPacketToInputStream(const std::string& stream,
+                                      Packet&& packet);
+  absl::Status SetInputStreamTimestampBound(const std::string& stream,
+                                            Timestamp bound);
+  absl::Status CloseInputStream(const std::string& stream);
+  absl::Status CloseAllInputStreams();
+  // Closes inputs and source nodes; the run ends as soon as queued work is
+  // done. WaitUntilDone then returns Cancelled.
+  void Cancel();
+
+  // Waits until no calculator can make progress without new input.
+  absl::Status WaitUntilIdle();
+  // Waits until every node has closed; returns the run's status.
+  absl::Status WaitUntilDone();
+  bool HasError() const;
+
+  // Called once with the first error of a run (on the failing thread).
+  void SetErrorCallback(std::function<void(const absl::Status&)> callback);
+
+  absl::StatusOr<Packet> GetOutputSidePacket(const std::string& name) const;
+
+  // Per-calculator statistics and the trace (see profiler/graph_profiler.h).
+  GraphProfiler* Profiler();
+
+  // Describes, for each node that has not finished, which input stream it
+  // waits on (what the deadlock report prints).
+  std::string DebugWaitReport() const;
+
+ private:
+  std::unique_ptr<ValidatedGraph> validated_;
+  std::map<std::string, Packet> initial_side_packets_;
+  std::map<std::string, std::shared_ptr<Executor>> custom_executors_;
+  std::unique_ptr<GraphProfiler> profiler_;
+  std::unique_ptr<GraphRuntime> runtime_;
+  struct Observer;
+  std::vector<Observer> observers_;
+  std::function<void(const absl::Status&)> error_callback_;
+  GraphInputStreamAddMode add_mode_ = GraphInputStreamAddMode::kWaitTillNotFull;
+};
+
+}  // namespace rill
+
+#endif  // RILL_FRAMEWORK_GRAPH_H_
