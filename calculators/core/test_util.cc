@@ -1,0 +1,137 @@
+#include "calculators/core/test_util.h"
+
+#include <algorithm>
+#include <mutex>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "framework/graph.h"
+#include "framework/options.h"
+#include "framework/status_util.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+
+namespace rill {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::DescriptorPool;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+
+// Resolves `mediapipe.` names in extension and Any brackets to `rill.` ones.
+class MediaPipeNameFinder : public google::protobuf::TextFormat::Finder {
+ public:
+  const FieldDescriptor* FindExtension(Message* message,
+                                       const std::string& name) const override {
+    const DescriptorPool* pool = DescriptorPool::generated_pool();
+    const FieldDescriptor* field =
+        pool->FindExtensionByName(ResolveProtoTypeName(name));
+    if (field == nullptr) {
+      // "[pkg.XOptions.ext]" names the extension inside message XOptions.
+      const size_t dot = name.rfind('.');
+      if (dot != std::string::npos) {
+        const std::string scope = ResolveProtoTypeName(name.substr(0, dot));
+        field = pool->FindExtensionByName(scope + name.substr(dot));
+      }
+    }
+    if (field != nullptr &&
+        field->containing_type() != message->GetDescriptor()) {
+      return nullptr;
+    }
+    return field;
+  }
+
+  const Descriptor* FindAnyType(const Message& message,
+                                const std::string& prefix,
+                                const std::string& name) const override {
+    return ::rill::FindAnyType(name);
+  }
+};
+
+class ErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (error_.empty()) {
+      error_ = absl::StrCat("line ", line + 1, " column ", column + 1, ": ",
+                            message);
+    }
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string error_;
+};
+
+}  // namespace
+
+absl::StatusOr<CalculatorGraphConfig> ParseGraphConfig(
+    const std::string& text) {
+  MediaPipeNameFinder finder;
+  ErrorCollector errors;
+  google::protobuf::TextFormat::Parser parser;
+  parser.SetFinder(&finder);
+  parser.RecordErrorsTo(&errors);
+  CalculatorGraphConfig config;
+  if (!parser.ParseFromString(text, &config)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("graph config does not parse: ", errors.error()));
+  }
+  return config;
+}
+
+absl::StatusOr<StreamPackets> RunGraph(
+    const std::string& config_text, const std::vector<std::string>& observed,
+    const StreamPackets& inputs,
+    const std::map<std::string, Packet>& side_packets) {
+  RILL_ASSIGN_OR_RETURN(CalculatorGraphConfig config,
+                        ParseGraphConfig(config_text));
+  CalculatorGraph graph;
+  RILL_RETURN_IF_ERROR(graph.Initialize(config));
+  std::mutex mu;
+  StreamPackets result;
+  for (const std::string& stream : observed) {
+    result[stream];  // present even when nothing arrives
+    RILL_RETURN_IF_ERROR(graph.ObserveOutputStream(
+        stream, [&mu, &result, stream](const Packet& p) {
+          std::lock_guard<std::mutex> lock(mu);
+          result[stream].push_back(p);
+          return absl::OkStatus();
+        }));
+  }
+  RILL_RETURN_IF_ERROR(graph.StartRun(side_packets));
+
+  // Feed every stream's packets in one timestamp order, as a live source
+  // would.
+  std::vector<std::tuple<Timestamp, std::string, const Packet*>> order;
+  for (const auto& [stream, packets] : inputs) {
+    for (const Packet& p : packets) order.emplace_back(p.Timestamp(), stream, &p);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) {
+                     return std::get<0>(a) < std::get<0>(b);
+                   });
+  absl::Status feed = absl::OkStatus();
+  for (const auto& [ts, stream, packet] : order) {
+    feed = graph.AddPacketToInputStream(stream, *packet);
+    if (!feed.ok()) break;
+  }
+  absl::Status close = graph.CloseAllInputStreams();
+  absl::Status done = graph.WaitUntilDone();
+  // The run's own error explains a failed AddPacketToInputStream best.
+  RILL_RETURN_IF_ERROR(done);
+  RILL_RETURN_IF_ERROR(feed);
+  RILL_RETURN_IF_ERROR(close);
+  std::lock_guard<std::mutex> lock(mu);
+  return result;
+}
+
+std::vector<int64_t> PacketTimestamps(const std::vector<Packet>& packets) {
+  std::vector<int64_t> out;
+  for (const Packet& p : packets) out.push_back(p.Timestamp().Value());
+  return out;
+}
+
+}  // namespace rill
