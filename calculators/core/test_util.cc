@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "framework/calculator_contract.h"
+#include "framework/calculator_registry.h"
 #include "framework/graph.h"
 #include "framework/options.h"
 #include "framework/status_util.h"
@@ -65,27 +67,46 @@ class ErrorCollector : public google::protobuf::io::ErrorCollector {
   std::string error_;
 };
 
-}  // namespace
-
-absl::StatusOr<CalculatorGraphConfig> ParseGraphConfig(
-    const std::string& text) {
+absl::Status ParseText(const std::string& text, Message* out) {
   MediaPipeNameFinder finder;
   ErrorCollector errors;
   google::protobuf::TextFormat::Parser parser;
   parser.SetFinder(&finder);
   parser.RecordErrorsTo(&errors);
-  CalculatorGraphConfig config;
-  if (!parser.ParseFromString(text, &config)) {
+  if (!parser.ParseFromString(text, out)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("graph config does not parse: ", errors.error()));
+        absl::StrCat(out->GetDescriptor()->name(),
+                     " text does not parse: ", errors.error()));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<CalculatorGraphConfig> ParseGraphConfig(
+    const std::string& text) {
+  CalculatorGraphConfig config;
+  RILL_RETURN_IF_ERROR(ParseText(text, &config));
   return config;
+}
+
+absl::Status CheckContract(const std::string& node_text) {
+  CalculatorGraphConfig::Node node;
+  RILL_RETURN_IF_ERROR(ParseText(node_text, &node));
+  const std::string name =
+      node.name().empty() ? node.calculator() : node.name();
+  RILL_ASSIGN_OR_RETURN(CalculatorEntry entry,
+                        CalculatorRegistry().Lookup(node.calculator()));
+  CalculatorContract contract;
+  RILL_RETURN_IF_ERROR(contract.Initialize(node, name));
+  return entry.get_contract(&contract);
 }
 
 absl::StatusOr<StreamPackets> RunGraph(
     const std::string& config_text, const std::vector<std::string>& observed,
     const StreamPackets& inputs,
-    const std::map<std::string, Packet>& side_packets) {
+    const std::map<std::string, Packet>& side_packets,
+    bool settle_each_packet) {
   RILL_ASSIGN_OR_RETURN(CalculatorGraphConfig config,
                         ParseGraphConfig(config_text));
   CalculatorGraph graph;
@@ -116,6 +137,7 @@ absl::StatusOr<StreamPackets> RunGraph(
   absl::Status feed = absl::OkStatus();
   for (const auto& [ts, stream, packet] : order) {
     feed = graph.AddPacketToInputStream(stream, *packet);
+    if (feed.ok() && settle_each_packet) feed = graph.WaitUntilIdle();
     if (!feed.ok()) break;
   }
   absl::Status close = graph.CloseAllInputStreams();

@@ -3,7 +3,6 @@
 // given input packets, and get back the packets of the streams a test looks
 // at.
 //
-//   RILL_ASSERT_OK_AND_ASSIGN is not provided; use:
 //   auto out = RunGraph(R"pb(
 //       input_stream: "in"
 //       node { calculator: "PassThroughCalculator"
@@ -37,10 +36,20 @@ absl::StatusOr<CalculatorGraphConfig> ParseGraphConfig(
 // (all streams merged in timestamp order), closes the inputs and waits until
 // the run is done. Returns the packets seen on each observed stream, or the
 // first error of initialization or of the run.
+// With `settle_each_packet` it waits until the graph is idle after each
+// packet, which makes runs of nodes under the ImmediateInputStreamHandler
+// (whose order across streams is otherwise up to the scheduler)
+// deterministic.
 absl::StatusOr<StreamPackets> RunGraph(
     const std::string& config_text, const std::vector<std::string>& observed,
     const StreamPackets& inputs = {},
-    const std::map<std::string, Packet>& side_packets = {});
+    const std::map<std::string, Packet>& side_packets = {},
+    bool settle_each_packet = false);
+
+// Parses one node (CalculatorGraphConfig.Node text) and runs its registered
+// calculator's GetContract, as the graph builder does; returns its status.
+// Checks contract errors without building a whole graph.
+absl::Status CheckContract(const std::string& node_text);
 
 // The payloads of `packets` as T (aborts on another type).
 template <typename T>
