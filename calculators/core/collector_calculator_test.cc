@@ -103,7 +103,7 @@ TEST(CollectorCalculatorTest, MissingSinkIsAContractError) {
 TEST(TestUtilTest, ParseErrorsSayWhere) {
   auto config = ParseGraphConfig("node { calculator: }");
   ASSERT_FALSE(config.ok());
-  EXPECT_THAT(config.status().message(), HasSubstr("line 1"));
+  EXPECT_THAT(config.status().message(), HasSubstr("<test config>:1:"));
   auto out = RunGraph("node {", {});
   EXPECT_FALSE(out.ok());
 }

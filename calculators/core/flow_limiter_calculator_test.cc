@@ -107,10 +107,10 @@ TEST(FlowLimiterCalculatorTest, MaxInFlightTwo) {
   h.Frame(2);
   h.Frame(3);  // 1 and 2 are in flight
   EXPECT_THAT(h.OutTimestamps(), ElementsAre(1, 2));
-  h.Finished(2);  // finishing out of order frees a slot too
-  h.Frame(4);
-  h.Frame(5);
   h.Finished(1);
+  h.Frame(4);  // released: 2 and 4 in flight
+  h.Frame(5);  // dropped
+  h.Finished(2);
   h.Finished(4);
   h.Frame(6);
   h.Finish();

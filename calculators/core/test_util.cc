@@ -9,76 +9,15 @@
 #include "framework/calculator_contract.h"
 #include "framework/calculator_registry.h"
 #include "framework/graph.h"
-#include "framework/options.h"
 #include "framework/status_util.h"
-#include "google/protobuf/descriptor.h"
-#include "google/protobuf/io/tokenizer.h"
-#include "google/protobuf/text_format.h"
+#include "framework/tool/config_loader.h"
 
 namespace rill {
 namespace {
 
-using google::protobuf::Descriptor;
-using google::protobuf::DescriptorPool;
-using google::protobuf::FieldDescriptor;
-using google::protobuf::Message;
-
-// Resolves `mediapipe.` names in extension and Any brackets to `rill.` ones.
-class MediaPipeNameFinder : public google::protobuf::TextFormat::Finder {
- public:
-  const FieldDescriptor* FindExtension(Message* message,
-                                       const std::string& name) const override {
-    const DescriptorPool* pool = DescriptorPool::generated_pool();
-    const FieldDescriptor* field =
-        pool->FindExtensionByName(ResolveProtoTypeName(name));
-    if (field == nullptr) {
-      // "[pkg.XOptions.ext]" names the extension inside message XOptions.
-      const size_t dot = name.rfind('.');
-      if (dot != std::string::npos) {
-        const std::string scope = ResolveProtoTypeName(name.substr(0, dot));
-        field = pool->FindExtensionByName(scope + name.substr(dot));
-      }
-    }
-    if (field != nullptr &&
-        field->containing_type() != message->GetDescriptor()) {
-      return nullptr;
-    }
-    return field;
-  }
-
-  const Descriptor* FindAnyType(const Message& message,
-                                const std::string& prefix,
-                                const std::string& name) const override {
-    return ::rill::FindAnyType(name);
-  }
-};
-
-class ErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, int column, const std::string& message) override {
-    if (error_.empty()) {
-      error_ = absl::StrCat("line ", line + 1, " column ", column + 1, ": ",
-                            message);
-    }
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string error_;
-};
-
-absl::Status ParseText(const std::string& text, Message* out) {
-  MediaPipeNameFinder finder;
-  ErrorCollector errors;
-  google::protobuf::TextFormat::Parser parser;
-  parser.SetFinder(&finder);
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(text, out)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(out->GetDescriptor()->name(),
-                     " text does not parse: ", errors.error()));
-  }
-  return absl::OkStatus();
+absl::Status ParseText(const std::string& text,
+                       google::protobuf::Message* out) {
+  return ParseTextProto(text, "<test config>", out);
 }
 
 }  // namespace
