@@ -41,5 +41,24 @@ class PluginScaleCalculator : public api2::Node {
 };
 RILL_REGISTER_NODE(PluginScaleCalculator);
 
+// Emits COUNT ints 0, 1, ... at timestamps 0, 1, ..., then stops.
+class PluginCountSourceCalculator : public api2::Node {
+ public:
+  static constexpr api2::SideInput<int> kCount{"COUNT"};
+  static constexpr api2::Output<int> kOut{"OUT"};
+  RILL_NODE_CONTRACT(kCount, kOut);
+
+  absl::Status Process(CalculatorContext* cc) override {
+    if (next_ >= *kCount(cc)) return StatusStop();
+    kOut(cc).Send(next_, Timestamp(next_));
+    ++next_;
+    return absl::OkStatus();
+  }
+
+ private:
+  int next_ = 0;
+};
+RILL_REGISTER_NODE(PluginCountSourceCalculator);
+
 }  // namespace plugin_test
 }  // namespace rill
