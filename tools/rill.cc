@@ -126,6 +126,8 @@ flags:
   --trace=OUT.json           write a Chrome trace-event file of the run
                              (open in https://ui.perfetto.dev or
                              chrome://tracing)
+  --stats                    print per-calculator invocation counts and
+                             Process() times after the run
   --print=N                  print at most N packets per output stream
                              (default 10; the rest are counted)
   --quiet                    print no packets, only the summary
@@ -379,7 +381,7 @@ std::string ValueString(const Packet& packet) {
 int Run(int argc, char** argv) {
   CommandLine cl;
   absl::Status parsed = ParseCommandLine(
-      argc, argv, 2, {"side_packet", "trace", "print", "timeout"}, {"quiet"},
+      argc, argv, 2, {"side_packet", "trace", "print", "timeout"}, {"quiet", "stats"},
       &cl);
   if (!parsed.ok()) return UsageError(std::string(parsed.message()), kRunHelp);
   if (cl.positional.size() != 1) {
@@ -390,6 +392,7 @@ int Run(int argc, char** argv) {
   std::string trace_path;
   int max_print = 10;
   double timeout_s = 0;
+  bool stats = false;
   for (const auto& [flag, value] : cl.flags) {
     if (flag == "side_packet") {
       auto packet = ParseSidePacketFlag(value);
@@ -403,6 +406,8 @@ int Run(int argc, char** argv) {
       if (!absl::SimpleAtoi(value, &max_print) || max_print < 0) {
         return UsageError("--print needs a count", kRunHelp);
       }
+    } else if (flag == "stats") {
+      stats = true;
     } else if (flag == "quiet") {
       max_print = 0;
     } else if (flag == "timeout") {
@@ -423,6 +428,7 @@ int Run(int argc, char** argv) {
     return 1;
   }
   if (!trace_path.empty()) EnableTracing(&*config);
+  if (stats) EnableStats(&*config);
 
   CalculatorGraph graph;
   absl::Status status = graph.Initialize(*config);
@@ -503,6 +509,7 @@ int Run(int argc, char** argv) {
     std::printf("stream %s: %lld packet%s\n", stream.c_str(),
                 static_cast<long long>(n), n == 1 ? "" : "s");
   }
+  if (stats) std::fputs(StatsTable(&graph).c_str(), stdout);
   if (!trace_path.empty()) {
     absl::Status written = WriteTrace(&graph, trace_path);
     if (written.ok()) {
