@@ -137,6 +137,7 @@ class CalculatorGraph {
   std::map<std::string, std::shared_ptr<Executor>> custom_executors_;
   std::unique_ptr<GraphProfiler> profiler_;
   std::unique_ptr<GraphRuntime> runtime_;
+  friend class GraphRuntime;
   struct Observer;
   std::vector<Observer> observers_;
   std::function<void(const absl::Status&)> error_callback_;

@@ -1,0 +1,1260 @@
+#include "framework/graph.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <queue>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "framework/calculator_node.h"
+#include "framework/profiler/graph_profiler.h"
+#include "framework/proto/thread_pool_executor.pb.h"
+#include "framework/tool/config_loader.h"
+#include "framework/validated_graph.h"
+
+namespace rill {
+
+// ---------------------------------------------------------------------------
+// Pollers and observers are internal sink nodes, so their callbacks run on
+// scheduler threads outside the scheduling lock, like any calculator.
+
+struct PollerQueue {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Packet> packets;
+  bool done = false;
+  int max_size = 0;
+};
+
+namespace {
+
+class GraphOutputSink : public CalculatorBase {
+ public:
+  GraphOutputSink(std::function<absl::Status(const Packet&)> callback,
+                  std::shared_ptr<PollerQueue> poller)
+      : callback_(std::move(callback)), poller_(std::move(poller)) {}
+
+  absl::Status Process(CalculatorContext* cc) override {
+    const Packet& p = cc->Inputs().Index(0).Value();
+    // A bound-only invocation reports "nothing at this timestamp".
+    Packet out = p.IsEmpty() ? Packet().At(cc->InputTimestamp()) : p;
+    if (callback_) return callback_(out);
+    {
+      std::lock_guard<std::mutex> lock(poller_->mu);
+      poller_->packets.push_back(std::move(out));
+      if (poller_->max_size > 0 &&
+          static_cast<int>(poller_->packets.size()) > poller_->max_size) {
+        poller_->packets.pop_front();
+      }
+    }
+    poller_->cv.notify_all();
+    return absl::OkStatus();
+  }
+  absl::Status Close(CalculatorContext* cc) override {
+    if (poller_) {
+      {
+        std::lock_guard<std::mutex> lock(poller_->mu);
+        poller_->done = true;
+      }
+      poller_->cv.notify_all();
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::function<absl::Status(const Packet&)> callback_;
+  std::shared_ptr<PollerQueue> poller_;
+};
+
+std::string NodeDesc(const CalculatorNode& n) {
+  return absl::StrCat("node \"", n.name(), "\" (", n.calculator_type(), ")");
+}
+
+}  // namespace
+
+struct CalculatorGraph::Observer {
+  std::string stream;
+  bool observe_bounds = false;
+  std::function<absl::Status(const Packet&)> callback;
+  std::shared_ptr<PollerQueue> poller;
+  // Spec of the sink node (its config and contract live here).
+  std::unique_ptr<CalculatorGraphConfig::Node> config;
+  std::unique_ptr<NodeSpec> spec;
+};
+
+// ---------------------------------------------------------------------------
+// The scheduler. One mutex guards all scheduling state; calculators run
+// outside it. Each executor has a heap of ready nodes (highest priority
+// first) and at most NumThreads() "drainers": tasks that pop and run nodes
+// until the heap is empty. A node is in at most one heap entry at a time.
+
+class GraphRuntime {
+ public:
+  GraphRuntime(CalculatorGraph* graph, ValidatedGraph* validated,
+               GraphProfiler* profiler)
+      : graph_(graph), validated_(validated), profiler_(profiler) {}
+  ~GraphRuntime() { Shutdown(); }
+
+  absl::Status Setup(std::vector<CalculatorGraph::Observer>* observers,
+                     const std::map<std::string, std::shared_ptr<Executor>>&
+                         custom_executors);
+  absl::Status Start(const std::map<std::string, Packet>& side_packets);
+  absl::Status AddPacket(const std::string& stream, Packet packet,
+                         bool wait_if_full);
+  absl::Status SetInputBound(const std::string& stream, Timestamp bound);
+  absl::Status CloseInput(const std::string& stream);
+  absl::Status CloseAllInputs();
+  void Cancel();
+  absl::Status WaitUntilIdle();
+  absl::Status WaitUntilDone();
+  bool HasError() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return !status_.ok();
+  }
+  void SetErrorCallback(std::function<void(const absl::Status&)> cb) {
+    error_callback_ = std::move(cb);
+  }
+  absl::StatusOr<Packet> GetSidePacket(const std::string& name) const;
+  std::string WaitReport() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return WaitReportLocked();
+  }
+  void Shutdown();
+
+ private:
+  struct ExecutorState {
+    std::shared_ptr<Executor> executor;
+    std::priority_queue<std::pair<int, int>> ready;  // (priority, node)
+    int drainers = 0;
+    int max_drainers = 1;
+  };
+  struct GraphInput {
+    int stream = -1;
+    bool closed = false;
+    Timestamp bound = Timestamp::PreStream();
+    const PacketType* type = nullptr;
+  };
+
+  // All *Locked functions require mu_.
+  void MaybeScheduleLocked(CalculatorNode* node);
+  void Drain(int executor);
+  Invocation* PrepareLocked(CalculatorNode* node);
+  void FinishLocked(CalculatorNode* node, Invocation* inv);
+  void CommitLocked(CalculatorNode* node, Invocation* inv);
+  void PropagateLocked(int stream, std::vector<Packet>* packets,
+                       Timestamp bound, bool may_move);
+  void PublishSidePacketsLocked(CalculatorNode* node);
+  bool SidePacketsReadyLocked(const CalculatorNode& node) const;
+  bool ThrottledLocked(const CalculatorNode& node) const;
+  bool StreamFullLocked(int stream) const;
+  void RecheckThrottledLocked();
+  bool IdleLocked() const;
+  void OnIdleLocked();
+  void FailLocked(absl::Status status);
+  void EnterShutdownLocked();
+  bool DoneLocked() const { return closed_nodes_ == nodes_.size(); }
+  std::string WaitReportLocked() const;
+  bool HasAppThreadExecutor() const { return app_executor_ != nullptr; }
+  void RunAppTasks(std::unique_lock<std::mutex>& lock);
+
+  CalculatorGraph* graph_;
+  ValidatedGraph* validated_;
+  GraphProfiler* profiler_;
+  std::vector<std::unique_ptr<CalculatorNode>> nodes_;
+  std::vector<int> node_executor_;  // node -> executor index
+  std::vector<ExecutorState> executors_;
+  Executor* app_executor_ = nullptr;
+  std::vector<GraphInput> inputs_;
+  std::map<std::string, int> input_by_name_;
+  // stream -> (node, input) consumers, including internal sinks.
+  std::vector<std::vector<std::pair<int, int>>> consumers_;
+  std::map<std::string, Packet> side_packets_;
+  int64_t max_queue_size_ = 100;
+  bool report_deadlock_ = false;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;  // idle / done / queue space
+  absl::Status status_;
+  bool error_reported_ = false;
+  bool running_ = false;
+  bool shutting_down_ = false;
+  size_t closed_nodes_ = 0;
+  int in_flight_ = 0;
+  int waiting_adders_ = 0;
+  std::function<void(const absl::Status&)> error_callback_;
+  std::vector<absl::Status> pending_callbacks_;
+};
+
+absl::Status GraphRuntime::Setup(
+    std::vector<CalculatorGraph::Observer>* observers,
+    const std::map<std::string, std::shared_ptr<Executor>>& custom_executors) {
+  const CalculatorGraphConfig& config = validated_->Config();
+  max_queue_size_ = config.max_queue_size() == 0 ? 100 : config.max_queue_size();
+  report_deadlock_ = config.report_deadlock();
+
+  // Executors: the default one first.
+  std::map<std::string, int> executor_index;
+  auto add_executor = [&](const std::string& name,
+                          std::shared_ptr<Executor> e) {
+    executor_index[name] = static_cast<int>(executors_.size());
+    ExecutorState st;
+    st.max_drainers = std::max(1, e->NumThreads());
+    if (e->RunsOnApplicationThread()) {
+      st.max_drainers = 1;
+      app_executor_ = e.get();
+    }
+    st.executor = std::move(e);
+    executors_.push_back(std::move(st));
+  };
+  std::map<std::string, const ExecutorConfig*> declared;
+  for (const ExecutorConfig& e : config.executor()) declared[e.name()] = &e;
+  auto make = [&](const std::string& name) -> absl::Status {
+    auto custom = custom_executors.find(name);
+    if (custom != custom_executors.end()) {
+      add_executor(name, custom->second);
+      return absl::OkStatus();
+    }
+    auto it = declared.find(name);
+    if (it == declared.end() || it->second->type().empty()) {
+      if (name.empty()) {
+        int threads = config.num_threads() > 0 ? config.num_threads()
+                                               : DefaultNumThreads();
+        if (it != declared.end()) {
+          threads = it->second->options()
+                        .GetExtension(ThreadPoolExecutorOptions::ext)
+                        .num_threads();
+          if (threads <= 0) threads = DefaultNumThreads();
+        }
+        add_executor("", std::make_shared<ThreadPoolExecutor>(threads));
+        return absl::OkStatus();
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          "executor \"", name,
+          "\" has no `type:` in the graph config and none was given with "
+          "CalculatorGraph::SetExecutor"));
+    }
+    auto factory = ExecutorRegistry().Lookup(it->second->type());
+    if (!factory.ok()) return factory.status();
+    auto e = (*factory)(it->second->options());
+    if (!e.ok()) return e.status();
+    add_executor(name, *e);
+    return absl::OkStatus();
+  };
+  RILL_RETURN_IF_ERROR(make(""));
+  for (const auto& [name, e] : declared) {
+    if (!name.empty()) RILL_RETURN_IF_ERROR(make(name));
+  }
+
+  // Nodes.
+  std::vector<NodeSpec>& specs = validated_->Nodes();
+  for (NodeSpec& spec : specs) {
+    auto node = std::make_unique<CalculatorNode>(
+        static_cast<int>(nodes_.size()), &spec, spec.entry.create());
+    RILL_RETURN_IF_ERROR(node->Prepare());
+    node_executor_.push_back(executor_index[spec.executor]);
+    nodes_.push_back(std::move(node));
+  }
+  const auto& streams = validated_->Streams();
+  consumers_.assign(streams.size(), {});
+  for (size_t s = 0; s < streams.size(); ++s) consumers_[s] = streams[s].consumers;
+
+  // Internal sinks for observers and pollers.
+  int max_priority = 0;
+  for (const NodeSpec& spec : specs) max_priority = std::max(max_priority, spec.priority);
+  for (CalculatorGraph::Observer& o : *observers) {
+    if (o.poller) {
+      std::lock_guard<std::mutex> lock(o.poller->mu);
+      o.poller->packets.clear();
+      o.poller->done = false;
+    }
+    const int stream = validated_->StreamIndex(o.stream);
+    if (stream < 0) {
+      return absl::NotFoundError(
+          absl::StrCat("cannot observe stream \"", o.stream,
+                       "\": no such stream in the graph"));
+    }
+    o.config = std::make_unique<CalculatorGraphConfig::Node>();
+    o.config->set_calculator(o.poller ? "(OutputStreamPoller)"
+                                      : "(ObserveOutputStream)");
+    o.config->add_input_stream(o.stream);
+    o.spec = std::make_unique<NodeSpec>();
+    o.spec->id = -1;
+    o.spec->name = absl::StrCat("__sink_", o.stream);
+    o.spec->contract = std::make_unique<CalculatorContract>();
+    RILL_RETURN_IF_ERROR(o.spec->contract->Initialize(*o.config, o.spec->name));
+    o.spec->contract->Inputs().Index(0).SetAny();
+    o.spec->contract->SetProcessTimestampBounds(o.observe_bounds);
+    o.spec->input_streams = {stream};
+    o.spec->back_edge = {false};
+    o.spec->handler = "DefaultInputStreamHandler";
+    o.spec->priority = max_priority + 1;
+    auto node = std::make_unique<CalculatorNode>(
+        static_cast<int>(nodes_.size()), o.spec.get(),
+        std::make_unique<GraphOutputSink>(o.callback, o.poller));
+    RILL_RETURN_IF_ERROR(node->Prepare());
+    consumers_[stream].emplace_back(node->index(), 0);
+    node_executor_.push_back(0);
+    nodes_.push_back(std::move(node));
+  }
+
+  // Graph inputs and their queue limits.
+  for (int s : validated_->GraphInputStreams()) {
+    GraphInput in;
+    in.stream = s;
+    for (const auto& [n, i] : consumers_[s]) {
+      const PacketType& t = nodes_[n]->spec().contract->Inputs().Get(i);
+      if (t.ResolvedType() != nullptr) in.type = &t;
+    }
+    input_by_name_[streams[s].name] = static_cast<int>(inputs_.size());
+    inputs_.push_back(in);
+  }
+  for (auto& node : nodes_) {
+    for (int64_t& limit : node->queue_limits) limit = max_queue_size_;
+  }
+
+  std::vector<std::string> names, calcs;
+  std::vector<std::vector<std::string>> input_names;
+  for (auto& node : nodes_) {
+    names.push_back(node->name());
+    calcs.push_back(node->calculator_type());
+    input_names.push_back(node->spec().contract->Inputs().GetTagMap()->Names());
+  }
+  profiler_->Initialize(config.profiler_config(), names, calcs, input_names);
+  return absl::OkStatus();
+}
+
+bool GraphRuntime::SidePacketsReadyLocked(const CalculatorNode& node) const {
+  for (const std::string& name : node.spec().input_side_packets) {
+    if (!side_packets_.count(name)) return false;
+  }
+  return true;
+}
+
+absl::Status GraphRuntime::Start(
+    const std::map<std::string, Packet>& side_packets) {
+  std::unique_lock<std::mutex> lock(mu_);
+  side_packets_ = side_packets;
+  // Every consumed side packet must be given or produced.
+  std::vector<std::string> errors;
+  for (const auto& [name, producer] : validated_->SidePacketProducers()) {
+    if (producer >= 0) continue;
+    auto it = side_packets_.find(name);
+    if (it == side_packets_.end()) {
+      for (const auto& node : nodes_) {
+        for (const std::string& n : node->spec().input_side_packets) {
+          if (n == name) {
+            errors.push_back(absl::StrCat(
+                NodeDesc(*node), " needs input side packet \"", name,
+                "\", which was not given to StartRun and no node produces"));
+          }
+        }
+      }
+      continue;
+    }
+    auto type = validated_->SidePacketTypes().find(name);
+    if (type != validated_->SidePacketTypes().end()) {
+      absl::Status s = type->second->Validate(it->second);
+      if (!s.ok()) {
+        errors.push_back(
+            absl::StrCat("side packet \"", name, "\": ", s.message()));
+      }
+    }
+  }
+  if (!errors.empty()) {
+    return absl::InvalidArgumentError(absl::StrJoin(errors, "\n"));
+  }
+  running_ = true;
+  // Open nodes in topological order on this thread, so Open errors come
+  // back from StartRun. Nodes waiting for side packets produced by other
+  // nodes open later, from the scheduler.
+  std::vector<CalculatorNode*> order;
+  for (auto& n : nodes_) order.push_back(n.get());
+  std::stable_sort(order.begin(), order.end(),
+                   [](CalculatorNode* a, CalculatorNode* b) {
+                     return a->spec().priority < b->spec().priority;
+                   });
+  for (CalculatorNode* node : order) {
+    if (!SidePacketsReadyLocked(*node)) continue;
+    Invocation* inv = PrepareLocked(node);
+    if (inv == nullptr) continue;
+    lock.unlock();
+    const int64_t t0 = profiler_->Enabled() ? profiler_->NowNs() : 0;
+    inv->status = node->Call(inv);
+    if (profiler_->Enabled()) {
+      profiler_->RecordInvocation(node->index(), TraceEvent::kOpen, t0,
+                                  profiler_->NowNs(), Timestamp::Unstarted());
+    }
+    lock.lock();
+    FinishLocked(node, inv);
+    if (!status_.ok()) {
+      absl::Status s = status_;
+      lock.unlock();
+      // Let the scheduler close what was opened; report the Open failure.
+      return s;
+    }
+  }
+  for (auto& node : nodes_) MaybeScheduleLocked(node.get());
+  return absl::OkStatus();
+}
+
+// Decides what `node` can do now and claims an invocation for it.
+Invocation* GraphRuntime::PrepareLocked(CalculatorNode* node) {
+  using State = CalculatorNode::State;
+  if (node->state == State::kClosed || node->close_started) return nullptr;
+  if (node->state == State::kNotOpened) {
+    if (shutting_down_) {
+      node->state = State::kClosed;
+      ++closed_nodes_;
+      cv_.notify_all();
+      return nullptr;
+    }
+    if (node->in_flight > 0 || !SidePacketsReadyLocked(*node)) return nullptr;
+    Invocation* inv = node->AcquireInvocation(Invocation::kOpen);
+    for (int id = 0; id < node->side_inputs.NumEntries(); ++id) {
+      node->side_inputs.Get(id) =
+          side_packets_[node->spec().input_side_packets[id]];
+    }
+    inv->timestamp = Timestamp::Unstarted();
+    node->LoadInputs(inv);
+    ++node->in_flight;
+    ++in_flight_;
+    node->commit_order.push_back(inv);
+    return inv;
+  }
+  // Opened.
+  bool close = false;
+  Invocation* inv = nullptr;
+  if (shutting_down_) {
+    close = true;
+  } else if (node->spec().IsSource()) {
+    if (node->source_stopped || node->spec().output_streams.empty()) {
+      // Stopped, or a node of side packets only: it closes after Open.
+      close = true;
+    } else if (node->in_flight == 0) {
+      if (ThrottledLocked(*node)) {
+        node->throttled = true;
+        return nullptr;
+      }
+      node->throttled = false;
+      inv = node->AcquireInvocation(Invocation::kProcess);
+      inv->timestamp = Timestamp::Unset();
+    }
+  } else if (node->in_flight < node->max_in_flight) {
+    Invocation* candidate = node->AcquireInvocation(Invocation::kProcess);
+    if (candidate != nullptr) {
+      Timestamp ts;
+      auto st = node->handler->Fill(node->queues, node->last_timestamp,
+                                    &candidate->slots, &ts);
+      if (st == InputStreamHandler::State::kReadyForProcess) {
+        inv = candidate;
+        inv->timestamp = ts;
+        node->last_timestamp = ts;
+        RecheckThrottledLocked();
+      } else {
+        node->ReleaseInvocation(candidate);
+        close = st == InputStreamHandler::State::kReadyForClose;
+      }
+    }
+  }
+  if (close) {
+    if (node->in_flight > 0) return nullptr;  // close after the last call
+    node->close_started = true;
+    inv = node->AcquireInvocation(Invocation::kClose);
+    inv->timestamp = Timestamp::Done();
+    for (InputQueue& q : node->queues) q.packets.clear();
+  }
+  if (inv == nullptr) return nullptr;
+  node->LoadInputs(inv);
+  ++node->in_flight;
+  ++in_flight_;
+  node->commit_order.push_back(inv);
+  return inv;
+}
+
+void GraphRuntime::MaybeScheduleLocked(CalculatorNode* node) {
+  if (node->in_ready_set || node->state == CalculatorNode::State::kClosed ||
+      node->close_started) {
+    return;
+  }
+  ExecutorState& ex = executors_[node_executor_[node->index()]];
+  node->in_ready_set = true;
+  ex.ready.emplace(node->spec().priority, node->index());
+  if (ex.drainers < ex.max_drainers &&
+      static_cast<int>(ex.ready.size()) > 0) {
+    ++ex.drainers;
+    const int index = node_executor_[node->index()];
+    ex.executor->Schedule([this, index] { Drain(index); });
+  }
+}
+
+void GraphRuntime::Drain(int executor) {
+  std::unique_lock<std::mutex> lock(mu_);
+  ExecutorState& ex = executors_[executor];
+  for (;;) {
+    if (ex.ready.empty()) break;
+    CalculatorNode* node = nodes_[ex.ready.top().second].get();
+    ex.ready.pop();
+    node->in_ready_set = false;
+    Invocation* inv = PrepareLocked(node);
+    if (inv == nullptr) continue;
+    // More concurrent work for this node (max_in_flight > 1)?
+    if (node->max_in_flight > 1 && !node->spec().IsSource()) {
+      MaybeScheduleLocked(node);
+    }
+    lock.unlock();
+    const bool timing = profiler_->Enabled();
+    if (timing) inv->start_ns = profiler_->NowNs();
+    inv->status = node->Call(inv);
+    if (timing) {
+      inv->end_ns = profiler_->NowNs();
+      profiler_->RecordInvocation(
+          node->index(),
+          inv->kind == Invocation::kOpen
+              ? TraceEvent::kOpen
+              : inv->kind == Invocation::kClose ? TraceEvent::kClose
+                                                : TraceEvent::kProcess,
+          inv->start_ns, inv->end_ns, inv->timestamp);
+    }
+    node->ClearInputs(inv);
+    lock.lock();
+    FinishLocked(node, inv);
+  }
+  --ex.drainers;
+  if (IdleLocked()) OnIdleLocked();
+  std::vector<absl::Status> callbacks;
+  callbacks.swap(pending_callbacks_);
+  // Copy: once the lock is released the runtime may be destroyed.
+  std::function<void(const absl::Status&)> callback = error_callback_;
+  cv_.notify_all();
+  lock.unlock();
+  if (callback) {
+    for (const absl::Status& s : callbacks) callback(s);
+  }
+}
+
+void GraphRuntime::FinishLocked(CalculatorNode* node, Invocation* inv) {
+  inv->done = true;
+  // Commit in the order invocations started (in-order output when
+  // max_in_flight > 1).
+  while (!node->commit_order.empty() && node->commit_order.front()->done) {
+    Invocation* next = node->commit_order.front();
+    node->commit_order.pop_front();
+    CommitLocked(node, next);
+    --node->in_flight;
+    --in_flight_;
+    node->ReleaseInvocation(next);
+  }
+  MaybeScheduleLocked(node);
+  cv_.notify_all();
+}
+
+void GraphRuntime::CommitLocked(CalculatorNode* node, Invocation* inv) {
+  using State = CalculatorNode::State;
+  absl::Status status = inv->status;
+  bool stop = false;
+  if (IsStatusStop(status)) {
+    stop = true;
+    status = absl::OkStatus();
+  }
+  if (!status.ok()) {
+    const char* phase = inv->kind == Invocation::kOpen
+                            ? "Open"
+                            : inv->kind == Invocation::kClose ? "Close"
+                                                              : "Process";
+    FailLocked(AnnotateStatus(
+        status, absl::StrCat(NodeDesc(*node), " failed in ", phase,
+                             inv->kind == Invocation::kProcess
+                                 ? absl::StrCat(" at timestamp ",
+                                                inv->timestamp.DebugString())
+                                 : "",
+                             ": ")));
+  }
+  const int num_outputs = static_cast<int>(node->output_bounds.size());
+  for (int out = 0; out < num_outputs && status_.ok(); ++out) {
+    const std::string& err = node->ShardError(inv, out);
+    if (!err.empty()) {
+      FailLocked(absl::InvalidArgumentError(absl::StrCat(
+          NodeDesc(*node), " output stream \"", node->output_specs[out].name,
+          "\": ", err)));
+    }
+  }
+  const bool closing = inv->kind == Invocation::kClose;
+  if (!status_.ok()) {
+    for (int out = 0; out < num_outputs; ++out) {
+      node->ResetShard(inv, out, node->output_bounds[out], true);
+    }
+  } else {
+    const Timestamp t = inv->timestamp;
+    for (int out = 0; out < num_outputs; ++out) {
+      std::vector<Packet>& packets = node->ShardPackets(inv, out);
+      Timestamp bound = node->output_bounds[out];
+      if (!packets.empty()) {
+        bound = std::max(bound, packets.back().Timestamp().NextAllowedInStream());
+      }
+      bound = std::max(bound, node->ShardBound(inv, out));
+      const TimestampDiff offset = node->output_specs[out].offset;
+      if (offset != TimestampDiff::Unset() && t.IsRangeValue() &&
+          inv->kind == Invocation::kProcess) {
+        bound = std::max(bound, (t + offset).NextAllowedInStream());
+      }
+      if (closing || stop || node->ShardClose(inv, out)) bound = Timestamp::Done();
+      const int stream = node->spec().output_streams[out];
+      if (stream >= 0 && (!packets.empty() || bound > node->output_bounds[out])) {
+        PropagateLocked(stream, &packets, bound, true);
+      }
+      node->output_bounds[out] = bound;
+      node->ResetShard(inv, out, bound, bound == Timestamp::Done());
+    }
+    PublishSidePacketsLocked(node);
+  }
+  if (inv->kind == Invocation::kOpen) {
+    node->state = State::kOpened;
+    node->last_timestamp = Timestamp::Unstarted();
+  }
+  if (stop) {
+    if (node->spec().IsSource()) {
+      node->source_stopped = true;
+    } else {
+      // A non-source that stops drops its remaining input and closes.
+      for (InputQueue& q : node->queues) {
+        q.packets.clear();
+        q.bound = Timestamp::Done();
+      }
+    }
+  }
+  if (closing) {
+    node->state = State::kClosed;
+    ++closed_nodes_;
+    RecheckThrottledLocked();  // its queues no longer count as full
+    cv_.notify_all();
+  }
+}
+
+void GraphRuntime::PropagateLocked(int stream, std::vector<Packet>* packets,
+                                   Timestamp bound, bool may_move) {
+  const auto& consumers = consumers_[stream];
+  const bool stats = profiler_->StatsEnabled();
+  for (size_t c = 0; c < consumers.size(); ++c) {
+    CalculatorNode* node = nodes_[consumers[c].first].get();
+    InputQueue& q = node->queues[consumers[c].second];
+    if (node->state == CalculatorNode::State::kClosed || node->close_started) {
+      continue;
+    }
+    const bool last = may_move && c + 1 == consumers.size();
+    for (Packet& p : *packets) {
+      if (p.Timestamp() < q.bound) continue;  // below a promised bound
+      if (last) {
+        q.packets.push_back(std::move(p));
+      } else {
+        q.packets.push_back(p);
+      }
+    }
+    if (bound > q.bound) q.bound = bound;
+    if (stats) {
+      profiler_->RecordQueueSize(node->index(), consumers[c].second,
+                                 static_cast<int64_t>(q.packets.size()));
+    }
+    MaybeScheduleLocked(node);
+  }
+  packets->clear();
+}
+
+void GraphRuntime::PublishSidePacketsLocked(CalculatorNode* node) {
+  bool any = false;
+  for (int id = 0; id < node->side_outputs.NumEntries(); ++id) {
+    if (node->side_output_published[id]) continue;
+    const OutputSidePacket& sp = node->side_outputs.Get(id);
+    if (!sp.IsSet()) continue;
+    node->side_output_published[id] = true;
+    side_packets_[node->spec().output_side_packets[id]] = sp.Get();
+    any = true;
+  }
+  if (!any) return;
+  for (auto& n : nodes_) {
+    if (n->state == CalculatorNode::State::kNotOpened) MaybeScheduleLocked(n.get());
+  }
+}
+
+bool GraphRuntime::StreamFullLocked(int stream) const {
+  for (const auto& [n, i] : consumers_[stream]) {
+    const CalculatorNode& node = *nodes_[n];
+    const int64_t limit = node.queue_limits[i];
+    if (limit >= 0 && static_cast<int64_t>(node.queues[i].packets.size()) >= limit &&
+        node.state != CalculatorNode::State::kClosed) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool GraphRuntime::ThrottledLocked(const CalculatorNode& node) const {
+  if (max_queue_size_ < 0) return false;
+  for (int s : node.spec().output_streams) {
+    if (s >= 0 && StreamFullLocked(s)) return true;
+  }
+  return false;
+}
+
+void GraphRuntime::RecheckThrottledLocked() {
+  for (auto& n : nodes_) {
+    if (n->throttled && !ThrottledLocked(*n)) {
+      n->throttled = false;
+      MaybeScheduleLocked(n.get());
+    }
+  }
+  if (waiting_adders_ > 0) cv_.notify_all();
+}
+
+bool GraphRuntime::IdleLocked() const {
+  if (in_flight_ > 0) return false;
+  for (const ExecutorState& ex : executors_) {
+    if (ex.drainers > 0 || !ex.ready.empty()) return false;
+  }
+  return true;
+}
+
+// Nothing runs. If sources or graph inputs are blocked on full queues, that
+// is a deadlock: fail (report_deadlock) or grow the full queues.
+void GraphRuntime::OnIdleLocked() {
+  bool blocked = waiting_adders_ > 0;
+  for (auto& n : nodes_) blocked = blocked || n->throttled;
+  if (blocked && status_.ok()) {
+    if (report_deadlock_) {
+      FailLocked(absl::UnavailableError(absl::StrCat(
+          "deadlock: every input queue that could drain is waiting on a full "
+          "queue (max_queue_size ",
+          max_queue_size_, ").\n", WaitReportLocked())));
+    } else {
+      for (auto& n : nodes_) {
+        for (size_t i = 0; i < n->queues.size(); ++i) {
+          const int64_t size = static_cast<int64_t>(n->queues[i].packets.size());
+          if (n->queue_limits[i] >= 0 && size >= n->queue_limits[i]) {
+            n->queue_limits[i] = size + 1;
+          }
+        }
+      }
+      RecheckThrottledLocked();
+    }
+  }
+  cv_.notify_all();
+}
+
+void GraphRuntime::FailLocked(absl::Status status) {
+  if (status_.ok()) {
+    status_ = status;
+    pending_callbacks_.push_back(status);
+  }
+  EnterShutdownLocked();
+}
+
+void GraphRuntime::EnterShutdownLocked() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  for (GraphInput& in : inputs_) in.closed = true;
+  for (auto& n : nodes_) {
+    for (InputQueue& q : n->queues) q.packets.clear();
+    MaybeScheduleLocked(n.get());
+  }
+  cv_.notify_all();
+}
+
+void GraphRuntime::RunAppTasks(std::unique_lock<std::mutex>& lock) {
+  lock.unlock();
+  app_executor_->RunPendingTasks();
+  lock.lock();
+}
+
+absl::Status GraphRuntime::AddPacket(const std::string& stream, Packet packet,
+                                     bool wait_if_full) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = input_by_name_.find(stream);
+  if (it == input_by_name_.end()) {
+    return absl::NotFoundError(absl::StrCat(
+        "\"", stream, "\" is not an input_stream of the graph"));
+  }
+  GraphInput& in = inputs_[it->second];
+  if (!status_.ok()) return status_;
+  if (!running_) {
+    return absl::FailedPreconditionError(
+        "AddPacketToInputStream before StartRun");
+  }
+  if (in.closed) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "graph input stream \"", stream, "\" is already closed"));
+  }
+  const Timestamp ts = packet.Timestamp();
+  if (!ts.IsAllowedInStream()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "graph input stream \"", stream, "\": packet timestamp ",
+        ts.DebugString(), " is not allowed in a stream"));
+  }
+  if (ts < in.bound) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "graph input stream \"", stream, "\": packet timestamp ",
+        ts.DebugString(), " is not above the previous one (the next allowed is ",
+        in.bound.DebugString(), ")"));
+  }
+  if (packet.IsEmpty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "graph input stream \"", stream, "\": the packet is empty"));
+  }
+  if (in.type != nullptr) {
+    absl::Status s = in.type->Validate(packet);
+    if (!s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph input stream \"", stream, "\": ", s.message()));
+    }
+  }
+  while (StreamFullLocked(in.stream) && max_queue_size_ >= 0) {
+    if (!wait_if_full) {
+      return absl::UnavailableError(absl::StrCat(
+          "graph input stream \"", stream, "\" is full (max_queue_size ",
+          max_queue_size_, ")"));
+    }
+    ++waiting_adders_;
+    if (IdleLocked()) OnIdleLocked();
+    if (HasAppThreadExecutor() && StreamFullLocked(in.stream) && status_.ok()) {
+      --waiting_adders_;
+      RunAppTasks(lock);
+      ++waiting_adders_;
+    } else if (StreamFullLocked(in.stream) && status_.ok()) {
+      cv_.wait(lock);
+    }
+    --waiting_adders_;
+    if (!status_.ok()) return status_;
+    if (in.closed) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "graph input stream \"", stream, "\" was closed while waiting"));
+    }
+  }
+  in.bound = ts.NextAllowedInStream();
+  std::vector<Packet> packets;
+  packets.push_back(std::move(packet));
+  PropagateLocked(in.stream, &packets, in.bound, true);
+  return absl::OkStatus();
+}
+
+absl::Status GraphRuntime::SetInputBound(const std::string& stream,
+                                         Timestamp bound) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = input_by_name_.find(stream);
+  if (it == input_by_name_.end()) {
+    return absl::NotFoundError(absl::StrCat(
+        "\"", stream, "\" is not an input_stream of the graph"));
+  }
+  GraphInput& in = inputs_[it->second];
+  if (in.closed) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "graph input stream \"", stream, "\" is already closed"));
+  }
+  if (bound > in.bound) {
+    in.bound = bound;
+    std::vector<Packet> none;
+    PropagateLocked(in.stream, &none, bound, false);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GraphRuntime::CloseInput(const std::string& stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = input_by_name_.find(stream);
+  if (it == input_by_name_.end()) {
+    return absl::NotFoundError(absl::StrCat(
+        "\"", stream, "\" is not an input_stream of the graph"));
+  }
+  GraphInput& in = inputs_[it->second];
+  if (in.closed) return absl::OkStatus();
+  in.closed = true;
+  in.bound = Timestamp::Done();
+  std::vector<Packet> none;
+  PropagateLocked(in.stream, &none, Timestamp::Done(), false);
+  cv_.notify_all();
+  return absl::OkStatus();
+}
+
+absl::Status GraphRuntime::CloseAllInputs() {
+  std::vector<std::string> names;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [name, i] : input_by_name_) names.push_back(name);
+  }
+  for (const std::string& n : names) RILL_RETURN_IF_ERROR(CloseInput(n));
+  return absl::OkStatus();
+}
+
+void GraphRuntime::Cancel() {
+  std::lock_guard<std::mutex> lock(mu_);
+  FailLocked(absl::CancelledError("the graph run was cancelled"));
+}
+
+absl::Status GraphRuntime::WaitUntilIdle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    if (HasAppThreadExecutor()) RunAppTasks(lock);
+    if (IdleLocked()) {
+      bool blocked = false;
+      for (auto& n : nodes_) blocked = blocked || n->throttled;
+      if (!blocked) break;
+      OnIdleLocked();
+      if (!status_.ok()) break;
+      continue;
+    }
+    if (!HasAppThreadExecutor()) cv_.wait(lock);
+  }
+  return status_;
+}
+
+absl::Status GraphRuntime::WaitUntilDone() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!running_) return absl::FailedPreconditionError("the graph is not running");
+  for (;;) {
+    if (HasAppThreadExecutor()) RunAppTasks(lock);
+    if (DoneLocked()) break;
+    if (IdleLocked()) {
+      bool inputs_open = false;
+      for (const GraphInput& in : inputs_) inputs_open = inputs_open || !in.closed;
+      bool throttled = false;
+      for (auto& n : nodes_) throttled = throttled || n->throttled;
+      if (throttled) {
+        OnIdleLocked();
+        continue;
+      }
+      if (!inputs_open && status_.ok()) {
+        // Nothing can ever run again, yet nodes are open: a stall.
+        FailLocked(absl::InternalError(absl::StrCat(
+            "the graph stopped making progress before every node closed.\n",
+            WaitReportLocked())));
+        continue;
+      }
+      if (inputs_open && status_.ok()) {
+        std::vector<std::string> open;
+        for (const auto& [name, i] : input_by_name_) {
+          if (!inputs_[i].closed) open.push_back(name);
+        }
+        FailLocked(absl::FailedPreconditionError(absl::StrCat(
+            "WaitUntilDone would wait forever: graph input stream(s) ",
+            absl::StrJoin(open, ", "),
+            " are still open; call CloseInputStream/CloseAllInputStreams "
+            "first.\n",
+            WaitReportLocked())));
+        continue;
+      }
+    }
+    if (!HasAppThreadExecutor()) cv_.wait(lock);
+  }
+  running_ = false;
+  std::vector<absl::Status> callbacks;
+  callbacks.swap(pending_callbacks_);
+  absl::Status s = status_;
+  lock.unlock();
+  if (error_callback_) {
+    for (const absl::Status& c : callbacks) error_callback_(c);
+  }
+  return s;
+}
+
+absl::StatusOr<Packet> GraphRuntime::GetSidePacket(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = side_packets_.find(name);
+  if (it == side_packets_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("no side packet named \"", name, "\" was produced"));
+  }
+  return it->second;
+}
+
+std::string GraphRuntime::WaitReportLocked() const {
+  std::string out;
+  const auto& streams = validated_->Streams();
+  for (const auto& n : nodes_) {
+    if (n->state == CalculatorNode::State::kClosed) continue;
+    std::vector<std::string> waits;
+    if (n->state == CalculatorNode::State::kNotOpened) {
+      for (const std::string& sp : n->spec().input_side_packets) {
+        if (!side_packets_.count(sp)) {
+          waits.push_back(absl::StrCat("side packet \"", sp, "\""));
+        }
+      }
+    }
+    Timestamp min_packet = Timestamp::Done();
+    for (const InputQueue& q : n->queues) {
+      if (!q.packets.empty()) min_packet = std::min(min_packet, q.packets.front().Timestamp());
+    }
+    for (size_t i = 0; i < n->queues.size(); ++i) {
+      const InputQueue& q = n->queues[i];
+      const int s = n->spec().input_streams[i];
+      const std::string from =
+          s < 0 ? "" : streams[s].producer < 0
+                           ? " (graph input)"
+                           : absl::StrCat(" from node \"",
+                                          nodes_[streams[s].producer]->name(), "\"");
+      if (q.packets.empty() && q.bound <= min_packet && !q.IsDone()) {
+        waits.push_back(absl::StrCat(
+            "stream \"", s < 0 ? "?" : streams[s].name, "\"", from,
+            " (empty, bound ", q.bound.DebugString(), q.back_edge ? ", back edge" : "", ")"));
+      } else if (!q.packets.empty()) {
+        waits.push_back(absl::StrCat(
+            "has ", q.packets.size(), " queued on \"",
+            s < 0 ? "?" : streams[s].name, "\"", from));
+      }
+    }
+    if (n->throttled) waits.push_back("throttled: a downstream queue is full");
+    if (n->in_flight > 0) waits.push_back("running");
+    absl::StrAppend(&out, "  ", NodeDesc(*n), ": ",
+                    waits.empty() ? "idle" : absl::StrJoin(waits, "; "), "\n");
+  }
+  return out;
+}
+
+void GraphRuntime::Shutdown() {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (running_) {
+      EnterShutdownLocked();
+      // Wait for every node to close so no thread touches us afterwards.
+      while (!DoneLocked()) {
+        if (HasAppThreadExecutor()) {
+          RunAppTasks(lock);
+          if (!DoneLocked() && IdleLocked()) break;
+        } else {
+          if (IdleLocked()) break;
+          cv_.wait(lock);
+        }
+      }
+      running_ = false;
+    }
+  }
+  // Executors join their threads here; drainers hold no lock by then.
+  for (ExecutorState& ex : executors_) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (ex.drainers > 0) {
+      if (ex.executor->RunsOnApplicationThread()) {
+        lock.unlock();
+        ex.executor->RunPendingTasks();
+        lock.lock();
+      } else {
+        cv_.wait(lock);
+      }
+    }
+  }
+  executors_.clear();
+}
+
+// ---------------------------------------------------------------------------
+
+bool OutputStreamPoller::Next(Packet* packet) {
+  return NextWithTimeout(packet, -1);
+}
+
+bool OutputStreamPoller::NextWithTimeout(Packet* packet, int64_t timeout_us) {
+  if (!queue_) return false;
+  std::unique_lock<std::mutex> lock(queue_->mu);
+  auto ready = [&] { return !queue_->packets.empty() || queue_->done; };
+  if (timeout_us < 0) {
+    queue_->cv.wait(lock, ready);
+  } else if (!queue_->cv.wait_for(lock, std::chrono::microseconds(timeout_us),
+                                  ready)) {
+    return false;
+  }
+  if (queue_->packets.empty()) return false;
+  *packet = std::move(queue_->packets.front());
+  queue_->packets.pop_front();
+  return true;
+}
+
+int OutputStreamPoller::QueueSize() const {
+  if (!queue_) return 0;
+  std::lock_guard<std::mutex> lock(queue_->mu);
+  return static_cast<int>(queue_->packets.size());
+}
+
+void OutputStreamPoller::SetMaxQueueSize(int max_queue_size) {
+  if (!queue_) return;
+  std::lock_guard<std::mutex> lock(queue_->mu);
+  queue_->max_size = max_queue_size;
+}
+
+void OutputStreamPoller::Reset() {
+  if (!queue_) return;
+  std::lock_guard<std::mutex> lock(queue_->mu);
+  queue_->packets.clear();
+  queue_->done = false;
+}
+
+// ---------------------------------------------------------------------------
+
+CalculatorGraph::CalculatorGraph() : profiler_(std::make_unique<GraphProfiler>()) {}
+
+CalculatorGraph::~CalculatorGraph() { runtime_.reset(); }
+
+absl::Status CalculatorGraph::Initialize(
+    const CalculatorGraphConfig& config,
+    const std::map<std::string, Packet>& side_packets) {
+  if (validated_ != nullptr) {
+    return absl::FailedPreconditionError("the graph is already initialized");
+  }
+  auto validated = ValidatedGraph::Create(config);
+  if (!validated.ok()) return validated.status();
+  validated_ = std::move(*validated);
+  initial_side_packets_ = side_packets;
+  return absl::OkStatus();
+}
+
+absl::Status CalculatorGraph::InitializeFromFile(const std::string& path) {
+  auto config = LoadGraphConfigFile(path);
+  if (!config.ok()) return config.status();
+  return AnnotateStatus(Initialize(*config), absl::StrCat(path, ": "));
+}
+
+const CalculatorGraphConfig& CalculatorGraph::Config() const {
+  static const auto* empty = new CalculatorGraphConfig();
+  return validated_ ? validated_->Config() : *empty;
+}
+
+absl::Status CalculatorGraph::ObserveOutputStream(
+    const std::string& stream,
+    std::function<absl::Status(const Packet&)> callback,
+    bool observe_timestamp_bounds) {
+  if (!validated_) return absl::FailedPreconditionError("Initialize first");
+  if (runtime_) {
+    return absl::FailedPreconditionError(
+        "ObserveOutputStream must be called before StartRun");
+  }
+  if (validated_->StreamIndex(stream) < 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "cannot observe stream \"", stream, "\": no such stream in the graph"));
+  }
+  Observer o;
+  o.stream = stream;
+  o.observe_bounds = observe_timestamp_bounds;
+  o.callback = std::move(callback);
+  observers_.push_back(std::move(o));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<OutputStreamPoller> CalculatorGraph::AddOutputStreamPoller(
+    const std::string& stream, bool observe_timestamp_bounds) {
+  if (!validated_) return absl::FailedPreconditionError("Initialize first");
+  if (runtime_) {
+    return absl::FailedPreconditionError(
+        "AddOutputStreamPoller must be called before StartRun");
+  }
+  if (validated_->StreamIndex(stream) < 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "cannot poll stream \"", stream, "\": no such stream in the graph"));
+  }
+  Observer o;
+  o.stream = stream;
+  o.observe_bounds = observe_timestamp_bounds;
+  o.poller = std::make_shared<PollerQueue>();
+  auto queue = o.poller;
+  observers_.push_back(std::move(o));
+  return OutputStreamPoller(queue);
+}
+
+absl::Status CalculatorGraph::SetExecutor(const std::string& name,
+                                          std::shared_ptr<Executor> executor) {
+  if (runtime_) {
+    return absl::FailedPreconditionError("SetExecutor must precede StartRun");
+  }
+  if (executor == nullptr) return absl::InvalidArgumentError("null executor");
+  custom_executors_[name] = std::move(executor);
+  return absl::OkStatus();
+}
+
+absl::Status CalculatorGraph::StartRun(
+    const std::map<std::string, Packet>& side_packets) {
+  if (!validated_) return absl::FailedPreconditionError("Initialize first");
+  if (runtime_) {
+    runtime_->Shutdown();
+    runtime_.reset();
+  }
+  // Each run gets fresh calculators and queues.
+  runtime_ = std::make_unique<GraphRuntime>(this, validated_.get(), profiler_.get());
+  if (error_callback_) runtime_->SetErrorCallback(error_callback_);
+  RILL_RETURN_IF_ERROR(runtime_->Setup(&observers_, custom_executors_));
+  std::map<std::string, Packet> all = initial_side_packets_;
+  for (const auto& [k, v] : side_packets) all[k] = v;
+  return runtime_->Start(all);
+}
+
+absl::Status CalculatorGraph::Run(
+    const std::map<std::string, Packet>& side_packets) {
+  RILL_RETURN_IF_ERROR(StartRun(side_packets));
+  RILL_RETURN_IF_ERROR(CloseAllInputStreams());
+  return WaitUntilDone();
+}
+
+void CalculatorGraph::SetGraphInputStreamAddMode(GraphInputStreamAddMode mode) {
+  add_mode_ = mode;
+}
+
+absl::Status CalculatorGraph::AddPacketToInputStream(const std::string& stream,
+                                                     const Packet& packet) {
+  return AddPacketToInputStream(stream, Packet(packet));
+}
+
+absl::Status CalculatorGraph::AddPacketToInputStream(const std::string& stream,
+                                                     Packet&& packet) {
+  if (!runtime_) return absl::FailedPreconditionError("StartRun first");
+  return runtime_->AddPacket(stream, std::move(packet),
+                             add_mode_ == GraphInputStreamAddMode::kWaitTillNotFull);
+}
+
+absl::Status CalculatorGraph::SetInputStreamTimestampBound(
+    const std::string& stream, Timestamp bound) {
+  if (!runtime_) return absl::FailedPreconditionError("StartRun first");
+  return runtime_->SetInputBound(stream, bound);
+}
+
+absl::Status CalculatorGraph::CloseInputStream(const std::string& stream) {
+  if (!runtime_) return absl::FailedPreconditionError("StartRun first");
+  return runtime_->CloseInput(stream);
+}
+
+absl::Status CalculatorGraph::CloseAllInputStreams() {
+  if (!runtime_) return absl::FailedPreconditionError("StartRun first");
+  return runtime_->CloseAllInputs();
+}
+
+void CalculatorGraph::Cancel() {
+  if (runtime_) runtime_->Cancel();
+}
+
+absl::Status CalculatorGraph::WaitUntilIdle() {
+  if (!runtime_) return absl::FailedPreconditionError("StartRun first");
+  return runtime_->WaitUntilIdle();
+}
+
+absl::Status CalculatorGraph::WaitUntilDone() {
+  if (!runtime_) return absl::FailedPreconditionError("StartRun first");
+  return runtime_->WaitUntilDone();
+}
+
+bool CalculatorGraph::HasError() const {
+  return runtime_ != nullptr && runtime_->HasError();
+}
+
+void CalculatorGraph::SetErrorCallback(
+    std::function<void(const absl::Status&)> callback) {
+  error_callback_ = std::move(callback);
+  if (runtime_) runtime_->SetErrorCallback(error_callback_);
+}
+
+absl::StatusOr<Packet> CalculatorGraph::GetOutputSidePacket(
+    const std::string& name) const {
+  if (!runtime_) return absl::FailedPreconditionError("StartRun first");
+  return runtime_->GetSidePacket(name);
+}
+
+GraphProfiler* CalculatorGraph::Profiler() { return profiler_.get(); }
+
+std::string CalculatorGraph::DebugWaitReport() const {
+  return runtime_ ? runtime_->WaitReport() : std::string();
+}
+
+}  // namespace rill

@@ -1,0 +1,121 @@
+#include "framework/tool/config_loader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "framework/options.h"
+#include "framework/tool/subgraph_expansion.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+
+namespace rill {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::DescriptorPool;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+
+// Resolves `[mediapipe.X.ext]` and `[type.googleapis.com/mediapipe.X]` to
+// the rill.X messages.
+class RillFinder : public google::protobuf::TextFormat::Finder {
+ public:
+  const FieldDescriptor* FindExtension(Message* message,
+                                       const std::string& name) const override {
+    const FieldDescriptor* f =
+        DescriptorPool::generated_pool()->FindExtensionByName(
+            ResolveProtoTypeName(name));
+    if (f == nullptr || f->containing_type() != message->GetDescriptor()) {
+      return nullptr;
+    }
+    return f;
+  }
+  const Descriptor* FindAnyType(const Message& message,
+                                const std::string& prefix,
+                                const std::string& name) const override {
+    return DescriptorPool::generated_pool()->FindMessageTypeByName(
+        ResolveProtoTypeName(name));
+  }
+};
+
+class Collector : public google::protobuf::io::ErrorCollector {
+ public:
+  explicit Collector(absl::string_view source) : source_(source) {}
+  void AddError(int line, int column, const std::string& message) override {
+    errors_.push_back(
+        absl::StrCat(source_, ":", line + 1, ":", column + 1, ": ", message));
+  }
+  void AddWarning(int line, int column, const std::string& message) override {}
+  std::string Joined() const { return absl::StrJoin(errors_, "\n"); }
+
+ private:
+  std::string source_;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace
+
+absl::Status ParseTextProto(absl::string_view text,
+                            absl::string_view source_name, Message* message) {
+  google::protobuf::TextFormat::Parser parser;
+  RillFinder finder;
+  Collector collector(source_name);
+  parser.SetFinder(&finder);
+  parser.RecordErrorsTo(&collector);
+  if (!parser.ParseFromString(std::string(text), message)) {
+    std::string errors = collector.Joined();
+    if (errors.empty()) errors = absl::StrCat(source_name, ": parse error");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "malformed ", message->GetDescriptor()->name(), " in ", errors));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CalculatorGraphConfig> ParseGraphConfigText(
+    absl::string_view text, absl::string_view source_name) {
+  CalculatorGraphConfig config;
+  absl::Status s = ParseTextProto(text, source_name, &config);
+  if (!s.ok()) return s;
+  return config;
+}
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot open \"", path, "\": ", std::strerror(errno)));
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) {
+    return absl::DataLossError(absl::StrCat("cannot read \"", path, "\""));
+  }
+  return ss.str();
+}
+
+absl::StatusOr<CalculatorGraphConfig> LoadGraphConfigFile(
+    const std::string& path) {
+  absl::StatusOr<std::string> contents = ReadFileToString(path);
+  if (!contents.ok()) return contents.status();
+  const size_t slash = path.rfind('/');
+  AddSubgraphSearchPath(slash == std::string::npos ? "."
+                                                   : path.substr(0, slash));
+  CalculatorGraphConfig config;
+  if (absl::EndsWith(path, ".binarypb") || absl::EndsWith(path, ".pb")) {
+    if (!config.ParseFromString(*contents)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "\"", path, "\" is not a valid binary CalculatorGraphConfig"));
+    }
+    return config;
+  }
+  return ParseGraphConfigText(*contents, path);
+}
+
+}  // namespace rill

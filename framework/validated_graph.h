@@ -1,0 +1,85 @@
+// A graph config after subgraph expansion and validation: every node's
+// calculator found and its contract checked against the config, every stream
+// with exactly one producer and consistent types, cycles only through back
+// edges, executors and stream handlers known. Building one reports every
+// problem at once, each naming the node and the stream or field.
+#ifndef RILL_FRAMEWORK_VALIDATED_GRAPH_H_
+#define RILL_FRAMEWORK_VALIDATED_GRAPH_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "framework/calculator_contract.h"
+#include "framework/calculator_registry.h"
+#include "framework/proto/calculator.pb.h"
+
+namespace rill {
+
+struct NodeSpec {
+  int id = 0;
+  std::string name;
+  CalculatorEntry entry;
+  std::unique_ptr<CalculatorContract> contract;
+  std::vector<int> input_streams;    // per input id: stream index
+  std::vector<int> output_streams;   // per output id: stream index
+  std::vector<bool> back_edge;       // per input id
+  std::vector<std::string> input_side_packets;   // per id: side packet name
+  std::vector<std::string> output_side_packets;  // per id: side packet name
+  std::string handler;
+  MediaPipeOptions handler_options;
+  std::string executor;
+  int max_in_flight = 1;
+  // Larger for nodes closer to the sinks: ready nodes with a larger
+  // priority run first, which drains the graph before admitting more input.
+  int priority = 0;
+  bool IsSource() const { return input_streams.empty(); }
+};
+
+struct StreamSpec {
+  std::string name;
+  int producer = -1;  // node id; -1 for a graph input stream
+  int producer_output = -1;
+  std::vector<std::pair<int, int>> consumers;  // (node id, input id)
+  const std::type_info* type = nullptr;        // nullptr: any
+};
+
+class ValidatedGraph {
+ public:
+  // Takes the config as written (subgraphs are expanded here).
+  static absl::StatusOr<std::unique_ptr<ValidatedGraph>> Create(
+      CalculatorGraphConfig config);
+
+  const CalculatorGraphConfig& Config() const { return config_; }
+  std::vector<NodeSpec>& Nodes() { return nodes_; }
+  const std::vector<NodeSpec>& Nodes() const { return nodes_; }
+  const std::vector<StreamSpec>& Streams() const { return streams_; }
+  // -1 when no such stream.
+  int StreamIndex(const std::string& name) const;
+  const std::vector<int>& GraphInputStreams() const { return graph_inputs_; }
+  // Side packet name -> producing node id (-1: none, given at StartRun).
+  const std::map<std::string, int>& SidePacketProducers() const {
+    return side_producers_;
+  }
+  // Side packet name -> declared type (from consumers), nullptr: any.
+  const std::map<std::string, const PacketType*>& SidePacketTypes() const {
+    return side_types_;
+  }
+
+ private:
+  absl::Status Build();
+  CalculatorGraphConfig config_;
+  std::vector<NodeSpec> nodes_;
+  std::vector<StreamSpec> streams_;
+  std::map<std::string, int> stream_index_;
+  std::vector<int> graph_inputs_;
+  std::map<std::string, int> side_producers_;
+  std::map<std::string, const PacketType*> side_types_;
+};
+
+}  // namespace rill
+
+#endif  // RILL_FRAMEWORK_VALIDATED_GRAPH_H_
