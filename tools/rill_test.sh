@@ -120,7 +120,8 @@ check_rc "dot two graphs" 2 $RILL dot $DATA/good_graph.pbtxt $DATA/bad_graph.pbt
 # --- calculators -----------------------------------------------------------
 check_rc "calculators plugin" 0 $RILL calculators --plugin=$PLUGIN Plugin
 expect "calculators scale" "^PluginScaleCalculator"
-expect "calculators optional side" "side input +FACTOR:0 +int +\(optional\)"
+expect "calculators side input" "side input +COUNT:0 +int"
+expect "calculators source" "^PluginCountSourceCalculator +\(tests/plugin/plugin_calculators.cc\)"
 expect "calculators input" "input +IN:0 +int"
 expect "calculators count" "3 calculators matching"
 check_rc "calculators names" 0 $RILL calculators --names --plugin=$PLUGIN

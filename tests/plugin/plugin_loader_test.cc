@@ -14,6 +14,8 @@
 #include "framework/calculator_base.h"
 #include "framework/calculator_contract.h"
 #include "framework/calculator_registry.h"
+#include "framework/graph.h"
+#include "framework/tool/config_loader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -58,6 +60,61 @@ TEST(PluginLoaderTest, RegistersIntoHostRegistry) {
   EXPECT_TRUE(contract.Inputs().Tag("IN").IsInitialized());
   EXPECT_EQ(contract.Inputs().Tag("IN").DebugTypeName(), "int");
   EXPECT_NE(entry->create(), nullptr);
+}
+
+TEST(PluginLoaderTest, RunsAGraphOfPluginCalculators) {
+  ASSERT_TRUE(LoadPlugin(kPluginPath).ok());
+  auto config = ParseGraphConfigText(R"pb(
+    input_side_packet: "count"
+    input_side_packet: "factor"
+    output_stream: "scaled"
+    node {
+      calculator: "PluginCountSourceCalculator"
+      input_side_packet: "COUNT:count"
+      output_stream: "OUT:numbers"
+    }
+    node {
+      calculator: "PluginAddOneCalculator"
+      input_stream: "numbers"
+      output_stream: "plus_one"
+    }
+    node {
+      calculator: "PluginScaleCalculator"
+      input_stream: "IN:plus_one"
+      input_side_packet: "FACTOR:factor"
+      output_stream: "OUT:scaled"
+    }
+  )pb", "plugin_graph");
+  ASSERT_TRUE(config.ok()) << config.status();
+  CalculatorGraph graph;
+  ASSERT_TRUE(graph.Initialize(*config).ok());
+  std::vector<int> values;
+  std::vector<int64_t> timestamps;
+  ASSERT_TRUE(graph
+                  .ObserveOutputStream("scaled",
+                                       [&](const Packet& p) {
+                                         values.push_back(p.Get<int>());
+                                         timestamps.push_back(
+                                             p.Timestamp().Value());
+                                         return absl::OkStatus();
+                                       })
+                  .ok());
+  absl::Status run = graph.Run(
+      {{"count", MakePacket<int>(5)}, {"factor", MakePacket<int>(10)}});
+  ASSERT_TRUE(run.ok()) << run;
+  EXPECT_THAT(values, ::testing::ElementsAre(10, 20, 30, 40, 50));
+  EXPECT_THAT(timestamps, ::testing::ElementsAre(0, 1, 2, 3, 4));
+}
+
+TEST(PluginLoaderTest, UnknownCalculatorBeforeLoadingSaysHowToLoad) {
+  // A name no plugin provides: the error must point at plugins.
+  auto config = ParseGraphConfigText(
+      R"pb(node { calculator: "PluginNotThereCalculator" })pb", "g");
+  ASSERT_TRUE(config.ok());
+  CalculatorGraph graph;
+  absl::Status status = graph.Initialize(*config);
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(std::string(status.message()), HasSubstr("plugin"));
 }
 
 TEST(PluginLoaderTest, LoadingTwiceIsANoOp) {
