@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -271,12 +272,6 @@ double BestGst(const Options& options, const std::vector<std::string>& args) {
   return best;
 }
 
-std::string GstCommand(const Options& options, int buffers, int identities,
-                       bool with_queue) {
-  std::vector<std::string> args = GstPipeline(buffers, identities, with_queue);
-  return absl::StrCat(options.gst, " -q ", absl::StrJoin(args, " "));
-}
-
 // ---------------------------------------------------------------------------
 // Table.
 
@@ -386,9 +381,21 @@ int Main(int argc, char** argv) {
   }
 
   const int p = options.packets;
-  std::printf("# framework overhead: %d packets per run, best of %d runs\n\n",
-              p, options.repeats);
+  std::printf(
+      "# framework overhead: %d packets per run, best of %d runs, %u CPUs\n\n",
+      p, options.repeats, std::thread::hardware_concurrency());
   std::fflush(stdout);
+  // Warm-up: GStreamer builds its plugin registry on first use, and the
+  // first graph run pays for page faults and thread creation.
+  if (!options.skip_gst && RunGst(options, GstPipeline(1, 1, false)) < 0) {
+    std::fprintf(stderr,
+                 "framework_overhead: \"%s\" did not run; GStreamer figures "
+                 "are n/a (install gstreamer1.0-tools or pass --no_gst)\n",
+                 options.gst.c_str());
+    options.skip_gst = true;
+  }
+  (void)TimeRillGraph(ChainGraph(1, 1, options.pass_through),
+                      std::min(p, 1000), 1);
   std::vector<Row> rows;
   for (int threads : options.threads) {
     // Baseline: source -> sink.
@@ -453,10 +460,11 @@ int Main(int argc, char** argv) {
   }
   PrintTable(rows);
   if (!options.skip_gst) {
-    std::printf("\nGStreamer pipelines (1 thread; 2 threads adds \"queue !\" "
-                "after fakesrc):\n  %s\n  minus %s\n",
-                GstCommand(options, p, 2, false).c_str(),
-                GstCommand(options, p, 0, false).c_str());
+    std::printf(
+        "\nGStreamer: %s -q fakesrc num-buffers=%d ! identity ! ... (N "
+        "identities) ! fakesink,\n  minus the same with no identity; with 2 "
+        "threads \"queue !\" follows fakesrc.\n",
+        options.gst.c_str(), p);
   }
   return 0;
 }
