@@ -94,8 +94,11 @@ std::string GraphToDot(const CalculatorGraphConfig& config,
     producer[ports[i].name] = id;
   }
 
-  // Nodes, with unique display names.
+  // Nodes, with unique display names. Nodes that came from one subgraph
+  // (expansion names them "<node>__<inner>") are drawn in a dashed cluster.
   std::map<std::string, int> name_uses;
+  std::map<std::string, std::vector<std::string>> clusters;
+  std::vector<std::string> top_level;
   for (int i = 0; i < config.node_size(); ++i) {
     const auto& node = config.node(i);
     std::string name = NodeDisplayName(node, i);
@@ -107,11 +110,27 @@ std::string GraphToDot(const CalculatorGraphConfig& config,
     if (!node.executor().empty()) {
       absl::StrAppend(&label, "\n[executor: ", node.executor(), "]");
     }
-    absl::StrAppend(&out, "  n", i, " [shape=box, style=rounded, label=",
-                    Quote(label), "];\n");
+    const std::string line =
+        absl::StrCat("n", i, " [shape=box, style=rounded, label=",
+                     Quote(label), "];\n");
+    const size_t sep = node.name().find("__");
+    if (sep != std::string::npos && sep > 0) {
+      clusters[node.name().substr(0, sep)].push_back(line);
+    } else {
+      top_level.push_back(line);
+    }
     for (const Port& port : ParsePorts(node.output_stream())) {
       producer.emplace(port.name, absl::StrCat("n", i));
     }
+  }
+  for (const std::string& line : top_level) absl::StrAppend(&out, "  ", line);
+  int cluster_id = 0;
+  for (const auto& [prefix, lines] : clusters) {
+    absl::StrAppend(&out, "  subgraph cluster_", cluster_id++,
+                    " {\n    label=", Quote(prefix),
+                    "; style=dashed; color=gray50;\n");
+    for (const std::string& line : lines) absl::StrAppend(&out, "    ", line);
+    absl::StrAppend(&out, "  }\n");
   }
 
   // Stream edges into nodes.

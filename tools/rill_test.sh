@@ -117,6 +117,17 @@ grep -q "^digraph" "$TMP/out.dot" && passed=$((passed + 1)) ||
   { echo "FAIL dot -o wrote nothing"; failed=$((failed + 1)); }
 check_rc "dot two graphs" 2 $RILL dot $DATA/good_graph.pbtxt $DATA/bad_graph.pbtxt
 
+# Subgraph from a .pbtxt beside the graph; the graph names its plugin itself.
+check_rc "validate subgraph" 0 $RILL validate $DATA/subgraph_graph.pbtxt
+expect "validate subgraph expanded" "subgraph_graph.pbtxt: OK: 3 nodes, 3 streams"
+check_rc "dot subgraph" 0 $RILL dot $DATA/subgraph_graph.pbtxt
+expect "dot subgraph inner node" "PluginAddOneCalculator"
+expect "dot subgraph cluster" 'subgraph cluster_0 \{'
+expect "dot subgraph cluster label" 'label="add_two"; style=dashed' 
+expect_not "dot subgraph not a node" 'label="add_two\\nAddTwoSubgraph"'
+check_rc "run subgraph" 0 $RILL run $DATA/subgraph_graph.pbtxt --side_packet=count=3
+expect "run subgraph" "result @ 2: 4$"
+
 # --- calculators -----------------------------------------------------------
 check_rc "calculators plugin" 0 $RILL calculators --plugin=$PLUGIN Plugin
 expect "calculators scale" "^PluginScaleCalculator"
