@@ -115,6 +115,10 @@ class GraphRuntime {
     std::lock_guard<std::mutex> lock(mu_);
     return !status_.ok();
   }
+  bool IsRunning() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return running_;
+  }
   void SetErrorCallback(std::function<void(const absl::Status&)> cb) {
     error_callback_ = std::move(cb);
   }
@@ -1120,7 +1124,7 @@ absl::Status CalculatorGraph::ObserveOutputStream(
     std::function<absl::Status(const Packet&)> callback,
     bool observe_timestamp_bounds) {
   if (!validated_) return absl::FailedPreconditionError("Initialize first");
-  if (runtime_) {
+  if (runtime_ && runtime_->IsRunning()) {
     return absl::FailedPreconditionError(
         "ObserveOutputStream must be called before StartRun");
   }
@@ -1139,7 +1143,7 @@ absl::Status CalculatorGraph::ObserveOutputStream(
 absl::StatusOr<OutputStreamPoller> CalculatorGraph::AddOutputStreamPoller(
     const std::string& stream, bool observe_timestamp_bounds) {
   if (!validated_) return absl::FailedPreconditionError("Initialize first");
-  if (runtime_) {
+  if (runtime_ && runtime_->IsRunning()) {
     return absl::FailedPreconditionError(
         "AddOutputStreamPoller must be called before StartRun");
   }
@@ -1158,7 +1162,7 @@ absl::StatusOr<OutputStreamPoller> CalculatorGraph::AddOutputStreamPoller(
 
 absl::Status CalculatorGraph::SetExecutor(const std::string& name,
                                           std::shared_ptr<Executor> executor) {
-  if (runtime_) {
+  if (runtime_ && runtime_->IsRunning()) {
     return absl::FailedPreconditionError("SetExecutor must precede StartRun");
   }
   if (executor == nullptr) return absl::InvalidArgumentError("null executor");
@@ -1176,10 +1180,18 @@ absl::Status CalculatorGraph::StartRun(
   // Each run gets fresh calculators and queues.
   runtime_ = std::make_unique<GraphRuntime>(this, validated_.get(), profiler_.get());
   if (error_callback_) runtime_->SetErrorCallback(error_callback_);
-  RILL_RETURN_IF_ERROR(runtime_->Setup(&observers_, custom_executors_));
-  std::map<std::string, Packet> all = initial_side_packets_;
-  for (const auto& [k, v] : side_packets) all[k] = v;
-  return runtime_->Start(all);
+  absl::Status s = runtime_->Setup(&observers_, custom_executors_);
+  if (s.ok()) {
+    std::map<std::string, Packet> all = initial_side_packets_;
+    for (const auto& [k, v] : side_packets) all[k] = v;
+    s = runtime_->Start(all);
+  }
+  if (!s.ok()) {
+    // Close whatever opened; the graph can be configured and started again.
+    runtime_->Shutdown();
+    runtime_.reset();
+  }
+  return s;
 }
 
 absl::Status CalculatorGraph::Run(
