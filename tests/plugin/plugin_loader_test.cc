@@ -23,6 +23,7 @@ namespace rill {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kPluginPath[] = "tests/plugin/libtest_plugin.so";
 
@@ -148,6 +149,21 @@ TEST(PluginLoaderTest, GarbageFileGivesLoaderMessage) {
   EXPECT_THAT(std::string(status.message()),
               ::testing::AnyOf(HasSubstr("invalid ELF header"),
                                HasSubstr("file too short")));
+}
+
+TEST(PluginLoaderTest, UndefinedFrameworkSymbolExplainsHowPluginsLink) {
+  const std::string path = "tests/plugin/libbroken_plugin.so";
+  absl::Status status = LoadPlugin(path);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(status.message()), HasSubstr(path));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("undefined symbol"));
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("PluginTestSymbolNoFrameworkDefines"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("plugin_host"));
+  // A failed load is not remembered as loaded.
+  for (const std::string& loaded : LoadedPlugins()) {
+    EXPECT_THAT(loaded, Not(HasSubstr("libbroken_plugin")));
+  }
 }
 
 TEST(PluginLoaderTest, EmptyPathAndDirectoryAreErrors) {
