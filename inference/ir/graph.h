@@ -105,6 +105,8 @@ class Graph {
   std::vector<Node> nodes;  // in a valid execution order
   std::vector<int> inputs;
   std::vector<int> outputs;
+  // Layout of 4-D activations (NHWC for TFLite).
+  Layout layout = Layout::kNHWC;
 
   // Keeps memory alive that constants point into.
   void Retain(std::shared_ptr<const void> blob) { blobs_.push_back(std::move(blob)); }
