@@ -12,24 +12,26 @@ namespace rill::inference::ir {
 // Returns <= 0 when the window does not fit (VALID on a too small input).
 inline int WindowOutputSize(int in, int kernel, int stride, int dilation, Padding padding) {
   if (stride <= 0 || dilation <= 0 || kernel <= 0) return 0;
-  const int effective = (kernel - 1) * dilation + 1;
-  if (padding == Padding::kSame) return (in + stride - 1) / stride;
+  const long long effective = static_cast<long long>(kernel - 1) * dilation + 1;
+  if (padding == Padding::kSame) return static_cast<int>((static_cast<long long>(in) + stride - 1) / stride);
   if (in < effective) return 0;
-  return (in - effective) / stride + 1;
+  return static_cast<int>((in - effective) / stride + 1);
 }
 
 // Padding before the first element (top or left); SAME puts the odd one after.
 inline int WindowPadBefore(int in, int out, int kernel, int stride, int dilation, Padding padding) {
   if (padding == Padding::kValid) return 0;
-  const int effective = (kernel - 1) * dilation + 1;
-  const int total = std::max((out - 1) * stride + effective - in, 0);
-  return total / 2;
+  const long long effective = static_cast<long long>(kernel - 1) * dilation + 1;
+  const long long total = std::max(static_cast<long long>(out - 1) * stride + effective - in, 0LL);
+  return static_cast<int>(total / 2);
 }
 
 // Transposed convolution: the forward conv maps `out` to `in`.
+// Returns -1 when the result would not fit an int.
 inline int TransposeConvOutputSize(int in, int kernel, int stride, Padding padding) {
-  if (padding == Padding::kSame) return in * stride;
-  return (in - 1) * stride + kernel;
+  const long long out = padding == Padding::kSame ? static_cast<long long>(in) * stride
+                                                  : static_cast<long long>(in - 1) * stride + kernel;
+  return out > (1LL << 30) ? -1 : static_cast<int>(out);
 }
 
 }  // namespace rill::inference::ir

@@ -96,6 +96,10 @@ Status Graph::Validate() const {
     for (int id : node.inputs) {
       if (id == -1) continue;
       if (id < -1 || id >= nt) return InvalidArgumentError(NodeContext(node) + "input tensor id " + std::to_string(id) + " out of range");
+      if (tensors[id].sparsity && node.type != OpType::kDensify) {
+        return InvalidArgumentError(NodeContext(node) + "reads sparse constant '" + tensors[id].name +
+                                    "' that no DENSIFY expanded");
+      }
       if (!tensors[id].is_constant() && producer[id] == -2) {
         return InvalidArgumentError(NodeContext(node) + "input '" + tensors[id].name + "' is used before it is produced");
       }

@@ -55,12 +55,27 @@ class ShapeContext {
   std::vector<Shape>* shapes_;
 };
 
+constexpr int kMaxWindowParam = 1 << 16;
+
+bool InRange(int v) { return v >= 1 && v <= kMaxWindowParam; }
+
+Status CheckWindow(ShapeContext& c, const OpAttrs& a, int kernel_h, int kernel_w) {
+  if (!InRange(a.stride_h) || !InRange(a.stride_w) || !InRange(a.dilation_h) || !InRange(a.dilation_w) ||
+      !InRange(kernel_h) || !InRange(kernel_w)) {
+    return c.Error("invalid window: kernel " + std::to_string(kernel_h) + "x" + std::to_string(kernel_w) +
+                   ", stride " + std::to_string(a.stride_h) + "x" + std::to_string(a.stride_w) + ", dilation " +
+                   std::to_string(a.dilation_h) + "x" + std::to_string(a.dilation_w));
+  }
+  return Status::Ok();
+}
+
 Status Conv(ShapeContext& c, const OpAttrs& a, bool depthwise) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(2, 3));
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(1, 4));
   const Shape& x = c.In(0);
   const Shape& w = c.In(1);
+  RILL_INF_RETURN_IF_ERROR(CheckWindow(c, a, w[1], w[2]));
   int out_c;
   if (depthwise) {
     if (w[0] != 1 || x[3] <= 0 || w[3] % x[3] != 0) {
@@ -88,7 +103,7 @@ Status TransposeConv(ShapeContext& c, const OpAttrs& a) {
   const Shape& w = c.In(1);
   if (w[3] != x[3]) return c.Error("filter " + ShapeToString(w) + " does not match input " + ShapeToString(x));
   if (c.Has(2) && NumElements(c.In(2)) != w[0]) return c.Error("bias does not match output channels");
-  if (a.stride_h <= 0 || a.stride_w <= 0) return c.Error("invalid stride");
+  RILL_INF_RETURN_IF_ERROR(CheckWindow(c, a, w[1], w[2]));
   return c.SetOut({x[0], TransposeConvOutputSize(x[1], w[1], a.stride_h, a.padding),
                    TransposeConvOutputSize(x[2], w[2], a.stride_w, a.padding), w[0]});
 }
@@ -134,6 +149,7 @@ Status Pool(ShapeContext& c, const OpAttrs& a) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
   const Shape& x = c.In(0);
+  RILL_INF_RETURN_IF_ERROR(CheckWindow(c, a, a.kernel_h, a.kernel_w));
   const int oh = WindowOutputSize(x[1], a.kernel_h, a.stride_h, 1, a.padding);
   const int ow = WindowOutputSize(x[2], a.kernel_w, a.stride_w, 1, a.padding);
   if (oh <= 0 || ow <= 0) return c.Error("pool window does not fit input " + ShapeToString(x));
@@ -148,7 +164,10 @@ Status Pad(ShapeContext& c) {
   if (pads.size() != 2 * x.size()) return c.Error("paddings must be [rank, 2] for input " + ShapeToString(x));
   Shape out = x;
   for (size_t i = 0; i < x.size(); ++i) {
-    if (pads[2 * i] < 0 || pads[2 * i + 1] < 0) return c.Error("negative padding");
+    if (x[i] > (1 << 30)) return c.Error("input too large");
+    if (pads[2 * i] < 0 || pads[2 * i + 1] < 0 || pads[2 * i] > (1 << 20) || pads[2 * i + 1] > (1 << 20)) {
+      return c.Error("invalid padding " + std::to_string(pads[2 * i]) + "," + std::to_string(pads[2 * i + 1]));
+    }
     out[i] += pads[2 * i] + pads[2 * i + 1];
   }
   return c.SetOut(out);
@@ -223,7 +242,10 @@ Status Concat(ShapeContext& c, const OpAttrs& a) {
     const Shape& s = c.In(i);
     if (static_cast<int>(s.size()) != rank) return c.Error("inputs differ in rank");
     for (int d = 0; d < rank; ++d) {
-      if (d == axis) out[d] += s[d];
+      if (d == axis) {
+        if (static_cast<long long>(out[d]) + s[d] > (1LL << 30)) return c.Error("output too large");
+        out[d] += s[d];
+      }
       else if (s[d] != out[d]) return c.Error("input " + ShapeToString(s) + " does not match " + ShapeToString(c.In(0)));
     }
   }
@@ -235,7 +257,10 @@ Status DepthToSpace(ShapeContext& c, const OpAttrs& a) {
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
   const Shape& x = c.In(0);
   const int b = a.block_size;
-  if (b <= 0 || x[3] % (b * b) != 0) return c.Error("block size " + std::to_string(b) + " does not divide channels");
+  if (b <= 0 || b > 1024 || x[3] % (b * b) != 0) return c.Error("block size " + std::to_string(b) + " does not divide channels");
+  if (static_cast<long long>(x[1]) * b > (1LL << 30) || static_cast<long long>(x[2]) * b > (1LL << 30)) {
+    return c.Error("output too large");
+  }
   return c.SetOut({x[0], x[1] * b, x[2] * b, x[3] / (b * b)});
 }
 
