@@ -28,8 +28,8 @@ void MeanRef(const ReduceParams& p, const float* in, float* out) {
       index[d] = 0;
     }
   }
-  const float scale = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
-  for (long long i = 0; i < out_size; ++i) out[i] *= scale;
+  const float divisor = count > 0 ? static_cast<float>(count) : 1.0f;
+  for (long long i = 0; i < out_size; ++i) out[i] /= divisor;
 }
 
 }  // namespace rill::inference::cpu
