@@ -1,6 +1,7 @@
 // Every MediaPipe model loads, plans and runs on the reference kernels, and
 // its outputs are finite. Also checks the model-level API: names, shapes,
 // resize and a repeatable run.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -53,6 +54,47 @@ TEST_P(MediaPipeModelTest, LoadsAndRuns) {
   for (int o = 0; o < s.num_outputs(); ++o) {
     const float* y = s.output(o)->data_as<float>();
     for (size_t i = 0; i < first[o].size(); ++i) ASSERT_EQ(first[o][i], y[i]);
+  }
+}
+
+// The optimized kernels (chosen by CPUID) against the reference kernels on
+// whole models: outputs agree to 1e-3 of each output's largest magnitude.
+TEST_P(MediaPipeModelTest, AutoKernelsMatchReference) {
+  const std::string path = ModelPath(GetParam());
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  SessionConfig ref_config, auto_config;
+  ref_config.algorithm = AlgorithmPolicy::kReference;
+  auto_config.algorithm = AlgorithmPolicy::kAuto;
+  auto ref = Session::Create(*model, ref_config);
+  auto opt = Session::Create(*model, auto_config);
+  ASSERT_TRUE(ref.ok() && opt.ok());
+  for (int i = 0; i < (*ref)->num_inputs(); ++i) {
+    FillInput((*ref)->input(i));
+    FillInput((*opt)->input(i));
+  }
+  auto time_run = [](Session& s) {
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_TRUE(s.Run().ok());
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  const double ref_ms = time_run(**ref);
+  const double opt_ms = time_run(**opt);
+  int optimized_layers = 0;
+  for (const std::string& k : (*opt)->KernelNames()) optimized_layers += k.find("avx2") != std::string::npos;
+  std::printf("%s: reference %.1f ms, auto %.1f ms (%d layers on AVX2 kernels)\n", GetParam().c_str(), ref_ms,
+              opt_ms, optimized_layers);
+  for (int o = 0; o < (*ref)->num_outputs(); ++o) {
+    const Tensor* a = (*ref)->output(o);
+    const Tensor* b = (*opt)->output(o);
+    ASSERT_EQ(a->shape(), b->shape());
+    float max_abs = 0.0f, max_diff = 0.0f;
+    for (int64_t i = 0; i < a->num_elements(); ++i) {
+      max_abs = std::max(max_abs, std::fabs(a->data_as<float>()[i]));
+      max_diff = std::max(max_diff, std::fabs(a->data_as<float>()[i] - b->data_as<float>()[i]));
+    }
+    EXPECT_LE(max_diff, 1e-3f * std::max(1.0f, max_abs)) << a->name();
   }
 }
 
