@@ -9,6 +9,19 @@
 
 namespace rill::inference::ir {
 
+// Explicit padding (ONNX): floor, or ceil for pools in ceil mode, where a
+// window must still start inside the input or its leading padding.
+inline int ExplicitWindowOutputSize(int in, int kernel, int stride, int dilation, int pad_before, int pad_after,
+                                    bool ceil_mode) {
+  if (stride <= 0 || dilation <= 0 || kernel <= 0) return 0;
+  const long long effective = static_cast<long long>(kernel - 1) * dilation + 1;
+  const long long span = static_cast<long long>(in) + pad_before + pad_after - effective;
+  if (span < 0) return 0;
+  long long out = (ceil_mode ? span + stride - 1 : span) / stride + 1;
+  if (ceil_mode && (out - 1) * stride >= static_cast<long long>(in) + pad_before) --out;
+  return out > (1LL << 30) ? 0 : static_cast<int>(out);
+}
+
 // Returns <= 0 when the window does not fit (VALID on a too small input).
 inline int WindowOutputSize(int in, int kernel, int stride, int dilation, Padding padding) {
   if (stride <= 0 || dilation <= 0 || kernel <= 0) return 0;

@@ -27,6 +27,14 @@ const char* OpTypeName(OpType type) {
     case OpType::kDepthToSpace: return "DEPTH_TO_SPACE";
     case OpType::kDequantize: return "DEQUANTIZE";
     case OpType::kDensify: return "DENSIFY";
+    case OpType::kSub: return "SUB";
+    case OpType::kDiv: return "DIV";
+    case OpType::kPRelu: return "PRELU";
+    case OpType::kClamp: return "CLAMP";
+    case OpType::kLeakyRelu: return "LEAKY_RELU";
+    case OpType::kHardSigmoid: return "HARD_SIGMOID";
+    case OpType::kSoftmax: return "SOFTMAX";
+    case OpType::kTranspose: return "TRANSPOSE";
   }
   return "UNKNOWN";
 }

@@ -37,6 +37,15 @@ enum class OpType {
   kDepthToSpace,
   kDequantize,
   kDensify,
+  // Ops the ONNX importer needs beyond TFLite's set.
+  kSub,
+  kDiv,
+  kPRelu,      // inputs: x, slope (broadcast)
+  kClamp,      // attrs.clamp_min/clamp_max
+  kLeakyRelu,  // attrs.alpha
+  kHardSigmoid,  // max(0, min(1, alpha*x + beta))
+  kSoftmax,    // attrs.axis
+  kTranspose,  // attrs.perm
 };
 
 const char* OpTypeName(OpType type);
@@ -44,7 +53,8 @@ const char* OpTypeName(OpType type);
 // Activation fused into an op's output.
 enum class Activation { kNone, kRelu, kReluN1To1, kRelu6, kTanh };
 
-enum class Padding { kSame, kValid };
+// kExplicit uses OpAttrs::pad_* (ONNX pads); SAME/VALID compute them.
+enum class Padding { kSame, kValid, kExplicit };
 
 // Attributes of all ops in one flat struct: each op reads the fields it
 // documents in shape_inference.cc; the rest stay at their defaults.
@@ -62,6 +72,11 @@ struct OpAttrs {
   bool half_pixel_centers = false;  // resize
   int block_size = 0;               // depth-to-space
   std::vector<int> new_shape;       // reshape (when not given as an input)
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // Padding::kExplicit
+  bool ceil_mode = false;           // pools with explicit padding
+  float clamp_min = 0.0f, clamp_max = 0.0f;
+  float alpha = 0.0f, beta = 0.0f;
+  std::vector<int> perm;            // transpose
 };
 
 // TFLite-style block-sparse storage of a constant (DENSIFY's input).
@@ -126,6 +141,8 @@ class Graph {
   // Infers shapes of all activations from the shapes of graph inputs and
   // constants already in `shapes` (indexed by tensor id).
   Status InferShapes(std::vector<Shape>* shapes) const;
+  // The same for one node (importers infer as they build).
+  Status InferNodeShapes(const Node& node, std::vector<Shape>* shapes) const;
 
  private:
   std::vector<std::shared_ptr<const void>> blobs_;

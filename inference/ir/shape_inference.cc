@@ -2,6 +2,7 @@
 // inputs (rank, matching channels, constant operands) and errors naming the
 // node rather than letting a kernel read out of bounds later.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "inference/ir/conv_geometry.h"
@@ -69,6 +70,14 @@ Status CheckWindow(ShapeContext& c, const OpAttrs& a, int kernel_h, int kernel_w
   return Status::Ok();
 }
 
+Status CheckExplicitPads(ShapeContext& c, const OpAttrs& a) {
+  if (a.padding != Padding::kExplicit) return Status::Ok();
+  for (int p : {a.pad_top, a.pad_left, a.pad_bottom, a.pad_right}) {
+    if (p < 0 || p > (1 << 20)) return c.Error("invalid padding " + std::to_string(p));
+  }
+  return Status::Ok();
+}
+
 Status Conv(ShapeContext& c, const OpAttrs& a, bool depthwise) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(2, 3));
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
@@ -89,8 +98,13 @@ Status Conv(ShapeContext& c, const OpAttrs& a, bool depthwise) {
   if (c.Has(2) && NumElements(c.In(2)) != out_c) {
     return c.Error("bias " + ShapeToString(c.In(2)) + " does not match " + std::to_string(out_c) + " output channels");
   }
-  const int oh = WindowOutputSize(x[1], w[1], a.stride_h, a.dilation_h, a.padding);
-  const int ow = WindowOutputSize(x[2], w[2], a.stride_w, a.dilation_w, a.padding);
+  RILL_INF_RETURN_IF_ERROR(CheckExplicitPads(c, a));
+  const int oh = a.padding == Padding::kExplicit
+                     ? ExplicitWindowOutputSize(x[1], w[1], a.stride_h, a.dilation_h, a.pad_top, a.pad_bottom, false)
+                     : WindowOutputSize(x[1], w[1], a.stride_h, a.dilation_h, a.padding);
+  const int ow = a.padding == Padding::kExplicit
+                     ? ExplicitWindowOutputSize(x[2], w[2], a.stride_w, a.dilation_w, a.pad_left, a.pad_right, false)
+                     : WindowOutputSize(x[2], w[2], a.stride_w, a.dilation_w, a.padding);
   if (oh <= 0 || ow <= 0) return c.Error("window " + ShapeToString(w) + " does not fit input " + ShapeToString(x));
   return c.SetOut({x[0], oh, ow, out_c});
 }
@@ -104,6 +118,17 @@ Status TransposeConv(ShapeContext& c, const OpAttrs& a) {
   if (w[3] != x[3]) return c.Error("filter " + ShapeToString(w) + " does not match input " + ShapeToString(x));
   if (c.Has(2) && NumElements(c.In(2)) != w[0]) return c.Error("bias does not match output channels");
   RILL_INF_RETURN_IF_ERROR(CheckWindow(c, a, w[1], w[2]));
+  if (a.padding == Padding::kExplicit) {
+    // pad_bottom/right may be negative: ONNX output_padding extends the end.
+    const long long oh = static_cast<long long>(x[1] - 1) * a.stride_h + w[1] - a.pad_top - a.pad_bottom;
+    const long long ow = static_cast<long long>(x[2] - 1) * a.stride_w + w[2] - a.pad_left - a.pad_right;
+    if (a.pad_top < 0 || a.pad_left < 0 || a.pad_top > (1 << 20) || a.pad_left > (1 << 20) ||
+        std::abs(a.pad_bottom) > (1 << 20) || std::abs(a.pad_right) > (1 << 20) || oh <= 0 || ow <= 0 ||
+        oh > (1 << 30) || ow > (1 << 30)) {
+      return c.Error("invalid transposed conv padding");
+    }
+    return c.SetOut({x[0], static_cast<int>(oh), static_cast<int>(ow), w[0]});
+  }
   return c.SetOut({x[0], TransposeConvOutputSize(x[1], w[1], a.stride_h, a.padding),
                    TransposeConvOutputSize(x[2], w[2], a.stride_w, a.padding), w[0]});
 }
@@ -150,8 +175,13 @@ Status Pool(ShapeContext& c, const OpAttrs& a) {
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
   const Shape& x = c.In(0);
   RILL_INF_RETURN_IF_ERROR(CheckWindow(c, a, a.kernel_h, a.kernel_w));
-  const int oh = WindowOutputSize(x[1], a.kernel_h, a.stride_h, 1, a.padding);
-  const int ow = WindowOutputSize(x[2], a.kernel_w, a.stride_w, 1, a.padding);
+  RILL_INF_RETURN_IF_ERROR(CheckExplicitPads(c, a));
+  const int oh = a.padding == Padding::kExplicit
+                     ? ExplicitWindowOutputSize(x[1], a.kernel_h, a.stride_h, 1, a.pad_top, a.pad_bottom, a.ceil_mode)
+                     : WindowOutputSize(x[1], a.kernel_h, a.stride_h, 1, a.padding);
+  const int ow = a.padding == Padding::kExplicit
+                     ? ExplicitWindowOutputSize(x[2], a.kernel_w, a.stride_w, 1, a.pad_left, a.pad_right, a.ceil_mode)
+                     : WindowOutputSize(x[2], a.kernel_w, a.stride_w, 1, a.padding);
   if (oh <= 0 || ow <= 0) return c.Error("pool window does not fit input " + ShapeToString(x));
   return c.SetOut({x[0], oh, ow, x[3]});
 }
@@ -264,6 +294,28 @@ Status DepthToSpace(ShapeContext& c, const OpAttrs& a) {
   return c.SetOut({x[0], x[1] * b, x[2] * b, x[3] / (b * b)});
 }
 
+Status Transpose(ShapeContext& c, const OpAttrs& a) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
+  const Shape& x = c.In(0);
+  if (a.perm.size() != x.size() || x.size() > 6) return c.Error("perm does not match rank of " + ShapeToString(x));
+  std::vector<bool> seen(x.size(), false);
+  Shape out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const int p = a.perm[i];
+    if (p < 0 || p >= static_cast<int>(x.size()) || seen[p]) return c.Error("perm is not a permutation");
+    seen[p] = true;
+    out[i] = x[p];
+  }
+  return c.SetOut(out);
+}
+
+Status Softmax(ShapeContext& c, const OpAttrs& a) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
+  const int rank = static_cast<int>(c.In(0).size());
+  if (rank == 0 || a.axis < -rank || a.axis >= rank) return c.Error("axis out of range");
+  return c.SetOut(c.In(0));
+}
+
 Status Elementwise(ShapeContext& c) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
   return c.SetOut(c.In(0));
@@ -273,7 +325,12 @@ Status Elementwise(ShapeContext& c) {
 
 Status Graph::InferShapes(std::vector<Shape>* shapes) const {
   if (shapes->size() != tensors.size()) return InternalError(source + ": shape table size mismatch");
-  for (const Node& node : nodes) {
+  for (const Node& node : nodes) RILL_INF_RETURN_IF_ERROR(InferNodeShapes(node, shapes));
+  return Status::Ok();
+}
+
+Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes) const {
+  {
     ShapeContext c(*this, node, shapes);
     if (node.outputs.size() != 1) return c.Error("expects exactly one output");
     const OpAttrs& a = node.attrs;
@@ -284,7 +341,13 @@ Status Graph::InferShapes(std::vector<Shape>* shapes) const {
       case OpType::kTransposeConv2D: s = TransposeConv(c, a); break;
       case OpType::kFullyConnected: s = FullyConnected(c, a); break;
       case OpType::kAdd:
-      case OpType::kMul: s = Broadcast(c); break;
+      case OpType::kMul:
+      case OpType::kSub:
+      case OpType::kDiv:
+      case OpType::kPRelu: s = Broadcast(c); break;
+      case OpType::kClamp:
+      case OpType::kLeakyRelu:
+      case OpType::kHardSigmoid:
       case OpType::kRelu:
       case OpType::kRelu6:
       case OpType::kHardSwish:
@@ -299,6 +362,8 @@ Status Graph::InferShapes(std::vector<Shape>* shapes) const {
       case OpType::kReshape: s = Reshape(c, a); break;
       case OpType::kConcatenation: s = Concat(c, a); break;
       case OpType::kDepthToSpace: s = DepthToSpace(c, a); break;
+      case OpType::kSoftmax: s = Softmax(c, a); break;
+      case OpType::kTranspose: s = Transpose(c, a); break;
     }
     RILL_INF_RETURN_IF_ERROR(s);
   }

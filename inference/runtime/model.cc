@@ -6,6 +6,7 @@
 
 #include "inference/import/tflite/tflite_importer.h"
 #include "inference/ir/graph.h"
+#include "inference/runtime/importer_registry.h"
 
 namespace rill::inference {
 namespace {
@@ -16,7 +17,16 @@ StatusOr<std::shared_ptr<const Model>> Import(std::shared_ptr<const std::vector<
     RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> graph, tflite::ImportTfLite(std::move(bytes), name));
     return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(graph)));
   }
-  return UnimplementedError(name + ": unknown model format (supported: TFLite)");
+  std::string known = "tflite";
+  for (const ModelImporter& importer : RegisteredModelImporters()) {
+    if (importer.sniff(bytes->data(), bytes->size(), name)) {
+      RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> graph, importer.import(std::move(bytes), name));
+      return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(graph)));
+    }
+    known += ", " + importer.format;
+  }
+  return UnimplementedError(name + ": unknown model format (this binary reads: " + known +
+                            "; link //inference/import/onnx for ONNX)");
 }
 
 }  // namespace

@@ -19,7 +19,13 @@ class CpuBackend : public Backend {
       case OpType::kTransposeConv2D: return cpu::MakeTransposeConv2D(args);
       case OpType::kFullyConnected: return cpu::MakeFullyConnected(args);
       case OpType::kAdd:
-      case OpType::kMul: return cpu::MakeBinary(args);
+      case OpType::kSub:
+      case OpType::kMul:
+      case OpType::kDiv:
+      case OpType::kPRelu: return cpu::MakeBinary(args);
+      case OpType::kClamp:
+      case OpType::kLeakyRelu:
+      case OpType::kHardSigmoid:
       case OpType::kRelu:
       case OpType::kRelu6:
       case OpType::kHardSwish:
@@ -32,6 +38,8 @@ class CpuBackend : public Backend {
       case OpType::kConcatenation: return cpu::MakeConcatenation(args);
       case OpType::kDepthToSpace: return cpu::MakeDepthToSpace(args);
       case OpType::kResizeBilinear: return cpu::MakeResizeBilinear(args);
+      case OpType::kSoftmax: return cpu::MakeSoftmax(args);
+      case OpType::kTranspose: return cpu::MakeTranspose(args);
       case OpType::kDequantize:
       case OpType::kDensify:
         break;  // folded at import when their input is constant

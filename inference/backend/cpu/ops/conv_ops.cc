@@ -50,7 +50,10 @@ class ConvOp : public CpuOp {
     p_.dilation_h = kind_ == Kind::kTranspose ? 1 : a.dilation_h;
     p_.dilation_w = kind_ == Kind::kTranspose ? 1 : a.dilation_w;
     p_.activation = ToFused(a.activation);
-    if (kind_ == Kind::kTranspose) {
+    if (a.padding == ir::Padding::kExplicit) {
+      p_.pad_top = a.pad_top;
+      p_.pad_left = a.pad_left;
+    } else if (kind_ == Kind::kTranspose) {
       // Padding of the forward conv that maps the output back to the input.
       p_.pad_top = ir::WindowPadBefore(p_.out_h, p_.in_h, p_.kernel_h, p_.stride_h, 1, a.padding);
       p_.pad_left = ir::WindowPadBefore(p_.out_w, p_.in_w, p_.kernel_w, p_.stride_w, 1, a.padding);

@@ -7,6 +7,8 @@
 #include "inference/backend/cpu/kernels/ref/pad.h"
 #include "inference/backend/cpu/kernels/ref/reshape.h"
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
+#include "inference/backend/cpu/kernels/ref/softmax.h"
+#include "inference/backend/cpu/kernels/ref/transpose.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 
 namespace rill::inference::cpu {
@@ -126,7 +128,53 @@ class ResizeBilinearOp : public CpuOp {
   ResizeParams p_;
 };
 
+class SoftmaxOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "softmax_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    const Shape& x = InShape(0);
+    const int rank = static_cast<int>(x.size());
+    const int axis = (attrs().axis + rank) % rank;
+    outer_ = inner_ = 1;
+    for (int d = 0; d < axis; ++d) outer_ *= x[d];
+    for (int d = axis + 1; d < rank; ++d) inner_ *= x[d];
+    axis_size_ = x[axis];
+    return Status::Ok();
+  }
+  void Run() override { SoftmaxRef(outer_, axis_size_, inner_, In(0), Out()); }
+
+ private:
+  long long outer_ = 1, inner_ = 1;
+  int axis_size_ = 1;
+};
+
+class TransposeOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "transpose_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    const Shape& x = InShape(0);
+    p_ = TransposeParams{};
+    p_.rank = static_cast<int>(x.size());
+    for (int d = 0; d < p_.rank; ++d) {
+      p_.in_dims[d] = x[d];
+      p_.perm[d] = attrs().perm[d];
+    }
+    return Status::Ok();
+  }
+  void Run() override { TransposeRef(p_, In(0), Out()); }
+
+ private:
+  TransposeParams p_;
+};
+
 }  // namespace
+
+std::unique_ptr<Execution> MakeSoftmax(const ExecutionArgs& args) { return std::make_unique<SoftmaxOp>(args); }
+std::unique_ptr<Execution> MakeTranspose(const ExecutionArgs& args) { return std::make_unique<TransposeOp>(args); }
 
 std::unique_ptr<Execution> MakePad(const ExecutionArgs& args) { return std::make_unique<PadOp>(args); }
 std::unique_ptr<Execution> MakeReshape(const ExecutionArgs& args) { return std::make_unique<ReshapeOp>(args); }

@@ -28,8 +28,9 @@ class PoolOp : public CpuOp {
     p_.kernel_w = a.kernel_w;
     p_.stride_h = a.stride_h;
     p_.stride_w = a.stride_w;
-    p_.pad_top = ir::WindowPadBefore(p_.in_h, p_.out_h, p_.kernel_h, p_.stride_h, 1, a.padding);
-    p_.pad_left = ir::WindowPadBefore(p_.in_w, p_.out_w, p_.kernel_w, p_.stride_w, 1, a.padding);
+    const bool explicit_pads = a.padding == ir::Padding::kExplicit;
+    p_.pad_top = explicit_pads ? a.pad_top : ir::WindowPadBefore(p_.in_h, p_.out_h, p_.kernel_h, p_.stride_h, 1, a.padding);
+    p_.pad_left = explicit_pads ? a.pad_left : ir::WindowPadBefore(p_.in_w, p_.out_w, p_.kernel_w, p_.stride_w, 1, a.padding);
     p_.activation = ToFused(a.activation);
     return Status::Ok();
   }
