@@ -3,9 +3,10 @@
 # Idempotent: anything already in place is skipped, so a second run costs
 # nothing. Sources are the two reachable registries only: npm (MediaPipe
 # models) and Debian (astronaut.png from python3-skimage, OpenCV samples from
-# opencv-doc).
+# opencv-doc, PyTorch for the ONNX exports).
 #
 #   third_party/models/*.tflite   MediaPipe face/selfie/hands/pose models
+#   third_party/models/*.onnx     torchvision CNNs (+ .input.f32/.output.f32 golden data)
 #   third_party/media/            astronaut.png messi5.jpg Megamind.avi vtest.avi
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,4 +82,25 @@ for f in messi5.jpg Megamind.avi vtest.avi; do
   fi
 done
 
-echo "fetch_models: ok ($(ls "$MODELS_DIR"/*.tflite | wc -l) models in $MODELS_DIR)"
+# ONNX models: torchvision CNNs exported by Debian's PyTorch with a fixed
+# seed (random weights, nothing downloaded), with PyTorch's outputs as golden
+# data. Set RILL_SKIP_ONNX=1 to skip (PyTorch is a large install).
+ONNX_MODELS="mobilenet_v2 resnet18 resnet50 squeezenet1_1"
+need_onnx=0
+for m in $ONNX_MODELS; do
+  [ -s "$MODELS_DIR/$m.onnx" ] && [ -s "$MODELS_DIR/$m.output.f32" ] || need_onnx=1
+done
+if [ "$need_onnx" = 1 ] && [ "${RILL_SKIP_ONNX:-0}" != 1 ]; then
+  if ! /usr/bin/python3 -c "import torch, torchvision, onnx" 2>/dev/null; then
+    echo "fetch_models: installing python3-torch python3-torchvision python3-onnx"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+      python3-torch python3-torchvision python3-onnx >/dev/null ||
+      { $SUDO apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+          python3-torch python3-torchvision python3-onnx >/dev/null; }
+  fi
+  echo "fetch_models: exporting torchvision models to ONNX"
+  /usr/bin/python3 tests/inference/export_torchvision_onnx.py "$MODELS_DIR"
+fi
+
+echo "fetch_models: ok ($(ls "$MODELS_DIR"/*.tflite | wc -l) TFLite and $(ls "$MODELS_DIR"/*.onnx 2>/dev/null | wc -l) ONNX models in $MODELS_DIR)"
