@@ -73,6 +73,44 @@ INSTANTIATE_TEST_SUITE_P(
       return info.param.model + (info.param.policy == AlgorithmPolicy::kAuto ? "_auto" : "_reference");
     });
 
+// Small graphs for the ops torchvision's classifiers do not use (ConvTranspose,
+// BatchNormalization on its own, PRelu, LeakyRelu, HardSwish, HardSigmoid,
+// Clip, Resize, ceil-mode pools, Softmax over channels, Transpose, MatMul,
+// Squeeze/Unsqueeze, Pad), against PyTorch or numpy.
+class OnnxGraphTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxGraphTest, MatchesGolden) {
+  const std::string base = testing::ModelPath(GetParam());
+  RILL_SKIP_IF_MISSING(base + ".onnx");
+  RILL_SKIP_IF_MISSING(base + ".output0.f32");
+  auto model = Model::FromFile(base + ".onnx");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
+    SessionConfig config;
+    config.algorithm = policy;
+    auto session = Session::Create(*model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    Session& s = **session;
+    const std::vector<float> input = ReadFloats(base + ".input.f32");
+    ASSERT_EQ(static_cast<size_t>(s.input(0)->num_elements()), input.size());
+    std::memcpy(s.input(0)->data(), input.data(), input.size() * 4);
+    ASSERT_TRUE(s.Run().ok());
+    for (int o = 0; o < s.num_outputs(); ++o) {
+      const std::vector<float> expected = ReadFloats(base + ".output" + std::to_string(o) + ".f32");
+      const Tensor* out = s.output(o);
+      ASSERT_EQ(static_cast<size_t>(out->num_elements()), expected.size()) << out->name() << " " << ShapeToString(out->shape());
+      const auto [lo, hi] = std::minmax_element(expected.begin(), expected.end());
+      const float range = std::max(*hi - *lo, 1e-3f);
+      for (size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_NEAR(out->data_as<float>()[i], expected[i], 1e-4f * range) << out->name() << "[" << i << "]";
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, OnnxGraphTest, ::testing::Values("rill_op_zoo", "rill_pad"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
 TEST(OnnxImporterTest, GarbageIsAnErrorNamingTheFile) {
   std::vector<uint8_t> junk = {0x08, 0xFF, 0xFF, 0x12, 0x34, 0x56};
   auto model = Model::FromBuffer(junk.data(), junk.size(), "junk.onnx");
