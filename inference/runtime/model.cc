@@ -6,22 +6,28 @@
 
 #include "inference/import/tflite/tflite_importer.h"
 #include "inference/ir/graph.h"
+#include "inference/optimize/passes.h"
 #include "inference/runtime/importer_registry.h"
 
 namespace rill::inference {
 namespace {
 
+StatusOr<std::shared_ptr<const Model>> Finish(std::shared_ptr<ir::Graph> graph, const LoadOptions& options) {
+  if (options.optimize) RILL_INF_RETURN_IF_ERROR(optimize::Optimize(graph.get()));
+  return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(graph)));
+}
+
 StatusOr<std::shared_ptr<const Model>> Import(std::shared_ptr<const std::vector<uint8_t>> bytes,
-                                              const std::string& name) {
+                                              const std::string& name, const LoadOptions& options) {
   if (tflite::LooksLikeTfLite(bytes->data(), bytes->size())) {
     RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> graph, tflite::ImportTfLite(std::move(bytes), name));
-    return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(graph)));
+    return Finish(std::move(graph), options);
   }
   std::string known = "tflite";
   for (const ModelImporter& importer : RegisteredModelImporters()) {
     if (importer.sniff(bytes->data(), bytes->size(), name)) {
       RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> graph, importer.import(std::move(bytes), name));
-      return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(graph)));
+      return Finish(std::move(graph), options);
     }
     known += ", " + importer.format;
   }
@@ -31,7 +37,7 @@ StatusOr<std::shared_ptr<const Model>> Import(std::shared_ptr<const std::vector<
 
 }  // namespace
 
-StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) {
+StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path, const LoadOptions& options) {
   std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) return NotFoundError(path + ": cannot open model file");
   const std::streamoff size = file.tellg();
@@ -41,14 +47,15 @@ StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) 
   if (size > 0 && !file.read(reinterpret_cast<char*>(bytes->data()), size)) {
     return DataLossError(path + ": short read");
   }
-  return Import(std::move(bytes), path);
+  return Import(std::move(bytes), path, options);
 }
 
-StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_t size, const std::string& name) {
+StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_t size, const std::string& name,
+                                                         const LoadOptions& options) {
   if (data == nullptr && size > 0) return InvalidArgumentError(name + ": null buffer");
   const uint8_t* p = static_cast<const uint8_t*>(data);
   auto bytes = std::make_shared<std::vector<uint8_t>>(p, p + size);
-  return Import(std::move(bytes), name);
+  return Import(std::move(bytes), name, options);
 }
 
 Model::Model(std::shared_ptr<const ir::Graph> graph) : graph_(std::move(graph)) {}

@@ -98,6 +98,42 @@ TEST_P(MediaPipeModelTest, AutoKernelsMatchReference) {
   }
 }
 
+// The optimizer keeps semantics: the optimized graph against the raw one,
+// both on the reference kernels.
+TEST_P(MediaPipeModelTest, OptimizedGraphMatchesRawGraph) {
+  const std::string path = ModelPath(GetParam());
+  RILL_SKIP_IF_MISSING(path);
+  LoadOptions raw_options;
+  raw_options.optimize = false;
+  auto raw = Model::FromFile(path, raw_options);
+  auto opt = Model::FromFile(path);
+  ASSERT_TRUE(raw.ok() && opt.ok());
+  std::printf("%s: %d nodes raw, %d optimized\n", GetParam().c_str(), (*raw)->num_nodes(), (*opt)->num_nodes());
+  SessionConfig config;
+  config.algorithm = AlgorithmPolicy::kReference;
+  auto a = Session::Create(*raw, config);
+  auto b = Session::Create(*opt, config);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (int i = 0; i < (*a)->num_inputs(); ++i) {
+    FillInput((*a)->input(i));
+    FillInput((*b)->input(i));
+  }
+  ASSERT_TRUE((*a)->Run().ok() && (*b)->Run().ok());
+  ASSERT_EQ((*a)->num_outputs(), (*b)->num_outputs());
+  for (int o = 0; o < (*a)->num_outputs(); ++o) {
+    const Tensor* x = (*a)->output(o);
+    const Tensor* y = (*b)->output(o);
+    ASSERT_EQ(x->name(), y->name());
+    ASSERT_EQ(x->shape(), y->shape());
+    float max_abs = 0.0f, max_diff = 0.0f;
+    for (int64_t i = 0; i < x->num_elements(); ++i) {
+      max_abs = std::max(max_abs, std::fabs(x->data_as<float>()[i]));
+      max_diff = std::max(max_diff, std::fabs(x->data_as<float>()[i] - y->data_as<float>()[i]));
+    }
+    EXPECT_LE(max_diff, 1e-4f * std::max(1.0f, max_abs)) << x->name();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, MediaPipeModelTest, ::testing::ValuesIn(testing::MediaPipeModels()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param.substr(0, info.param.find('.'));

@@ -18,15 +18,22 @@ namespace ir {
 class Graph;
 }
 
+struct LoadOptions {
+  // Run the graph optimizer (pad/batch-norm folding into convs, activation
+  // fusion, dead node removal). Off only to compare against the raw graph.
+  bool optimize = true;
+};
+
 class Model {
  public:
   // Reads a model file; the format is told by its first bytes (TFLite's
   // "TFL3" identifier), not by its name. Errors name the file.
-  static StatusOr<std::shared_ptr<const Model>> FromFile(const std::string& path);
+  static StatusOr<std::shared_ptr<const Model>> FromFile(const std::string& path, const LoadOptions& options = {});
   // Parses a model from memory (copied; the caller may free `data` after).
   // `name` stands for the file in error messages.
   static StatusOr<std::shared_ptr<const Model>> FromBuffer(const void* data, size_t size,
-                                                           const std::string& name = "<buffer>");
+                                                           const std::string& name = "<buffer>",
+                                                           const LoadOptions& options = {});
 
   explicit Model(std::shared_ptr<const ir::Graph> graph);
 
