@@ -35,9 +35,10 @@ void OutputStreamShard::Check(const Packet& packet) {
                           " added after the stream was closed");
   } else if (packet.IsEmpty()) {
     error_ = absl::StrCat("empty packet added at ", ts.DebugString());
-  } else if (spec_ != nullptr && spec_->type != nullptr) {
-    absl::Status s = spec_->type->Validate(packet);
-    if (!s.ok()) error_ = std::string(s.message());
+  } else if (spec_ != nullptr && spec_->resolved_type != nullptr &&
+             packet.GetTypeInfo() != spec_->resolved_type &&
+             *packet.GetTypeInfo() != *spec_->resolved_type) {
+    error_ = std::string(packet.ValidateAsType(*spec_->resolved_type).message());
   }
 }
 

@@ -44,6 +44,8 @@ class InputStreamShard {
 struct OutputStreamSpec {
   std::string name;
   const PacketType* type = nullptr;
+  // The stream's type as resolved across the graph (nullptr: any type).
+  const std::type_info* resolved_type = nullptr;
   TimestampDiff offset = TimestampDiff::Unset();
 };
 

@@ -31,6 +31,7 @@ absl::Status CalculatorNode::Prepare() {
   for (int i = 0; i < num_outputs; ++i) {
     output_specs[i].name = c.Outputs().GetTagMap()->Name(i);
     output_specs[i].type = &c.Outputs().Get(i);
+    output_specs[i].resolved_type = c.Outputs().Get(i).ResolvedType();
     output_specs[i].offset = c.GetTimestampOffset();
   }
   output_bounds.assign(num_outputs, Timestamp::PreStream());

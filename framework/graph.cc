@@ -266,6 +266,16 @@ absl::Status GraphRuntime::Setup(
     nodes_.push_back(std::move(node));
   }
   const auto& streams = validated_->Streams();
+  for (auto& node : nodes_) {
+    // Check packets against each stream's type as resolved across the graph
+    // (a pass-through's output has its input stream's type).
+    for (size_t out = 0; out < node->output_specs.size(); ++out) {
+      const int s = node->spec().output_streams[out];
+      if (s >= 0 && streams[s].type != nullptr) {
+        node->output_specs[out].resolved_type = streams[s].type;
+      }
+    }
+  }
   consumers_.assign(streams.size(), {});
   for (size_t s = 0; s < streams.size(); ++s) consumers_[s] = streams[s].consumers;
 
@@ -462,7 +472,7 @@ Invocation* GraphRuntime::PrepareLocked(CalculatorNode* node) {
         inv = candidate;
         inv->timestamp = ts;
         node->last_timestamp = ts;
-        RecheckThrottledLocked();
+        if (num_throttled_ > 0 || waiting_adders_ > 0) RecheckThrottledLocked();
       } else {
         node->ReleaseInvocation(candidate);
         close = st == InputStreamHandler::State::kReadyForClose;
@@ -591,7 +601,7 @@ void GraphRuntime::CommitLocked(CalculatorNode* node, Invocation* inv) {
   using State = CalculatorNode::State;
   absl::Status status = inv->status;
   bool stop = false;
-  if (IsStatusStop(status)) {
+  if (!status.ok() && IsStatusStop(status)) {
     stop = true;
     status = absl::OkStatus();
   }
@@ -699,6 +709,7 @@ void GraphRuntime::PropagateLocked(int stream, std::vector<Packet>* packets,
 }
 
 void GraphRuntime::PublishSidePacketsLocked(CalculatorNode* node) {
+  if (node->side_outputs.NumEntries() == 0) return;
   bool any = false;
   for (int id = 0; id < node->side_outputs.NumEntries(); ++id) {
     if (node->side_output_published[id]) continue;

@@ -148,6 +148,11 @@ absl::StatusOr<std::shared_ptr<const TagMap>> TagMap::Create(
       map->indexes_.push_back(static_cast<int>(i));
     }
   }
+  auto untagged = map->tags_data_.find("");
+  if (untagged != map->tags_data_.end()) {
+    map->untagged_first_ = untagged->second.first_id;
+    map->untagged_count_ = untagged->second.count;
+  }
   return std::shared_ptr<const TagMap>(std::move(map));
 }
 
@@ -160,7 +165,7 @@ bool TagMap::HasTag(absl::string_view tag) const {
   return tags_data_.find(tag) != tags_data_.end();
 }
 
-CollectionItemId TagMap::GetId(absl::string_view tag, int index) const {
+CollectionItemId TagMap::GetTaggedId(absl::string_view tag, int index) const {
   auto it = tags_data_.find(tag);
   if (it == tags_data_.end() || index < 0 || index >= it->second.count) {
     return -1;

@@ -46,7 +46,13 @@ class TagMap {
   int NumEntries(absl::string_view tag) const;
   bool HasTag(absl::string_view tag) const;
   // -1 when there is no such port.
-  CollectionItemId GetId(absl::string_view tag, int index) const;
+  CollectionItemId GetId(absl::string_view tag, int index) const {
+    if (tag.empty()) {  // Index(i): the most common lookup, no map search
+      return index >= 0 && index < untagged_count_ ? untagged_first_ + index
+                                                    : -1;
+    }
+    return GetTaggedId(tag, index);
+  }
   std::vector<std::string> Tags() const;
   // First id of a tag; -1 when absent.
   CollectionItemId BeginId(absl::string_view tag) const;
@@ -59,6 +65,9 @@ class TagMap {
   const std::vector<std::string>& Names() const { return names_; }
 
  private:
+  CollectionItemId GetTaggedId(absl::string_view tag, int index) const;
+  CollectionItemId untagged_first_ = 0;
+  int untagged_count_ = 0;
   struct TagData {
     CollectionItemId first_id;
     int count;

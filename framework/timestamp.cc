@@ -26,7 +26,7 @@ Timestamp Timestamp::FromSeconds(double seconds) {
   return Timestamp(static_cast<int64_t>(us));
 }
 
-Timestamp Timestamp::NextAllowedInStream() const {
+Timestamp Timestamp::NextAllowedInStreamSlow() const {
   if (*this == Unset() || *this == Unstarted()) return PreStream();
   if (*this == PreStream()) return Min();
   if (*this == Max() || *this >= PostStream()) {
@@ -48,10 +48,10 @@ std::string Timestamp::DebugString() const {
   return absl::StrCat(value_);
 }
 
-Timestamp Timestamp::operator+(TimestampDiff d) const {
+Timestamp Timestamp::AddSlow(int64_t d) const {
   CHECK(IsRangeValue()) << "Timestamp arithmetic on special value "
                         << DebugString();
-  return Timestamp(ClampedAdd(value_, d.Value(), Min().Value(), Max().Value()));
+  return Timestamp(ClampedAdd(value_, d, Min().Value(), Max().Value()));
 }
 
 Timestamp Timestamp::operator-(TimestampDiff d) const {

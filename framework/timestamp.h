@@ -50,7 +50,12 @@ class Timestamp {
   }
 
   // The smallest timestamp a later packet of the same stream may carry.
-  Timestamp NextAllowedInStream() const;
+  Timestamp NextAllowedInStream() const {
+    if (value_ >= Min().value_ && value_ < Max().value_) {
+      return Timestamp(value_ + 1);  // the common case, kept inline
+    }
+    return NextAllowedInStreamSlow();
+  }
   // True when no packet may follow this one in a stream.
   bool HasNoAllowedNext() const { return NextAllowedInStream() == Done(); }
 
@@ -63,7 +68,7 @@ class Timestamp {
   constexpr bool operator>(Timestamp o) const { return value_ > o.value_; }
   constexpr bool operator>=(Timestamp o) const { return value_ >= o.value_; }
 
-  Timestamp operator+(TimestampDiff d) const;
+  inline Timestamp operator+(TimestampDiff d) const;
   Timestamp operator-(TimestampDiff d) const;
   TimestampDiff operator-(Timestamp o) const;
   Timestamp operator+(int64_t d) const;
@@ -78,6 +83,8 @@ class Timestamp {
   }
 
  private:
+  Timestamp NextAllowedInStreamSlow() const;
+  Timestamp AddSlow(int64_t d) const;
   static constexpr int64_t kUnsetValue = std::numeric_limits<int64_t>::min();
   static constexpr int64_t kDoneValue = std::numeric_limits<int64_t>::max();
   int64_t value_;
@@ -107,6 +114,16 @@ class TimestampDiff {
  private:
   int64_t value_;
 };
+
+inline Timestamp Timestamp::operator+(TimestampDiff d) const {
+  // Fast path: both small enough that the sum cannot leave the range.
+  constexpr int64_t kSafe = int64_t{1} << 60;
+  if (value_ > -kSafe && value_ < kSafe && d.Value() > -kSafe &&
+      d.Value() < kSafe) {
+    return Timestamp(value_ + d.Value());
+  }
+  return AddSlow(d.Value());
+}
 
 inline Timestamp& Timestamp::operator+=(TimestampDiff d) {
   return *this = *this + d;
