@@ -158,15 +158,22 @@ absl::Status ValidatedGraph::Build() {
     streams_.push_back(std::move(st));
     return true;
   };
-  for (const std::string& entry : config_.input_stream()) {
-    TagIndexName tin;
-    absl::Status ps = ParseTagIndexName(entry, &tin);
-    if (!ps.ok()) {
-      errors.push_back(absl::StrCat("graph input_stream ", ps.message()));
-      continue;
+  auto graph_inputs = TagMap::Create(config_.input_stream());
+  if (!graph_inputs.ok()) {
+    errors.push_back(
+        absl::StrCat("graph input_stream ", graph_inputs.status().message()));
+  } else {
+    for (const std::string& name : (*graph_inputs)->Names()) {
+      if (add_stream(name, -1, -1)) {
+        graph_inputs_.push_back(stream_index_[name]);
+      }
     }
-    if (add_stream(tin.name, -1, -1)) {
-      graph_inputs_.push_back(stream_index_[tin.name]);
+  }
+  for (const auto* list : {&config_.output_stream(), &config_.input_side_packet(),
+                           &config_.output_side_packet()}) {
+    auto map = TagMap::Create(*list);
+    if (!map.ok()) {
+      errors.push_back(absl::StrCat("graph ports: ", map.status().message()));
     }
   }
 

@@ -1,0 +1,259 @@
+// Subgraphs from C++ and from .pbtxt, graph_options/option_value plumbing,
+// both option syntaxes and MediaPipe's type names.
+#include <fstream>
+
+#include "framework/graph.h"
+#include "framework/test_calculators.h"
+#include "framework/testdata/test_options.pb.h"
+#include "framework/tool/config_loader.h"
+#include "framework/tool/subgraph_expansion.h"
+#include "gtest/gtest.h"
+
+namespace rill {
+namespace {
+
+using testing::RunGraph;
+using testing::Values;
+
+// C++ subgraph: IN -> +1 -> +1 -> OUT.
+class TestAddTwoSubgraph : public Subgraph {
+ public:
+  absl::StatusOr<CalculatorGraphConfig> GetConfig(
+      const SubgraphOptions& options) override {
+    return ParseGraphConfigText(R"pb(
+      input_stream: "IN:x"
+      output_stream: "OUT:z"
+      node { calculator: "TestAddOneCalculator" input_stream: "x" output_stream: "y" }
+      node { calculator: "TestAddOneCalculator" input_stream: "y" output_stream: "z" }
+    )pb");
+  }
+};
+REGISTER_SUBGRAPH(TestAddTwoSubgraph);
+
+// A MediaPipe-style module: graph_options with defaults, option_value
+// bindings into a node's proto2 options.
+constexpr char kReporterSubgraph[] = R"pb(
+  type: "TestReporterSubgraph"
+  output_stream: "VALUE:value"
+  output_stream: "LABEL:label"
+  output_stream: "SCALE:scale"
+  output_stream: "VALUES:values"
+  graph_options: {
+    [type.googleapis.com/mediapipe.TestGraphOptions] { offset: 7 name: "default" }
+  }
+  node {
+    calculator: "TestOptionsReporterCalculator"
+    output_stream: "VALUE:value"
+    output_stream: "LABEL:label"
+    output_stream: "SCALE:scale"
+    output_stream: "VALUES:values"
+    options: { [mediapipe.TestOptions.ext] { value: 1 label: "unbound" scale: 0.5 } }
+    option_value: "value:options/offset"
+    option_value: "label:name"
+    option_value: "scale:options/factor"
+    option_value: "values:list"
+  }
+)pb";
+
+// Wraps the reporter; passes its own graph options down whole.
+constexpr char kWrapperSubgraph[] = R"pb(
+  type: "TestWrapperSubgraph"
+  output_stream: "VALUE:v"
+  graph_options: { [type.googleapis.com/rill.TestGraphOptions] { offset: 100 } }
+  node {
+    calculator: "TestReporterSubgraph"
+    output_stream: "VALUE:v"
+    node_options: { [type.googleapis.com/rill.TestGraphOptions] { name: "inner" } }
+    option_value: "OPTIONS:options"
+  }
+)pb";
+
+class SubgraphTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ASSERT_TRUE(RegisterSubgraphConfig(*ParseGraphConfigText(kReporterSubgraph)).ok());
+    ASSERT_TRUE(RegisterSubgraphConfig(*ParseGraphConfigText(kWrapperSubgraph)).ok());
+  }
+};
+
+TEST_F(SubgraphTest, CppSubgraphExpands) {
+  auto r = RunGraph(R"pb(
+    input_stream: "in" output_stream: "out"
+    node { calculator: "TestAddTwoSubgraph" input_stream: "IN:in" output_stream: "OUT:out" }
+  )pb",
+                    {{"in", {{0, 1}, {1, 10}}}});
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  EXPECT_EQ(Values(r.outputs["out"]), (std::vector<int>{3, 12}));
+}
+
+TEST_F(SubgraphTest, ExpandedNamesArePrefixedAndUnique) {
+  auto config = ParseGraphConfigText(R"pb(
+    input_stream: "in"
+    node { calculator: "TestAddTwoSubgraph" input_stream: "IN:in" output_stream: "OUT:a" }
+    node { calculator: "TestAddTwoSubgraph" input_stream: "IN:a" output_stream: "OUT:b" }
+  )pb");
+  ASSERT_TRUE(config.ok());
+  ASSERT_TRUE(ExpandSubgraphs(&*config).ok());
+  ASSERT_EQ(config->node_size(), 4);
+  EXPECT_EQ(config->node(0).name(), "test_add_two_subgraph__test_add_one_calculator");
+  EXPECT_EQ(config->node(0).output_stream(0), "test_add_two_subgraph__y");
+  EXPECT_EQ(config->node(1).output_stream(0), "a");
+  EXPECT_EQ(config->node(2).name(), "test_add_two_subgraph_1__test_add_one_calculator");
+  EXPECT_EQ(config->node(2).input_stream(0), "a");
+}
+
+TEST_F(SubgraphTest, GraphOptionsDefaultsFlowThroughOptionValue) {
+  auto r = RunGraph(R"pb(
+    output_stream: "v" output_stream: "l" output_stream: "s" output_stream: "vs"
+    node { calculator: "TestReporterSubgraph" output_stream: "VALUE:v"
+           output_stream: "LABEL:l" output_stream: "SCALE:s" output_stream: "VALUES:vs" }
+  )pb");
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  EXPECT_EQ(r.outputs["v"][0].Get<int>(), 7);
+  EXPECT_EQ(r.outputs["l"][0].Get<std::string>(), "default");
+  // factor unset in the graph options: the node keeps its own scale.
+  EXPECT_FLOAT_EQ(r.outputs["s"][0].Get<float>(), 0.5f);
+  EXPECT_EQ(r.outputs["vs"][0].Get<int>(), 0);
+}
+
+TEST_F(SubgraphTest, NodeOptionsOverrideGraphOptionsInBothSyntaxes) {
+  // proto3-style node_options (Any) with MediaPipe's type name.
+  auto any_syntax = RunGraph(R"pb(
+    output_stream: "v" output_stream: "l" output_stream: "s" output_stream: "vs"
+    node {
+      calculator: "TestReporterSubgraph"
+      output_stream: "VALUE:v" output_stream: "LABEL:l" output_stream: "SCALE:s"
+      output_stream: "VALUES:vs"
+      node_options: {
+        [type.googleapis.com/mediapipe.TestGraphOptions] {
+          offset: 42 factor: 2.5 list: 1 list: 2 list: 3
+        }
+      }
+    }
+  )pb");
+  ASSERT_TRUE(any_syntax.status.ok()) << any_syntax.status;
+  EXPECT_EQ(any_syntax.outputs["v"][0].Get<int>(), 42);
+  EXPECT_EQ(any_syntax.outputs["l"][0].Get<std::string>(), "default");
+  EXPECT_FLOAT_EQ(any_syntax.outputs["s"][0].Get<float>(), 2.5f);
+  EXPECT_EQ(any_syntax.outputs["vs"][0].Get<int>(), 6);
+}
+
+TEST_F(SubgraphTest, NestedSubgraphPassesWholeOptions) {
+  auto r = RunGraph(R"pb(
+    output_stream: "out"
+    node { calculator: "TestWrapperSubgraph" output_stream: "VALUE:out" }
+  )pb");
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  // Wrapper default offset 100 reaches the reporter through OPTIONS:options.
+  EXPECT_EQ(r.outputs["out"][0].Get<int>(), 100);
+}
+
+TEST_F(SubgraphTest, UnknownSubgraphPortIsAnError) {
+  auto r = RunGraph(R"pb(
+    input_stream: "in"
+    node { name: "s" calculator: "TestAddTwoSubgraph" input_stream: "IN:in"
+           input_stream: "EXTRA:in" output_stream: "OUT:out" }
+  )pb");
+  EXPECT_NE(r.status.message().find("node \"s\" (subgraph TestAddTwoSubgraph)"),
+            std::string::npos) << r.status;
+  EXPECT_NE(r.status.message().find("EXTRA:0:in"), std::string::npos);
+}
+
+TEST_F(SubgraphTest, BadOptionValueIsAnError) {
+  ASSERT_TRUE(RegisterSubgraphConfig(*ParseGraphConfigText(R"pb(
+    type: "TestBadBindingSubgraph"
+    output_stream: "VALUE:v"
+    graph_options: { [type.googleapis.com/rill.TestGraphOptions] {} }
+    node { calculator: "TestOptionsReporterCalculator" output_stream: "VALUE:v"
+           options: { [rill.TestOptions.ext] {} }
+           option_value: "value:options/no_such_field" }
+  )pb")).ok());
+  auto r = RunGraph(R"pb(
+    output_stream: "v"
+    node { calculator: "TestBadBindingSubgraph" output_stream: "VALUE:v"
+           node_options: { [type.googleapis.com/rill.TestGraphOptions] { offset: 1 } } }
+  )pb");
+  EXPECT_NE(r.status.message().find("no_such_field"), std::string::npos) << r.status;
+}
+
+TEST_F(SubgraphTest, RecursionIsReported) {
+  ASSERT_TRUE(RegisterSubgraphConfig(*ParseGraphConfigText(R"pb(
+    type: "TestForeverSubgraph"
+    input_stream: "IN:x" output_stream: "OUT:y"
+    node { calculator: "TestForeverSubgraph" input_stream: "IN:x" output_stream: "OUT:y" }
+  )pb")).ok());
+  auto r = RunGraph(R"pb(
+    input_stream: "in"
+    node { calculator: "TestForeverSubgraph" input_stream: "IN:in" output_stream: "OUT:out" }
+  )pb");
+  EXPECT_NE(r.status.message().find("contain itself"), std::string::npos) << r.status;
+}
+
+TEST_F(SubgraphTest, SubgraphFileBesideTheGraphIsFound) {
+  const std::string dir = ::testing::TempDir() + "/subgraph_dir";
+  ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+  {
+    std::ofstream f(dir + "/plus_three.pbtxt");
+    f << R"pb(
+      # A MediaPipe-style subgraph file.
+      type: "TestPlusThreeSubgraph"
+      input_stream: "IN:a"
+      output_stream: "OUT:d"
+      node { calculator: "TestAddOneCalculator" input_stream: "a" output_stream: "b" }
+      node { calculator: "TestAddTwoSubgraph" input_stream: "IN:b" output_stream: "OUT:d" }
+    )pb";
+  }
+  {
+    std::ofstream f(dir + "/main.pbtxt");
+    f << R"pb(
+      input_stream: "in"
+      output_stream: "out"
+      node { calculator: "TestPlusThreeSubgraph" input_stream: "IN:in" output_stream: "OUT:out" }
+    )pb";
+  }
+  CalculatorGraph graph;
+  ASSERT_TRUE(graph.InitializeFromFile(dir + "/main.pbtxt").ok());
+  auto poller = graph.AddOutputStreamPoller("out");
+  ASSERT_TRUE(graph.StartRun().ok());
+  ASSERT_TRUE(graph.AddPacketToInputStream("in", MakePacket<int>(1).At(Timestamp(0))).ok());
+  ASSERT_TRUE(graph.CloseAllInputStreams().ok());
+  Packet p;
+  ASSERT_TRUE(poller->Next(&p));
+  EXPECT_EQ(p.Get<int>(), 4);
+  EXPECT_TRUE(graph.WaitUntilDone().ok());
+}
+
+TEST_F(SubgraphTest, OptionalSubgraphInputMayStayUnconnected) {
+  ASSERT_TRUE(RegisterSubgraphConfig(*ParseGraphConfigText(R"pb(
+    type: "TestOptionalInputSubgraph"
+    input_stream: "IN:x" input_stream: "FACTOR_STREAM:unused"
+    output_stream: "OUT:y"
+    node { calculator: "TestAddOneCalculator" input_stream: "x" output_stream: "y" }
+  )pb")).ok());
+  auto r = RunGraph(R"pb(
+    input_stream: "in" output_stream: "out"
+    node { calculator: "TestOptionalInputSubgraph" input_stream: "IN:in" output_stream: "OUT:out" }
+  )pb",
+                    {{"in", {{0, 5}}}});
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  EXPECT_EQ(Values(r.outputs["out"]), (std::vector<int>{6}));
+}
+
+TEST(OptionValueTest, CopiesAndConvertsFields) {
+  TestGraphOptions graph_options;
+  graph_options.set_offset(3);
+  graph_options.set_factor(1.25);
+  CalculatorGraphConfig::Node node;
+  node.mutable_options()->MutableExtension(TestOptions::ext)->set_value(9);
+  ASSERT_TRUE(ApplyOptionValue("value:options/offset", {&graph_options}, &node).ok());
+  ASSERT_TRUE(ApplyOptionValue("scale:factor", {&graph_options}, &node).ok());
+  EXPECT_EQ(node.options().GetExtension(TestOptions::ext).value(), 3);
+  EXPECT_FLOAT_EQ(node.options().GetExtension(TestOptions::ext).scale(), 1.25f);
+  // A type mismatch names both fields.
+  absl::Status s = ApplyOptionValue("label:offset", {&graph_options}, &node);
+  EXPECT_NE(s.message().find("rill.TestOptions.label"), std::string::npos) << s;
+  EXPECT_FALSE(ApplyOptionValue("no_colon", {&graph_options}, &node).ok());
+}
+
+}  // namespace
+}  // namespace rill

@@ -1,0 +1,575 @@
+// The `rill` command: check, draw, list and run graphs.
+//
+//   rill validate GRAPH...       exit 0 + one-line summary, or errors + exit 1
+//   rill dot GRAPH               Graphviz DOT of the expanded graph
+//   rill calculators [FILTER]    registered calculators and their ports
+//   rill run GRAPH [flags]       runs the graph to completion
+//
+// Exit status: 0 success, 1 the graph is invalid or its run failed, 2 the
+// command line is wrong.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "framework/calculator_registry.h"
+#include "framework/graph.h"
+#include "framework/packet.h"
+#include "framework/plugin/plugin_loader.h"
+#include "framework/status_util.h"
+#include "framework/tool/config_loader.h"
+#include "framework/tool/subgraph_expansion.h"
+#include "tools/graph_tools.h"
+#include "tools/trace_export.h"
+
+namespace rill {
+namespace tools {
+namespace {
+
+constexpr char kUsage[] = R"(usage: rill <command> [arguments]
+
+Check, draw, list and run Rill / MediaPipe graphs (.pbtxt or .binarypb).
+
+commands:
+  validate GRAPH...      expand subgraphs and validate; prints a one-line
+                         summary per graph and exits 0, or prints the errors
+                         and exits 1
+  dot GRAPH              prints the expanded graph as Graphviz DOT
+                         (rill dot g.pbtxt | dot -Tsvg > g.svg)
+  calculators [FILTER]   lists every registered calculator with its ports
+  run GRAPH [flags]      runs the graph to completion, printing what reaches
+                         its output streams and output side packets
+  help [COMMAND]         shows help for a command
+
+every command takes:
+  --plugin=LIB.so        load calculators from a shared library first
+                         (repeatable; also $RILL_PLUGINS=a.so:b.so and
+                         "# rill:plugin LIB.so" lines in a graph file)
+
+exit status: 0 ok, 1 invalid graph or failed run, 2 bad command line.
+Run "rill help COMMAND" for a command's flags.
+)";
+
+constexpr char kValidateHelp[] = R"(usage: rill validate [--plugin=LIB.so...] GRAPH...
+
+Loads each GRAPH, expands its subgraphs and validates it the way the runtime
+does before a run (calculators registered, every input connected, one
+producer per stream, types agree across streams, cycles marked back_edge,
+executors declared, options of the right type).
+
+Prints, per graph, either
+  GRAPH: OK: 5 nodes, 7 streams, 1 executor (default)
+and exits 0, or
+  GRAPH: INVALID: <each error>
+and exits 1.
+)";
+
+constexpr char kDotHelp[] = R"(usage: rill dot [--plugin=LIB.so...] [-o FILE] GRAPH
+
+Prints the graph, after subgraph expansion, in Graphviz DOT:
+  box (rounded)      a node, labelled with its name and calculator
+  edge               a stream, labelled with the stream name
+  dashed edge        a back edge (input_stream_info back_edge: true)
+  invhouse / house   graph input / output streams
+  note, dotted edge  side packets (filled: the graph's input side packets;
+                     double border: its output side packets)
+  point              a stream that nothing reads
+  red text           a stream that nothing produces
+  -o FILE            write to FILE instead of standard output
+Render with: rill dot g.pbtxt | dot -Tsvg > g.svg
+)";
+
+constexpr char kCalculatorsHelp[] = R"(usage: rill calculators [--plugin=LIB.so...] [--names] [FILTER]
+
+Lists every registered calculator (those linked into rill and those of
+--plugin libraries) whose name contains FILTER (case-blind), with the ports
+its contract asks for:
+  input / output / side input / side output   TAG:index   type   (optional)
+"#0" is an untagged port. Ports are found by calling the calculator's
+GetContract on a synthetic node, so ports that a contract only declares when
+the node config already has them are not listed.
+  --names    print the names only, one per line
+)";
+
+constexpr char kRunHelp[] = R"(usage: rill run GRAPH [flags]
+
+Runs GRAPH until every node has finished, then prints the run's status.
+Graph input streams are closed at once (a graph with inputs only runs its
+sources). Packets reaching the graph's output streams and its output side
+packets are printed.
+
+flags:
+  --side_packet=NAME=VALUE   an input side packet (repeatable). VALUE is an
+                             int, an int64 when it does not fit an int, a
+                             float when it has a decimal point or exponent,
+                             a bool (true/false), else a string. Force a type
+                             with NAME:TYPE=VALUE, TYPE one of int, int64,
+                             float, double, bool, string.
+  --plugin=LIB.so            load calculators from a shared library first
+  --trace=OUT.json           write a Chrome trace-event file of the run
+                             (open in https://ui.perfetto.dev or
+                             chrome://tracing)
+  --stats                    print per-calculator invocation counts and
+                             Process() times after the run
+  --print=N                  print at most N packets per output stream
+                             (default 10; the rest are counted)
+  --quiet                    print no packets, only the summary
+  --timeout=SECONDS          cancel the run after SECONDS and report which
+                             node waits on which stream (default: none)
+)";
+
+bool IsHelp(absl::string_view arg) {
+  return arg == "--help" || arg == "-h" || arg == "help";
+}
+
+int UsageError(const std::string& message, const char* help) {
+  std::fprintf(stderr, "rill: %s\n\n%s", message.c_str(), help);
+  return 2;
+}
+
+// Flags common to every command, and the positional arguments left over.
+struct CommandLine {
+  std::vector<std::string> plugins;
+  std::vector<std::string> positional;
+  std::vector<std::pair<std::string, std::string>> flags;  // name, value
+};
+
+// Splits arguments into --flag=value / --flag value / positional. `with_value`
+// lists flags that take a value.
+absl::Status ParseCommandLine(int argc, char** argv, int first,
+                              const std::vector<std::string>& with_value,
+                              const std::vector<std::string>& booleans,
+                              CommandLine* out) {
+  for (int i = first; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") {
+      for (++i; i < argc; ++i) out->positional.push_back(argv[i]);
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-' || arg == "-") {
+      out->positional.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
+    std::string value;
+    bool has_value = false;
+    const size_t eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    const bool wants_value = name == "plugin" ||
+                             std::find(with_value.begin(), with_value.end(),
+                                       name) != with_value.end();
+    const bool boolean = std::find(booleans.begin(), booleans.end(), name) !=
+                         booleans.end();
+    if (!wants_value && !boolean) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown flag \"", arg, "\""));
+    }
+    if (boolean) {
+      if (has_value) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("flag --", name, " takes no value"));
+      }
+      out->flags.emplace_back(name, "");
+      continue;
+    }
+    if (!has_value) {
+      if (i + 1 >= argc) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("flag --", name, " needs a value"));
+      }
+      value = argv[++i];
+    }
+    if (name == "plugin") {
+      out->plugins.push_back(value);
+    } else {
+      out->flags.emplace_back(name, value);
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool ReadFile(const std::string& path, std::string* text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  *text = buffer.str();
+  return true;
+}
+
+std::string DirName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// --plugin libraries, $RILL_PLUGINS, then those the graph files name.
+absl::Status LoadAllPlugins(const CommandLine& cl,
+                            const std::vector<std::string>& graphs) {
+  RILL_RETURN_IF_ERROR(LoadPlugins(cl.plugins));
+  RILL_RETURN_IF_ERROR(LoadPluginsFromEnvironment());
+  for (const std::string& graph : graphs) {
+    if (absl::EndsWith(graph, ".binarypb")) continue;
+    std::string text;
+    if (!ReadFile(graph, &text)) continue;  // the loader reports it
+    for (const std::string& plugin :
+         PluginsNamedInGraphText(text, DirName(graph))) {
+      absl::Status status = LoadPlugin(plugin);
+      if (!status.ok()) {
+        return AnnotateStatus(status, absl::StrCat(graph, ": "));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+void PrintError(const std::string& prefix, const absl::Status& status) {
+  std::fprintf(stderr, "%s%s\n", prefix.c_str(),
+               std::string(status.message()).c_str());
+}
+
+// ----------------------------------------------------------------- validate
+
+int Validate(int argc, char** argv) {
+  CommandLine cl;
+  absl::Status parsed = ParseCommandLine(argc, argv, 2, {}, {}, &cl);
+  if (!parsed.ok()) return UsageError(std::string(parsed.message()), kValidateHelp);
+  if (cl.positional.empty()) {
+    return UsageError("validate needs a GRAPH file", kValidateHelp);
+  }
+  absl::Status plugins = LoadAllPlugins(cl, cl.positional);
+  if (!plugins.ok()) {
+    PrintError("rill: ", plugins);
+    return 1;
+  }
+  int failures = 0;
+  for (const std::string& path : cl.positional) {
+    auto config = LoadGraphConfigFile(path);
+    absl::Status status = config.status();
+    CalculatorGraph graph;
+    if (status.ok()) status = graph.Initialize(*config);
+    if (!status.ok()) {
+      ++failures;
+      std::printf("%s: INVALID: %s\n", path.c_str(),
+                  std::string(status.message()).c_str());
+      continue;
+    }
+    std::printf("%s: OK: %s\n", path.c_str(),
+                SummaryLine(CountGraph(graph.Config())).c_str());
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+// ---------------------------------------------------------------------- dot
+
+int Dot(int argc, char** argv) {
+  CommandLine cl;
+  absl::Status parsed = ParseCommandLine(argc, argv, 2, {"o"}, {}, &cl);
+  if (!parsed.ok()) return UsageError(std::string(parsed.message()), kDotHelp);
+  if (cl.positional.size() != 1) {
+    return UsageError("dot needs exactly one GRAPH file", kDotHelp);
+  }
+  const std::string& path = cl.positional[0];
+  // Drawing needs no calculators (only C++ subgraphs come from plugins), so
+  // a plugin that does not load is worth a warning, not a failure.
+  absl::Status plugins = LoadAllPlugins(cl, cl.positional);
+  if (!plugins.ok()) PrintError("rill: warning: ", plugins);
+  auto config = LoadGraphConfigFile(path);
+  if (!config.ok()) {
+    PrintError(path + ": ", config.status());
+    return 1;
+  }
+  absl::Status expanded = ExpandSubgraphs(&*config);
+  if (!expanded.ok()) {
+    PrintError(path + ": ", expanded);
+    return 1;
+  }
+  std::string name = path.substr(path.rfind('/') + 1);
+  name = name.substr(0, name.find('.'));
+  if (!config->type().empty()) name = config->type();
+  const std::string dot = GraphToDot(*config, name);
+  for (const auto& [flag, value] : cl.flags) {
+    if (flag != "o") continue;
+    std::ofstream out(value);
+    out << dot;
+    if (!out) {
+      std::fprintf(stderr, "rill: cannot write %s\n", value.c_str());
+      return 1;
+    }
+    return 0;
+  }
+  std::fputs(dot.c_str(), stdout);
+  return 0;
+}
+
+// -------------------------------------------------------------- calculators
+
+int Calculators(int argc, char** argv) {
+  CommandLine cl;
+  absl::Status parsed = ParseCommandLine(argc, argv, 2, {}, {"names"}, &cl);
+  if (!parsed.ok()) {
+    return UsageError(std::string(parsed.message()), kCalculatorsHelp);
+  }
+  if (cl.positional.size() > 1) {
+    return UsageError("calculators takes at most one FILTER", kCalculatorsHelp);
+  }
+  absl::Status plugins = LoadAllPlugins(cl, {});
+  if (!plugins.ok()) {
+    PrintError("rill: ", plugins);
+    return 1;
+  }
+  const std::string filter = cl.positional.empty() ? "" : cl.positional[0];
+  const bool names_only = !cl.flags.empty();
+  std::vector<CalculatorInfo> infos;
+  if (names_only) {
+    std::vector<std::string> names = CalculatorRegistry().Names();
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      if (filter.empty() ||
+          absl::StrContains(absl::AsciiStrToLower(name),
+                            absl::AsciiStrToLower(filter))) {
+        std::printf("%s\n", name.c_str());
+      }
+    }
+    return 0;
+  }
+  infos = DescribeCalculators(filter);
+  std::fputs(FormatCalculators(infos).c_str(), stdout);
+  std::printf("%zu calculator%s%s\n", infos.size(),
+              infos.size() == 1 ? "" : "s",
+              filter.empty() ? " registered"
+                             : (" matching \"" + filter + "\"").c_str());
+  return 0;
+}
+
+// ---------------------------------------------------------------------- run
+
+std::string ValueString(const Packet& packet) {
+  if (packet.Holds<int>()) return absl::StrCat(packet.Get<int>());
+  if (packet.Holds<int64_t>()) return absl::StrCat(packet.Get<int64_t>());
+  if (packet.Holds<float>()) return absl::StrCat(packet.Get<float>());
+  if (packet.Holds<double>()) return absl::StrCat(packet.Get<double>());
+  if (packet.Holds<bool>()) return packet.Get<bool>() ? "true" : "false";
+  if (packet.Holds<std::string>()) {
+    return absl::StrCat("\"", packet.Get<std::string>(), "\"");
+  }
+  if (packet.IsEmpty()) return "(empty)";
+  return absl::StrCat("<", packet.DebugTypeName(), ">");
+}
+
+int Run(int argc, char** argv) {
+  CommandLine cl;
+  absl::Status parsed = ParseCommandLine(
+      argc, argv, 2, {"side_packet", "trace", "print", "timeout"}, {"quiet", "stats"},
+      &cl);
+  if (!parsed.ok()) return UsageError(std::string(parsed.message()), kRunHelp);
+  if (cl.positional.size() != 1) {
+    return UsageError("run needs exactly one GRAPH file", kRunHelp);
+  }
+  const std::string& path = cl.positional[0];
+  std::map<std::string, Packet> side_packets;
+  std::string trace_path;
+  int max_print = 10;
+  double timeout_s = 0;
+  bool stats = false;
+  for (const auto& [flag, value] : cl.flags) {
+    if (flag == "side_packet") {
+      auto packet = ParseSidePacketFlag(value);
+      if (!packet.ok()) {
+        return UsageError(std::string(packet.status().message()), kRunHelp);
+      }
+      side_packets[packet->first] = packet->second;
+    } else if (flag == "trace") {
+      trace_path = value;
+    } else if (flag == "print") {
+      if (!absl::SimpleAtoi(value, &max_print) || max_print < 0) {
+        return UsageError("--print needs a count", kRunHelp);
+      }
+    } else if (flag == "stats") {
+      stats = true;
+    } else if (flag == "quiet") {
+      max_print = 0;
+    } else if (flag == "timeout") {
+      if (!absl::SimpleAtod(value, &timeout_s) || timeout_s <= 0) {
+        return UsageError("--timeout needs a positive number of seconds",
+                          kRunHelp);
+      }
+    }
+  }
+  absl::Status plugins = LoadAllPlugins(cl, cl.positional);
+  if (!plugins.ok()) {
+    PrintError("rill: ", plugins);
+    return 1;
+  }
+  auto config = LoadGraphConfigFile(path);
+  if (!config.ok()) {
+    PrintError(path + ": ", config.status());
+    return 1;
+  }
+  if (!trace_path.empty()) EnableTracing(&*config);
+  if (stats) EnableStats(&*config);
+
+  CalculatorGraph graph;
+  absl::Status status = graph.Initialize(*config);
+  if (!status.ok()) {
+    std::fprintf(stderr, "%s: INVALID: %s\n", path.c_str(),
+                 std::string(status.message()).c_str());
+    return 1;
+  }
+  // Output streams: print the first packets, count all.
+  std::mutex print_mu;
+  std::map<std::string, int64_t> counts;
+  for (const std::string& entry : graph.Config().output_stream()) {
+    const std::string stream = entry.substr(entry.rfind(':') + 1);
+    counts[stream] = 0;
+    status = graph.ObserveOutputStream(
+        stream, [&, stream](const Packet& packet) {
+          std::lock_guard<std::mutex> lock(print_mu);
+          const int64_t n = ++counts[stream];
+          if (n <= max_print) {
+            std::printf("%s @ %s: %s\n", stream.c_str(),
+                        packet.Timestamp().DebugString().c_str(),
+                        ValueString(packet).c_str());
+          }
+          return absl::OkStatus();
+        });
+    if (!status.ok()) {
+      PrintError(path + ": ", status);
+      return 1;
+    }
+  }
+
+  // Optional watchdog: cancels a run that does not finish in time.
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  std::atomic<bool> timed_out{false};
+  std::string wait_report;
+  std::thread watchdog;
+  if (timeout_s > 0) {
+    watchdog = std::thread([&] {
+      std::unique_lock<std::mutex> lock(done_mu);
+      if (done_cv.wait_for(lock, std::chrono::duration<double>(timeout_s),
+                           [&] { return done; })) {
+        return;
+      }
+      timed_out = true;
+      wait_report = graph.DebugWaitReport();
+      graph.Cancel();
+    });
+  }
+  const auto start = std::chrono::steady_clock::now();
+  status = graph.StartRun(side_packets);
+  if (status.ok()) status = graph.CloseAllInputStreams();
+  if (status.ok()) {
+    status = graph.WaitUntilDone();
+  } else {
+    graph.Cancel();
+    (void)graph.WaitUntilDone();
+  }
+  const double elapsed_ms = std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - start)
+                                .count();
+  {
+    std::lock_guard<std::mutex> lock(done_mu);
+    done = true;
+  }
+  done_cv.notify_all();
+  if (watchdog.joinable()) watchdog.join();
+
+  for (const std::string& entry : graph.Config().output_side_packet()) {
+    const std::string name = entry.substr(entry.rfind(':') + 1);
+    auto packet = graph.GetOutputSidePacket(name);
+    std::printf("side packet %s: %s\n", name.c_str(),
+                packet.ok() ? ValueString(*packet).c_str()
+                            : std::string(packet.status().message()).c_str());
+  }
+  for (const auto& [stream, n] : counts) {
+    std::printf("stream %s: %lld packet%s\n", stream.c_str(),
+                static_cast<long long>(n), n == 1 ? "" : "s");
+  }
+  if (stats) std::fputs(StatsTable(&graph).c_str(), stdout);
+  if (!trace_path.empty()) {
+    absl::Status written = WriteTrace(&graph, trace_path);
+    if (written.ok()) {
+      std::printf("trace written to %s\n", trace_path.c_str());
+    } else {
+      PrintError("rill: trace: ", written);
+    }
+  }
+  if (timed_out) {
+    std::fprintf(stderr,
+                 "%s: run cancelled after %g s (--timeout); waiting nodes:\n%s\n",
+                 path.c_str(), timeout_s, wait_report.c_str());
+    return 1;
+  }
+  if (!status.ok()) {
+    std::fprintf(stderr, "%s: run failed after %.1f ms: %s\n", path.c_str(),
+                 elapsed_ms, std::string(status.message()).c_str());
+    return 1;
+  }
+  std::printf("%s: run finished in %.1f ms\n", path.c_str(), elapsed_ms);
+  return 0;
+}
+
+int Help(int argc, char** argv) {
+  const std::string topic = argc > 2 ? argv[2] : "";
+  if (topic == "validate") {
+    std::fputs(kValidateHelp, stdout);
+  } else if (topic == "dot") {
+    std::fputs(kDotHelp, stdout);
+  } else if (topic == "calculators") {
+    std::fputs(kCalculatorsHelp, stdout);
+  } else if (topic == "run") {
+    std::fputs(kRunHelp, stdout);
+  } else if (topic.empty()) {
+    std::fputs(kUsage, stdout);
+  } else {
+    return UsageError(absl::StrCat("no help for \"", topic, "\""), kUsage);
+  }
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2) return UsageError("no command given", kUsage);
+  const std::string command = argv[1];
+  if (IsHelp(command)) return Help(argc, argv);
+  // "rill CMD --help" shows that command's help.
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      char* help_argv[] = {argv[0], argv[1], argv[1]};
+      return Help(3, help_argv);
+    }
+  }
+  if (command == "validate") return Validate(argc, argv);
+  if (command == "dot") return Dot(argc, argv);
+  if (command == "calculators") return Calculators(argc, argv);
+  if (command == "run") return Run(argc, argv);
+  return UsageError(absl::StrCat("unknown command \"", command, "\""), kUsage);
+}
+
+}  // namespace
+}  // namespace tools
+}  // namespace rill
+
+int main(int argc, char** argv) { return rill::tools::Main(argc, argv); }

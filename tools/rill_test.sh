@@ -1,0 +1,167 @@
+#!/bin/bash
+# Drives bazel-bin/tools/rill: exit codes and messages of validate on a good
+# and a bad graph, dot's output, calculators, run, help and usage errors.
+# Runs from the runfiles root (bazel test) or the repository root after
+# `bazel build //tools:rill //tests/plugin:libtest_plugin.so`.
+set -u
+if [[ -x tools/rill ]]; then RILL=tools/rill; else RILL=bazel-bin/tools/rill; fi
+if [[ -f tests/plugin/libtest_plugin.so ]]; then
+  PLUGIN=tests/plugin/libtest_plugin.so
+else
+  PLUGIN=bazel-bin/tests/plugin/libtest_plugin.so
+fi
+DATA=tools/testdata
+TMP=${TEST_TMPDIR:-$(mktemp -d)}
+passed=0
+failed=0
+
+# check NAME EXPECTED_RC COMMAND...: runs COMMAND, keeps stdout+stderr in $OUT.
+check_rc() {
+  local name=$1 want=$2
+  shift 2
+  OUT=$("$@" 2>&1)
+  local rc=$?
+  if [[ $rc -ne $want ]]; then
+    echo "FAIL $name: exit $rc, wanted $want; output:"
+    echo "$OUT" | sed 's/^/    /'
+    failed=$((failed + 1))
+    return 1
+  fi
+  passed=$((passed + 1))
+}
+# expect NAME PATTERN: $OUT contains PATTERN (grep -E).
+expect() {
+  if echo "$OUT" | grep -Eq -- "$2"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL $1: output lacks /$2/; output:"
+    echo "$OUT" | sed 's/^/    /'
+    failed=$((failed + 1))
+  fi
+}
+expect_not() {
+  if echo "$OUT" | grep -Eq -- "$2"; then
+    echo "FAIL $1: output has /$2/; output:"
+    echo "$OUT" | sed 's/^/    /'
+    failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
+  fi
+}
+
+# --- usage -----------------------------------------------------------------
+check_rc "no command" 2 $RILL
+expect "no command" "usage: rill"
+check_rc "unknown command" 2 $RILL frobnicate
+expect "unknown command" 'unknown command "frobnicate"'
+expect "unknown command usage" "usage: rill <command>"
+check_rc "--help" 0 $RILL --help
+expect "--help lists commands" "validate GRAPH"
+expect "--help lists run" "run GRAPH"
+for cmd in validate dot calculators run; do
+  check_rc "$cmd --help" 0 $RILL $cmd --help
+  expect "$cmd --help" "usage: rill $cmd"
+done
+check_rc "validate without graph" 2 $RILL validate
+check_rc "unknown flag" 2 $RILL validate --bogus $DATA/good_graph.pbtxt
+expect "unknown flag" 'unknown flag "--bogus"'
+
+# --- validate --------------------------------------------------------------
+check_rc "validate good" 0 $RILL validate --plugin=$PLUGIN $DATA/good_graph.pbtxt
+expect "validate good summary" \
+  "good_graph.pbtxt: OK: 3 nodes, 3 streams, 1 executor \(default\)"
+[[ $(echo "$OUT" | wc -l) -eq 1 ]] && passed=$((passed + 1)) || {
+  echo "FAIL validate good: more than one line: $OUT"; failed=$((failed + 1)); }
+
+check_rc "validate bad" 1 $RILL validate --plugin=$PLUGIN $DATA/bad_graph.pbtxt
+expect "validate bad verdict" "bad_graph.pbtxt: INVALID"
+expect "validate bad names calculator" "PluginAddOnCalculator"
+expect "validate bad suggests" "PluginAddOneCalculator"
+
+check_rc "validate good+bad" 1 $RILL validate --plugin=$PLUGIN \
+  $DATA/good_graph.pbtxt $DATA/bad_graph.pbtxt
+expect "validate good+bad good line" "good_graph.pbtxt: OK"
+expect "validate good+bad bad line" "bad_graph.pbtxt: INVALID"
+
+# Without the plugin its calculators are unknown.
+check_rc "validate no plugin" 1 $RILL validate $DATA/good_graph.pbtxt
+expect "validate no plugin" "PluginCountSourceCalculator"
+
+check_rc "validate missing file" 1 $RILL validate $DATA/no_such_graph.pbtxt
+expect "validate missing file" "no_such_graph.pbtxt"
+
+check_rc "bad plugin" 1 $RILL validate --plugin=$DATA/good_graph.pbtxt \
+  $DATA/good_graph.pbtxt
+expect "bad plugin" 'cannot load plugin ".*good_graph.pbtxt"'
+
+# --- dot -------------------------------------------------------------------
+check_rc "dot good" 0 $RILL dot $DATA/good_graph.pbtxt
+expect "dot header" '^digraph "good_graph" \{'
+expect "dot node box" 'n0 \[shape=box, style=rounded, label="source\\nPluginCountSourceCalculator"\]'
+expect "dot stream edge" 'n0 -> n1 \[label="numbers"\]'
+expect "dot output" 'graph_out0 \[shape=house'
+expect "dot output edge" 'n2 -> graph_out0 \[label="scaled"\]'
+expect "dot side packet" 'shape=note'
+expect "dot side edge" '-> n0 \[style=dotted\]'
+expect "dot closes" '^\}$'
+if command -v dot >/dev/null; then
+  echo "$OUT" | dot -Tsvg >"$TMP/g.svg" 2>"$TMP/dot.err" &&
+    passed=$((passed + 1)) ||
+    { echo "FAIL graphviz rejects the DOT: $(cat "$TMP/dot.err")"; failed=$((failed + 1)); }
+fi
+check_rc "dot back edge" 0 $RILL dot $DATA/back_edge_graph.pbtxt
+expect "dot back edge dashed" 'n1 -> n0 \[label="looped", style=dashed'
+expect "dot graph input" 'graph_in0 \[shape=invhouse'
+check_rc "dot -o" 0 $RILL dot -o "$TMP/out.dot" $DATA/good_graph.pbtxt
+grep -q "^digraph" "$TMP/out.dot" && passed=$((passed + 1)) ||
+  { echo "FAIL dot -o wrote nothing"; failed=$((failed + 1)); }
+check_rc "dot two graphs" 2 $RILL dot $DATA/good_graph.pbtxt $DATA/bad_graph.pbtxt
+
+# Subgraph from a .pbtxt beside the graph; the graph names its plugin itself.
+check_rc "validate subgraph" 0 $RILL validate $DATA/subgraph_graph.pbtxt
+expect "validate subgraph expanded" "subgraph_graph.pbtxt: OK: 3 nodes, 3 streams"
+check_rc "dot subgraph" 0 $RILL dot $DATA/subgraph_graph.pbtxt
+expect "dot subgraph inner node" "PluginAddOneCalculator"
+expect "dot subgraph cluster" 'subgraph cluster_0 \{'
+expect "dot subgraph cluster label" 'label="add_two"; style=dashed' 
+expect_not "dot subgraph not a node" 'label="add_two\\nAddTwoSubgraph"'
+check_rc "run subgraph" 0 $RILL run $DATA/subgraph_graph.pbtxt --side_packet=count=3
+expect "run subgraph" "result @ 2: 4$"
+
+# --- calculators -----------------------------------------------------------
+check_rc "calculators plugin" 0 $RILL calculators --plugin=$PLUGIN Plugin
+expect "calculators scale" "^PluginScaleCalculator"
+expect "calculators side input" "side input +COUNT:0 +int"
+expect "calculators source" "^PluginCountSourceCalculator +\(tests/plugin/plugin_calculators.cc\)"
+expect "calculators input" "input +IN:0 +int"
+expect "calculators count" "3 calculators matching"
+check_rc "calculators names" 0 $RILL calculators --names --plugin=$PLUGIN
+expect "calculators names" "^PluginAddOneCalculator$"
+
+# --- run -------------------------------------------------------------------
+check_rc "run" 0 $RILL run --plugin=$PLUGIN $DATA/good_graph.pbtxt \
+  --side_packet=count=4 --side_packet factor=3
+expect "run first packet" "scaled @ 0: 3$"
+expect "run last packet" "scaled @ 3: 12$"
+expect "run count" "stream scaled: 4 packets"
+expect "run finished" "run finished in"
+check_rc "run quiet" 0 $RILL run --plugin=$PLUGIN $DATA/good_graph.pbtxt \
+  --side_packet=count=100 --side_packet=factor=1 --quiet
+expect_not "run quiet prints no packets" "scaled @"
+expect "run quiet count" "stream scaled: 100 packets"
+check_rc "run bad side packet" 2 $RILL run --plugin=$PLUGIN \
+  $DATA/good_graph.pbtxt --side_packet=count
+expect "run bad side packet" "name=value"
+check_rc "run missing side packet" 1 $RILL run --plugin=$PLUGIN \
+  $DATA/good_graph.pbtxt --side_packet=count=4
+expect "run missing side packet" "factor"
+check_rc "run trace" 0 $RILL run --plugin=$PLUGIN $DATA/good_graph.pbtxt \
+  --side_packet=count=5 --side_packet=factor=2 --quiet --trace="$TMP/trace.json"
+if grep -q "traceEvents" "$TMP/trace.json" 2>/dev/null; then
+  passed=$((passed + 1))
+else
+  echo "FAIL run --trace wrote no trace events"; failed=$((failed + 1))
+fi
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
