@@ -89,8 +89,9 @@ class BeginLoopCalculator : public CalculatorBase {
     // An empty batch still needs a loop timestamp for its BATCH_END.
     if (items.begin() == items.end()) ++next_;
     const Timestamp last(next_ - 1);
-    cc->Outputs().Tag("BATCH_END").AddPacket(
-        MakePacket<Timestamp>(cc->InputTimestamp()).At(last));
+    cc->Outputs()
+        .Tag("BATCH_END")
+        .AddPacket(MakePacket<Timestamp>(cc->InputTimestamp()).At(last));
     for (auto& out : cc->Outputs()) out.SetNextTimestampBound(Timestamp(next_));
     return absl::OkStatus();
   }

@@ -34,12 +34,11 @@ class ConcatenateVectorCalculator : public CalculatorBase {
           calculator, " node \"", cc->GetNodeName(),
           "\" needs one or more untagged input streams and no tagged ones"));
     }
-    if (cc->Outputs().NumEntries() != 1 ||
-        cc->Outputs().NumEntries("") != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          calculator, " node \"", cc->GetNodeName(),
-          "\" needs exactly one untagged output stream, has ",
-          cc->Outputs().NumEntries()));
+    if (cc->Outputs().NumEntries() != 1 || cc->Outputs().NumEntries("") != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(calculator, " node \"", cc->GetNodeName(),
+                       "\" needs exactly one untagged output stream, has ",
+                       cc->Outputs().NumEntries()));
     }
     // Either T or std::vector<T>: a port holds one declared type, so the
     // choice is checked on each packet instead.
@@ -50,9 +49,8 @@ class ConcatenateVectorCalculator : public CalculatorBase {
   }
 
   absl::Status Open(CalculatorContext* cc) override {
-    only_if_all_ =
-        cc->Options<ConcatenateVectorCalculatorOptions>()
-            .only_emit_if_all_present();
+    only_if_all_ = cc->Options<ConcatenateVectorCalculatorOptions>()
+                       .only_emit_if_all_present();
     cc->SetOffset(TimestampDiff(0));
     return absl::OkStatus();
   }
@@ -74,11 +72,11 @@ class ConcatenateVectorCalculator : public CalculatorBase {
       } else if (p.Holds<T>()) {
         out.push_back(p.Get<T>());
       } else {
-        return absl::InvalidArgumentError(absl::StrCat(
-            cc->CalculatorType(), " node \"", cc->NodeName(),
-            "\": input stream ", i, " carries ", p.DebugTypeName(), " at ",
-            p.Timestamp().DebugString(), "; expected ", TypeName<T>(), " or ",
-            TypeName<std::vector<T>>()));
+        return absl::InvalidArgumentError(
+            absl::StrCat(cc->CalculatorType(), " node \"", cc->NodeName(),
+                         "\": input stream ", i, " carries ", p.DebugTypeName(),
+                         " at ", p.Timestamp().DebugString(), "; expected ",
+                         TypeName<T>(), " or ", TypeName<std::vector<T>>()));
       }
     }
     cc->Outputs().Index(0).AddPacket(

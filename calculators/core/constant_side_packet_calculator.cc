@@ -34,9 +34,10 @@ class ConstantSidePacketCalculator : public CalculatorBase {
     const auto& options = cc->Options<ConstantSidePacketCalculatorOptions>();
     const int n = cc->OutputSidePackets().NumEntries(kPacketTag);
     if (cc->OutputSidePackets().NumEntries() != n) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "ConstantSidePacketCalculator node \"", node,
-          "\": every output side packet must be tagged PACKET (PACKET:i:name)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("ConstantSidePacketCalculator node \"", node,
+                       "\": every output side packet must be tagged PACKET "
+                       "(PACKET:i:name)"));
     }
     if (n != options.packet_size()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -71,10 +72,10 @@ class ConstantSidePacketCalculator : public CalculatorBase {
           port.Set<std::string>();
           break;
         case ConstantPacket::VALUE_NOT_SET:
-          return absl::InvalidArgumentError(absl::StrCat(
-              "ConstantSidePacketCalculator node \"", node,
-              "\": ConstantSidePacketCalculatorOptions.packet[", i,
-              "] has no value set"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("ConstantSidePacketCalculator node \"", node,
+                           "\": ConstantSidePacketCalculatorOptions.packet[", i,
+                           "] has no value set"));
       }
     }
     return absl::OkStatus();

@@ -86,11 +86,14 @@ class FlowLimiterCalculator : public CalculatorBase {
     }
     cc->Inputs().Tag(kFinishedTag).SetAny();
     if (cc->Inputs().HasTag(kOptionsTag)) {
-      cc->Inputs().Tag(kOptionsTag).Set<FlowLimiterCalculatorOptions>()
+      cc->Inputs()
+          .Tag(kOptionsTag)
+          .Set<FlowLimiterCalculatorOptions>()
           .Optional();
     }
     if (cc->InputSidePackets().HasTag(kOptionsTag)) {
-      cc->InputSidePackets().Tag(kOptionsTag)
+      cc->InputSidePackets()
+          .Tag(kOptionsTag)
           .Set<FlowLimiterCalculatorOptions>()
           .Optional();
     }
@@ -100,8 +103,8 @@ class FlowLimiterCalculator : public CalculatorBase {
     if (cc->Outputs().HasTag(kAllowTag)) {
       cc->Outputs().Tag(kAllowTag).Set<bool>().Optional();
     }
-    RILL_RETURN_IF_ERROR(ValidateOptions(
-        cc->Options<FlowLimiterCalculatorOptions>(), node));
+    RILL_RETURN_IF_ERROR(
+        ValidateOptions(cc->Options<FlowLimiterCalculatorOptions>(), node));
     cc->SetInputStreamHandler("ImmediateInputStreamHandler");
     cc->SetProcessTimestampBounds(true);
     return absl::OkStatus();

@@ -37,8 +37,8 @@ class GateCalculator : public CalculatorBase {
     const bool side_disallow = cc->InputSidePackets().HasTag(kDisallowTag);
     const bool stream_allow = cc->Inputs().HasTag(kAllowTag);
     const bool stream_disallow = cc->Inputs().HasTag(kDisallowTag);
-    const int controls = side_allow + side_disallow + stream_allow +
-                         stream_disallow;
+    const int controls =
+        side_allow + side_disallow + stream_allow + stream_disallow;
     if (controls > 1) {
       return absl::InvalidArgumentError(absl::StrCat(
           "GateCalculator node \"", node,
@@ -118,8 +118,9 @@ class GateCalculator : public CalculatorBase {
     const State now = allow ? State::kAllow : State::kDisallow;
     if (state_ != State::kUnknown && state_ != now &&
         cc->Outputs().HasTag(kStateChangeTag)) {
-      cc->Outputs().Tag(kStateChangeTag).AddPacket(
-          MakePacket<bool>(allow).At(cc->InputTimestamp()));
+      cc->Outputs()
+          .Tag(kStateChangeTag)
+          .AddPacket(MakePacket<bool>(allow).At(cc->InputTimestamp()));
     }
     state_ = now;
 

@@ -45,8 +45,7 @@ class PacketClonerCalculator : public CalculatorBase {
           "PacketClonerCalculator node \"", node,
           "\" needs a TICK input stream and at least one stream to clone"));
     }
-    if (cc->Outputs().NumEntries("") != n ||
-        cc->Outputs().NumEntries() != n) {
+    if (cc->Outputs().NumEntries("") != n || cc->Outputs().NumEntries() != n) {
       return absl::InvalidArgumentError(absl::StrCat(
           "PacketClonerCalculator node \"", node, "\" clones ", n,
           " input streams but has ", cc->Outputs().NumEntries(),

@@ -45,8 +45,8 @@ class PassThroughCalculator : public CalculatorBase {
   static absl::Status GetContract(CalculatorContract* cc) {
     std::vector<CollectionItemId> ids;
     RILL_RETURN_IF_ERROR(MatchIds(*cc->Inputs().GetTagMap(),
-                                  *cc->Outputs().GetTagMap(),
-                                  cc->GetNodeName(), "stream", &ids));
+                                  *cc->Outputs().GetTagMap(), cc->GetNodeName(),
+                                  "stream", &ids));
     for (CollectionItemId id = 0; id < cc->Inputs().NumEntries(); ++id) {
       cc->Inputs().Get(id).SetAny();
       cc->Outputs().Get(ids[id]).SetSameAs(&cc->Inputs().Get(id));
@@ -72,8 +72,9 @@ class PassThroughCalculator : public CalculatorBase {
                                   cc->NodeName(), "side packet", &side_ids));
     for (CollectionItemId id = 0; id < cc->InputSidePackets().NumEntries();
          ++id) {
-      cc->OutputSidePackets().Get(side_ids[id]).Set(
-          cc->InputSidePackets().Get(id));
+      cc->OutputSidePackets()
+          .Get(side_ids[id])
+          .Set(cc->InputSidePackets().Get(id));
     }
     RILL_RETURN_IF_ERROR(MatchIds(*cc->Inputs().GetTagMap(),
                                   *cc->Outputs().GetTagMap(), cc->NodeName(),
@@ -85,7 +86,8 @@ class PassThroughCalculator : public CalculatorBase {
   absl::Status Process(CalculatorContext* cc) override {
     for (CollectionItemId id = 0; id < cc->Inputs().NumEntries(); ++id) {
       const InputStreamShard& in = cc->Inputs().Get(id);
-      if (!in.IsEmpty()) cc->Outputs().Get(output_ids_[id]).AddPacket(in.Value());
+      if (!in.IsEmpty())
+        cc->Outputs().Get(output_ids_[id]).AddPacket(in.Value());
     }
     return absl::OkStatus();
   }

@@ -13,13 +13,15 @@ absl::Status ValidateSplitVectorOptions(
   const std::string where = absl::StrCat(calculator, " node \"", node, "\": ");
   if (options.ranges_size() == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, "SplitVectorCalculatorOptions.ranges is empty; give at least "
-               "one range"));
+        where,
+        "SplitVectorCalculatorOptions.ranges is empty; give at least "
+        "one range"));
   }
   if (options.element_only() && options.combine_outputs()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, "SplitVectorCalculatorOptions.element_only and "
-               "combine_outputs cannot both be set"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where,
+                     "SplitVectorCalculatorOptions.element_only and "
+                     "combine_outputs cannot both be set"));
   }
   for (int i = 0; i < options.ranges_size(); ++i) {
     const Range& r = options.ranges(i);
@@ -30,14 +32,17 @@ absl::Status ValidateSplitVectorOptions(
     }
     if (options.element_only() && r.end() - r.begin() != 1) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, "element_only is set, so every range must hold one element, "
-                 "but range ", i, " {begin: ", r.begin(), " end: ", r.end(),
-          "} holds ", r.end() - r.begin()));
+          where,
+          "element_only is set, so every range must hold one element, "
+          "but range ",
+          i, " {begin: ", r.begin(), " end: ", r.end(), "} holds ",
+          r.end() - r.begin()));
     }
   }
   if (options.combine_outputs()) {
     std::vector<std::pair<int, int>> sorted;
-    for (const Range& r : options.ranges()) sorted.emplace_back(r.begin(), r.end());
+    for (const Range& r : options.ranges())
+      sorted.emplace_back(r.begin(), r.end());
     std::sort(sorted.begin(), sorted.end());
     for (size_t i = 1; i < sorted.size(); ++i) {
       if (sorted[i].first < sorted[i - 1].second) {
@@ -48,10 +53,11 @@ absl::Status ValidateSplitVectorOptions(
       }
     }
     if (num_outputs != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, "combine_outputs is set, so the node needs exactly one "
-                 "output stream, has ",
-          num_outputs));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where,
+                       "combine_outputs is set, so the node needs exactly one "
+                       "output stream, has ",
+                       num_outputs));
     }
   } else if (num_outputs != options.ranges_size()) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -37,12 +37,11 @@ class SplitVectorCalculator : public CalculatorBase {
   static absl::Status GetContract(CalculatorContract* cc) {
     const std::string& node = cc->GetNodeName();
     const std::string& calculator = cc->GetNodeConfig().calculator();
-    if (cc->Inputs().NumEntries() != 1 ||
-        cc->Inputs().NumEntries("") != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          calculator, " node \"", node,
-          "\" needs exactly one untagged input stream, has ",
-          cc->Inputs().NumEntries()));
+    if (cc->Inputs().NumEntries() != 1 || cc->Inputs().NumEntries("") != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(calculator, " node \"", node,
+                       "\" needs exactly one untagged input stream, has ",
+                       cc->Inputs().NumEntries()));
     }
     const auto& options = cc->Options<SplitVectorCalculatorOptions>();
     RILL_RETURN_IF_ERROR(ValidateSplitVectorOptions(
@@ -85,7 +84,8 @@ class SplitVectorCalculator : public CalculatorBase {
     if (combine_) {
       std::vector<T> out;
       for (const auto& r : ranges_) {
-        out.insert(out.end(), input.begin() + r.first, input.begin() + r.second);
+        out.insert(out.end(), input.begin() + r.first,
+                   input.begin() + r.second);
       }
       cc->Outputs().Get(0).AddPacket(
           MakePacket<std::vector<T>>(std::move(out)).At(ts));

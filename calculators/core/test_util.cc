@@ -67,7 +67,8 @@ absl::StatusOr<StreamPackets> RunGraph(
   // would.
   std::vector<std::tuple<Timestamp, std::string, const Packet*>> order;
   for (const auto& [stream, packets] : inputs) {
-    for (const Packet& p : packets) order.emplace_back(p.Timestamp(), stream, &p);
+    for (const Packet& p : packets)
+      order.emplace_back(p.Timestamp(), stream, &p);
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) {

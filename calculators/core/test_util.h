@@ -28,8 +28,7 @@ using StreamPackets = std::map<std::string, std::vector<Packet>>;
 
 // Parses a CalculatorGraphConfig from text format. `[mediapipe.X.ext]` and
 // `[type.googleapis.com/mediapipe.X]` resolve to Rill's `rill.X`.
-absl::StatusOr<CalculatorGraphConfig> ParseGraphConfig(
-    const std::string& text);
+absl::StatusOr<CalculatorGraphConfig> ParseGraphConfig(const std::string& text);
 
 // Initializes a graph from `config_text`, observes every stream named in
 // `observed`, starts it with `side_packets`, adds the packets of `inputs`
