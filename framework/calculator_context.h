@@ -30,6 +30,9 @@ class InputStreamShard {
   }
   // No packet will ever arrive on this stream again.
   bool IsDone() const { return done_; }
+  // No packet below this timestamp will arrive on this stream any more (as
+  // of this invocation).
+  Timestamp NextTimestampBound() const { return bound_; }
   const std::string& Name() const { return *name_; }
 
  private:
@@ -37,6 +40,7 @@ class InputStreamShard {
   static const std::string kNoName;
   Packet packet_;
   bool done_ = false;
+  Timestamp bound_ = Timestamp::PreStream();
   const std::string* name_ = &kNoName;
 };
 

@@ -93,6 +93,7 @@ void CalculatorNode::LoadInputs(Invocation* inv) {
     shard.packet_ = std::move(inv->slots[i]);
     inv->slots[i] = Packet();
     shard.done_ = queues[i].IsDone();
+    shard.bound_ = queues[i].Next();
   }
   for (int out = 0; out < static_cast<int>(output_bounds.size()); ++out) {
     OutputStreamShard& shard = inv->context.outputs_.Get(out);

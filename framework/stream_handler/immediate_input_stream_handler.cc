@@ -28,7 +28,26 @@ class ImmediateInputStreamHandler : public InputStreamHandler {
     }
     std::vector<int> all(queues.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
-    return AllDone(queues, all) ? State::kReadyForClose : State::kNotReady;
+    if (AllDone(queues, all)) return State::kReadyForClose;
+    if (process_bounds_) {
+      // No packet, but the forward inputs' bounds moved: report the largest
+      // timestamp every one of them has settled.
+      Timestamp min_bound = Timestamp::Done();
+      for (const InputQueue& q : queues) {
+        if (!q.back_edge) min_bound = std::min(min_bound, q.bound);
+      }
+      Timestamp settled = Timestamp::Unset();
+      if (min_bound == Timestamp::PostStream()) {
+        settled = Timestamp::Max();
+      } else if (min_bound.IsRangeValue() && min_bound > Timestamp::Min()) {
+        settled = min_bound - 1;
+      }
+      if (settled.IsRangeValue() && (!last.IsRangeValue() || settled > last)) {
+        *ts = settled;
+        return State::kReadyForProcess;
+      }
+    }
+    return State::kNotReady;
   }
 };
 REGISTER_INPUT_STREAM_HANDLER(ImmediateInputStreamHandler);
