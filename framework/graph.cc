@@ -133,7 +133,8 @@ class GraphRuntime {
   struct ExecutorState {
     std::shared_ptr<Executor> executor;
     std::priority_queue<std::pair<int, int>> ready;  // (priority, node)
-    int drainers = 0;
+    int drainers = 0;  // drain tasks scheduled or running
+    int busy = 0;      // drainers inside a calculator call (lock released)
     int max_drainers = 1;
   };
   struct GraphInput {
@@ -145,6 +146,7 @@ class GraphRuntime {
 
   // All *Locked functions require mu_.
   void MaybeScheduleLocked(CalculatorNode* node);
+  bool MightBeReadyLocked(const CalculatorNode& node) const;
   void Drain(int executor);
   Invocation* PrepareLocked(CalculatorNode* node);
   void FinishLocked(CalculatorNode* node, Invocation* inv);
@@ -188,6 +190,7 @@ class GraphRuntime {
   bool shutting_down_ = false;
   size_t closed_nodes_ = 0;
   int in_flight_ = 0;
+  int num_throttled_ = 0;
   int waiting_adders_ = 0;
   std::function<void(const absl::Status&)> error_callback_;
   std::vector<absl::Status> pending_callbacks_;
@@ -440,9 +443,11 @@ Invocation* GraphRuntime::PrepareLocked(CalculatorNode* node) {
       close = true;
     } else if (node->in_flight == 0) {
       if (ThrottledLocked(*node)) {
+        if (!node->throttled) ++num_throttled_;
         node->throttled = true;
         return nullptr;
       }
+      if (node->throttled) --num_throttled_;
       node->throttled = false;
       inv = node->AcquireInvocation(Invocation::kProcess);
       inv->timestamp = Timestamp::Unset();
@@ -487,12 +492,28 @@ void GraphRuntime::MaybeScheduleLocked(CalculatorNode* node) {
   ExecutorState& ex = executors_[node_executor_[node->index()]];
   node->in_ready_set = true;
   ex.ready.emplace(node->spec().priority, node->index());
+  // Wake another worker only when there is more ready work than drainers
+  // free to take it: a drainer that just committed will pop the next node
+  // itself, and a needless hand-off costs more than a cheap calculator.
   if (ex.drainers < ex.max_drainers &&
-      static_cast<int>(ex.ready.size()) > 0) {
+      static_cast<int>(ex.ready.size()) > ex.drainers - ex.busy) {
     ++ex.drainers;
     const int index = node_executor_[node->index()];
     ex.executor->Schedule([this, index] { Drain(index); });
   }
+}
+
+// True when `node` may have something to do after an invocation: queued
+// packets, a source that has not stopped, or inputs that are all done.
+bool GraphRuntime::MightBeReadyLocked(const CalculatorNode& node) const {
+  if (node.state != CalculatorNode::State::kOpened || shutting_down_) return true;
+  if (node.spec().IsSource()) return true;
+  bool all_done = true;
+  for (const InputQueue& q : node.queues) {
+    if (!q.packets.empty()) return true;
+    if (!q.back_edge && q.bound != Timestamp::Done()) all_done = false;
+  }
+  return all_done;
 }
 
 void GraphRuntime::Drain(int executor) {
@@ -509,6 +530,7 @@ void GraphRuntime::Drain(int executor) {
     if (node->max_in_flight > 1 && !node->spec().IsSource()) {
       MaybeScheduleLocked(node);
     }
+    ++ex.busy;
     lock.unlock();
     const bool timing = profiler_->Enabled();
     if (timing) inv->start_ns = profiler_->NowNs();
@@ -525,18 +547,26 @@ void GraphRuntime::Drain(int executor) {
     }
     node->ClearInputs(inv);
     lock.lock();
+    --ex.busy;
     FinishLocked(node, inv);
   }
+  // Deliver error callbacks while still counted as a drainer, so that
+  // WaitUntilDone returns only after they ran.
+  while (!pending_callbacks_.empty()) {
+    std::vector<absl::Status> callbacks;
+    callbacks.swap(pending_callbacks_);
+    std::function<void(const absl::Status&)> callback = error_callback_;
+    lock.unlock();
+    if (callback) {
+      for (const absl::Status& s : callbacks) callback(s);
+    }
+    lock.lock();
+  }
   --ex.drainers;
-  if (IdleLocked()) OnIdleLocked();
-  std::vector<absl::Status> callbacks;
-  callbacks.swap(pending_callbacks_);
-  // Copy: once the lock is released the runtime may be destroyed.
-  std::function<void(const absl::Status&)> callback = error_callback_;
-  cv_.notify_all();
-  lock.unlock();
-  if (callback) {
-    for (const absl::Status& s : callbacks) callback(s);
+  if (IdleLocked()) {
+    OnIdleLocked();  // notifies waiters
+  } else if (ex.drainers == 0) {
+    cv_.notify_all();  // Shutdown waits for drainers to leave
   }
 }
 
@@ -552,8 +582,9 @@ void GraphRuntime::FinishLocked(CalculatorNode* node, Invocation* inv) {
     --in_flight_;
     node->ReleaseInvocation(next);
   }
-  MaybeScheduleLocked(node);
-  cv_.notify_all();
+  if (MightBeReadyLocked(*node)) MaybeScheduleLocked(node);
+  // Waiters (WaitUntilIdle/Done, blocked adders) are woken where their
+  // condition can change: node closed, idle, queue space, failure.
 }
 
 void GraphRuntime::CommitLocked(CalculatorNode* node, Invocation* inv) {
@@ -704,9 +735,14 @@ bool GraphRuntime::ThrottledLocked(const CalculatorNode& node) const {
 }
 
 void GraphRuntime::RecheckThrottledLocked() {
+  if (num_throttled_ == 0) {
+    if (waiting_adders_ > 0) cv_.notify_all();
+    return;
+  }
   for (auto& n : nodes_) {
     if (n->throttled && !ThrottledLocked(*n)) {
       n->throttled = false;
+      --num_throttled_;
       MaybeScheduleLocked(n.get());
     }
   }
@@ -917,7 +953,7 @@ absl::Status GraphRuntime::WaitUntilDone() {
   if (!running_) return absl::FailedPreconditionError("the graph is not running");
   for (;;) {
     if (HasAppThreadExecutor()) RunAppTasks(lock);
-    if (DoneLocked()) break;
+    if (DoneLocked() && IdleLocked()) break;
     if (IdleLocked()) {
       bool inputs_open = false;
       for (const GraphInput& in : inputs_) inputs_open = inputs_open || !in.closed;
