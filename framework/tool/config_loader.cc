@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "framework/options.h"
+#include "framework/plugin/plugin_loader.h"
+#include "framework/status_util.h"
 #include "framework/tool/subgraph_expansion.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -105,8 +107,14 @@ absl::StatusOr<CalculatorGraphConfig> LoadGraphConfigFile(
   absl::StatusOr<std::string> contents = ReadFileToString(path);
   if (!contents.ok()) return contents.status();
   const size_t slash = path.rfind('/');
-  AddSubgraphSearchPath(slash == std::string::npos ? "."
-                                                   : path.substr(0, slash));
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  AddSubgraphSearchPath(dir);
+  // `# rill:plugin LIB.so` lines: load the calculators (and their option
+  // messages) before parsing, so the graph may use them.
+  for (const std::string& plugin : PluginsNamedInGraphText(*contents, dir)) {
+    absl::Status s = LoadPlugin(plugin);
+    if (!s.ok()) return AnnotateStatus(s, absl::StrCat(path, ": "));
+  }
   CalculatorGraphConfig config;
   if (absl::EndsWith(path, ".binarypb") || absl::EndsWith(path, ".pb")) {
     if (!config.ParseFromString(*contents)) {

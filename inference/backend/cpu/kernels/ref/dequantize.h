@@ -1,0 +1,19 @@
+// Reference DEQUANTIZE: fp16 weights to fp32 (what MediaPipe models store),
+// and affine int8/uint8 with one scale and zero point.
+#ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_REF_DEQUANTIZE_H_
+#define RILL_INFERENCE_BACKEND_CPU_KERNELS_REF_DEQUANTIZE_H_
+
+#include <cstdint>
+
+namespace rill::inference::cpu {
+
+// IEEE 754 binary16 to binary32, exact (subnormals, infinities, NaN kept).
+float HalfToFloat(uint16_t h);
+
+void DequantizeFp16Ref(long long n, const uint16_t* in, float* out);
+void DequantizeInt8Ref(long long n, const int8_t* in, float scale, int zero_point, float* out);
+void DequantizeUInt8Ref(long long n, const uint8_t* in, float scale, int zero_point, float* out);
+
+}  // namespace rill::inference::cpu
+
+#endif  // RILL_INFERENCE_BACKEND_CPU_KERNELS_REF_DEQUANTIZE_H_

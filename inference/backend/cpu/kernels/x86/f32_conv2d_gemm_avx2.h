@@ -1,0 +1,22 @@
+// 2-D convolution as GEMM for x86 AVX2/FMA: output pixels are GEMM rows,
+// output channels GEMM columns. A 1x1/stride-1/unpadded conv reads its input
+// directly; any other conv gathers tiles of rows (im2col) into scratch first.
+// Filters (OHWI) are packed once with PackWeightsNK(filter, out_c, kh*kw*in_c).
+#ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_CONV2D_GEMM_AVX2_H_
+#define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_CONV2D_GEMM_AVX2_H_
+
+#include <cstddef>
+
+#include "inference/backend/cpu/kernels/ref/kernel_params.h"
+
+namespace rill::inference::cpu::x86 {
+
+bool ConvIsPointwise(const ConvParams& p);
+// Scratch floats Conv2DGemmAvx2 needs (0 for pointwise convs).
+size_t Conv2DGemmScratchFloats(const ConvParams& p);
+void Conv2DGemmAvx2(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
+                    float* scratch, float* output);
+
+}  // namespace rill::inference::cpu::x86
+
+#endif  // RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_CONV2D_GEMM_AVX2_H_

@@ -1,0 +1,77 @@
+#include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
+
+#include <immintrin.h>
+
+namespace rill::inference::cpu::x86 {
+namespace {
+
+__attribute__((target("avx2,fma"))) inline __m256 Activate(__m256 v, FusedActivation act) {
+  switch (act) {
+    case FusedActivation::kRelu: return _mm256_max_ps(v, _mm256_setzero_ps());
+    case FusedActivation::kRelu6: return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(6.0f));
+    case FusedActivation::kReluN1To1:
+      return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(-1.0f)), _mm256_set1_ps(1.0f));
+    default: return v;
+  }
+}
+
+}  // namespace
+
+__attribute__((target("avx2,fma"))) void DepthwiseConv2DAvx2(const ConvParams& p, const float* input,
+                                                              const float* filter, const float* bias,
+                                                              float* output) {
+  const int channels = p.out_c;
+  const int vec_end = channels / 8 * 8;
+  const bool vector_act = p.activation != FusedActivation::kTanh;
+  for (int n = 0; n < p.batch; ++n) {
+    const float* in_n = input + static_cast<long long>(n) * p.in_h * p.in_w * p.in_c;
+    for (int oy = 0; oy < p.out_h; ++oy) {
+      const int iy0 = oy * p.stride_h - p.pad_top;
+      int ky_begin = 0, ky_end = p.kernel_h;
+      while (ky_begin < ky_end && iy0 + ky_begin * p.dilation_h < 0) ++ky_begin;
+      while (ky_end > ky_begin && iy0 + (ky_end - 1) * p.dilation_h >= p.in_h) --ky_end;
+      for (int ox = 0; ox < p.out_w; ++ox) {
+        const int ix0 = ox * p.stride_w - p.pad_left;
+        int kx_begin = 0, kx_end = p.kernel_w;
+        while (kx_begin < kx_end && ix0 + kx_begin * p.dilation_w < 0) ++kx_begin;
+        while (kx_end > kx_begin && ix0 + (kx_end - 1) * p.dilation_w >= p.in_w) --kx_end;
+        float* out = output + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * channels;
+        int c = 0;
+        for (; c < vec_end; c += 8) {
+          __m256 acc = bias ? _mm256_loadu_ps(bias + c) : _mm256_setzero_ps();
+          for (int ky = ky_begin; ky < ky_end; ++ky) {
+            const int iy = iy0 + ky * p.dilation_h;
+            const float* in_row = in_n + static_cast<long long>(iy) * p.in_w * channels;
+            const float* f_row = filter + static_cast<long long>(ky) * p.kernel_w * channels;
+            for (int kx = kx_begin; kx < kx_end; ++kx) {
+              const int ix = ix0 + kx * p.dilation_w;
+              acc = _mm256_fmadd_ps(_mm256_loadu_ps(in_row + static_cast<long long>(ix) * channels + c),
+                                    _mm256_loadu_ps(f_row + kx * channels + c), acc);
+            }
+          }
+          if (vector_act) {
+            _mm256_storeu_ps(out + c, Activate(acc, p.activation));
+          } else {
+            alignas(32) float tmp[8];
+            _mm256_store_ps(tmp, acc);
+            for (int j = 0; j < 8; ++j) out[c + j] = ApplyActivation(tmp[j], p.activation);
+          }
+        }
+        for (; c < channels; ++c) {
+          float acc = bias ? bias[c] : 0.0f;
+          for (int ky = ky_begin; ky < ky_end; ++ky) {
+            const int iy = iy0 + ky * p.dilation_h;
+            for (int kx = kx_begin; kx < kx_end; ++kx) {
+              const int ix = ix0 + kx * p.dilation_w;
+              acc += in_n[(static_cast<long long>(iy) * p.in_w + ix) * channels + c] *
+                     filter[(ky * p.kernel_w + kx) * channels + c];
+            }
+          }
+          out[c] = ApplyActivation(acc, p.activation);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace rill::inference::cpu::x86

@@ -1,0 +1,15 @@
+// Depthwise 2-D convolution for x86 AVX2/FMA (depth multiplier 1): NHWC keeps
+// channels contiguous, so 8 channels of one output pixel are one vector.
+#ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_DWCONV2D_AVX2_H_
+#define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_DWCONV2D_AVX2_H_
+
+#include "inference/backend/cpu/kernels/ref/kernel_params.h"
+
+namespace rill::inference::cpu::x86 {
+
+void DepthwiseConv2DAvx2(const ConvParams& p, const float* input, const float* filter, const float* bias,
+                         float* output);
+
+}  // namespace rill::inference::cpu::x86
+
+#endif  // RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_DWCONV2D_AVX2_H_

@@ -1,0 +1,161 @@
+// CONV_2D, DEPTHWISE_CONV_2D, transposed conv and FULLY_CONNECTED on the CPU.
+#include <vector>
+
+#include "inference/backend/cpu/kernels/ref/conv2d.h"
+#include "inference/backend/cpu/kernels/ref/depthwise_conv2d.h"
+#include "inference/backend/cpu/kernels/ref/fully_connected.h"
+#include "inference/backend/cpu/kernels/ref/transpose_conv2d.h"
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
+#include "inference/backend/cpu/ops/cpu_op.h"
+#include "inference/ir/conv_geometry.h"
+
+namespace rill::inference::cpu {
+namespace {
+
+class ConvOp : public CpuOp {
+ public:
+  enum class Kind { kConv, kDepthwise, kTranspose };
+  ConvOp(const ExecutionArgs& args, Kind kind) : CpuOp(args), kind_(kind) {}
+
+  std::string name() const override {
+    switch (kind_) {
+      case Kind::kConv: return use_avx2_ ? "conv2d_gemm_avx2" : "conv2d_ref";
+      case Kind::kDepthwise: return use_avx2_ ? "depthwise_conv2d_avx2" : "depthwise_conv2d_ref";
+      case Kind::kTranspose: return "transpose_conv2d_ref";
+    }
+    return "conv_ref";
+  }
+
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(3));
+    const Shape& x = InShape(0);
+    const Shape& w = InShape(1);
+    const Shape& y = OutShape();
+    const ir::OpAttrs& a = attrs();
+    p_ = ConvParams{};
+    p_.batch = x[0];
+    p_.in_h = x[1];
+    p_.in_w = x[2];
+    p_.in_c = x[3];
+    p_.out_h = y[1];
+    p_.out_w = y[2];
+    p_.out_c = y[3];
+    p_.kernel_h = w[1];
+    p_.kernel_w = w[2];
+    p_.stride_h = a.stride_h;
+    p_.stride_w = a.stride_w;
+    p_.dilation_h = kind_ == Kind::kTranspose ? 1 : a.dilation_h;
+    p_.dilation_w = kind_ == Kind::kTranspose ? 1 : a.dilation_w;
+    p_.activation = ToFused(a.activation);
+    if (a.padding == ir::Padding::kExplicit) {
+      p_.pad_top = a.pad_top;
+      p_.pad_left = a.pad_left;
+    } else if (kind_ == Kind::kTranspose) {
+      // Padding of the forward conv that maps the output back to the input.
+      p_.pad_top = ir::WindowPadBefore(p_.out_h, p_.in_h, p_.kernel_h, p_.stride_h, 1, a.padding);
+      p_.pad_left = ir::WindowPadBefore(p_.out_w, p_.in_w, p_.kernel_w, p_.stride_w, 1, a.padding);
+    } else {
+      p_.pad_top = ir::WindowPadBefore(p_.in_h, p_.out_h, p_.kernel_h, p_.stride_h, p_.dilation_h, a.padding);
+      p_.pad_left = ir::WindowPadBefore(p_.in_w, p_.out_w, p_.kernel_w, p_.stride_w, p_.dilation_w, a.padding);
+    }
+    p_.depth_multiplier = kind_ == Kind::kDepthwise ? p_.out_c / p_.in_c : 1;
+    // Algorithm choice: the AVX2/FMA kernels when the CPU has them and the
+    // policy allows; the reference kernels otherwise.
+    const bool avx2 = args_.algorithm == AlgorithmPolicy::kAuto && x86::HasAvx2Fma() && args_.inputs[1]->constant;
+    use_avx2_ = avx2 && (kind_ == Kind::kConv || (kind_ == Kind::kDepthwise && p_.depth_multiplier == 1));
+    scratch_floats_ = 0;
+    if (use_avx2_ && kind_ == Kind::kConv) {
+      const int k = p_.kernel_h * p_.kernel_w * p_.in_c;
+      const size_t packed = x86::PackedWeightsFloats(p_.out_c, k);
+      if (packed_.size() != packed) {  // weights are constant: pack once
+        packed_.assign(packed, 0.0f);
+        x86::PackWeightsNK(In(1), p_.out_c, k, packed_.data());
+      }
+      scratch_floats_ = x86::Conv2DGemmScratchFloats(p_);
+    }
+    return Status::Ok();
+  }
+
+  size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
+
+  void Run() override {
+    switch (kind_) {
+      case Kind::kConv:
+        if (use_avx2_) {
+          x86::Conv2DGemmAvx2(p_, In(0), packed_.data(), In(2), static_cast<float*>(scratch_), Out());
+        } else {
+          Conv2DRef(p_, In(0), In(1), In(2), Out());
+        }
+        break;
+      case Kind::kDepthwise:
+        if (use_avx2_) {
+          x86::DepthwiseConv2DAvx2(p_, In(0), In(1), In(2), Out());
+        } else {
+          DepthwiseConv2DRef(p_, In(0), In(1), In(2), Out());
+        }
+        break;
+      case Kind::kTranspose: TransposeConv2DRef(p_, In(0), In(1), In(2), Out()); break;
+    }
+  }
+
+ private:
+  Kind kind_;
+  ConvParams p_;
+  bool use_avx2_ = false;
+  std::vector<float> packed_;
+  size_t scratch_floats_ = 0;
+};
+
+class FullyConnectedOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return use_avx2_ ? "fully_connected_gemm_avx2" : "fully_connected_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(3));
+    in_dim_ = InShape(1)[1];
+    out_dim_ = InShape(1)[0];
+    batch_ = static_cast<int>(NumElements(InShape(0)) / in_dim_);
+    use_avx2_ = args_.algorithm == AlgorithmPolicy::kAuto && x86::HasAvx2Fma() && args_.inputs[1]->constant;
+    if (use_avx2_) {
+      const size_t packed = x86::PackedWeightsFloats(out_dim_, in_dim_);
+      if (packed_.size() != packed) {
+        packed_.assign(packed, 0.0f);
+        x86::PackWeightsNK(In(1), out_dim_, in_dim_, packed_.data());
+      }
+    }
+    return Status::Ok();
+  }
+  void Run() override {
+    if (use_avx2_) {
+      x86::GemmF32Avx2(batch_, out_dim_, in_dim_, In(0), in_dim_, packed_.data(), In(2), ToFused(attrs().activation),
+                       Out(), out_dim_);
+    } else {
+      FullyConnectedRef(batch_, in_dim_, out_dim_, ToFused(attrs().activation), In(0), In(1), In(2), Out());
+    }
+  }
+
+ private:
+  int batch_ = 0, in_dim_ = 0, out_dim_ = 0;
+  bool use_avx2_ = false;
+  std::vector<float> packed_;
+};
+
+}  // namespace
+
+std::unique_ptr<Execution> MakeConv2D(const ExecutionArgs& args) {
+  return std::make_unique<ConvOp>(args, ConvOp::Kind::kConv);
+}
+std::unique_ptr<Execution> MakeDepthwiseConv2D(const ExecutionArgs& args) {
+  return std::make_unique<ConvOp>(args, ConvOp::Kind::kDepthwise);
+}
+std::unique_ptr<Execution> MakeTransposeConv2D(const ExecutionArgs& args) {
+  return std::make_unique<ConvOp>(args, ConvOp::Kind::kTranspose);
+}
+std::unique_ptr<Execution> MakeFullyConnected(const ExecutionArgs& args) {
+  return std::make_unique<FullyConnectedOp>(args);
+}
+
+}  // namespace rill::inference::cpu

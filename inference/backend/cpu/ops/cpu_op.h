@@ -1,0 +1,73 @@
+// Common base of the CPU backend's executions: typed access to the node's
+// bindings and errors that name the node.
+#ifndef RILL_INFERENCE_BACKEND_CPU_OPS_CPU_OP_H_
+#define RILL_INFERENCE_BACKEND_CPU_OPS_CPU_OP_H_
+
+#include <memory>
+#include <string>
+
+#include "inference/backend/backend.h"
+#include "inference/backend/cpu/kernels/ref/kernel_params.h"
+
+namespace rill::inference::cpu {
+
+class CpuOp : public Execution {
+ public:
+  explicit CpuOp(const ExecutionArgs& args) : args_(args) {}
+
+ protected:
+  const ir::OpAttrs& attrs() const { return args_.node->attrs; }
+  bool HasInput(size_t i) const { return i < args_.inputs.size() && args_.inputs[i] != nullptr; }
+  const Shape& InShape(size_t i) const { return args_.inputs[i]->shape; }
+  const Shape& OutShape(size_t i = 0) const { return args_.outputs[i]->shape; }
+  const float* In(size_t i) const {
+    return HasInput(i) ? static_cast<const float*>(args_.inputs[i]->data) : nullptr;
+  }
+  float* Out(size_t i = 0) const { return static_cast<float*>(args_.outputs[i]->data); }
+  Status Error(const std::string& what) const {
+    return InvalidArgumentError(args_.graph->NodeContext(*args_.node) + what);
+  }
+  Status NeedFloatInputs(size_t count) const {
+    for (size_t i = 0; i < count && i < args_.inputs.size(); ++i) {
+      if (args_.inputs[i] && args_.inputs[i]->dtype != DataType::kFloat32) {
+        return UnimplementedError(args_.graph->NodeContext(*args_.node) + "input " + std::to_string(i) + " is " +
+                                  DataTypeName(args_.inputs[i]->dtype) + ", only float32 is supported");
+      }
+    }
+    return Status::Ok();
+  }
+
+  ExecutionArgs args_;
+};
+
+inline FusedActivation ToFused(ir::Activation a) {
+  switch (a) {
+    case ir::Activation::kNone: return FusedActivation::kNone;
+    case ir::Activation::kRelu: return FusedActivation::kRelu;
+    case ir::Activation::kReluN1To1: return FusedActivation::kReluN1To1;
+    case ir::Activation::kRelu6: return FusedActivation::kRelu6;
+    case ir::Activation::kTanh: return FusedActivation::kTanh;
+  }
+  return FusedActivation::kNone;
+}
+
+// Factories, one per op family file.
+std::unique_ptr<Execution> MakeConv2D(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeDepthwiseConv2D(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeTransposeConv2D(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeFullyConnected(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeBinary(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeUnary(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakePool(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeMean(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakePad(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeReshape(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeConcatenation(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeDepthToSpace(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeResizeBilinear(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeSoftmax(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeTranspose(const ExecutionArgs& args);
+
+}  // namespace rill::inference::cpu
+
+#endif  // RILL_INFERENCE_BACKEND_CPU_OPS_CPU_OP_H_

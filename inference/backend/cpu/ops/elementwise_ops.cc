@@ -1,0 +1,85 @@
+// ADD, MUL (broadcasting) and the unary activations on the CPU.
+#include "inference/backend/cpu/kernels/ref/activations.h"
+#include "inference/backend/cpu/kernels/ref/add.h"
+#include "inference/backend/cpu/kernels/ref/div.h"
+#include "inference/backend/cpu/kernels/ref/mul.h"
+#include "inference/backend/cpu/kernels/ref/prelu.h"
+#include "inference/backend/cpu/kernels/ref/sub.h"
+#include "inference/backend/cpu/ops/cpu_op.h"
+
+namespace rill::inference::cpu {
+namespace {
+
+class BinaryOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override {
+    switch (args_.node->type) {
+      case ir::OpType::kAdd: return "add_ref";
+      case ir::OpType::kSub: return "sub_ref";
+      case ir::OpType::kMul: return "mul_ref";
+      case ir::OpType::kDiv: return "div_ref";
+      default: return "prelu_ref";
+    }
+  }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(2));
+    if (!MakeBroadcastParams(InShape(0), InShape(1), &p_)) return Error("shapes do not broadcast");
+    p_.activation = ToFused(attrs().activation);
+    return Status::Ok();
+  }
+  void Run() override {
+    switch (args_.node->type) {
+      case ir::OpType::kAdd: AddRef(p_, In(0), In(1), Out()); break;
+      case ir::OpType::kSub: SubRef(p_, In(0), In(1), Out()); break;
+      case ir::OpType::kMul: MulRef(p_, In(0), In(1), Out()); break;
+      case ir::OpType::kDiv: DivRef(p_, In(0), In(1), Out()); break;
+      default: PReluRef(p_, In(0), In(1), Out()); break;
+    }
+  }
+
+ private:
+  BroadcastParams p_;
+};
+
+class UnaryOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override {
+    switch (args_.node->type) {
+      case ir::OpType::kRelu: return "relu_ref";
+      case ir::OpType::kRelu6: return "relu6_ref";
+      case ir::OpType::kHardSwish: return "hard_swish_ref";
+      case ir::OpType::kClamp: return "clamp_ref";
+      case ir::OpType::kLeakyRelu: return "leaky_relu_ref";
+      case ir::OpType::kHardSigmoid: return "hard_sigmoid_ref";
+      default: return "logistic_ref";
+    }
+  }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    n_ = NumElements(InShape(0));
+    return Status::Ok();
+  }
+  void Run() override {
+    switch (args_.node->type) {
+      case ir::OpType::kRelu: ReluRef(n_, In(0), Out()); break;
+      case ir::OpType::kRelu6: Relu6Ref(n_, In(0), Out()); break;
+      case ir::OpType::kHardSwish: HardSwishRef(n_, In(0), Out()); break;
+      case ir::OpType::kClamp: ClampRef(n_, attrs().clamp_min, attrs().clamp_max, In(0), Out()); break;
+      case ir::OpType::kLeakyRelu: LeakyReluRef(n_, attrs().alpha, In(0), Out()); break;
+      case ir::OpType::kHardSigmoid: HardSigmoidRef(n_, attrs().alpha, attrs().beta, In(0), Out()); break;
+      default: LogisticRef(n_, In(0), Out()); break;
+    }
+  }
+
+ private:
+  long long n_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Execution> MakeBinary(const ExecutionArgs& args) { return std::make_unique<BinaryOp>(args); }
+std::unique_ptr<Execution> MakeUnary(const ExecutionArgs& args) { return std::make_unique<UnaryOp>(args); }
+
+}  // namespace rill::inference::cpu

@@ -1,0 +1,191 @@
+// Ops that move data without arithmetic: PAD, RESHAPE, CONCATENATION,
+// DEPTH_TO_SPACE; and RESIZE_BILINEAR.
+#include <vector>
+
+#include "inference/backend/cpu/kernels/ref/concatenation.h"
+#include "inference/backend/cpu/kernels/ref/depth_to_space.h"
+#include "inference/backend/cpu/kernels/ref/pad.h"
+#include "inference/backend/cpu/kernels/ref/reshape.h"
+#include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
+#include "inference/backend/cpu/kernels/ref/softmax.h"
+#include "inference/backend/cpu/kernels/ref/transpose.h"
+#include "inference/backend/cpu/ops/cpu_op.h"
+
+namespace rill::inference::cpu {
+namespace {
+
+class PadOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "pad_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    const Shape& x = InShape(0);
+    if (x.size() > static_cast<size_t>(PadParams::kMaxRank)) return Error("rank > 6");
+    std::vector<int> pads;
+    RILL_INF_RETURN_IF_ERROR(ir::ReadConstInts(*args_.graph, *args_.node, 1, &pads));
+    p_ = PadParams{};
+    p_.rank = static_cast<int>(x.size());
+    for (int d = 0; d < p_.rank; ++d) {
+      p_.in_dims[d] = x[d];
+      p_.before[d] = pads[2 * d];
+      p_.after[d] = pads[2 * d + 1];
+    }
+    if (HasInput(2)) {
+      const TensorBinding* v = args_.inputs[2];
+      if (!v->constant || v->dtype != DataType::kFloat32 || NumElements(v->shape) != 1) {
+        return Error("pad value must be a constant float scalar");
+      }
+      p_.value = *static_cast<const float*>(v->data);
+    }
+    return Status::Ok();
+  }
+  void Run() override { PadRef(p_, In(0), Out()); }
+
+ private:
+  PadParams p_;
+};
+
+class ReshapeOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "reshape_ref"; }
+  Status Prepare() override {
+    bytes_ = static_cast<size_t>(NumElements(InShape(0))) * DataTypeSize(args_.inputs[0]->dtype);
+    return Status::Ok();
+  }
+  void Run() override { ReshapeRef(bytes_, args_.inputs[0]->data, args_.outputs[0]->data); }
+
+ private:
+  size_t bytes_ = 0;
+};
+
+class ConcatenationOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "concatenation_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(args_.inputs.size()));
+    const Shape& y = OutShape();
+    const int rank = static_cast<int>(y.size());
+    const int axis = (attrs().axis + rank) % rank;
+    outer_ = 1;
+    for (int d = 0; d < axis; ++d) outer_ *= y[d];
+    chunks_.clear();
+    for (size_t i = 0; i < args_.inputs.size(); ++i) {
+      long long chunk = 1;
+      for (int d = axis; d < rank; ++d) chunk *= InShape(i)[d];
+      chunks_.push_back(chunk);
+    }
+    pointers_.assign(args_.inputs.size(), nullptr);
+    return Status::Ok();
+  }
+  void Run() override {
+    for (size_t i = 0; i < pointers_.size(); ++i) pointers_[i] = In(i);
+    ConcatenationRef(static_cast<int>(pointers_.size()), pointers_.data(), chunks_.data(), outer_,
+                     ToFused(attrs().activation), Out());
+  }
+
+ private:
+  long long outer_ = 1;
+  std::vector<long long> chunks_;
+  std::vector<const float*> pointers_;
+};
+
+class DepthToSpaceOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "depth_to_space_ref"; }
+  Status Prepare() override { return NeedFloatInputs(1); }
+  void Run() override {
+    const Shape& x = InShape(0);
+    DepthToSpaceRef(x[0], x[1], x[2], x[3], attrs().block_size, In(0), Out());
+  }
+};
+
+class ResizeBilinearOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "resize_bilinear_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    const Shape& x = InShape(0);
+    const Shape& y = OutShape();
+    p_ = ResizeParams{};
+    p_.batch = x[0];
+    p_.in_h = x[1];
+    p_.in_w = x[2];
+    p_.channels = x[3];
+    p_.out_h = y[1];
+    p_.out_w = y[2];
+    p_.align_corners = attrs().align_corners;
+    p_.half_pixel_centers = attrs().half_pixel_centers;
+    return Status::Ok();
+  }
+  void Run() override { ResizeBilinearRef(p_, In(0), Out()); }
+
+ private:
+  ResizeParams p_;
+};
+
+class SoftmaxOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "softmax_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    const Shape& x = InShape(0);
+    const int rank = static_cast<int>(x.size());
+    const int axis = (attrs().axis + rank) % rank;
+    outer_ = inner_ = 1;
+    for (int d = 0; d < axis; ++d) outer_ *= x[d];
+    for (int d = axis + 1; d < rank; ++d) inner_ *= x[d];
+    axis_size_ = x[axis];
+    return Status::Ok();
+  }
+  void Run() override { SoftmaxRef(outer_, axis_size_, inner_, In(0), Out()); }
+
+ private:
+  long long outer_ = 1, inner_ = 1;
+  int axis_size_ = 1;
+};
+
+class TransposeOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "transpose_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    const Shape& x = InShape(0);
+    p_ = TransposeParams{};
+    p_.rank = static_cast<int>(x.size());
+    for (int d = 0; d < p_.rank; ++d) {
+      p_.in_dims[d] = x[d];
+      p_.perm[d] = attrs().perm[d];
+    }
+    return Status::Ok();
+  }
+  void Run() override { TransposeRef(p_, In(0), Out()); }
+
+ private:
+  TransposeParams p_;
+};
+
+}  // namespace
+
+std::unique_ptr<Execution> MakeSoftmax(const ExecutionArgs& args) { return std::make_unique<SoftmaxOp>(args); }
+std::unique_ptr<Execution> MakeTranspose(const ExecutionArgs& args) { return std::make_unique<TransposeOp>(args); }
+
+std::unique_ptr<Execution> MakePad(const ExecutionArgs& args) { return std::make_unique<PadOp>(args); }
+std::unique_ptr<Execution> MakeReshape(const ExecutionArgs& args) { return std::make_unique<ReshapeOp>(args); }
+std::unique_ptr<Execution> MakeConcatenation(const ExecutionArgs& args) {
+  return std::make_unique<ConcatenationOp>(args);
+}
+std::unique_ptr<Execution> MakeDepthToSpace(const ExecutionArgs& args) {
+  return std::make_unique<DepthToSpaceOp>(args);
+}
+std::unique_ptr<Execution> MakeResizeBilinear(const ExecutionArgs& args) {
+  return std::make_unique<ResizeBilinearOp>(args);
+}
+
+}  // namespace rill::inference::cpu

@@ -1,0 +1,58 @@
+// A loaded model: the graph IR an importer built from a file or a buffer, with
+// its weights. A Model is immutable once loaded and can be shared by any
+// number of sessions (each session owns its activations, never the weights).
+#ifndef RILL_INFERENCE_MODEL_H_
+#define RILL_INFERENCE_MODEL_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rill/inference/status.h"
+#include "rill/inference/tensor.h"
+
+namespace rill::inference {
+
+namespace ir {
+class Graph;
+}
+
+struct LoadOptions {
+  // Run the graph optimizer (pad/batch-norm folding into convs, activation
+  // fusion, dead node removal). Off only to compare against the raw graph.
+  bool optimize = true;
+};
+
+class Model {
+ public:
+  // Reads a model file; the format is told by its first bytes (TFLite's
+  // "TFL3" identifier), not by its name. Errors name the file.
+  static StatusOr<std::shared_ptr<const Model>> FromFile(const std::string& path, const LoadOptions& options = {});
+  // Parses a model from memory (copied; the caller may free `data` after).
+  // `name` stands for the file in error messages.
+  static StatusOr<std::shared_ptr<const Model>> FromBuffer(const void* data, size_t size,
+                                                           const std::string& name = "<buffer>",
+                                                           const LoadOptions& options = {});
+
+  explicit Model(std::shared_ptr<const ir::Graph> graph);
+
+  // Where the model came from (file path or buffer name).
+  const std::string& source() const;
+  std::vector<std::string> input_names() const;
+  std::vector<std::string> output_names() const;
+  // Shapes as stored in the model (what a session starts with).
+  std::vector<Shape> input_shapes() const;
+  // Op counts and a one-line-per-node listing, for tools.
+  int num_nodes() const;
+  std::string Summary() const;
+
+  const ir::Graph& graph() const { return *graph_; }
+
+ private:
+  std::shared_ptr<const ir::Graph> graph_;
+};
+
+}  // namespace rill::inference
+
+#endif  // RILL_INFERENCE_MODEL_H_

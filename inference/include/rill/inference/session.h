@@ -1,0 +1,65 @@
+// A session runs one model. Creating or resizing a session does all the work
+// that can be done ahead of a run: it infers every tensor's shape, picks a
+// kernel per layer, and plans one arena for all activations from the tensors'
+// lifetimes. Run() then only executes kernels: it makes no heap allocation
+// and takes no decision.
+//
+//   auto model = Model::FromFile("face_detection_short_range.tflite");
+//   auto session = Session::Create(*model, SessionConfig{});
+//   Tensor* in = (*session)->input(0);      // fill in->data_as<float>()
+//   (*session)->Run();
+//   const Tensor* scores = (*session)->output("classificators");
+#ifndef RILL_INFERENCE_SESSION_H_
+#define RILL_INFERENCE_SESSION_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rill/inference/config.h"
+#include "rill/inference/model.h"
+#include "rill/inference/status.h"
+#include "rill/inference/tensor.h"
+
+namespace rill::inference {
+
+class Session {
+ public:
+  static StatusOr<std::unique_ptr<Session>> Create(std::shared_ptr<const Model> model,
+                                                   const SessionConfig& config = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Gives inputs new shapes (by input name) and re-plans: shapes, kernels,
+  // arena. Inputs not named keep their shapes. Tensor pointers stay valid but
+  // their data pointers move.
+  Status Resize(const std::map<std::string, Shape>& input_shapes);
+
+  // Runs the model on the current inputs. Allocation-free.
+  Status Run();
+
+  int num_inputs() const;
+  int num_outputs() const;
+  Tensor* input(int index);
+  const Tensor* output(int index) const;
+  // nullptr if the model has no input/output of that name.
+  Tensor* input(const std::string& name);
+  const Tensor* output(const std::string& name) const;
+
+  // Bytes of the planned activation arena (inputs and outputs included).
+  size_t arena_bytes() const;
+  // The kernel chosen for each node, in execution order ("conv2d_ref", ...).
+  std::vector<std::string> KernelNames() const;
+  const SessionConfig& config() const;
+
+ private:
+  class Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rill::inference
+
+#endif  // RILL_INFERENCE_SESSION_H_

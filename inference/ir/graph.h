@@ -1,0 +1,157 @@
+// The engine's graph IR: tensors (with element type, static shape and,
+// for constants, their bytes) and nodes in execution order. Importers build
+// it; optimizer passes rewrite it; the runtime plans and runs it. Shapes are
+// NHWC for models from TFLite; every op carries the attributes of its
+// semantics, never of its source format.
+#ifndef RILL_INFERENCE_IR_GRAPH_H_
+#define RILL_INFERENCE_IR_GRAPH_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rill/inference/status.h"
+#include "rill/inference/tensor.h"
+
+namespace rill::inference::ir {
+
+enum class OpType {
+  kConv2D,
+  kDepthwiseConv2D,
+  kTransposeConv2D,
+  kFullyConnected,
+  kAdd,
+  kMul,
+  kRelu,
+  kRelu6,
+  kHardSwish,
+  kLogistic,
+  kPad,
+  kMaxPool2D,
+  kAveragePool2D,
+  kMean,
+  kResizeBilinear,
+  kReshape,
+  kConcatenation,
+  kDepthToSpace,
+  kDequantize,
+  kDensify,
+  // Ops the ONNX importer needs beyond TFLite's set.
+  kSub,
+  kDiv,
+  kPRelu,      // inputs: x, slope (broadcast)
+  kClamp,      // attrs.clamp_min/clamp_max
+  kLeakyRelu,  // attrs.alpha
+  kHardSigmoid,  // max(0, min(1, alpha*x + beta))
+  kSoftmax,    // attrs.axis
+  kTranspose,  // attrs.perm
+};
+
+const char* OpTypeName(OpType type);
+
+// Activation fused into an op's output.
+enum class Activation { kNone, kRelu, kReluN1To1, kRelu6, kTanh };
+
+// kExplicit uses OpAttrs::pad_* (ONNX pads); SAME/VALID compute them.
+enum class Padding { kSame, kValid, kExplicit };
+
+// Attributes of all ops in one flat struct: each op reads the fields it
+// documents in shape_inference.cc; the rest stay at their defaults.
+struct OpAttrs {
+  Padding padding = Padding::kValid;
+  int stride_h = 1, stride_w = 1;
+  int dilation_h = 1, dilation_w = 1;
+  int kernel_h = 0, kernel_w = 0;  // pools
+  int depth_multiplier = 1;
+  Activation activation = Activation::kNone;
+  int axis = 0;                     // concatenation
+  bool keep_dims = false;           // mean
+  bool keep_num_dims = false;       // fully connected
+  bool align_corners = false;       // resize
+  bool half_pixel_centers = false;  // resize
+  int block_size = 0;               // depth-to-space
+  std::vector<int> new_shape;       // reshape (when not given as an input)
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // Padding::kExplicit
+  bool ceil_mode = false;           // pools with explicit padding
+  float clamp_min = 0.0f, clamp_max = 0.0f;
+  float alpha = 0.0f, beta = 0.0f;
+  std::vector<int> perm;            // transpose
+};
+
+// TFLite-style block-sparse storage of a constant (DENSIFY's input).
+struct SparsityInfo {
+  struct Dim {
+    bool sparse = false;
+    int dense_size = 0;
+    std::vector<int> segments;
+    std::vector<int> indices;
+  };
+  std::vector<int> traversal_order;
+  std::vector<int> block_map;
+  std::vector<Dim> dims;
+};
+
+struct TensorInfo {
+  std::string name;
+  DataType dtype = DataType::kFloat32;
+  Shape shape;
+  // Constants point into memory the graph keeps alive (the model file's bytes
+  // or a folded result); activations have data == nullptr.
+  const uint8_t* data = nullptr;
+  size_t bytes = 0;
+  std::shared_ptr<const SparsityInfo> sparsity;
+
+  bool is_constant() const { return data != nullptr; }
+};
+
+struct Node {
+  std::string name;  // the node's first output tensor's name
+  OpType type = OpType::kAdd;
+  std::vector<int> inputs;   // tensor ids; -1 for an absent optional input
+  std::vector<int> outputs;  // tensor ids
+  OpAttrs attrs;
+};
+
+class Graph {
+ public:
+  std::string source;  // model file or buffer name, for messages
+  std::vector<TensorInfo> tensors;
+  std::vector<Node> nodes;  // in a valid execution order
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+  // Layout of 4-D activations (NHWC for TFLite).
+  Layout layout = Layout::kNHWC;
+
+  // Keeps memory alive that constants point into.
+  void Retain(std::shared_ptr<const void> blob) { blobs_.push_back(std::move(blob)); }
+  // Makes tensor `id` a constant owning a copy of `bytes`.
+  void SetConstant(int id, DataType dtype, const Shape& shape, std::vector<uint8_t> bytes);
+
+  // "model.tflite: node 'conv1' (CONV_2D): " for messages.
+  std::string NodeContext(const Node& node) const;
+
+  // Checks references are in range, every activation is produced before it is
+  // used and produced once, constants' sizes match their shapes.
+  Status Validate() const;
+
+  // Shapes of all tensors as stored: inputs and constants filled in,
+  // activations as the model file declares them (may be empty).
+  std::vector<Shape> InitialShapes() const;
+  // Infers shapes of all activations from the shapes of graph inputs and
+  // constants already in `shapes` (indexed by tensor id).
+  Status InferShapes(std::vector<Shape>* shapes) const;
+  // The same for one node (importers infer as they build).
+  Status InferNodeShapes(const Node& node, std::vector<Shape>* shapes) const;
+
+ private:
+  std::vector<std::shared_ptr<const void>> blobs_;
+};
+
+// Reads a constant int32 tensor's values (shape operands of RESHAPE, PAD,
+// MEAN, RESIZE). Errors, naming the node, if it is not a constant int32.
+Status ReadConstInts(const Graph& g, const Node& node, int input_index, std::vector<int>* values);
+
+}  // namespace rill::inference::ir
+
+#endif  // RILL_INFERENCE_IR_GRAPH_H_

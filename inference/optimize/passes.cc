@@ -1,0 +1,255 @@
+#include "inference/optimize/passes.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace rill::inference::optimize {
+namespace {
+
+using ir::Node;
+using ir::OpType;
+
+// How many nodes read each tensor; graph outputs count as one more reader.
+std::vector<int> ReaderCounts(const ir::Graph& g) {
+  std::vector<int> readers(g.tensors.size(), 0);
+  for (const Node& n : g.nodes) {
+    for (int id : n.inputs) {
+      if (id >= 0) ++readers[id];
+    }
+  }
+  for (int id : g.outputs) ++readers[id];
+  return readers;
+}
+
+// Index of the node producing each tensor (-1 if none).
+std::vector<int> Producers(const ir::Graph& g) {
+  std::vector<int> producer(g.tensors.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (int id : g.nodes[i].outputs) producer[id] = static_cast<int>(i);
+  }
+  return producer;
+}
+
+bool IsFloatConst(const ir::Graph& g, int id) {
+  return id >= 0 && g.tensors[id].is_constant() && g.tensors[id].dtype == DataType::kFloat32 && !g.tensors[id].sparsity;
+}
+
+std::vector<float> Floats(const ir::Graph& g, int id) {
+  const ir::TensorInfo& t = g.tensors[id];
+  std::vector<float> v(static_cast<size_t>(NumElements(t.shape)));
+  if (!v.empty()) std::memcpy(v.data(), t.data, v.size() * 4);
+  return v;
+}
+
+int AddFloatConst(ir::Graph* g, const std::string& name, const Shape& shape, const std::vector<float>& v) {
+  ir::TensorInfo t;
+  t.name = name;
+  g->tensors.push_back(t);
+  const int id = static_cast<int>(g->tensors.size()) - 1;
+  std::vector<uint8_t> bytes(v.size() * 4);
+  if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
+  g->SetConstant(id, DataType::kFloat32, shape, std::move(bytes));
+  return id;
+}
+
+bool IsConv(OpType t) { return t == OpType::kConv2D || t == OpType::kDepthwiseConv2D; }
+
+// Removes nodes marked dead, keeping order.
+void Sweep(ir::Graph* g, const std::vector<bool>& dead) {
+  std::vector<Node> kept;
+  kept.reserve(g->nodes.size());
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    if (!dead[i]) kept.push_back(std::move(g->nodes[i]));
+  }
+  g->nodes = std::move(kept);
+}
+
+// The node reading `id`, if exactly one node reads it and it is not a graph output.
+int SoleReader(const ir::Graph& g, const std::vector<int>& readers, int id) {
+  if (readers[id] != 1) return -1;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (int in : g.nodes[i].inputs) {
+      if (in == id) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+int FoldPadIntoConv(ir::Graph* g) {
+  const std::vector<int> producer = Producers(*g);
+  std::vector<int> readers = ReaderCounts(*g);
+  std::vector<bool> dead(g->nodes.size(), false);
+  int folded = 0;
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    Node& conv = g->nodes[i];
+    if (!IsConv(conv.type) || conv.inputs.empty() || conv.attrs.padding == ir::Padding::kSame) continue;
+    const int p = producer[conv.inputs[0]];
+    if (p < 0 || dead[p] || g->nodes[p].type != OpType::kPad) continue;
+    const Node& pad = g->nodes[p];
+    std::vector<int> pads;
+    if (!ir::ReadConstInts(*g, pad, 1, &pads).ok() || pads.size() != 8) continue;
+    if (pad.inputs.size() > 2 && pad.inputs[2] >= 0) {
+      const ir::TensorInfo& v = g->tensors[pad.inputs[2]];
+      if (!IsFloatConst(*g, pad.inputs[2]) || NumElements(v.shape) != 1 || Floats(*g, pad.inputs[2])[0] != 0.0f) continue;
+    }
+    if (pads[0] || pads[1] || pads[6] || pads[7]) continue;  // only H and W
+    ir::OpAttrs& a = conv.attrs;
+    if (a.padding == ir::Padding::kValid) {
+      a.padding = ir::Padding::kExplicit;
+      a.pad_top = a.pad_left = a.pad_bottom = a.pad_right = 0;
+    }
+    a.pad_top += pads[2];
+    a.pad_bottom += pads[3];
+    a.pad_left += pads[4];
+    a.pad_right += pads[5];
+    const int padded = conv.inputs[0];
+    conv.inputs[0] = pad.inputs[0];
+    ++readers[pad.inputs[0]];
+    if (--readers[padded] == 0) dead[p] = true;
+    ++folded;
+  }
+  Sweep(g, dead);
+  return folded;
+}
+
+int FoldAffineIntoConv(ir::Graph* g) {
+  int folded = 0;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    const std::vector<int> readers = ReaderCounts(*g);
+    for (size_t i = 0; i < g->nodes.size() && !changed; ++i) {
+      Node& conv = g->nodes[i];
+      if (!IsConv(conv.type) || conv.attrs.activation != ir::Activation::kNone) continue;
+      if (conv.inputs.size() < 2 || !IsFloatConst(*g, conv.inputs[1])) continue;
+      if (conv.inputs.size() > 2 && conv.inputs[2] >= 0 && !IsFloatConst(*g, conv.inputs[2])) continue;
+      const int out = conv.outputs[0];
+      const int r = SoleReader(*g, readers, out);
+      if (r < 0) continue;
+      Node& next = g->nodes[r];
+      if (next.type != OpType::kMul && next.type != OpType::kAdd) continue;
+      if (next.attrs.activation != ir::Activation::kNone || next.inputs.size() != 2) continue;
+      const int other = next.inputs[0] == out ? next.inputs[1] : next.inputs[0];
+      if (!IsFloatConst(*g, other)) continue;
+      const Shape& ws = g->tensors[conv.inputs[1]].shape;
+      const int out_c = conv.type == OpType::kConv2D ? ws[0] : ws[3];
+      const Shape& cs = g->tensors[other].shape;
+      // Per-channel constants only: [C], [1,C], [1,1,1,C] (or a scalar).
+      const int64_t n = NumElements(cs);
+      if (n != out_c && n != 1) continue;
+      if (n == out_c && !cs.empty() && cs.back() != out_c) continue;
+      std::vector<float> c = Floats(*g, other);
+      if (n == 1) c.assign(out_c, c[0]);
+      std::vector<float> bias(out_c, 0.0f);
+      if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) bias = Floats(*g, conv.inputs[2]);
+      if (static_cast<int>(bias.size()) != out_c) continue;
+      if (next.type == OpType::kMul) {
+        std::vector<float> w = Floats(*g, conv.inputs[1]);
+        if (conv.type == OpType::kConv2D) {
+          const size_t per = w.size() / out_c;
+          for (int o = 0; o < out_c; ++o)
+            for (size_t k = 0; k < per; ++k) w[o * per + k] *= c[o];
+        } else {
+          for (size_t k = 0; k < w.size(); ++k) w[k] *= c[k % out_c];
+        }
+        for (int o = 0; o < out_c; ++o) bias[o] *= c[o];
+        conv.inputs[1] = AddFloatConst(g, g->tensors[conv.inputs[1]].name + "/scaled", ws, w);
+      } else {
+        for (int o = 0; o < out_c; ++o) bias[o] += c[o];
+      }
+      const int bias_id = AddFloatConst(g, conv.name + "/folded_bias", {out_c}, bias);
+      if (conv.inputs.size() < 3) conv.inputs.resize(3, -1);
+      conv.inputs[2] = bias_id;
+      // The conv now writes what the affine op wrote.
+      conv.outputs[0] = next.outputs[0];
+      conv.name = next.name;
+      std::vector<bool> dead(g->nodes.size(), false);
+      dead[r] = true;
+      Sweep(g, dead);
+      ++folded;
+      changed = true;
+    }
+  }
+  return folded;
+}
+
+int FuseActivations(ir::Graph* g) {
+  const std::vector<int> producer = Producers(*g);
+  const std::vector<int> readers = ReaderCounts(*g);
+  std::vector<bool> dead(g->nodes.size(), false);
+  int fused = 0;
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    const Node& act = g->nodes[i];
+    ir::Activation a;
+    if (act.type == OpType::kRelu) {
+      a = ir::Activation::kRelu;
+    } else if (act.type == OpType::kRelu6) {
+      a = ir::Activation::kRelu6;
+    } else if (act.type == OpType::kClamp && act.attrs.clamp_min == 0.0f && act.attrs.clamp_max == 6.0f) {
+      a = ir::Activation::kRelu6;
+    } else if (act.type == OpType::kClamp && act.attrs.clamp_min == -1.0f && act.attrs.clamp_max == 1.0f) {
+      a = ir::Activation::kReluN1To1;
+    } else {
+      continue;
+    }
+    const int in = act.inputs[0];
+    const int p = producer[in];
+    if (p < 0 || dead[p] || readers[in] != 1) continue;
+    Node& prod = g->nodes[p];
+    switch (prod.type) {
+      case OpType::kConv2D: case OpType::kDepthwiseConv2D: case OpType::kTransposeConv2D:
+      case OpType::kFullyConnected: case OpType::kAdd: case OpType::kMul: case OpType::kConcatenation:
+      case OpType::kMaxPool2D: case OpType::kAveragePool2D:
+        break;
+      default:
+        continue;
+    }
+    if (prod.attrs.activation != ir::Activation::kNone) continue;
+    prod.attrs.activation = a;
+    prod.outputs[0] = act.outputs[0];
+    prod.name = act.name;
+    dead[i] = true;
+    ++fused;
+  }
+  Sweep(g, dead);
+  return fused;
+}
+
+int RemoveDeadNodes(ir::Graph* g) {
+  int removed = 0;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    const std::vector<int> readers = ReaderCounts(*g);
+    std::vector<bool> dead(g->nodes.size(), false);
+    for (size_t i = 0; i < g->nodes.size(); ++i) {
+      bool used = false;
+      for (int id : g->nodes[i].outputs) used = used || readers[id] > 0;
+      if (!used) {
+        dead[i] = true;
+        ++removed;
+        changed = true;
+      }
+    }
+    Sweep(g, dead);
+  }
+  return removed;
+}
+
+Status Optimize(ir::Graph* g) {
+  for (int round = 0; round < 4; ++round) {
+    int changes = FoldPadIntoConv(g);
+    changes += FoldAffineIntoConv(g);
+    changes += FuseActivations(g);
+    changes += RemoveDeadNodes(g);
+    if (changes == 0) break;
+  }
+  RILL_INF_RETURN_IF_ERROR(g->Validate());
+  std::vector<Shape> shapes = g->InitialShapes();
+  return g->InferShapes(&shapes);
+}
+
+}  // namespace rill::inference::optimize

@@ -1,0 +1,29 @@
+// Graph rewrites run once when a model loads, before any session plans it.
+// Each pass keeps the graph's semantics up to float rounding; tests compare
+// optimized and unoptimized graphs on every real model.
+#ifndef RILL_INFERENCE_OPTIMIZE_PASSES_H_
+#define RILL_INFERENCE_OPTIMIZE_PASSES_H_
+
+#include "inference/ir/graph.h"
+#include "rill/inference/status.h"
+
+namespace rill::inference::optimize {
+
+// Zero PAD of height/width in front of a convolution becomes the conv's own
+// (explicit) padding.
+int FoldPadIntoConv(ir::Graph* g);
+// A per-channel MUL and then ADD by constants after a conv (batch norm, as
+// the ONNX importer writes it) are folded into the conv's weights and bias.
+int FoldAffineIntoConv(ir::Graph* g);
+// RELU / RELU6 / clamps to [0,6] or [-1,1] after an op with a fused
+// activation slot become that slot.
+int FuseActivations(ir::Graph* g);
+// Nodes whose outputs nobody reads are dropped.
+int RemoveDeadNodes(ir::Graph* g);
+
+// All of the above, to a fixed point.
+Status Optimize(ir::Graph* g);
+
+}  // namespace rill::inference::optimize
+
+#endif  // RILL_INFERENCE_OPTIMIZE_PASSES_H_

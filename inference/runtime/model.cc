@@ -1,0 +1,96 @@
+#include "rill/inference/model.h"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "inference/import/tflite/tflite_importer.h"
+#include "inference/ir/graph.h"
+#include "inference/optimize/passes.h"
+#include "inference/runtime/importer_registry.h"
+
+namespace rill::inference {
+namespace {
+
+StatusOr<std::shared_ptr<const Model>> Finish(std::shared_ptr<ir::Graph> graph, const LoadOptions& options) {
+  if (options.optimize) RILL_INF_RETURN_IF_ERROR(optimize::Optimize(graph.get()));
+  return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(graph)));
+}
+
+StatusOr<std::shared_ptr<const Model>> Import(std::shared_ptr<const std::vector<uint8_t>> bytes,
+                                              const std::string& name, const LoadOptions& options) {
+  if (tflite::LooksLikeTfLite(bytes->data(), bytes->size())) {
+    RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> graph, tflite::ImportTfLite(std::move(bytes), name));
+    return Finish(std::move(graph), options);
+  }
+  std::string known = "tflite";
+  for (const ModelImporter& importer : RegisteredModelImporters()) {
+    if (importer.sniff(bytes->data(), bytes->size(), name)) {
+      RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> graph, importer.import(std::move(bytes), name));
+      return Finish(std::move(graph), options);
+    }
+    known += ", " + importer.format;
+  }
+  return UnimplementedError(name + ": unknown model format (this binary reads: " + known +
+                            "; link //inference/import/onnx for ONNX)");
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path, const LoadOptions& options) {
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file) return NotFoundError(path + ": cannot open model file");
+  const std::streamoff size = file.tellg();
+  if (size < 0) return DataLossError(path + ": cannot read model file");
+  file.seekg(0);
+  auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(size));
+  if (size > 0 && !file.read(reinterpret_cast<char*>(bytes->data()), size)) {
+    return DataLossError(path + ": short read");
+  }
+  return Import(std::move(bytes), path, options);
+}
+
+StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_t size, const std::string& name,
+                                                         const LoadOptions& options) {
+  if (data == nullptr && size > 0) return InvalidArgumentError(name + ": null buffer");
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  auto bytes = std::make_shared<std::vector<uint8_t>>(p, p + size);
+  return Import(std::move(bytes), name, options);
+}
+
+Model::Model(std::shared_ptr<const ir::Graph> graph) : graph_(std::move(graph)) {}
+
+const std::string& Model::source() const { return graph_->source; }
+
+std::vector<std::string> Model::input_names() const {
+  std::vector<std::string> names;
+  for (int id : graph_->inputs) names.push_back(graph_->tensors[id].name);
+  return names;
+}
+
+std::vector<std::string> Model::output_names() const {
+  std::vector<std::string> names;
+  for (int id : graph_->outputs) names.push_back(graph_->tensors[id].name);
+  return names;
+}
+
+std::vector<Shape> Model::input_shapes() const {
+  std::vector<Shape> shapes;
+  for (int id : graph_->inputs) shapes.push_back(graph_->tensors[id].shape);
+  return shapes;
+}
+
+int Model::num_nodes() const { return static_cast<int>(graph_->nodes.size()); }
+
+std::string Model::Summary() const {
+  std::ostringstream s;
+  std::map<std::string, int> counts;
+  for (const ir::Node& n : graph_->nodes) ++counts[ir::OpTypeName(n.type)];
+  s << graph_->source << ": " << graph_->nodes.size() << " nodes\n";
+  for (const auto& [op, count] : counts) s << "  " << op << " x" << count << "\n";
+  for (int id : graph_->inputs) s << "  input  " << graph_->tensors[id].name << " " << ShapeToString(graph_->tensors[id].shape) << "\n";
+  for (int id : graph_->outputs) s << "  output " << graph_->tensors[id].name << " " << ShapeToString(graph_->tensors[id].shape) << "\n";
+  return s.str();
+}
+
+}  // namespace rill::inference

@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Golden data for the ONNX importer: exports torchvision CNNs to ONNX with a
+fixed seed (random weights; nothing is downloaded) and saves one input and
+PyTorch's output beside each model as raw little-endian float32:
+
+  third_party/models/<name>.onnx
+  third_party/models/<name>.input.f32    (1x3x224x224)
+  third_party/models/<name>.output.f32   (1x1000)
+
+Needs Debian's python3-torch, python3-torchvision (scripts/fetch_models.sh
+calls it when they are installed). Skips models already exported.
+"""
+import os
+import sys
+
+import torch
+import torchvision
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else "third_party/models"
+MODELS = ["mobilenet_v2", "resnet18", "resnet50", "squeezenet1_1"]
+
+
+class OpZoo(torch.nn.Module):
+    """The ONNX ops torchvision's classifiers do not use, on odd shapes."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.conv = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.dw = nn.Conv2d(8, 8, 3, padding=2, dilation=2, groups=8)
+        self.deconv = nn.ConvTranspose2d(8, 5, 4, stride=2, padding=1)
+        self.bn = nn.BatchNorm2d(5)
+        self.prelu = nn.PReLU(5)
+        self.fc = nn.Linear(10 * 6 * 5, 7)
+        self.proj = nn.Parameter(torch.randn(10, 4))
+        with torch.no_grad():
+            self.bn.running_mean.uniform_(-0.5, 0.5)
+            self.bn.running_var.uniform_(0.5, 2.0)
+            self.bn.weight.uniform_(0.5, 1.5)
+            self.bn.bias.uniform_(-0.5, 0.5)
+            self.prelu.weight.uniform_(0.0, 0.5)
+
+    def forward(self, x):
+        F = torch.nn.functional
+        y = F.leaky_relu(self.conv(x), 0.1)                  # 1x8x9x7
+        y = F.hardswish(self.dw(y)) + F.hardsigmoid(y)
+        z = self.prelu(self.bn(self.deconv(y)))               # 1x5x18x14
+        z = F.interpolate(z, size=(11, 9), mode="bilinear", align_corners=False)
+        c = torch.cat([torch.clamp(z, -0.5, 0.7), torch.sigmoid(z) - z / 3.0], dim=1)  # 1x10x11x9
+        p = F.avg_pool2d(c, 3, stride=2, ceil_mode=True)       # 1x10x6x5 (last windows partial)
+        m = F.max_pool2d(c, 2, stride=2, ceil_mode=True)       # 1x10x6x5
+        out_softmax = torch.softmax(p * 3.0, dim=1)
+        t = m.permute(0, 2, 3, 1)                              # 1x6x5x10
+        out_fc = F.relu6(self.fc(torch.flatten(m, 1)))
+        out_matmul = torch.matmul(t, self.proj).squeeze(0).unsqueeze(1)  # 6x1x5x4
+        return out_softmax, out_fc, out_matmul
+
+
+def export_op_zoo():
+    path = os.path.join(OUT, "rill_op_zoo.onnx")
+    if os.path.exists(path) and os.path.exists(os.path.join(OUT, "rill_op_zoo.output2.f32")):
+        return
+    torch.manual_seed(0)
+    model = OpZoo().eval()
+    x = torch.rand(1, 3, 17, 13, generator=torch.Generator().manual_seed(1)) * 2 - 1
+    with torch.no_grad():
+        outs = model(x)
+    torch.onnx.export(model, x, path, input_names=["input"], output_names=["softmax", "fc", "matmul"],
+                      opset_version=14)
+    x.numpy().astype("<f4").tofile(os.path.join(OUT, "rill_op_zoo.input.f32"))
+    for i, y in enumerate(outs):
+        y.numpy().astype("<f4").tofile(os.path.join(OUT, "rill_op_zoo.output%d.f32" % i))
+    print("exported", path)
+
+
+def export_pad_graph():
+    """Pad as opset 13 writes it (pads and value as inputs), which PyTorch's
+    exporter only emits behind dynamic control flow; expected output by numpy."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    path = os.path.join(OUT, "rill_pad.onnx")
+    if os.path.exists(path) and os.path.exists(os.path.join(OUT, "rill_pad.output0.f32")):
+        return
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, size=(1, 3, 5, 4)).astype(np.float32)
+    w = rng.uniform(-1, 1, size=(2, 3, 1, 1)).astype(np.float32)
+    pads = np.array([0, 0, 1, 2, 0, 0, 2, 1], dtype=np.int64)  # N C H W begins, then ends
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["input", "w"], ["conv"]),
+         helper.make_node("Pad", ["conv", "pads", "value"], ["padded"], mode="constant"),
+         helper.make_node("Relu", ["padded"], ["output"])],
+        "rill_pad",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 5, 4])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 2, 8, 7])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(pads, "pads"),
+         numpy_helper.from_array(np.array(0.5, dtype=np.float32), "value")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    conv = np.einsum("nchw,oc->nohw", x, w[:, :, 0, 0])
+    y = np.maximum(np.pad(conv, ((0, 0), (0, 0), (1, 2), (2, 1)), constant_values=0.5), 0)
+    x.astype("<f4").tofile(os.path.join(OUT, "rill_pad.input.f32"))
+    y.astype("<f4").tofile(os.path.join(OUT, "rill_pad.output0.f32"))
+    print("exported", path)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name in MODELS:
+        path = os.path.join(OUT, name + ".onnx")
+        if os.path.exists(path) and os.path.exists(os.path.join(OUT, name + ".output.f32")):
+            continue
+        torch.manual_seed(0)
+        model = getattr(torchvision.models, name)(weights=None).eval()
+        x = torch.rand(1, 3, 224, 224, generator=torch.Generator().manual_seed(1)) * 2 - 1
+        with torch.no_grad():
+            y = model(x)
+        torch.onnx.export(model, x, path, input_names=["input"], output_names=["output"], opset_version=13,
+                          do_constant_folding=True)
+        x.numpy().astype("<f4").tofile(os.path.join(OUT, name + ".input.f32"))
+        y.numpy().astype("<f4").tofile(os.path.join(OUT, name + ".output.f32"))
+        print("exported", path)
+    export_op_zoo()
+    export_pad_graph()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+// Every MediaPipe model loads, plans and runs on the reference kernels, and
+// its outputs are finite. Also checks the model-level API: names, shapes,
+// resize and a repeatable run.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "gtest/gtest.h"
+#include "rill/inference/inference.h"
+#include "tests/inference/test_util.h"
+
+namespace rill::inference {
+namespace {
+
+using testing::ModelPath;
+
+class MediaPipeModelTest : public ::testing::TestWithParam<std::string> {};
+
+void FillInput(Tensor* t) {
+  float* x = t->data_as<float>();
+  for (int64_t i = 0; i < t->num_elements(); ++i) x[i] = std::sin(0.001f * static_cast<float>(i % 9973)) ;
+}
+
+TEST_P(MediaPipeModelTest, LoadsAndRuns) {
+  const std::string path = ModelPath(GetParam());
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  SessionConfig config;
+  config.algorithm = AlgorithmPolicy::kReference;
+  auto session = Session::Create(*model, config);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  Session& s = **session;
+  ASSERT_GE(s.num_inputs(), 1);
+  ASSERT_GE(s.num_outputs(), 1);
+  for (int i = 0; i < s.num_inputs(); ++i) FillInput(s.input(i));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(s.Run().ok());
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%s: %d nodes, arena %zu bytes, reference run %.1f ms\n", GetParam().c_str(), (*model)->num_nodes(),
+              s.arena_bytes(), ms);
+  std::vector<std::vector<float>> first;
+  for (int o = 0; o < s.num_outputs(); ++o) {
+    const Tensor* out = s.output(o);
+    ASSERT_NE(out, nullptr);
+    EXPECT_GT(out->num_elements(), 0);
+    const float* y = out->data_as<float>();
+    for (int64_t i = 0; i < out->num_elements(); ++i) ASSERT_TRUE(std::isfinite(y[i])) << out->name() << "[" << i << "]";
+    first.emplace_back(y, y + out->num_elements());
+  }
+  // A second run on the same input gives the same bits.
+  ASSERT_TRUE(s.Run().ok());
+  for (int o = 0; o < s.num_outputs(); ++o) {
+    const float* y = s.output(o)->data_as<float>();
+    for (size_t i = 0; i < first[o].size(); ++i) ASSERT_EQ(first[o][i], y[i]);
+  }
+}
+
+// The optimized kernels (chosen by CPUID) against the reference kernels on
+// whole models: outputs agree to 1e-3 of each output's largest magnitude.
+TEST_P(MediaPipeModelTest, AutoKernelsMatchReference) {
+  const std::string path = ModelPath(GetParam());
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  SessionConfig ref_config, auto_config;
+  ref_config.algorithm = AlgorithmPolicy::kReference;
+  auto_config.algorithm = AlgorithmPolicy::kAuto;
+  auto ref = Session::Create(*model, ref_config);
+  auto opt = Session::Create(*model, auto_config);
+  ASSERT_TRUE(ref.ok() && opt.ok());
+  for (int i = 0; i < (*ref)->num_inputs(); ++i) {
+    FillInput((*ref)->input(i));
+    FillInput((*opt)->input(i));
+  }
+  auto time_run = [](Session& s) {
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_TRUE(s.Run().ok());
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  const double ref_ms = time_run(**ref);
+  const double opt_ms = time_run(**opt);
+  int optimized_layers = 0;
+  for (const std::string& k : (*opt)->KernelNames()) optimized_layers += k.find("avx2") != std::string::npos;
+  std::printf("%s: reference %.1f ms, auto %.1f ms (%d layers on AVX2 kernels)\n", GetParam().c_str(), ref_ms,
+              opt_ms, optimized_layers);
+  for (int o = 0; o < (*ref)->num_outputs(); ++o) {
+    const Tensor* a = (*ref)->output(o);
+    const Tensor* b = (*opt)->output(o);
+    ASSERT_EQ(a->shape(), b->shape());
+    float max_abs = 0.0f, max_diff = 0.0f;
+    for (int64_t i = 0; i < a->num_elements(); ++i) {
+      max_abs = std::max(max_abs, std::fabs(a->data_as<float>()[i]));
+      max_diff = std::max(max_diff, std::fabs(a->data_as<float>()[i] - b->data_as<float>()[i]));
+    }
+    EXPECT_LE(max_diff, 1e-3f * std::max(1.0f, max_abs)) << a->name();
+  }
+}
+
+// The optimizer keeps semantics: the optimized graph against the raw one,
+// both on the reference kernels.
+TEST_P(MediaPipeModelTest, OptimizedGraphMatchesRawGraph) {
+  const std::string path = ModelPath(GetParam());
+  RILL_SKIP_IF_MISSING(path);
+  LoadOptions raw_options;
+  raw_options.optimize = false;
+  auto raw = Model::FromFile(path, raw_options);
+  auto opt = Model::FromFile(path);
+  ASSERT_TRUE(raw.ok() && opt.ok());
+  std::printf("%s: %d nodes raw, %d optimized\n", GetParam().c_str(), (*raw)->num_nodes(), (*opt)->num_nodes());
+  SessionConfig config;
+  config.algorithm = AlgorithmPolicy::kReference;
+  auto a = Session::Create(*raw, config);
+  auto b = Session::Create(*opt, config);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (int i = 0; i < (*a)->num_inputs(); ++i) {
+    FillInput((*a)->input(i));
+    FillInput((*b)->input(i));
+  }
+  ASSERT_TRUE((*a)->Run().ok() && (*b)->Run().ok());
+  ASSERT_EQ((*a)->num_outputs(), (*b)->num_outputs());
+  for (int o = 0; o < (*a)->num_outputs(); ++o) {
+    const Tensor* x = (*a)->output(o);
+    const Tensor* y = (*b)->output(o);
+    ASSERT_EQ(x->name(), y->name());
+    ASSERT_EQ(x->shape(), y->shape());
+    float max_abs = 0.0f, max_diff = 0.0f;
+    for (int64_t i = 0; i < x->num_elements(); ++i) {
+      max_abs = std::max(max_abs, std::fabs(x->data_as<float>()[i]));
+      max_diff = std::max(max_diff, std::fabs(x->data_as<float>()[i] - y->data_as<float>()[i]));
+    }
+    EXPECT_LE(max_diff, 1e-4f * std::max(1.0f, max_abs)) << x->name();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, MediaPipeModelTest, ::testing::ValuesIn(testing::MediaPipeModels()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param.substr(0, info.param.find('.'));
+                           return n;
+                         });
+
+TEST(ModelApiTest, NamesShapesAndResize) {
+  const std::string path = ModelPath("face_detection_short_range.tflite");
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_EQ((*model)->input_names(), std::vector<std::string>({"input"}));
+  EXPECT_EQ((*model)->output_names(), std::vector<std::string>({"regressors", "classificators"}));
+  EXPECT_EQ((*model)->input_shapes()[0], Shape({1, 128, 128, 3}));
+  auto session = Session::Create(*model);
+  ASSERT_TRUE(session.ok());
+  Session& s = **session;
+  EXPECT_EQ(s.input("input")->layout(), Layout::kNHWC);
+  EXPECT_EQ(s.output("regressors")->shape(), Shape({1, 896, 16}));
+  EXPECT_EQ(s.input("nope"), nullptr);
+  // Batch 2: the arena grows, outputs follow (the model's RESHAPE has a
+  // fixed batch of 1, so the batch folds into the anchor dimension).
+  const size_t arena1 = s.arena_bytes();
+  ASSERT_TRUE(s.Resize({{"input", {2, 128, 128, 3}}}).ok());
+  EXPECT_EQ(s.output("classificators")->num_elements(), 2 * 896);
+  EXPECT_GT(s.arena_bytes(), arena1);
+  EXPECT_FALSE(s.Resize({{"nope", {1, 2, 3, 4}}}).ok());
+  // A shape the graph cannot take errors, naming the node, and Run refuses.
+  Status bad = s.Resize({{"input", {1, 128, 128, 4}}});
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("node"), std::string::npos) << bad.message();
+  EXPECT_FALSE(s.Run().ok());
+  ASSERT_TRUE(s.Resize({{"input", {1, 128, 128, 3}}}).ok());
+  EXPECT_TRUE(s.Run().ok());
+}
+
+TEST(ModelApiTest, FromBufferAndMissingFile) {
+  auto missing = Model::FromFile("/nonexistent/model.tflite");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent/model.tflite"), std::string::npos);
+  const std::string path = ModelPath("face_detection_short_range.tflite");
+  RILL_SKIP_IF_MISSING(path);
+  std::vector<uint8_t> bytes = testing::ReadBytes(path);
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "short_range_in_memory");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_EQ((*model)->source(), "short_range_in_memory");
+  bytes.assign(bytes.size(), 0);  // the model keeps its own copy
+  auto session = Session::Create(*model);
+  ASSERT_TRUE(session.ok());
+  EXPECT_TRUE((*session)->Run().ok());
+}
+
+}  // namespace
+}  // namespace rill::inference

@@ -1,0 +1,122 @@
+// torchvision CNNs exported to ONNX (random weights, fixed seed) run on the
+// engine and match PyTorch's outputs within 1e-4 of the output's range, with
+// the optimized and with the reference kernels.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "gtest/gtest.h"
+#include "rill/inference/inference.h"
+#include "tests/inference/test_util.h"
+
+namespace rill::inference {
+namespace {
+
+std::vector<float> ReadFloats(const std::string& path) {
+  const std::vector<uint8_t> bytes = testing::ReadBytes(path);
+  std::vector<float> v(bytes.size() / 4);
+  if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * 4);
+  return v;
+}
+
+struct Case {
+  std::string model;
+  AlgorithmPolicy policy;
+};
+
+class OnnxModelTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(OnnxModelTest, MatchesPyTorch) {
+  const std::string base = testing::ModelPath(GetParam().model);
+  RILL_SKIP_IF_MISSING(base + ".onnx");
+  RILL_SKIP_IF_MISSING(base + ".output.f32");
+  auto model = Model::FromFile(base + ".onnx");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  SessionConfig config;
+  config.algorithm = GetParam().policy;
+  auto session = Session::Create(*model, config);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  Session& s = **session;
+  const std::vector<float> input = ReadFloats(base + ".input.f32");
+  const std::vector<float> expected = ReadFloats(base + ".output.f32");
+  Tensor* in = s.input(0);
+  ASSERT_EQ(in->shape(), Shape({1, 3, 224, 224}));
+  EXPECT_EQ(in->layout(), Layout::kNCHW);
+  ASSERT_EQ(static_cast<size_t>(in->num_elements()), input.size());
+  std::memcpy(in->data(), input.data(), input.size() * 4);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(s.Run().ok());
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const Tensor* out = s.output(0);
+  ASSERT_EQ(static_cast<size_t>(out->num_elements()), expected.size());
+  const auto [lo, hi] = std::minmax_element(expected.begin(), expected.end());
+  const float range = *hi - *lo;
+  float max_err = 0.0f;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    max_err = std::max(max_err, std::fabs(out->data_as<float>()[i] - expected[i]));
+  }
+  std::printf("%s (%s): %d nodes, %.1f ms, max abs error %.3g (output range %.3g)\n", GetParam().model.c_str(),
+              GetParam().policy == AlgorithmPolicy::kAuto ? "auto" : "reference", (*model)->num_nodes(), ms, max_err,
+              range);
+  EXPECT_LE(max_err, 1e-4f * range);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Torchvision, OnnxModelTest,
+    ::testing::Values(Case{"mobilenet_v2", AlgorithmPolicy::kAuto}, Case{"resnet18", AlgorithmPolicy::kAuto},
+                      Case{"resnet50", AlgorithmPolicy::kAuto}, Case{"squeezenet1_1", AlgorithmPolicy::kAuto},
+                      Case{"mobilenet_v2", AlgorithmPolicy::kReference},
+                      Case{"squeezenet1_1", AlgorithmPolicy::kReference}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      return info.param.model + (info.param.policy == AlgorithmPolicy::kAuto ? "_auto" : "_reference");
+    });
+
+// Small graphs for the ops torchvision's classifiers do not use (ConvTranspose,
+// BatchNormalization on its own, PRelu, LeakyRelu, HardSwish, HardSigmoid,
+// Clip, Resize, ceil-mode pools, Softmax over channels, Transpose, MatMul,
+// Squeeze/Unsqueeze, Pad), against PyTorch or numpy.
+class OnnxGraphTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxGraphTest, MatchesGolden) {
+  const std::string base = testing::ModelPath(GetParam());
+  RILL_SKIP_IF_MISSING(base + ".onnx");
+  RILL_SKIP_IF_MISSING(base + ".output0.f32");
+  auto model = Model::FromFile(base + ".onnx");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
+    SessionConfig config;
+    config.algorithm = policy;
+    auto session = Session::Create(*model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    Session& s = **session;
+    const std::vector<float> input = ReadFloats(base + ".input.f32");
+    ASSERT_EQ(static_cast<size_t>(s.input(0)->num_elements()), input.size());
+    std::memcpy(s.input(0)->data(), input.data(), input.size() * 4);
+    ASSERT_TRUE(s.Run().ok());
+    for (int o = 0; o < s.num_outputs(); ++o) {
+      const std::vector<float> expected = ReadFloats(base + ".output" + std::to_string(o) + ".f32");
+      const Tensor* out = s.output(o);
+      ASSERT_EQ(static_cast<size_t>(out->num_elements()), expected.size()) << out->name() << " " << ShapeToString(out->shape());
+      const auto [lo, hi] = std::minmax_element(expected.begin(), expected.end());
+      const float range = std::max(*hi - *lo, 1e-3f);
+      for (size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_NEAR(out->data_as<float>()[i], expected[i], 1e-4f * range) << out->name() << "[" << i << "]";
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, OnnxGraphTest, ::testing::Values("rill_op_zoo", "rill_pad"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+TEST(OnnxImporterTest, GarbageIsAnErrorNamingTheFile) {
+  std::vector<uint8_t> junk = {0x08, 0xFF, 0xFF, 0x12, 0x34, 0x56};
+  auto model = Model::FromBuffer(junk.data(), junk.size(), "junk.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("junk.onnx"), std::string::npos) << model.status().message();
+}
+
+}  // namespace
+}  // namespace rill::inference

@@ -1,0 +1,37 @@
+// Helpers shared by the engine's tests: locating fetched models and media.
+#ifndef RILL_TESTS_INFERENCE_TEST_UTIL_H_
+#define RILL_TESTS_INFERENCE_TEST_UTIL_H_
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace rill::inference::testing {
+
+// Runfiles-relative path of a fetched model (bazel runs tests in the
+// workspace's runfiles root).
+inline std::string ModelPath(const std::string& name) { return "third_party/models/" + name; }
+inline std::string MediaPath(const std::string& name) { return "third_party/media/" + name; }
+
+inline bool FileExists(const std::string& path) { return std::ifstream(path).good(); }
+
+inline std::vector<std::string> MediaPipeModels() {
+  return {"face_detection_short_range.tflite", "face_detection_full_range.tflite",
+          "face_detection_full_range_sparse.tflite", "selfie_segmentation.tflite",
+          "selfie_segmentation_landscape.tflite", "hand_landmark_lite.tflite",
+          "hand_landmark_full.tflite", "pose_landmark_lite.tflite",
+          "pose_landmark_full.tflite", "pose_landmark_heavy.tflite"};
+}
+
+inline std::vector<uint8_t> ReadBytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace rill::inference::testing
+
+#define RILL_SKIP_IF_MISSING(path)                                                      \
+  if (!::rill::inference::testing::FileExists(path))                                   \
+  GTEST_SKIP() << path << " is missing: run scripts/fetch_models.sh"
+
+#endif  // RILL_TESTS_INFERENCE_TEST_UTIL_H_

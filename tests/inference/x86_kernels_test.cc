@@ -1,0 +1,167 @@
+// The AVX2/FMA kernels against the reference kernels on odd shapes: 1, 3, 7,
+// 17 channels; 1x1, 3x3, 5x5 windows; stride 2; SAME and VALID padding;
+// dilation; batch 2; every fused activation.
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "inference/backend/cpu/kernels/ref/conv2d.h"
+#include "inference/backend/cpu/kernels/ref/depthwise_conv2d.h"
+#include "inference/backend/cpu/kernels/ref/fully_connected.h"
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
+#include "inference/ir/conv_geometry.h"
+
+namespace rill::inference::cpu {
+namespace {
+
+std::vector<float> Random(size_t n, std::mt19937* rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(*rng);
+  return v;
+}
+
+void ExpectClose(const std::vector<float>& want, const std::vector<float>& got, const std::string& what) {
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(want[i], got[i], 1e-4f * (1.0f + std::fabs(want[i]))) << what << " at " << i;
+  }
+}
+
+struct ConvCase {
+  int batch, h, w, in_c, out_c, k, stride, dilation;
+  ir::Padding padding;
+  FusedActivation act;
+};
+
+ConvParams MakeParams(const ConvCase& c, bool depthwise) {
+  ConvParams p;
+  p.batch = c.batch;
+  p.in_h = c.h;
+  p.in_w = c.w;
+  p.in_c = c.in_c;
+  p.out_c = depthwise ? c.in_c : c.out_c;
+  p.kernel_h = p.kernel_w = c.k;
+  p.stride_h = p.stride_w = c.stride;
+  p.dilation_h = p.dilation_w = c.dilation;
+  p.out_h = ir::WindowOutputSize(c.h, c.k, c.stride, c.dilation, c.padding);
+  p.out_w = ir::WindowOutputSize(c.w, c.k, c.stride, c.dilation, c.padding);
+  p.pad_top = ir::WindowPadBefore(c.h, p.out_h, c.k, c.stride, c.dilation, c.padding);
+  p.pad_left = ir::WindowPadBefore(c.w, p.out_w, c.k, c.stride, c.dilation, c.padding);
+  p.activation = c.act;
+  return p;
+}
+
+std::vector<ConvCase> Cases() {
+  std::vector<ConvCase> cases;
+  const FusedActivation acts[] = {FusedActivation::kNone, FusedActivation::kRelu, FusedActivation::kRelu6,
+                                  FusedActivation::kReluN1To1, FusedActivation::kTanh};
+  int a = 0;
+  for (int in_c : {1, 3, 7, 17}) {
+    for (int out_c : {1, 3, 7, 17, 40}) {
+      for (int k : {1, 3, 5}) {
+        for (int stride : {1, 2}) {
+          for (ir::Padding pad : {ir::Padding::kSame, ir::Padding::kValid}) {
+            const int dilation = (k == 3 && stride == 1 && out_c == 7) ? 2 : 1;
+            cases.push_back({(in_c + k) % 2 + 1, 9, 11, in_c, out_c, k, stride, dilation, pad, acts[a++ % 5]});
+          }
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+class X86KernelsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!x86::HasAvx2Fma()) GTEST_SKIP() << "CPU has no AVX2/FMA";
+  }
+  std::mt19937 rng_{42};
+};
+
+TEST_F(X86KernelsTest, ConvGemmMatchesReference) {
+  int checked = 0;
+  for (const ConvCase& c : Cases()) {
+    const ConvParams p = MakeParams(c, false);
+    if (p.out_h <= 0 || p.out_w <= 0) continue;
+    const std::vector<float> x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * p.in_c, &rng_);
+    const int k = p.kernel_h * p.kernel_w * p.in_c;
+    const std::vector<float> w = Random(static_cast<size_t>(p.out_c) * k, &rng_);
+    const std::vector<float> bias = Random(p.out_c, &rng_);
+    const size_t out_size = static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c;
+    std::vector<float> want(out_size), got(out_size, 123.0f);
+    Conv2DRef(p, x.data(), w.data(), bias.data(), want.data());
+    std::vector<float> packed(x86::PackedWeightsFloats(p.out_c, k));
+    x86::PackWeightsNK(w.data(), p.out_c, k, packed.data());
+    std::vector<float> scratch(x86::Conv2DGemmScratchFloats(p) + 1);
+    x86::Conv2DGemmAvx2(p, x.data(), packed.data(), bias.data(), scratch.data(), got.data());
+    ExpectClose(want, got,
+                "conv in_c=" + std::to_string(c.in_c) + " out_c=" + std::to_string(c.out_c) + " k=" +
+                    std::to_string(c.k) + " stride=" + std::to_string(c.stride) + " batch=" + std::to_string(c.batch));
+    ++checked;
+  }
+  EXPECT_GT(checked, 200);
+}
+
+TEST_F(X86KernelsTest, ConvGemmWithoutBiasAndLargeK) {
+  ConvCase c{1, 13, 13, 67, 50, 3, 1, 1, ir::Padding::kSame, FusedActivation::kNone};
+  const ConvParams p = MakeParams(c, false);
+  const int k = 9 * 67;
+  const std::vector<float> x = Random(13 * 13 * 67, &rng_), w = Random(50 * k, &rng_);
+  std::vector<float> want(13 * 13 * 50), got(13 * 13 * 50);
+  Conv2DRef(p, x.data(), w.data(), nullptr, want.data());
+  std::vector<float> packed(x86::PackedWeightsFloats(50, k));
+  x86::PackWeightsNK(w.data(), 50, k, packed.data());
+  std::vector<float> scratch(x86::Conv2DGemmScratchFloats(p));
+  x86::Conv2DGemmAvx2(p, x.data(), packed.data(), nullptr, scratch.data(), got.data());
+  ExpectClose(want, got, "large k");
+}
+
+TEST_F(X86KernelsTest, DepthwiseMatchesReference) {
+  int checked = 0;
+  for (ConvCase c : Cases()) {
+    for (int channels : {1, 3, 7, 8, 17, 33}) {
+      c.in_c = channels;
+      const ConvParams p = MakeParams(c, true);
+      if (p.out_h <= 0 || p.out_w <= 0) continue;
+      const std::vector<float> x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * channels, &rng_);
+      const std::vector<float> w = Random(static_cast<size_t>(p.kernel_h) * p.kernel_w * channels, &rng_);
+      const std::vector<float> bias = Random(channels, &rng_);
+      const size_t out_size = static_cast<size_t>(p.batch) * p.out_h * p.out_w * channels;
+      std::vector<float> want(out_size), got(out_size);
+      DepthwiseConv2DRef(p, x.data(), w.data(), bias.data(), want.data());
+      x86::DepthwiseConv2DAvx2(p, x.data(), w.data(), c.out_c % 2 ? bias.data() : nullptr, got.data());
+      if (c.out_c % 2 == 0) DepthwiseConv2DRef(p, x.data(), w.data(), nullptr, want.data());
+      ExpectClose(want, got, "depthwise channels=" + std::to_string(channels) + " k=" + std::to_string(c.k));
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 500);
+}
+
+TEST_F(X86KernelsTest, FullyConnectedGemmMatchesReference) {
+  for (int batch : {1, 2, 7}) {
+    for (int in_dim : {1, 3, 17, 100}) {
+      for (int out_dim : {1, 7, 16, 33}) {
+        const std::vector<float> x = Random(batch * in_dim, &rng_), w = Random(out_dim * in_dim, &rng_),
+                                 bias = Random(out_dim, &rng_);
+        std::vector<float> want(batch * out_dim), got(batch * out_dim);
+        FullyConnectedRef(batch, in_dim, out_dim, FusedActivation::kRelu, x.data(), w.data(), bias.data(),
+                          want.data());
+        std::vector<float> packed(x86::PackedWeightsFloats(out_dim, in_dim));
+        x86::PackWeightsNK(w.data(), out_dim, in_dim, packed.data());
+        x86::GemmF32Avx2(batch, out_dim, in_dim, x.data(), in_dim, packed.data(), bias.data(), FusedActivation::kRelu,
+                         got.data(), out_dim);
+        ExpectClose(want, got, "fc");
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rill::inference::cpu
