@@ -272,7 +272,9 @@ int Dot(int argc, char** argv) {
   }
   const std::string& path = cl.positional[0];
   // Drawing needs no calculators (only C++ subgraphs come from plugins), so
-  // a plugin that does not load is worth a warning, not a failure.
+  // a --plugin or $RILL_PLUGINS library that does not load is worth a
+  // warning, not a failure. (A "# rill:plugin" line that fails still fails
+  // LoadGraphConfigFile below.)
   absl::Status plugins = LoadAllPlugins(cl, cl.positional);
   if (!plugins.ok()) PrintError("rill: warning: ", plugins);
   auto config = LoadGraphConfigFile(path);
