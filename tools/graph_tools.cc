@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -337,6 +338,103 @@ CalculatorGraphConfig::Node SyntheticNode(const std::string& calculator,
 
 }  // namespace
 
+namespace {
+
+// Demangled names spelled as people write them: std::string, and containers
+// without their default allocators.
+std::string ShortTypeName(std::string name) {
+  const std::string kString =
+      "std::__cxx11::basic_string<char, std::char_traits<char>, "
+      "std::allocator<char> >";
+  for (size_t at; (at = name.find(kString)) != std::string::npos;) {
+    name.replace(at, kString.size(), "std::string");
+  }
+  // Drop ", std::allocator<...>" (balanced) and the space before '>'.
+  for (size_t at; (at = name.find(", std::allocator<")) != std::string::npos;) {
+    size_t end = at + std::string(", std::allocator<").size();
+    int depth = 1;
+    while (end < name.size() && depth > 0) {
+      if (name[end] == '<') ++depth;
+      if (name[end] == '>') --depth;
+      ++end;
+    }
+    name.erase(at, end - at);
+  }
+  for (size_t at; (at = name.find(" >")) != std::string::npos;) {
+    name.erase(at, 1);
+  }
+  return name;
+}
+
+// Ports an error message asks for. Contracts that check the node config
+// before declaring ports fail on an empty node with messages such as
+// 'needs ITEM and BATCH_END input streams and an ITERABLE output stream' or
+// 'needs at least one untagged input stream'. Each upper-case word (a tag)
+// or "untagged" is paired with the first "input"/"output"/"side packet"
+// after it.
+std::vector<std::pair<int, std::string>> PortHints(absl::string_view message) {
+  std::vector<std::pair<int, std::string>> hints;
+  const std::string text(message);
+  auto kind_after = [&](size_t pos) -> int {
+    struct Word {
+      const char* text;
+      int kind;
+    };
+    const Word words[] = {{"input side packet", 2}, {"output side packet", 3},
+                          {"side packet", 2},       {"input", 0},
+                          {"output", 1}};
+    size_t best = std::string::npos;
+    int kind = -1;
+    for (const Word& w : words) {
+      const size_t at = text.find(w.text, pos);
+      if (at != std::string::npos && (best == std::string::npos || at < best)) {
+        best = at;
+        kind = w.kind;
+      }
+    }
+    return kind;
+  };
+  size_t i = 0;
+  while (i < text.size()) {
+    if (absl::ascii_isalpha(text[i]) || text[i] == '_') {
+      size_t j = i;
+      while (j < text.size() &&
+             (absl::ascii_isalnum(text[j]) || text[j] == '_')) {
+        ++j;
+      }
+      const std::string word = text.substr(i, j - i);
+      const bool at_word_start = i == 0 || text[i - 1] == ' ' ||
+                                 text[i - 1] == '"' || text[i - 1] == '(' ||
+                                 text[i - 1] == ',';
+      if (at_word_start && word.size() >= 2 && IsValidTag(word)) {
+        const int kind = kind_after(j);
+        if (kind >= 0) hints.emplace_back(kind, word);
+      } else if (word == "untagged") {
+        const int kind = kind_after(j);
+        if (kind >= 0) hints.emplace_back(kind, "");
+      }
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  return hints;
+}
+
+// Adds the ports `hints` name that `wanted` lacks; false when none is new.
+bool AddHints(const std::vector<std::pair<int, std::string>>& hints,
+              PortSet (&wanted)[4]) {
+  bool grew = false;
+  for (const auto& [kind, tag] : hints) {
+    bool has_tag = false;
+    for (const PortKey& key : wanted[kind]) has_tag |= key.first == tag;
+    if (!has_tag) grew |= wanted[kind].insert({tag, 0}).second;
+  }
+  return grew;
+}
+
+}  // namespace
+
 CalculatorInfo DescribeCalculator(const std::string& name) {
   CalculatorInfo info;
   info.name = name;
@@ -347,8 +445,13 @@ CalculatorInfo DescribeCalculator(const std::string& name) {
   }
   info.source_file = entry->source_file;
   PortSet wanted[4];
-  // A few rounds: a contract may ask for more ports once the first exist.
-  for (int round = 0; round < 6; ++round) {
+  // Generic guesses for contracts whose needs neither misses nor the error
+  // message reveal: an untagged input and output, then an untagged input
+  // side packet too.
+  const std::vector<std::pair<int, std::string>> fallbacks[] = {
+      {{0, ""}, {1, ""}}, {{2, ""}}};
+  size_t next_fallback = 0;
+  for (int round = 0; round < 16; ++round) {
     CalculatorGraphConfig::Node node = SyntheticNode(name, wanted);
     CalculatorContract contract;
     absl::Status status = contract.Initialize(node, "probe");
@@ -360,18 +463,57 @@ CalculatorInfo DescribeCalculator(const std::string& name) {
       }
     }
     if (grew) continue;
-    info.contract_status = status;
+    const bool no_ports = node.input_stream_size() + node.output_stream_size() +
+                              node.input_side_packet_size() +
+                              node.output_side_packet_size() ==
+                          0;
+    if (!status.ok()) {
+      if (AddHints(PortHints(status.message()), wanted)) {
+        info.guessed = true;
+        continue;
+      }
+      if (next_fallback < std::size(fallbacks) &&
+          AddHints(fallbacks[next_fallback++], wanted)) {
+        info.guessed = true;
+        continue;
+      }
+      // Nothing accepted (the contract may need options): report what it
+      // said last, about the most complete probe node.
+      info.contract_status = status;
+      info.ports.clear();
+      return info;
+    }
+    if (no_ports && next_fallback == 0) {
+      // Accepts an empty node: its ports follow the config. Show them for
+      // one untagged input and output, if it takes those.
+      info.variadic = true;
+      PortSet trial[4];
+      AddHints(fallbacks[0], trial);
+      CalculatorGraphConfig::Node probe = SyntheticNode(name, trial);
+      CalculatorContract trial_contract;
+      if (!trial_contract.Initialize(probe, "probe").ok() ||
+          !entry->get_contract(&trial_contract).ok()) {
+        return info;
+      }
+      next_fallback = 1;
+      for (int k = 0; k < 4; ++k) wanted[k] = trial[k];
+      continue;
+    }
+    info.contract_status = absl::OkStatus();
     info.ports.clear();
     for (int k = 0; k < 4; ++k) {
       PacketTypeSet& set = SetOf(contract, kKinds[k]);
       const auto& tag_map = *set.GetTagMap();
       for (int id = 0; id < set.NumEntries(); ++id) {
         const PacketType& type = set.Get(id);
+        // A port we added by guessing that the contract never declared is
+        // not one of its ports.
+        if (!type.IsInitialized() && (info.guessed || info.variadic)) continue;
         PortInfo port;
         port.kind = kKinds[k];
         port.tag = tag_map.Tag(id);
         port.index = tag_map.Index(id);
-        port.type = type.IsInitialized() ? type.DebugTypeName()
+        port.type = type.IsInitialized() ? ShortTypeName(type.DebugTypeName())
                                          : std::string("(not declared)");
         port.optional = type.IsOptional();
         info.ports.push_back(port);
@@ -420,9 +562,14 @@ std::string FormatCalculators(const std::vector<CalculatorInfo>& infos) {
       absl::StrAppend(&out,
                       "  (asks for no fixed ports; its ports follow the node "
                       "config)\n");
+    } else if (info.contract_status.ok() && (info.variadic || info.guessed)) {
+      absl::StrAppend(&out,
+                      "  (port counts follow the node config; shown for a "
+                      "node the contract accepts)\n");
     }
     if (!info.contract_status.ok()) {
-      absl::StrAppend(&out, "  note: on a synthetic node the contract says: ",
+      absl::StrAppend(&out, "  note: no probe node satisfied the contract (it may need options); "
+                      "it says: ",
                       info.contract_status.message(), "\n");
     }
   }

@@ -52,14 +52,23 @@ struct CalculatorInfo {
   std::string name;
   std::string source_file;
   std::vector<PortInfo> ports;
-  // Non-OK when GetContract failed on the synthetic node (the message says
-  // what the calculator wanted); the ports found so far are still listed.
+  // Non-OK when no synthetic node satisfied GetContract: the message is what
+  // the calculator said about an empty node.
   absl::Status contract_status;
+  // The contract accepted a node without ports; the ports listed are those
+  // it declares for one untagged input and one untagged output.
+  bool variadic = false;
+  // Some ports were guessed (from the contract's error messages or generic
+  // tries), so their counts are examples, not requirements.
+  bool guessed = false;
 };
 
 // Calls the registered calculator's GetContract on synthetic nodes: first
-// with no ports, then with every port it asked for, until it asks for no new
-// ones. Ports the contract only touches after checking HasTag() are not seen.
+// with no ports, then adding every port it asked for (ports it looked up but
+// the node lacked), the ports its error message names ("needs a TICK input
+// stream", "an untagged input stream"), and as a last resort an untagged
+// input and output, until the contract succeeds. Ports a contract only
+// declares after checking HasTag() stay unseen unless its messages name them.
 CalculatorInfo DescribeCalculator(const std::string& name);
 // Every registered calculator whose name contains `filter` (all when empty).
 std::vector<CalculatorInfo> DescribeCalculators(const std::string& filter);

@@ -1,5 +1,8 @@
 #include "tools/graph_tools.h"
 
+#include <string>
+#include <vector>
+
 #include "framework/api2.h"
 #include "framework/calculator_base.h"
 #include "gmock/gmock.h"
@@ -36,6 +39,46 @@ class ToolsProbeTypedCalculator : public api2::Node {
   absl::Status Process(CalculatorContext*) override { return absl::OkStatus(); }
 };
 RILL_REGISTER_NODE(ToolsProbeTypedCalculator);
+
+// Checks the node config before declaring ports, as many real calculators
+// do: on an empty node it only says what it needs.
+class ToolsProbeCheckingCalculator : public CalculatorBase {
+ public:
+  static absl::Status GetContract(CalculatorContract* cc) {
+    if (!cc->Inputs().HasTag("TICK") || cc->Outputs().NumEntries("") != 1) {
+      return absl::InvalidArgumentError(
+          "node needs a TICK input stream and one untagged output stream");
+    }
+    cc->Inputs().Tag("TICK").SetAny();
+    cc->Outputs().Index(0).Set<std::vector<std::string>>();
+    return absl::OkStatus();
+  }
+  absl::Status Process(CalculatorContext*) override { return absl::OkStatus(); }
+};
+REGISTER_CALCULATOR(ToolsProbeCheckingCalculator);
+
+// Takes any number of untagged streams; declares nothing on an empty node.
+class ToolsProbeVariadicCalculator : public CalculatorBase {
+ public:
+  static absl::Status GetContract(CalculatorContract* cc) {
+    for (int i = 0; i < cc->Inputs().NumEntries(); ++i) {
+      cc->Inputs().Index(i).Set<int>();
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Process(CalculatorContext*) override { return absl::OkStatus(); }
+};
+REGISTER_CALCULATOR(ToolsProbeVariadicCalculator);
+
+// Can never be satisfied by a probe (it wants options, say).
+class ToolsProbeNeedsOptionsCalculator : public CalculatorBase {
+ public:
+  static absl::Status GetContract(CalculatorContract* cc) {
+    return absl::InvalidArgumentError("options.ranges is empty");
+  }
+  absl::Status Process(CalculatorContext*) override { return absl::OkStatus(); }
+};
+REGISTER_CALCULATOR(ToolsProbeNeedsOptionsCalculator);
 
 CalculatorGraphConfig Parse(const std::string& text) {
   CalculatorGraphConfig config;
@@ -130,7 +173,36 @@ TEST(GraphToolsTest, DescribeTypedCalculator) {
   EXPECT_EQ(info.ports[1].tag, "OUT");
   EXPECT_EQ(info.ports[2].kind, PortInfo::Kind::kOutputSide);
   EXPECT_EQ(info.ports[2].type, "bool");
-  EXPECT_EQ(DescribeCalculators("toolsprobe").size(), 2u);
+  EXPECT_EQ(DescribeCalculators("toolsprobe").size(), 5u);
+  EXPECT_EQ(DescribeCalculators("ProbeTyped").size(), 1u);
+}
+
+TEST(GraphToolsTest, DescribeFollowsTheContractsErrorMessages) {
+  const CalculatorInfo info = DescribeCalculator("ToolsProbeCheckingCalculator");
+  ASSERT_TRUE(info.contract_status.ok()) << info.contract_status;
+  EXPECT_TRUE(info.guessed);
+  ASSERT_EQ(info.ports.size(), 2u);
+  EXPECT_EQ(info.ports[0].tag, "TICK");
+  EXPECT_EQ(info.ports[0].kind, PortInfo::Kind::kInput);
+  EXPECT_EQ(info.ports[1].tag, "");
+  EXPECT_EQ(info.ports[1].kind, PortInfo::Kind::kOutput);
+  EXPECT_EQ(info.ports[1].type, "std::vector<std::string>");
+}
+
+TEST(GraphToolsTest, DescribeVariadicAndUnsatisfiable) {
+  const CalculatorInfo variadic =
+      DescribeCalculator("ToolsProbeVariadicCalculator");
+  ASSERT_TRUE(variadic.contract_status.ok());
+  EXPECT_TRUE(variadic.variadic);
+  ASSERT_EQ(variadic.ports.size(), 1u);  // the guessed output is undeclared
+  EXPECT_EQ(variadic.ports[0].type, "int");
+  EXPECT_THAT(FormatCalculators({variadic}), HasSubstr("port counts follow"));
+
+  const CalculatorInfo stuck =
+      DescribeCalculator("ToolsProbeNeedsOptionsCalculator");
+  EXPECT_FALSE(stuck.contract_status.ok());
+  EXPECT_TRUE(stuck.ports.empty());
+  EXPECT_THAT(FormatCalculators({stuck}), HasSubstr("options.ranges is empty"));
 }
 
 TEST(GraphToolsTest, SidePacketFlags) {

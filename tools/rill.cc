@@ -209,35 +209,16 @@ absl::Status ParseCommandLine(int argc, char** argv, int first,
   return absl::OkStatus();
 }
 
-bool ReadFile(const std::string& path, std::string* text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  *text = buffer.str();
-  return true;
-}
-
-std::string DirName(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
 // --plugin libraries, $RILL_PLUGINS, then those the graph files name.
 absl::Status LoadAllPlugins(const CommandLine& cl,
                             const std::vector<std::string>& graphs) {
   RILL_RETURN_IF_ERROR(LoadPlugins(cl.plugins));
   RILL_RETURN_IF_ERROR(LoadPluginsFromEnvironment());
   for (const std::string& graph : graphs) {
-    if (absl::EndsWith(graph, ".binarypb")) continue;
-    std::string text;
-    if (!ReadFile(graph, &text)) continue;  // the loader reports it
-    for (const std::string& plugin :
-         PluginsNamedInGraphText(text, DirName(graph))) {
-      absl::Status status = LoadPlugin(plugin);
-      if (!status.ok()) {
-        return AnnotateStatus(status, absl::StrCat(graph, ": "));
-      }
+    absl::Status status = LoadPluginsNamedInGraphFile(graph);
+    // An unreadable graph file is reported by the config loader.
+    if (!status.ok() && status.code() != absl::StatusCode::kNotFound) {
+      return status;
     }
   }
   return absl::OkStatus();
@@ -291,7 +272,9 @@ int Dot(int argc, char** argv) {
   }
   const std::string& path = cl.positional[0];
   // Drawing needs no calculators (only C++ subgraphs come from plugins), so
-  // a plugin that does not load is worth a warning, not a failure.
+  // a --plugin or $RILL_PLUGINS library that does not load is worth a
+  // warning, not a failure. (A "# rill:plugin" line that fails still fails
+  // LoadGraphConfigFile below.)
   absl::Status plugins = LoadAllPlugins(cl, cl.positional);
   if (!plugins.ok()) PrintError("rill: warning: ", plugins);
   auto config = LoadGraphConfigFile(path);

@@ -117,6 +117,13 @@ grep -q "^digraph" "$TMP/out.dot" && passed=$((passed + 1)) ||
   { echo "FAIL dot -o wrote nothing"; failed=$((failed + 1)); }
 check_rc "dot two graphs" 2 $RILL dot $DATA/good_graph.pbtxt $DATA/bad_graph.pbtxt
 
+# Core calculators are linked in: no plugin needed.
+check_rc "validate core graph" 0 $RILL validate $DATA/flow_limited_graph.pbtxt
+expect "validate core graph" "flow_limited_graph.pbtxt: OK: 2 nodes, 3 streams"
+check_rc "dot core graph" 0 $RILL dot $DATA/flow_limited_graph.pbtxt
+expect "dot core back edge" 'n1 -> n0 \[label="processed", style=dashed'
+expect "dot core output" 'n1 -> graph_out0 \[label="processed"\]'
+
 # Subgraph from a .pbtxt beside the graph; the graph names its plugin itself.
 check_rc "validate subgraph" 0 $RILL validate $DATA/subgraph_graph.pbtxt
 expect "validate subgraph expanded" "subgraph_graph.pbtxt: OK: 3 nodes, 3 streams"
@@ -135,6 +142,8 @@ expect "calculators side input" "side input +COUNT:0 +int"
 expect "calculators source" "^PluginCountSourceCalculator +\(tests/plugin/plugin_calculators.cc\)"
 expect "calculators input" "input +IN:0 +int"
 expect "calculators count" "3 calculators matching"
+check_rc "calculators core" 0 $RILL calculators PassThrough
+expect "calculators core linked" "^PassThroughCalculator"
 check_rc "calculators names" 0 $RILL calculators --names --plugin=$PLUGIN
 expect "calculators names" "^PluginAddOneCalculator$"
 

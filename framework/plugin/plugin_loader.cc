@@ -7,7 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -129,6 +131,31 @@ std::vector<std::string> PluginsNamedInGraphText(absl::string_view text,
     paths.push_back(path);
   }
   return paths;
+}
+
+absl::Status LoadPluginsNamedInGraphFile(const std::string& graph_path) {
+  if (absl::EndsWith(graph_path, ".binarypb") ||
+      absl::EndsWith(graph_path, ".pb")) {
+    return absl::OkStatus();
+  }
+  std::ifstream in(graph_path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read graph file \"", graph_path, "\""));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  const size_t slash = graph_path.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : graph_path.substr(0, slash);
+  for (const std::string& plugin : PluginsNamedInGraphText(text.str(), dir)) {
+    absl::Status status = LoadPlugin(plugin);
+    if (!status.ok()) {
+      return absl::Status(status.code(),
+                          absl::StrCat(graph_path, ": ", status.message()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace rill

@@ -45,6 +45,11 @@ std::vector<std::string> LoadedPlugins();
 std::vector<std::string> PluginsNamedInGraphText(absl::string_view text,
                                                  const std::string& graph_dir);
 
+// Loads the plugins a graph file names by `# rill:plugin PATH` lines (text
+// graphs only; a .binarypb has no comments). Errors name the graph file.
+// Programs call this before CalculatorGraph::Initialize on that file.
+absl::Status LoadPluginsNamedInGraphFile(const std::string& graph_path);
+
 }  // namespace rill
 
 #endif  // RILL_FRAMEWORK_PLUGIN_PLUGIN_LOADER_H_

@@ -183,6 +183,29 @@ TEST(PluginLoaderTest, PluginsNamedInGraphText) {
               ::testing::ElementsAre("graphs/demo/libfoo.so", "/abs/libbar.so"));
 }
 
+TEST(PluginLoaderTest, PluginsNamedInAGraphFile) {
+  const std::string dir = TempDir();
+  const std::string good = dir + "/names_plugin.pbtxt";
+  {
+    std::ofstream out(good);
+    char cwd[4096];
+    ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+    out << "# rill:plugin " << cwd << "/" << kPluginPath << "\n"
+        << "node { calculator: \"PluginAddOneCalculator\" }\n";
+  }
+  EXPECT_TRUE(LoadPluginsNamedInGraphFile(good).ok());
+  const std::string bad = dir + "/names_missing_plugin.pbtxt";
+  {
+    std::ofstream out(bad);
+    out << "# rill:plugin libs/not_there.so\n";
+  }
+  absl::Status status = LoadPluginsNamedInGraphFile(bad);
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(status.message()), HasSubstr(bad));
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr(dir + "/libs/not_there.so"));
+}
+
 TEST(PluginLoaderTest, EnvironmentList) {
   setenv("RILL_PLUGINS", (std::string(kPluginPath) + ":").c_str(), 1);
   EXPECT_TRUE(LoadPluginsFromEnvironment().ok());
