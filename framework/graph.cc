@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "framework/adaptive_mutex.h"
 #include "framework/calculator_node.h"
 #include "framework/profiler/graph_profiler.h"
 #include "framework/proto/thread_pool_executor.pb.h"
@@ -112,11 +113,11 @@ class GraphRuntime {
   absl::Status WaitUntilIdle();
   absl::Status WaitUntilDone();
   bool HasError() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<AdaptiveMutex> lock(mu_);
     return !status_.ok();
   }
   bool IsRunning() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<AdaptiveMutex> lock(mu_);
     return running_;
   }
   void SetErrorCallback(std::function<void(const absl::Status&)> cb) {
@@ -124,7 +125,7 @@ class GraphRuntime {
   }
   absl::StatusOr<Packet> GetSidePacket(const std::string& name) const;
   std::string WaitReport() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<AdaptiveMutex> lock(mu_);
     return WaitReportLocked();
   }
   void Shutdown();
@@ -165,7 +166,7 @@ class GraphRuntime {
   bool DoneLocked() const { return closed_nodes_ == nodes_.size(); }
   std::string WaitReportLocked() const;
   bool HasAppThreadExecutor() const { return app_executor_ != nullptr; }
-  void RunAppTasks(std::unique_lock<std::mutex>& lock);
+  void RunAppTasks(std::unique_lock<AdaptiveMutex>& lock);
 
   CalculatorGraph* graph_;
   ValidatedGraph* validated_;
@@ -182,8 +183,8 @@ class GraphRuntime {
   int64_t max_queue_size_ = 100;
   bool report_deadlock_ = false;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;  // idle / done / queue space
+  mutable AdaptiveMutex mu_;
+  std::condition_variable_any cv_;  // idle / done / queue space
   absl::Status status_;
   bool error_reported_ = false;
   bool running_ = false;
@@ -353,7 +354,7 @@ bool GraphRuntime::SidePacketsReadyLocked(const CalculatorNode& node) const {
 
 absl::Status GraphRuntime::Start(
     const std::map<std::string, Packet>& side_packets) {
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<AdaptiveMutex> lock(mu_);
   side_packets_ = side_packets;
   // Every consumed side packet must be given or produced.
   std::vector<std::string> errors;
@@ -527,7 +528,7 @@ bool GraphRuntime::MightBeReadyLocked(const CalculatorNode& node) const {
 }
 
 void GraphRuntime::Drain(int executor) {
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<AdaptiveMutex> lock(mu_);
   ExecutorState& ex = executors_[executor];
   for (;;) {
     if (ex.ready.empty()) break;
@@ -813,7 +814,7 @@ void GraphRuntime::EnterShutdownLocked() {
   cv_.notify_all();
 }
 
-void GraphRuntime::RunAppTasks(std::unique_lock<std::mutex>& lock) {
+void GraphRuntime::RunAppTasks(std::unique_lock<AdaptiveMutex>& lock) {
   lock.unlock();
   app_executor_->RunPendingTasks();
   lock.lock();
@@ -821,7 +822,7 @@ void GraphRuntime::RunAppTasks(std::unique_lock<std::mutex>& lock) {
 
 absl::Status GraphRuntime::AddPacket(const std::string& stream, Packet packet,
                                      bool wait_if_full) {
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<AdaptiveMutex> lock(mu_);
   auto it = input_by_name_.find(stream);
   if (it == input_by_name_.end()) {
     return absl::NotFoundError(absl::StrCat(
@@ -891,7 +892,7 @@ absl::Status GraphRuntime::AddPacket(const std::string& stream, Packet packet,
 
 absl::Status GraphRuntime::SetInputBound(const std::string& stream,
                                          Timestamp bound) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<AdaptiveMutex> lock(mu_);
   auto it = input_by_name_.find(stream);
   if (it == input_by_name_.end()) {
     return absl::NotFoundError(absl::StrCat(
@@ -911,7 +912,7 @@ absl::Status GraphRuntime::SetInputBound(const std::string& stream,
 }
 
 absl::Status GraphRuntime::CloseInput(const std::string& stream) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<AdaptiveMutex> lock(mu_);
   auto it = input_by_name_.find(stream);
   if (it == input_by_name_.end()) {
     return absl::NotFoundError(absl::StrCat(
@@ -930,7 +931,7 @@ absl::Status GraphRuntime::CloseInput(const std::string& stream) {
 absl::Status GraphRuntime::CloseAllInputs() {
   std::vector<std::string> names;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<AdaptiveMutex> lock(mu_);
     for (const auto& [name, i] : input_by_name_) names.push_back(name);
   }
   for (const std::string& n : names) RILL_RETURN_IF_ERROR(CloseInput(n));
@@ -938,12 +939,12 @@ absl::Status GraphRuntime::CloseAllInputs() {
 }
 
 void GraphRuntime::Cancel() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<AdaptiveMutex> lock(mu_);
   FailLocked(absl::CancelledError("the graph run was cancelled"));
 }
 
 absl::Status GraphRuntime::WaitUntilIdle() {
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<AdaptiveMutex> lock(mu_);
   for (;;) {
     if (HasAppThreadExecutor()) RunAppTasks(lock);
     if (IdleLocked()) {
@@ -960,7 +961,7 @@ absl::Status GraphRuntime::WaitUntilIdle() {
 }
 
 absl::Status GraphRuntime::WaitUntilDone() {
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<AdaptiveMutex> lock(mu_);
   if (!running_) return absl::FailedPreconditionError("the graph is not running");
   for (;;) {
     if (HasAppThreadExecutor()) RunAppTasks(lock);
@@ -1009,7 +1010,7 @@ absl::Status GraphRuntime::WaitUntilDone() {
 }
 
 absl::StatusOr<Packet> GraphRuntime::GetSidePacket(const std::string& name) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<AdaptiveMutex> lock(mu_);
   auto it = side_packets_.find(name);
   if (it == side_packets_.end()) {
     return absl::NotFoundError(
@@ -1063,7 +1064,7 @@ std::string GraphRuntime::WaitReportLocked() const {
 
 void GraphRuntime::Shutdown() {
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    std::unique_lock<AdaptiveMutex> lock(mu_);
     if (running_) {
       EnterShutdownLocked();
       // Wait for every node to close so no thread touches us afterwards.
@@ -1081,7 +1082,7 @@ void GraphRuntime::Shutdown() {
   }
   // Executors join their threads here; drainers hold no lock by then.
   for (ExecutorState& ex : executors_) {
-    std::unique_lock<std::mutex> lock(mu_);
+    std::unique_lock<AdaptiveMutex> lock(mu_);
     while (ex.drainers > 0) {
       if (ex.executor->RunsOnApplicationThread()) {
         lock.unlock();
