@@ -1,0 +1,332 @@
+#include "tools/media_run.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "framework/formats/image.h"
+#include "framework/formats/image_frame.h"
+#include "framework/formats/image_frame_opencv.h"
+#include "framework/status_util.h"
+#include "framework/tag_map.h"
+#include "opencv2/imgcodecs.hpp"
+#include "opencv2/imgproc.hpp"
+#include "opencv2/videoio.hpp"
+#include "tools/packet_json.h"
+
+namespace rill {
+namespace tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool IsImagePath(const std::string& path) {
+  std::string lower = path;
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  for (const char* ext : {".png", ".jpg", ".jpeg", ".bmp", ".ppm", ".webp"}) {
+    if (absl::EndsWith(lower, ext)) return true;
+  }
+  return false;
+}
+
+std::string StreamName(const std::string& entry) {
+  TagIndexName tin;
+  if (!ParseTagIndexName(entry, &tin).ok()) return entry;
+  return tin.name;
+}
+
+// Frames as RGB ImageFrames, from a video, an image or a camera.
+class FrameReader {
+ public:
+  absl::Status Open(const std::string& spec) {
+    if (absl::StartsWith(spec, "camera:")) {
+      int index = 0;
+      if (!absl::SimpleAtoi(spec.substr(7), &index)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--input=", spec, ": expected camera:N"));
+      }
+      capture_.open(index, cv::CAP_V4L2);
+      if (!capture_.isOpened()) {
+        return absl::NotFoundError(absl::StrCat(
+            "--input=", spec, ": no camera at /dev/video", index));
+      }
+      fps_ = 30;
+      return absl::OkStatus();
+    }
+    if (access(spec.c_str(), R_OK) != 0) {
+      return absl::NotFoundError(absl::StrCat("--input: cannot read \"", spec, "\""));
+    }
+    if (IsImagePath(spec)) {
+      image_ = cv::imread(spec, cv::IMREAD_COLOR);
+      if (image_.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--input: \"", spec, "\" is not a readable image"));
+      }
+      return absl::OkStatus();
+    }
+    capture_.open(spec);
+    if (!capture_.isOpened()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input: \"", spec, "\" is not a readable video"));
+    }
+    fps_ = capture_.get(cv::CAP_PROP_FPS);
+    if (!(fps_ > 0 && fps_ < 1000)) fps_ = 30;
+    total_ = static_cast<int64_t>(capture_.get(cv::CAP_PROP_FRAME_COUNT));
+    return absl::OkStatus();
+  }
+
+  // Next frame (RGB) and its timestamp; false at the end.
+  bool Next(ImageFrame* frame, Timestamp* ts) {
+    cv::Mat bgr;
+    if (!image_.empty()) {
+      if (index_ > 0) return false;
+      bgr = image_;
+    } else if (!capture_.read(bgr) || bgr.empty()) {
+      return false;
+    }
+    cv::Mat rgb;
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    *frame = formats::FromMat(rgb, ImageFormat::SRGB);
+    *ts = Timestamp(static_cast<int64_t>(index_ * 1e6 / fps_));
+    ++index_;
+    return true;
+  }
+
+  double fps() const { return fps_; }
+  int64_t total() const { return image_.empty() ? total_ : 1; }
+
+ private:
+  cv::VideoCapture capture_;
+  cv::Mat image_;
+  double fps_ = 30;
+  int64_t total_ = 0;
+  int64_t index_ = 0;
+};
+
+// Writes frames to a video (codec from the extension) or keeps the last one
+// for an image file.
+class FrameWriter {
+ public:
+  FrameWriter(std::string path, double fps) : path_(std::move(path)), fps_(fps) {}
+
+  absl::Status Write(const ImageFrame& frame) {
+    cv::Mat view = formats::MatView(&frame);
+    cv::Mat bgr;
+    if (view.channels() == 4) {
+      cv::cvtColor(view, bgr, cv::COLOR_RGBA2BGR);
+    } else if (view.channels() == 3) {
+      cv::cvtColor(view, bgr, cv::COLOR_RGB2BGR);
+    } else if (view.channels() == 1 && view.depth() == CV_8U) {
+      cv::cvtColor(view, bgr, cv::COLOR_GRAY2BGR);
+    } else {
+      view.convertTo(bgr, CV_8U, 255.0);
+      if (bgr.channels() == 1) cv::cvtColor(bgr, bgr, cv::COLOR_GRAY2BGR);
+    }
+    ++frames_;
+    if (IsImagePath(path_)) {
+      last_ = bgr.clone();
+      return absl::OkStatus();
+    }
+    if (!writer_.isOpened()) {
+      const bool avi = absl::EndsWith(path_, ".avi");
+      const int fourcc = avi ? cv::VideoWriter::fourcc('M', 'J', 'P', 'G')
+                             : cv::VideoWriter::fourcc('m', 'p', '4', 'v');
+      if (!writer_.open(path_, fourcc, fps_, bgr.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--output: cannot write a video to \"", path_, "\""));
+      }
+    }
+    writer_.write(bgr);
+    return absl::OkStatus();
+  }
+
+  absl::Status Finish() {
+    if (IsImagePath(path_)) {
+      if (last_.empty()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "--output=", path_, ": the output stream carried no image"));
+      }
+      if (!cv::imwrite(path_, last_)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--output: cannot write \"", path_, "\""));
+      }
+    } else {
+      if (frames_ == 0) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "--output=", path_, ": the output stream carried no image"));
+      }
+      writer_.release();
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string path_;
+  double fps_;
+  cv::VideoWriter writer_;
+  cv::Mat last_;
+  int64_t frames_ = 0;
+};
+
+const ImageFrame* AsFrame(const Packet& p) {
+  if (p.Holds<ImageFrame>()) return &p.Get<ImageFrame>();
+  if (p.Holds<Image>()) return p.Get<Image>().GetImageFrameSharedPtr().get();
+  return nullptr;
+}
+
+double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t i = std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5));
+  return v[i];
+}
+
+}  // namespace
+
+absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options,
+                          MediaRunSummary* summary) {
+  const CalculatorGraphConfig& config = graph->Config();
+  std::string input_stream = options.input_stream;
+  if (input_stream.empty() && config.input_stream_size() > 0) {
+    input_stream = StreamName(config.input_stream(0));
+  }
+  std::string output_stream = options.output_stream;
+  if (output_stream.empty() && config.output_stream_size() > 0) {
+    output_stream = StreamName(config.output_stream(0));
+  }
+  if (!options.input.empty() && input_stream.empty()) {
+    return absl::InvalidArgumentError(
+        "--input needs a graph with an input_stream (or --input_stream)");
+  }
+  if (!options.output.empty() && output_stream.empty()) {
+    return absl::InvalidArgumentError(
+        "--output needs a graph with an output_stream (or --output_stream)");
+  }
+
+  FrameReader reader;
+  if (!options.input.empty()) RILL_RETURN_IF_ERROR(reader.Open(options.input));
+  std::unique_ptr<FrameWriter> writer;
+  if (!options.output.empty()) {
+    writer = std::make_unique<FrameWriter>(options.output, reader.fps());
+  }
+
+  std::mutex mu;
+  std::map<int64_t, Clock::time_point> sent;  // timestamp -> send time
+  std::vector<double> latencies_ms;
+  absl::Status write_status;
+  int64_t frames_out = 0;
+  if (!output_stream.empty()) {
+    RILL_RETURN_IF_ERROR(graph->ObserveOutputStream(
+        output_stream,
+        [&](const Packet& p) {
+          const auto now = Clock::now();
+          std::lock_guard<std::mutex> lock(mu);
+          // Every frame at or below this timestamp is settled.
+          while (!sent.empty() && sent.begin()->first <= p.Timestamp().Value()) {
+            latencies_ms.push_back(
+                std::chrono::duration<double, std::milli>(now - sent.begin()->second)
+                    .count());
+            sent.erase(sent.begin());
+          }
+          if (p.IsEmpty()) return absl::OkStatus();
+          ++frames_out;
+          const ImageFrame* frame = AsFrame(p);
+          if (writer && frame != nullptr && write_status.ok()) {
+            write_status = writer->Write(*frame);
+          }
+          return absl::OkStatus();
+        },
+        /*observe_timestamp_bounds=*/true));
+  }
+  for (const std::string& stream : options.dump_streams) {
+    RILL_RETURN_IF_ERROR(graph->ObserveOutputStream(stream, [&, stream](const Packet& p) {
+      const std::string line = PacketToJsonLine(stream, p);
+      std::lock_guard<std::mutex> lock(mu);
+      std::fprintf(stdout, "%s\n", line.c_str());
+      return absl::OkStatus();
+    }));
+  }
+
+  const bool progress = !options.json && isatty(STDERR_FILENO);
+  const auto start = Clock::now();
+  RILL_RETURN_IF_ERROR(graph->StartRun(options.side_packets));
+  absl::Status status;
+  int64_t frames_in = 0;
+  if (!options.input.empty()) {
+    ImageFrame frame;
+    Timestamp ts;
+    auto last_draw = start;
+    while ((options.max_frames == 0 || frames_in < options.max_frames) &&
+           reader.Next(&frame, &ts)) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        sent[ts.Value()] = Clock::now();
+      }
+      status = graph->AddPacketToInputStream(
+          input_stream, MakePacket<ImageFrame>(std::move(frame)).At(ts));
+      if (!status.ok()) break;
+      ++frames_in;
+      const auto now = Clock::now();
+      if (progress && now - last_draw > std::chrono::milliseconds(100)) {
+        last_draw = now;
+        const double s = std::chrono::duration<double>(now - start).count();
+        const int64_t total = options.max_frames ? options.max_frames : reader.total();
+        const int width = 30;
+        const int filled = total > 0 ? static_cast<int>(width * frames_in / total) : 0;
+        std::fprintf(stderr, "\r[%s%s] %lld%s frames  %.1f fps ",
+                     std::string(std::min(filled, width), '=').c_str(),
+                     std::string(width - std::min(filled, width), ' ').c_str(),
+                     static_cast<long long>(frames_in),
+                     total > 0 ? absl::StrCat("/", total).c_str() : "",
+                     frames_in / std::max(s, 1e-9));
+      }
+    }
+    if (progress) std::fprintf(stderr, "\n");
+  }
+  if (status.ok()) status = graph->CloseAllInputStreams();
+  if (!status.ok()) graph->Cancel();
+  absl::Status done = graph->WaitUntilDone();
+  if (status.ok()) status = done;
+  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  if (status.ok() && writer) status = write_status;
+  if (status.ok() && writer) status = writer->Finish();
+
+  summary->frames_in = frames_in;
+  summary->frames_out = frames_out;
+  summary->wall_s = wall;
+  double sum = 0;
+  for (double l : latencies_ms) sum += l;
+  summary->mean_ms = latencies_ms.empty() ? 0 : sum / latencies_ms.size();
+  summary->p50_ms = Percentile(latencies_ms, 0.5);
+  summary->p99_ms = Percentile(latencies_ms, 0.99);
+  summary->max_ms = latencies_ms.empty() ? 0 : *std::max_element(latencies_ms.begin(), latencies_ms.end());
+  summary->fps = wall > 0 ? frames_in / wall : 0;
+  return status;
+}
+
+std::string SummaryText(const MediaRunSummary& s) {
+  return absl::StrFormat(
+      "frames: %d in, %d out | latency per frame: mean %.2f ms, p50 %.2f ms, "
+      "p99 %.2f ms, max %.2f ms | throughput %.1f frames/s (%.2f s)",
+      s.frames_in, s.frames_out, s.mean_ms, s.p50_ms, s.p99_ms, s.max_ms, s.fps,
+      s.wall_s);
+}
+
+std::string SummaryJson(const std::string& graph_path, const MediaRunSummary& s) {
+  return absl::StrFormat(
+      "{\"graph\":\"%s\",\"frames_in\":%d,\"frames_out\":%d,\"latency_ms\":{"
+      "\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"fps\":%.2f,"
+      "\"wall_s\":%.3f}",
+      graph_path, s.frames_in, s.frames_out, s.mean_ms, s.p50_ms, s.p99_ms,
+      s.max_ms, s.fps, s.wall_s);
+}
+
+}  // namespace tools
+}  // namespace rill
