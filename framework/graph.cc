@@ -453,6 +453,17 @@ Invocation* GraphRuntime::PrepareLocked(CalculatorNode* node) {
       // Stopped, or a node of side packets only: it closes after Open.
       close = true;
     } else if (node->in_flight == 0) {
+      // source_layer: a source waits until every source of a lower layer
+      // has closed (MediaPipe's semantics).
+      const int layer = node->spec().contract->GetNodeConfig().source_layer();
+      if (layer > 0) {
+        for (const auto& other : nodes_) {
+          if (other->spec().IsSource() && other->state != CalculatorNode::State::kClosed &&
+              other->spec().contract->GetNodeConfig().source_layer() < layer) {
+            return nullptr;  // rescheduled when that source closes
+          }
+        }
+      }
       if (ThrottledLocked(*node)) {
         if (!node->throttled) ++num_throttled_;
         node->throttled = true;
@@ -676,6 +687,15 @@ void GraphRuntime::CommitLocked(CalculatorNode* node, Invocation* inv) {
     node->state = State::kClosed;
     ++closed_nodes_;
     RecheckThrottledLocked();  // its queues no longer count as full
+    if (node->spec().IsSource()) {
+      // Sources of higher layers may start now.
+      for (auto& other : nodes_) {
+        if (other->spec().IsSource() &&
+            other->spec().contract->GetNodeConfig().source_layer() > 0) {
+          MaybeScheduleLocked(other.get());
+        }
+      }
+    }
     cv_.notify_all();
   }
 }

@@ -243,5 +243,32 @@ TEST(SchedulerTest, ManyRunsAndThreadCountsGiveTheSameResult) {
   }
 }
 
+TEST(SchedulerTest, SourceLayersRunInOrder) {
+  // Layer 1's source starts only after layer 0's has closed. With one
+  // worker (sinks run before sources), arrival order shows it.
+  CalculatorGraph graph;
+  ASSERT_TRUE(graph.Initialize(Parse(R"pb(
+    num_threads: 1
+    node { calculator: "TestIntSourceCalculator" output_stream: "late" source_layer: 1
+           options { [rill.TestOptions.ext] { value: 20 } } }
+    node { calculator: "TestIntSourceCalculator" output_stream: "early" source_layer: 0
+           options { [rill.TestOptions.ext] { value: 20 } } }
+  )pb")).ok());
+  std::mutex mu;
+  std::vector<std::string> order;
+  for (const char* s : {"early", "late"}) {
+    const std::string name = s;
+    ASSERT_TRUE(graph.ObserveOutputStream(name, [&, name](const Packet&) {
+      std::lock_guard<std::mutex> lock(mu);
+      order.push_back(name);
+      return absl::OkStatus();
+    }).ok());
+  }
+  ASSERT_TRUE(graph.Run().ok());
+  ASSERT_EQ(order.size(), 40u);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(order[i], "early") << i;
+  for (int i = 20; i < 40; ++i) EXPECT_EQ(order[i], "late") << i;
+}
+
 }  // namespace
 }  // namespace rill
