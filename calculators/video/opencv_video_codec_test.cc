@@ -1,0 +1,179 @@
+// OpenCvVideoDecoderCalculator and OpenCvVideoEncoderCalculator on the test
+// media (scripts/fetch_models.sh): decode, round-trip, and bad input.
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "calculators/core/test_util.h"
+#include "framework/formats/image_frame.h"
+#include "framework/formats/video_stream_header.h"
+#include "framework/graph.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace rill {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kVideo[] = "third_party/media/Megamind.avi";
+
+bool HaveMedia() { return std::ifstream(kVideo).good(); }
+
+std::string TmpPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+
+constexpr char kDecodeGraph[] = R"pb(
+  input_side_packet: "path"
+  node {
+    calculator: "OpenCvVideoDecoderCalculator"
+    input_side_packet: "INPUT_FILE_PATH:path"
+    output_stream: "VIDEO:video"
+    output_stream: "VIDEO_PRESTREAM:header"
+    output_side_packet: "SAVED_AUDIO_PATH:audio"
+  }
+)pb";
+
+TEST(OpenCvVideoDecoderCalculatorTest, DecodesEveryFrameWithTimestamps) {
+  if (!HaveMedia()) GTEST_SKIP() << "run scripts/fetch_models.sh first";
+  auto out = RunGraph(kDecodeGraph, {"video", "header"}, {},
+                      {{"path", MakePacket<std::string>(kVideo)}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const auto& frames = (*out)["video"];
+  ASSERT_GT(frames.size(), 100u);
+  ASSERT_EQ((*out)["header"].size(), 1u);
+  const auto& header = (*out)["header"][0].Get<VideoHeader>();
+  EXPECT_EQ((*out)["header"][0].Timestamp(), Timestamp::PreStream());
+  EXPECT_EQ(header.format, ImageFormat::SRGB);
+  EXPECT_GT(header.frame_rate, 1.f);
+  int64_t last = -1;
+  for (const Packet& p : frames) {
+    const ImageFrame& f = p.Get<ImageFrame>();
+    EXPECT_EQ(f.Format(), ImageFormat::SRGB);
+    EXPECT_EQ(f.Width(), header.width);
+    EXPECT_EQ(f.Height(), header.height);
+    EXPECT_GT(p.Timestamp().Value(), last);
+    last = p.Timestamp().Value();
+  }
+  // Timestamps are the video's: frame i at about i / fps seconds.
+  const double expected_us = 10 * 1e6 / header.frame_rate;
+  EXPECT_NEAR(frames[10].Timestamp().Value() - frames[0].Timestamp().Value(),
+              expected_us, expected_us * 0.05);
+}
+
+TEST(OpenCvVideoDecoderCalculatorTest, MissingFileNamesNodeAndFile) {
+  auto out = RunGraph(R"pb(
+    input_side_packet: "path"
+    node {
+      name: "decoder"
+      calculator: "OpenCvVideoDecoderCalculator"
+      input_side_packet: "INPUT_FILE_PATH:path"
+      output_stream: "VIDEO:video"
+    })pb",
+                      {"video"}, {},
+                      {{"path", MakePacket<std::string>("/nonexistent/x.avi")}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("decoder"));
+  EXPECT_THAT(out.status().message(), HasSubstr("/nonexistent/x.avi"));
+}
+
+TEST(OpenCvVideoDecoderCalculatorTest, NotAVideoIsAClearError) {
+  const std::string path = TmpPath("not_a_video.avi");
+  std::ofstream(path) << "this is text, not a video";
+  auto out = RunGraph(kDecodeGraph, {"video"}, {},
+                      {{"path", MakePacket<std::string>(path)}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr(path));
+}
+
+TEST(OpenCvVideoEncoderCalculatorTest, RoundTripKeepsFramesAndSize) {
+  if (!HaveMedia()) GTEST_SKIP() << "run scripts/fetch_models.sh first";
+  for (const char* ext : {"avi", "mp4"}) {
+    const std::string out_path = TmpPath(std::string("roundtrip.") + ext);
+    const std::string codec = std::string(ext) == "mp4" ? "mp4v" : "MJPG";
+    auto out = RunGraph(
+        std::string(R"pb(
+          input_side_packet: "path"
+          input_side_packet: "out_path"
+          node {
+            calculator: "OpenCvVideoDecoderCalculator"
+            input_side_packet: "INPUT_FILE_PATH:path"
+            output_stream: "VIDEO:video"
+            output_stream: "VIDEO_PRESTREAM:header"
+          }
+          node {
+            calculator: "OpenCvVideoEncoderCalculator"
+            input_stream: "VIDEO:video"
+            input_stream: "VIDEO_PRESTREAM:header"
+            input_side_packet: "OUTPUT_FILE_PATH:out_path"
+            node_options: {
+              [type.googleapis.com/mediapipe.OpenCvVideoEncoderCalculatorOptions]: {
+                codec: ")pb") +
+            codec + R"pb(" video_format: ")pb" + ext + R"pb("
+              }
+            }
+          })pb",
+        {"video"}, {},
+        {{"path", MakePacket<std::string>(kVideo)},
+         {"out_path", MakePacket<std::string>(out_path)}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const size_t n = (*out)["video"].size();
+    const ImageFrame& first = (*out)["video"][0].Get<ImageFrame>();
+
+    auto again = RunGraph(kDecodeGraph, {"video"}, {},
+                          {{"path", MakePacket<std::string>(out_path)}});
+    ASSERT_TRUE(again.ok()) << again.status();
+    ASSERT_EQ((*again)["video"].size(), n) << ext;
+    const ImageFrame& back = (*again)["video"][0].Get<ImageFrame>();
+    EXPECT_EQ(back.Width(), first.Width());
+    EXPECT_EQ(back.Height(), first.Height());
+    // Lossy codecs: the mean absolute difference stays small.
+    double diff = 0;
+    for (int y = 0; y < back.Height(); ++y) {
+      for (int x = 0; x < back.Width() * 3; ++x) {
+        diff += std::abs(back.Row(y)[x] - first.Row(y)[x]);
+      }
+    }
+    diff /= back.Height() * back.Width() * 3.0;
+    EXPECT_LT(diff, 8.0) << ext;
+  }
+}
+
+TEST(OpenCvVideoEncoderCalculatorTest, UnwritablePathIsAClearError) {
+  std::vector<Packet> frames;
+  ImageFrame f(ImageFormat::SRGB, 32, 32);
+  f.SetToZero();
+  frames.push_back(MakePacket<ImageFrame>(std::move(f)).At(Timestamp(0)));
+  auto out = RunGraph(R"pb(
+    input_stream: "video"
+    input_side_packet: "out_path"
+    node {
+      name: "encoder"
+      calculator: "OpenCvVideoEncoderCalculator"
+      input_stream: "VIDEO:video"
+      input_side_packet: "OUTPUT_FILE_PATH:out_path"
+    })pb",
+                      {}, {{"video", frames}},
+                      {{"out_path", MakePacket<std::string>(
+                                        "/nonexistent/dir/out.avi")}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("encoder"));
+  EXPECT_THAT(out.status().message(), HasSubstr("/nonexistent/dir/out.avi"));
+}
+
+TEST(OpenCvVideoEncoderCalculatorTest, BadCodecFailsAtContract) {
+  absl::Status s = CheckContract(R"pb(
+    calculator: "OpenCvVideoEncoderCalculator"
+    input_stream: "VIDEO:video"
+    input_side_packet: "OUTPUT_FILE_PATH:p"
+    options {
+      [mediapipe.OpenCvVideoEncoderCalculatorOptions.ext] { codec: "h264x" }
+    })pb");
+  EXPECT_THAT(s.message(), HasSubstr("h264x"));
+}
+
+}  // namespace
+}  // namespace rill
