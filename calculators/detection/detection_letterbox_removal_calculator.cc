@@ -23,6 +23,11 @@ namespace rill {
 class DetectionLetterboxRemovalCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag("DETECTIONS").Set<std::vector<Detection>>();
     cc->Inputs().Tag("LETTERBOX_PADDING").Set<std::array<float, 4>>();
     cc->Outputs().Tag("DETECTIONS").Set<std::vector<Detection>>();

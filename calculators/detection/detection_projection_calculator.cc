@@ -25,6 +25,11 @@ namespace rill {
 class DetectionProjectionCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag("DETECTIONS").Set<std::vector<Detection>>();
     cc->Inputs().Tag("PROJECTION_MATRIX").Set<std::array<float, 16>>();
     cc->Outputs().Tag("DETECTIONS").Set<std::vector<Detection>>();

@@ -21,6 +21,11 @@ namespace rill {
 class LandmarkLetterboxRemovalCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     const int n = cc->Inputs().NumEntries("LANDMARKS");
     if (n == 0 || n != cc->Outputs().NumEntries("LANDMARKS")) {
       return absl::InvalidArgumentError(

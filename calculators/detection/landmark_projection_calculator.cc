@@ -22,6 +22,11 @@ namespace rill {
 class LandmarkProjectionCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     const int n = cc->Inputs().NumEntries("NORM_LANDMARKS");
     if (n == 0 || n != cc->Outputs().NumEntries("NORM_LANDMARKS")) {
       return absl::InvalidArgumentError(

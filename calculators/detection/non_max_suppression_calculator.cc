@@ -70,6 +70,11 @@ float ScoreOf(const Detection& d) {
 class NonMaxSuppressionCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     const auto& options = cc->Options<NonMaxSuppressionCalculatorOptions>();
     if (options.num_detection_streams() != cc->Inputs().NumEntries()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -96,11 +101,16 @@ class NonMaxSuppressionCalculator : public CalculatorBase {
 
   absl::Status Process(CalculatorContext* cc) override {
     std::vector<Detection> input;
+    bool any_packet = false;
     for (int i = 0; i < cc->Inputs().NumEntries(); ++i) {
       if (cc->Inputs().Index(i).IsEmpty()) continue;
+      any_packet = true;
       const auto& v = cc->Inputs().Index(i).Get<std::vector<Detection>>();
       input.insert(input.end(), v.begin(), v.end());
     }
+    // A bound-only call (no input packet) outputs nothing, even with
+    // return_empty_detections.
+    if (!any_packet) return absl::OkStatus();
     std::vector<Detection> kept;
     if (!input.empty()) {
       for (const Detection& d : input) {

@@ -76,6 +76,11 @@ bool SameShape(std::vector<int> a, std::vector<int> b) {
 class InferenceCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag(kTensorsTag).Set<std::vector<Tensor>>();
     cc->Outputs().Tag(kTensorsTag).Set<std::vector<Tensor>>();
     if (cc->InputSidePackets().HasTag(kModelTag)) {

@@ -17,6 +17,11 @@ namespace rill {
 class ImagePropertiesCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     const bool image = cc->Inputs().HasTag("IMAGE");
     const bool cpu = cc->Inputs().HasTag("IMAGE_CPU");
     if (image == cpu) {

@@ -65,6 +65,11 @@ struct Roi {
 class ImageToTensorCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag(kImageTag).SetAny();
     if (cc->Inputs().HasTag(kNormRectTag)) {
       cc->Inputs().Tag(kNormRectTag).Set<NormalizedRect>();

@@ -34,6 +34,11 @@ class TensorsToClassificationCalculator : public CalculatorBase {
   using Options = TensorsToClassificationCalculatorOptions;
 
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag("TENSORS").Set<std::vector<Tensor>>();
     cc->Outputs().Tag("CLASSIFICATIONS").Set<ClassificationList>();
     const auto& o = cc->Options<Options>();

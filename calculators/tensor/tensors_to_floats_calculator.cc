@@ -15,6 +15,11 @@ namespace rill {
 class TensorsToFloatsCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag("TENSORS").Set<std::vector<Tensor>>();
     const bool one = cc->Outputs().HasTag("FLOAT");
     const bool many = cc->Outputs().HasTag("FLOATS");

@@ -31,6 +31,11 @@ class TensorsToLandmarksCalculator : public CalculatorBase {
   using Options = TensorsToLandmarksCalculatorOptions;
 
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag("TENSORS").Set<std::vector<Tensor>>();
     for (const char* tag : {"FLIP_HORIZONTALLY", "FLIP_VERTICALLY"}) {
       if (cc->Inputs().HasTag(tag)) cc->Inputs().Tag(tag).Set<bool>();

@@ -38,6 +38,11 @@ class TensorsToSegmentationCalculator : public CalculatorBase {
   using Options = TensorsToSegmentationCalculatorOptions;
 
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag("TENSORS").Set<std::vector<Tensor>>();
     if (cc->Inputs().HasTag("OUTPUT_SIZE")) {
       cc->Inputs().Tag("OUTPUT_SIZE").Set<std::pair<int, int>>();

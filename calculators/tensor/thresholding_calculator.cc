@@ -11,6 +11,11 @@ namespace rill {
 class ThresholdingCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    // Outputs at the input timestamp or not at all. Process also runs on
+    // bound-only changes so that an absent input (no face, a gated tensor)
+    // advances this node's outputs at once: a live graph must not wait.
+    cc->SetTimestampOffset(TimestampDiff(0));
+    cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag("FLOAT").Set<float>();
     if (cc->Inputs().HasTag("THRESHOLD")) cc->Inputs().Tag("THRESHOLD").Set<double>();
     if (cc->InputSidePackets().HasTag("THRESHOLD")) {
