@@ -5,7 +5,7 @@
 //
 //   bazel build //benchmarks:face_detection_pipeline
 //   bazel-bin/benchmarks/face_detection_pipeline [--frames=200]
-//       [--graph=benchmarks/face_detection_pipeline.pbtxt]
+//       [--graph=graphs/demo/face_detection_file.pbtxt]
 //       [--video=third_party/media/Megamind.avi]
 //
 // The 640x480 video is made from the test media (resized with OpenCV) the
@@ -29,6 +29,7 @@
 #include "framework/graph.h"
 #include "framework/profiler/graph_profiler.h"
 #include "framework/tool/config_loader.h"
+#include "framework/tool/subgraph_expansion.h"
 #include "opencv2/imgproc.hpp"
 #include "opencv2/videoio.hpp"
 
@@ -40,7 +41,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Flags {
   int frames = 200;
-  std::string graph = "benchmarks/face_detection_pipeline.pbtxt";
+  std::string graph = "graphs/demo/face_detection_file.pbtxt";
   std::string video = "third_party/media/Megamind.avi";
 };
 
@@ -183,6 +184,7 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
+  AddSubgraphSearchPath("graphs/face_detection");
   auto config = LoadGraphConfigFile(flags.graph);
   if (!config.ok()) {
     std::fprintf(stderr, "%s\n", std::string(config.status().message()).c_str());

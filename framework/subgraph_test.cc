@@ -223,6 +223,29 @@ TEST_F(SubgraphTest, SubgraphFileBesideTheGraphIsFound) {
   EXPECT_TRUE(graph.WaitUntilDone().ok());
 }
 
+TEST_F(SubgraphTest, SubgraphPathDirectiveNamesAnotherFolder) {
+  const std::string root = ::testing::TempDir() + "/subgraph_path_dirs";
+  ASSERT_EQ(system(("mkdir -p " + root + "/lib " + root + "/app").c_str()), 0);
+  {
+    std::ofstream f(root + "/lib/plus_ten.pbtxt");
+    f << R"pb(
+      type: "TestPlusTenSubgraph"
+      input_stream: "IN:a" output_stream: "OUT:b"
+      node { calculator: "TestScaleNode" input_stream: "IN:a" output_stream: "OUT:b" }
+    )pb";
+  }
+  {
+    std::ofstream f(root + "/app/main.pbtxt");
+    f << "# rill:subgraph_path ../lib\n"
+         "input_stream: \"in\"\noutput_stream: \"out\"\n"
+         "node { calculator: \"TestPlusTenSubgraph\" input_stream: \"IN:in\" "
+         "output_stream: \"OUT:out\" }\n";
+  }
+  CalculatorGraph graph;
+  absl::Status s = graph.InitializeFromFile(root + "/app/main.pbtxt");
+  EXPECT_TRUE(s.ok()) << s;
+}
+
 TEST_F(SubgraphTest, OptionalSubgraphInputMayStayUnconnected) {
   ASSERT_TRUE(RegisterSubgraphConfig(*ParseGraphConfigText(R"pb(
     type: "TestOptionalInputSubgraph"

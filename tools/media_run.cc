@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <mutex>
 
@@ -218,6 +219,7 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   }
 
   std::mutex mu;
+  std::condition_variable settled_cv;
   std::map<int64_t, Clock::time_point> sent;  // timestamp -> send time
   std::vector<double> latencies_ms;
   absl::Status write_status;
@@ -235,6 +237,7 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
                     .count());
             sent.erase(sent.begin());
           }
+          settled_cv.notify_all();
           if (p.IsEmpty()) return absl::OkStatus();
           ++frames_out;
           const ImageFrame* frame = AsFrame(p);
@@ -266,7 +269,13 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
     while ((options.max_frames == 0 || frames_in < options.max_frames) &&
            reader.Next(&frame, &ts)) {
       {
-        std::lock_guard<std::mutex> lock(mu);
+        std::unique_lock<std::mutex> lock(mu);
+        if (options.max_in_flight > 0 && !output_stream.empty()) {
+          settled_cv.wait(lock, [&] {
+            return static_cast<int>(sent.size()) < options.max_in_flight ||
+                   graph->HasError();
+          });
+        }
         sent[ts.Value()] = Clock::now();
       }
       status = graph->AddPacketToInputStream(

@@ -25,6 +25,10 @@ struct MediaRunOptions {
   std::vector<std::string> dump_streams;
   bool json = false;
   int max_frames = 0;  // 0: all
+  // Frames sent but not yet out of the graph before the next one is sent
+  // (0: no limit). A small number keeps the pipeline busy while the latency
+  // figures measure processing, not time spent queued behind other frames.
+  int max_in_flight = 2;
   std::map<std::string, Packet> side_packets;
 };
 

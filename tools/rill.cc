@@ -129,6 +129,8 @@ its first output_stream gives the frames written to --output):
   --dump_stream=NAME         print every packet of stream NAME as one JSON
                              line (repeatable; protos in their JSON form)
   --max_frames=N             stop after N input frames
+  --max_in_flight=N          frames inside the graph at once (default 2;
+                             0: send as fast as the graph's queues allow)
   --json                     print the summary as one JSON line
 
 flags:
@@ -381,7 +383,8 @@ int Run(int argc, char** argv) {
   absl::Status parsed = ParseCommandLine(
       argc, argv, 2,
       {"side_packet", "trace", "print", "timeout", "input", "output",
-       "input_stream", "output_stream", "dump_stream", "max_frames"},
+       "input_stream", "output_stream", "dump_stream", "max_frames",
+       "max_in_flight"},
       {"quiet", "stats", "json"}, &cl);
   if (!parsed.ok()) return UsageError(std::string(parsed.message()), kRunHelp);
   if (cl.positional.size() != 1) {
@@ -402,6 +405,10 @@ int Run(int argc, char** argv) {
     if (flag == "output_stream") media.output_stream = value;
     if (flag == "dump_stream") media.dump_streams.push_back(value), use_media = true;
     if (flag == "json") media.json = true, use_media = true;
+    if (flag == "max_in_flight" &&
+        (!absl::SimpleAtoi(value, &media.max_in_flight) || media.max_in_flight < 0)) {
+      return UsageError("--max_in_flight needs a count", kRunHelp);
+    }
     if (flag == "max_frames" &&
         (!absl::SimpleAtoi(value, &media.max_frames) || media.max_frames < 0)) {
       return UsageError("--max_frames needs a count", kRunHelp);

@@ -1,12 +1,15 @@
 #include "framework/tool/config_loader.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "framework/options.h"
@@ -109,6 +112,20 @@ absl::StatusOr<CalculatorGraphConfig> LoadGraphConfigFile(
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
   AddSubgraphSearchPath(dir);
+  // `# rill:subgraph_path DIR` lines (DIR relative to the file's folder) and
+  // $RILL_SUBGRAPH_PATH (':'-separated) name more folders of subgraphs.
+  for (absl::string_view line : absl::StrSplit(*contents, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    constexpr absl::string_view kDirective = "# rill:subgraph_path ";
+    if (!absl::StartsWith(line, kDirective)) continue;
+    const std::string sub(absl::StripAsciiWhitespace(line.substr(kDirective.size())));
+    if (!sub.empty()) AddSubgraphSearchPath(sub[0] == '/' ? sub : dir + "/" + sub);
+  }
+  if (const char* env = std::getenv("RILL_SUBGRAPH_PATH")) {
+    for (absl::string_view d : absl::StrSplit(env, ':', absl::SkipEmpty())) {
+      AddSubgraphSearchPath(std::string(d));
+    }
+  }
   // `# rill:plugin LIB.so` lines: load the calculators (and their option
   // messages) before parsing, so the graph may use them.
   for (const std::string& plugin : PluginsNamedInGraphText(*contents, dir)) {
