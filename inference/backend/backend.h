@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "inference/ir/graph.h"
+#include "inference/runtime/thread_pool.h"
 #include "rill/inference/config.h"
 #include "rill/inference/status.h"
 #include "rill/inference/tensor.h"
@@ -52,6 +53,7 @@ struct ExecutionArgs {
   std::vector<const TensorBinding*> inputs;  // nullptr for absent optional inputs
   std::vector<TensorBinding*> outputs;
   AlgorithmPolicy algorithm = AlgorithmPolicy::kAuto;
+  ThreadPool* pool = nullptr;  // the session's; executions may split Run over it
 };
 
 class Backend {

@@ -7,6 +7,7 @@
 #include "inference/backend/backend.h"
 #include "inference/ir/graph.h"
 #include "inference/runtime/arena_planner.h"
+#include "inference/runtime/thread_pool.h"
 
 namespace rill::inference {
 
@@ -28,6 +29,8 @@ class Session::Impl {
   Status Init() {
     if (config_.num_threads < 1) return InvalidArgumentError(graph_.source + ": num_threads must be >= 1");
     if (config_.backend != BackendKind::kCpu) return UnimplementedError(graph_.source + ": only the cpu backend exists");
+    if (config_.num_threads > 256) return InvalidArgumentError(graph_.source + ": num_threads must be <= 256");
+    pool_ = std::make_unique<ThreadPool>(config_.num_threads);
     backend_ = CreateCpuBackend(config_);
     bindings_.resize(graph_.tensors.size());
     for (size_t i = 0; i < graph_.tensors.size(); ++i) {
@@ -50,6 +53,7 @@ class Session::Impl {
       args.graph = &graph_;
       args.node = &node;
       args.algorithm = config_.algorithm;
+      args.pool = pool_.get();
       for (int id : node.inputs) args.inputs.push_back(id >= 0 ? &bindings_[id] : nullptr);
       for (int id : node.outputs) args.outputs.push_back(&bindings_[id]);
       RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<Execution> exec, backend_->CreateExecution(args));
@@ -164,6 +168,7 @@ class Session::Impl {
   std::shared_ptr<const Model> model_;
   const ir::Graph& graph_;
   SessionConfig config_;
+  std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<Backend> backend_;
   std::vector<TensorBinding> bindings_;
   std::vector<std::unique_ptr<Execution>> executions_;

@@ -1,4 +1,5 @@
 // CONV_2D, DEPTHWISE_CONV_2D, transposed conv and FULLY_CONNECTED on the CPU.
+#include <algorithm>
 #include <vector>
 
 #include "inference/backend/cpu/kernels/ref/conv2d.h"
@@ -74,7 +75,8 @@ class ConvOp : public CpuOp {
         packed_.assign(packed, 0.0f);
         x86::PackWeightsNK(In(1), p_.out_c, k, packed_.data());
       }
-      scratch_floats_ = x86::Conv2DGemmScratchFloats(p_);
+      tile_scratch_ = x86::Conv2DGemmScratchFloats(p_);
+      scratch_floats_ = tile_scratch_ * threads();
     }
     return Status::Ok();
   }
@@ -85,14 +87,23 @@ class ConvOp : public CpuOp {
     switch (kind_) {
       case Kind::kConv:
         if (use_avx2_) {
-          x86::Conv2DGemmAvx2(p_, In(0), packed_.data(), In(2), static_cast<float*>(scratch_), Out());
+          auto tile = [this](int t, int thread) {
+            x86::Conv2DGemmAvx2Tile(p_, In(0), packed_.data(), In(2),
+                                    static_cast<float*>(scratch_) + tile_scratch_ * thread, Out(), t);
+          };
+          ParallelFor(x86::Conv2DGemmTiles(p_), tile);
         } else {
           Conv2DRef(p_, In(0), In(1), In(2), Out());
         }
         break;
       case Kind::kDepthwise:
         if (use_avx2_) {
-          x86::DepthwiseConv2DAvx2(p_, In(0), In(1), In(2), Out());
+          const int rows = p_.batch * p_.out_h;
+          const int chunks = std::min(rows, threads() * 4);
+          auto chunk = [this, rows, chunks](int c, int) {
+            x86::DepthwiseConv2DAvx2Rows(p_, In(0), In(1), In(2), Out(), rows * c / chunks, rows * (c + 1) / chunks);
+          };
+          ParallelFor(chunks, chunk);
         } else {
           DepthwiseConv2DRef(p_, In(0), In(1), In(2), Out());
         }
@@ -106,6 +117,7 @@ class ConvOp : public CpuOp {
   ConvParams p_;
   bool use_avx2_ = false;
   std::vector<float> packed_;
+  size_t tile_scratch_ = 0;
   size_t scratch_floats_ = 0;
 };
 

@@ -12,8 +12,14 @@
 namespace rill::inference::cpu::x86 {
 
 bool ConvIsPointwise(const ConvParams& p);
-// Scratch floats Conv2DGemmAvx2 needs (0 for pointwise convs).
+// Scratch floats one tile needs (0 for pointwise convs).
 size_t Conv2DGemmScratchFloats(const ConvParams& p);
+// The work splits into independent tiles of output rows (for threads; each
+// concurrent tile needs its own scratch).
+int Conv2DGemmTiles(const ConvParams& p);
+void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
+                        float* scratch, float* output, int tile);
+// All tiles in turn.
 void Conv2DGemmAvx2(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
                     float* scratch, float* output);
 

@@ -17,15 +17,22 @@ __attribute__((target("avx2,fma"))) inline __m256 Activate(__m256 v, FusedActiva
 
 }  // namespace
 
-__attribute__((target("avx2,fma"))) void DepthwiseConv2DAvx2(const ConvParams& p, const float* input,
-                                                              const float* filter, const float* bias,
-                                                              float* output) {
+void DepthwiseConv2DAvx2(const ConvParams& p, const float* input, const float* filter, const float* bias,
+                         float* output) {
+  DepthwiseConv2DAvx2Rows(p, input, filter, bias, output, 0, p.batch * p.out_h);
+}
+
+__attribute__((target("avx2,fma"))) void DepthwiseConv2DAvx2Rows(const ConvParams& p, const float* input,
+                                                                  const float* filter, const float* bias,
+                                                                  float* output, int row_begin, int row_end) {
   const int channels = p.out_c;
   const int vec_end = channels / 8 * 8;
   const bool vector_act = p.activation != FusedActivation::kTanh;
-  for (int n = 0; n < p.batch; ++n) {
+  for (int row = row_begin; row < row_end; ++row) {
+    const int n = row / p.out_h;
+    const int oy = row % p.out_h;
     const float* in_n = input + static_cast<long long>(n) * p.in_h * p.in_w * p.in_c;
-    for (int oy = 0; oy < p.out_h; ++oy) {
+    {
       const int iy0 = oy * p.stride_h - p.pad_top;
       int ky_begin = 0, ky_end = p.kernel_h;
       while (ky_begin < ky_end && iy0 + ky_begin * p.dilation_h < 0) ++ky_begin;
