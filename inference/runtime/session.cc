@@ -1,6 +1,7 @@
 #include "rill/inference/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -165,6 +166,41 @@ class Session::Impl {
     return Status::Ok();
   }
 
+  Status RunProfiled(std::vector<double>* node_ms) {
+    if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
+    node_ms->assign(executions_.size(), 0.0);
+    for (size_t i = 0; i < executions_.size(); ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      executions_[i]->Run();
+      (*node_ms)[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    return Status::Ok();
+  }
+
+  std::vector<LayerInfo> Layers() const {
+    std::vector<LayerInfo> layers;
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      const ir::Node& n = graph_.nodes[i];
+      LayerInfo info;
+      info.name = n.name;
+      info.op = ir::OpTypeName(n.type);
+      info.kernel = executions_[i]->name();
+      info.output_shape = bindings_[n.outputs[0]].shape;
+      const int64_t out = NumElements(info.output_shape);
+      if (n.inputs.size() >= 2 && n.inputs[1] >= 0) {
+        const Shape& w = bindings_[n.inputs[1]].shape;
+        if (n.type == ir::OpType::kConv2D && w.size() == 4) info.macs = out * w[1] * w[2] * w[3];
+        if (n.type == ir::OpType::kDepthwiseConv2D && w.size() == 4) info.macs = out * w[1] * w[2];
+        if (n.type == ir::OpType::kTransposeConv2D && w.size() == 4) {
+          info.macs = NumElements(bindings_[n.inputs[0]].shape) * w[0] * w[1] * w[2];
+        }
+        if (n.type == ir::OpType::kFullyConnected && w.size() == 2) info.macs = out * w[1];
+      }
+      layers.push_back(std::move(info));
+    }
+    return layers;
+  }
+
   std::shared_ptr<const Model> model_;
   const ir::Graph& graph_;
   SessionConfig config_;
@@ -191,6 +227,8 @@ Session::~Session() = default;
 
 Status Session::Resize(const std::map<std::string, Shape>& input_shapes) { return impl_->Resize(input_shapes); }
 Status Session::Run() { return impl_->Run(); }
+Status Session::RunProfiled(std::vector<double>* node_ms) { return impl_->RunProfiled(node_ms); }
+std::vector<LayerInfo> Session::Layers() const { return impl_->Layers(); }
 int Session::num_inputs() const { return static_cast<int>(impl_->inputs_.size()); }
 int Session::num_outputs() const { return static_cast<int>(impl_->outputs_.size()); }
 
