@@ -13,6 +13,7 @@
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 #include "inference/ir/conv_geometry.h"
 
 namespace rill::inference::cpu {
@@ -106,6 +107,41 @@ TEST_F(X86KernelsTest, ConvGemmMatchesReference) {
     ++checked;
   }
   EXPECT_GT(checked, 200);
+}
+
+TEST_F(X86KernelsTest, ConvGemmAvx512MatchesReference) {
+  if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP() << "CPU has no AVX-512F";
+  int checked = 0;
+  for (const ConvCase& c : Cases()) {
+    const ConvParams p = MakeParams(c, false);
+    if (p.out_h <= 0 || p.out_w <= 0) continue;
+    const std::vector<float> x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * p.in_c, &rng_);
+    const int k = p.kernel_h * p.kernel_w * p.in_c;
+    const std::vector<float> w = Random(static_cast<size_t>(p.out_c) * k, &rng_);
+    const std::vector<float> bias = Random(p.out_c, &rng_);
+    const size_t out_size = static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c;
+    std::vector<float> want(out_size), got(out_size, 123.0f);
+    Conv2DRef(p, x.data(), w.data(), bias.data(), want.data());
+    std::vector<float> packed(x86::PackedWeightsFloats512(p.out_c, k));
+    x86::PackWeightsNK512(w.data(), p.out_c, k, packed.data());
+    std::vector<float> scratch(x86::Conv2DGemmScratchFloats(p) + 1);
+    for (int t = 0; t < x86::Conv2DGemmTiles(p); ++t) {
+      x86::Conv2DGemmAvx2Tile(p, x.data(), packed.data(), bias.data(), scratch.data(), got.data(), t,
+                              x86::GemmF32Avx512);
+    }
+    ExpectClose(want, got, "avx512 conv in_c=" + std::to_string(c.in_c) + " out_c=" + std::to_string(c.out_c));
+    ++checked;
+  }
+  EXPECT_GT(checked, 200);
+  // Large K crosses K blocks; 50 columns leave a partial panel.
+  const int k = 600;
+  const std::vector<float> a = Random(13 * k, &rng_), w = Random(50 * k, &rng_);
+  std::vector<float> want(13 * 50), got(13 * 50);
+  FullyConnectedRef(13, k, 50, FusedActivation::kRelu6, a.data(), w.data(), nullptr, want.data());
+  std::vector<float> packed(x86::PackedWeightsFloats512(50, k));
+  x86::PackWeightsNK512(w.data(), 50, k, packed.data());
+  x86::GemmF32Avx512(13, 50, k, a.data(), k, packed.data(), nullptr, FusedActivation::kRelu6, got.data(), 50);
+  ExpectClose(want, got, "avx512 large k");
 }
 
 TEST_F(X86KernelsTest, ConvGemmWithoutBiasAndLargeK) {

@@ -29,14 +29,15 @@ int Conv2DGemmTiles(const ConvParams& p) {
 }
 
 void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
-                        float* scratch, float* output, int tile) {
+                        float* scratch, float* output, int tile, GemmFn gemm) {
+  if (gemm == nullptr) gemm = GemmF32Avx2;
   const int k = p.kernel_h * p.kernel_w * p.in_c;
   const long long rows = static_cast<long long>(p.batch) * p.out_h * p.out_w;
   const long long r0 = static_cast<long long>(tile) * kRowTile;
   const int m = static_cast<int>(rows - r0 < kRowTile ? rows - r0 : kRowTile);
   if (ConvIsPointwise(p)) {
-    GemmF32Avx2(m, p.out_c, k, input + r0 * p.in_c, p.in_c, packed_filter, bias, p.activation, output + r0 * p.out_c,
-                p.out_c);
+    gemm(m, p.out_c, k, input + r0 * p.in_c, p.in_c, packed_filter, bias, p.activation, output + r0 * p.out_c,
+         p.out_c);
     return;
   }
   const size_t row_bytes = static_cast<size_t>(p.in_c) * sizeof(float);
@@ -60,7 +61,7 @@ void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* pa
       }
     }
   }
-  GemmF32Avx2(m, p.out_c, k, scratch, k, packed_filter, bias, p.activation, output + r0 * p.out_c, p.out_c);
+  gemm(m, p.out_c, k, scratch, k, packed_filter, bias, p.activation, output + r0 * p.out_c, p.out_c);
 }
 
 void Conv2DGemmAvx2(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
