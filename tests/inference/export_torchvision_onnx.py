@@ -20,6 +20,26 @@ OUT = sys.argv[1] if len(sys.argv) > 1 else "third_party/models"
 MODELS = ["mobilenet_v2", "resnet18", "resnet50", "squeezenet1_1"]
 
 
+def resolve_constant_identities(path):
+    """PyTorch writes Identity nodes over shared initializers; OpenCV DNN 4.6
+    (a benchmark peer) rejects them. Replace each by a copy of the initializer."""
+    import onnx
+    m = onnx.load(path)
+    inits = {t.name: t for t in m.graph.initializer}
+    keep = []
+    for n in m.graph.node:
+        if n.op_type == "Identity" and n.input[0] in inits:
+            t = onnx.TensorProto()
+            t.CopyFrom(inits[n.input[0]])
+            t.name = n.output[0]
+            m.graph.initializer.append(t)
+        else:
+            keep.append(n)
+    del m.graph.node[:]
+    m.graph.node.extend(keep)
+    onnx.save(m, path)
+
+
 class OpZoo(torch.nn.Module):
     """The ONNX ops torchvision's classifiers do not use, on odd shapes."""
 
@@ -116,6 +136,7 @@ def main():
             y = model(x)
         torch.onnx.export(model, x, path, input_names=["input"], output_names=["output"], opset_version=13,
                           do_constant_folding=True)
+        resolve_constant_identities(path)
         x.numpy().astype("<f4").tofile(os.path.join(OUT, name + ".input.f32"))
         y.numpy().astype("<f4").tofile(os.path.join(OUT, name + ".output.f32"))
         print("exported", path)
