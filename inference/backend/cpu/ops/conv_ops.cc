@@ -8,6 +8,7 @@
 #include "inference/backend/cpu/kernels/ref/transpose_conv2d.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd_f23.h"
 #include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
@@ -25,8 +26,9 @@ class ConvOp : public CpuOp {
   std::string name() const override {
     switch (kind_) {
       case Kind::kConv:
-        return use_avx2_ ? (gemm_ == x86::GemmF32Avx512 ? "conv2d_gemm_6x32_avx512" : "conv2d_gemm_6x16_avx2")
-                         : "conv2d_ref";
+        if (!use_avx2_) return "conv2d_ref";
+        if (winograd_) return gemm_ == x86::GemmF32Avx512 ? "conv3x3s1_winograd_f23_avx512" : "conv3x3s1_winograd_f23_avx2";
+        return gemm_ == x86::GemmF32Avx512 ? "conv2d_gemm_6x32_avx512" : "conv2d_gemm_6x16_avx2";
       case Kind::kDepthwise: return use_avx2_ ? "depthwise_conv2d_avx2" : "depthwise_conv2d_ref";
       case Kind::kTranspose: return "transpose_conv2d_ref";
     }
@@ -76,6 +78,16 @@ class ConvOp : public CpuOp {
       // AVX-512 when the CPU has it: twice the columns per FMA.
       const bool avx512 = x86::GetCpuFeatures().avx512f;
       gemm_ = avx512 ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
+      // Cost model: Winograd F(2,3) needs 16 instead of 36 multiplies per
+      // 2x2 tile and channel pair, but pays ~40 flops per tile and channel in
+      // transforms; it wins once both channel counts reach 16.
+      winograd_ = x86::WinogradF23Applies(p_) && p_.in_c >= 16 && p_.out_c >= 16;
+      if (winograd_) {
+        if (winograd_weights_.packed.empty()) x86::TransformWeightsF23(p_, In(1), avx512, &winograd_weights_);
+        tile_scratch_ = x86::WinogradF23ScratchFloats(p_);
+        scratch_floats_ = tile_scratch_ * threads();
+        return Status::Ok();
+      }
       const size_t packed = avx512 ? x86::PackedWeightsFloats512(p_.out_c, k) : x86::PackedWeightsFloats(p_.out_c, k);
       if (packed_.size() != packed) {  // weights are constant: pack once
         packed_.assign(packed, 0.0f);
@@ -96,7 +108,13 @@ class ConvOp : public CpuOp {
   void Run() override {
     switch (kind_) {
       case Kind::kConv:
-        if (use_avx2_) {
+        if (use_avx2_ && winograd_) {
+          auto block = [this](int b, int thread) {
+            x86::WinogradF23Block(p_, In(0), winograd_weights_, In(2), gemm_,
+                                  static_cast<float*>(scratch_) + tile_scratch_ * thread, Out(), b);
+          };
+          ParallelFor(x86::WinogradF23Blocks(p_), block);
+        } else if (use_avx2_) {
           auto tile = [this](int t, int thread) {
             x86::Conv2DGemmAvx2Tile(p_, In(0), packed_.data(), In(2),
                                     static_cast<float*>(scratch_) + tile_scratch_ * thread, Out(), t, gemm_);
@@ -128,6 +146,8 @@ class ConvOp : public CpuOp {
   bool use_avx2_ = false;
   std::vector<float> packed_;
   x86::GemmFn gemm_ = nullptr;
+  bool winograd_ = false;
+  x86::WinogradF23Weights winograd_weights_;
   size_t tile_scratch_ = 0;
   size_t scratch_floats_ = 0;
 };
