@@ -30,6 +30,9 @@ class Session::Impl {
   Status Init() {
     if (config_.num_threads < 1) return InvalidArgumentError(graph_.source + ": num_threads must be >= 1");
     if (config_.backend != BackendKind::kCpu) return UnimplementedError(graph_.source + ": only the cpu backend exists");
+    if (config_.precision != Precision::kFp32) {
+      return UnimplementedError(graph_.source + ": only fp32 precision is implemented");
+    }
     if (config_.num_threads > 256) return InvalidArgumentError(graph_.source + ": num_threads must be <= 256");
     pool_ = std::make_unique<ThreadPool>(config_.num_threads);
     backend_ = CreateCpuBackend(config_);

@@ -382,7 +382,7 @@ class Importer {
     const std::string name = g_->tensors[v.id].name + "/nchw";
     if (s[1] == 1 && s[2] == 1) {
       // With H = W = 1 both layouts hold the same bytes.
-      a.new_shape = {s[0], s[3], 1, 1};
+      a.new_shape = {-1, s[3], 1, 1};  // batch left free for resizes
       RILL_INF_ASSIGN_OR_RETURN(id, Emit(OpType::kReshape, {v.id}, name, a));
     } else {
       a.perm = {0, 3, 1, 2};
@@ -877,7 +877,8 @@ class Importer {
       if (axis < 0 || axis > rank) return Unsupported("axis out of range");
       int64_t outer = 1, inner = 1;
       for (int i = 0; i < rank; ++i) (i < axis ? outer : inner) *= in[i];
-      target = {static_cast<int>(outer), static_cast<int>(inner)};
+      // -1 keeps the leading (batch) dimension free, so a session can resize it.
+      target = {axis >= 1 ? -1 : static_cast<int>(outer), static_cast<int>(inner)};
     } else {
       std::vector<int64_t> axes = AttrInts(node, "axes");
       if (axes.empty() && HasInput(node, 1)) {
