@@ -10,21 +10,35 @@
 #include "inference/backend/cpu/kernels/ref/depthwise_conv2d.h"
 #include "inference/backend/cpu/kernels/ref/fully_connected.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/ref/add.h"
+#include "inference/backend/cpu/kernels/ref/div.h"
+#include "inference/backend/cpu/kernels/ref/mul.h"
+#include "inference/backend/cpu/kernels/ref/sub.h"
+#include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd_f23.h"
 #include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 #include "inference/ir/conv_geometry.h"
+#include "rill/inference/tensor.h"
 
 namespace rill::inference::cpu {
 namespace {
+
+using ::rill::inference::Shape;
 
 std::vector<float> Random(size_t n, std::mt19937* rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> v(n);
   for (float& x : v) x = dist(*rng);
   return v;
+}
+
+size_t NumElementsOf(const std::vector<int>& s) {
+  size_t n = 1;
+  for (int d : s) n *= static_cast<size_t>(d);
+  return n;
 }
 
 void ExpectClose(const std::vector<float>& want, const std::vector<float>& got, const std::string& what) {
@@ -178,6 +192,32 @@ TEST_F(X86KernelsTest, WinogradF23MatchesReference) {
     }
   }
   EXPECT_GE(checked, 80);
+}
+
+TEST_F(X86KernelsTest, BinaryMatchesReference) {
+  for (const Shape& b_shape : {Shape{2, 5, 3, 17}, Shape{17}, Shape{1, 1, 1, 17}, Shape{1}}) {
+    const Shape a_shape = {2, 5, 3, 17};
+    for (int op = 0; op < 4; ++op) {
+      for (FusedActivation act : {FusedActivation::kNone, FusedActivation::kRelu6, FusedActivation::kTanh}) {
+        const std::vector<float> a = Random(NumElementsOf(a_shape), &rng_);
+        std::vector<float> b = Random(NumElementsOf(b_shape), &rng_);
+        for (float& v : b) v += v >= 0 ? 0.5f : -0.5f;  // keep divisors away from 0
+        BroadcastParams p;
+        ASSERT_TRUE(MakeBroadcastParams(a_shape, b_shape, &p));
+        p.activation = act;
+        std::vector<float> want(a.size()), got(a.size());
+        const x86::BinaryOp ops[4] = {x86::BinaryOp::kAdd, x86::BinaryOp::kSub, x86::BinaryOp::kMul,
+                                      x86::BinaryOp::kDiv};
+        if (op == 0) AddRef(p, a.data(), b.data(), want.data());
+        if (op == 1) SubRef(p, a.data(), b.data(), want.data());
+        if (op == 2) MulRef(p, a.data(), b.data(), want.data());
+        if (op == 3) DivRef(p, a.data(), b.data(), want.data());
+        x86::BinaryAvx2(ops[op], static_cast<long long>(a.size()), a.data(), b.data(),
+                        static_cast<long long>(b.size()), act, got.data());
+        ExpectClose(want, got, "binary op " + std::to_string(op));
+      }
+    }
+  }
 }
 
 TEST_F(X86KernelsTest, ConvGemmWithoutBiasAndLargeK) {
