@@ -8,6 +8,7 @@
 #define RILL_INFERENCE_BACKEND_BACKEND_H_
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,13 @@ class Execution {
   void* scratch_ = nullptr;
 };
 
+// Measured algorithm choices (AlgorithmPolicy::kTune), keyed by a layer's
+// shape signature and ISA; the session loads and saves them.
+struct TuningCache {
+  std::map<std::string, std::string> choices;
+  bool dirty = false;
+};
+
 struct ExecutionArgs {
   const ir::Graph* graph = nullptr;
   const ir::Node* node = nullptr;
@@ -54,6 +62,7 @@ struct ExecutionArgs {
   std::vector<TensorBinding*> outputs;
   AlgorithmPolicy algorithm = AlgorithmPolicy::kAuto;
   ThreadPool* pool = nullptr;  // the session's; executions may split Run over it
+  TuningCache* tuning = nullptr;  // set with AlgorithmPolicy::kTune
 };
 
 class Backend {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "inference/backend/backend.h"
 #include "inference/ir/graph.h"
@@ -36,6 +37,7 @@ class Session::Impl {
     if (config_.num_threads > 256) return InvalidArgumentError(graph_.source + ": num_threads must be <= 256");
     pool_ = std::make_unique<ThreadPool>(config_.num_threads);
     backend_ = CreateCpuBackend(config_);
+    if (config_.algorithm == AlgorithmPolicy::kTune && !config_.tuning_cache.empty()) LoadTuningCache();
     bindings_.resize(graph_.tensors.size());
     for (size_t i = 0; i < graph_.tensors.size(); ++i) {
       const ir::TensorInfo& t = graph_.tensors[i];
@@ -58,6 +60,7 @@ class Session::Impl {
       args.node = &node;
       args.algorithm = config_.algorithm;
       args.pool = pool_.get();
+      if (config_.algorithm == AlgorithmPolicy::kTune) args.tuning = &tuning_;
       for (int id : node.inputs) args.inputs.push_back(id >= 0 ? &bindings_[id] : nullptr);
       for (int id : node.outputs) args.outputs.push_back(&bindings_[id]);
       RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<Execution> exec, backend_->CreateExecution(args));
@@ -160,7 +163,20 @@ class Session::Impl {
       outputs_[i].Rebind(b.shape, b.data);
     }
     planned_ = true;
+    if (tuning_.dirty && !config_.tuning_cache.empty()) SaveTuningCache();
     return Status::Ok();
+  }
+
+  // One "key choice" pair per line.
+  void LoadTuningCache() {
+    std::ifstream in(config_.tuning_cache);
+    std::string key, choice;
+    while (in >> key >> choice) tuning_.choices[key] = choice;
+  }
+  void SaveTuningCache() {
+    std::ofstream out(config_.tuning_cache, std::ios::trunc);
+    for (const auto& [key, choice] : tuning_.choices) out << key << " " << choice << "\n";
+    tuning_.dirty = false;
   }
 
   Status Run() {
@@ -208,6 +224,7 @@ class Session::Impl {
   const ir::Graph& graph_;
   SessionConfig config_;
   std::unique_ptr<ThreadPool> pool_;
+  TuningCache tuning_;
   std::unique_ptr<Backend> backend_;
   std::vector<TensorBinding> bindings_;
   std::vector<std::unique_ptr<Execution>> executions_;

@@ -1,7 +1,7 @@
 // rill_model: inspect and time a model with the engine alone.
 //
-//   rill_model info MODEL [--json]
-//   rill_model bench MODEL [--threads=N] [--runs=N] [--reference] [--profile] [--json]
+//   rill_model info MODEL [--json] [--tune[=CACHE_FILE]]
+//   rill_model bench MODEL [--threads=N] [--runs=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]
 //
 // `info` prints ops, MACs, parameter bytes, the planned arena and the kernel
 // chosen per layer. `bench` prints median and min latency after warm-up
@@ -24,7 +24,8 @@ namespace {
 struct Flags {
   std::string command, model;
   int threads = 1, runs = 20;
-  bool json = false, profile = false, reference = false;
+  bool json = false, profile = false, reference = false, tune = false;
+  std::string tuning_cache;
 };
 
 bool ParseFlags(int argc, char** argv, Flags* f) {
@@ -38,6 +39,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     else if (a == "--json") f->json = true;
     else if (a == "--profile") f->profile = true;
     else if (a == "--reference") f->reference = true;
+    else if (a == "--tune") f->tune = true;
+    else if (a.rfind("--tune=", 0) == 0) f->tune = true, f->tuning_cache = a.substr(7);
     else return false;
   }
   return f->command == "info" || f->command == "bench";
@@ -136,15 +139,16 @@ int RunModelTool(int argc, char** argv) {
   Flags f;
   if (!ParseFlags(argc, argv, &f)) {
     std::fprintf(stderr,
-                 "usage: rill_model info MODEL [--json]\n"
-                 "       rill_model bench MODEL [--threads=N] [--runs=N] [--reference] [--profile] [--json]\n");
+                 "usage: rill_model info MODEL [--json] [--tune[=CACHE_FILE]]\n"
+                 "       rill_model bench MODEL [--threads=N] [--runs=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]\n");
     return 2;
   }
   auto model = Model::FromFile(f.model);
   if (!model.ok()) return Fail(model.status());
   SessionConfig config;
   config.num_threads = std::max(1, f.threads);
-  config.algorithm = f.reference ? AlgorithmPolicy::kReference : AlgorithmPolicy::kAuto;
+  config.algorithm = f.reference ? AlgorithmPolicy::kReference : f.tune ? AlgorithmPolicy::kTune : AlgorithmPolicy::kAuto;
+  config.tuning_cache = f.tuning_cache;
   auto session = Session::Create(*model, config);
   if (!session.ok()) return Fail(session.status());
   return f.command == "info" ? Info(f, **model, **session) : Bench(f, **session);

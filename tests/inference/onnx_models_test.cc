@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "gtest/gtest.h"
@@ -133,6 +134,38 @@ TEST(OnnxImporterTest, ResizeToBatch2) {
   for (int b = 0; b < 2; ++b) {
     for (int i = 0; i < 1000; ++i) ASSERT_NEAR(s.output(0)->data_as<float>()[b * 1000 + i], one[i], 1e-5f);
   }
+}
+
+// kTune measures GEMM against Winograd per 3x3 layer, writes the choices to
+// the cache file, and a second session reuses them; results stay exact.
+TEST(OnnxImporterTest, TuningModeCachesChoices) {
+  const std::string base = testing::ModelPath("resnet18");
+  RILL_SKIP_IF_MISSING(base + ".onnx");
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string cache = std::string(tmp ? tmp : "/tmp") + "/rill_tuning_cache.txt";
+  std::remove(cache.c_str());
+  auto model = Model::FromFile(base + ".onnx");
+  ASSERT_TRUE(model.ok());
+  SessionConfig config;
+  config.algorithm = AlgorithmPolicy::kTune;
+  config.tuning_cache = cache;
+  std::vector<std::string> kernels;
+  for (int round = 0; round < 2; ++round) {
+    auto session = Session::Create(*model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    if (round == 0) kernels = (*session)->KernelNames();
+    else EXPECT_EQ((*session)->KernelNames(), kernels);
+    const std::vector<float> input = ReadFloats(base + ".input.f32");
+    const std::vector<float> expected = ReadFloats(base + ".output.f32");
+    std::memcpy((*session)->input(0)->data(), input.data(), input.size() * 4);
+    ASSERT_TRUE((*session)->Run().ok());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      ASSERT_NEAR((*session)->output(0)->data_as<float>()[i], expected[i], 1e-3f);
+    }
+  }
+  const std::vector<uint8_t> text = testing::ReadBytes(cache);
+  const std::string content(text.begin(), text.end());
+  EXPECT_NE(content.find("conv3x3s1:"), std::string::npos) << content;
 }
 
 TEST(OnnxImporterTest, UnsupportedPrecisionIsAnError) {

@@ -1,5 +1,7 @@
 // CONV_2D, DEPTHWISE_CONV_2D, transposed conv and FULLY_CONNECTED on the CPU.
 #include <algorithm>
+#include <chrono>
+#include <string>
 #include <vector>
 
 #include "inference/backend/cpu/kernels/ref/conv2d.h"
@@ -70,7 +72,7 @@ class ConvOp : public CpuOp {
     p_.depth_multiplier = kind_ == Kind::kDepthwise ? p_.out_c / p_.in_c : 1;
     // Algorithm choice: the AVX2/FMA kernels when the CPU has them and the
     // policy allows; the reference kernels otherwise.
-    const bool avx2 = args_.algorithm == AlgorithmPolicy::kAuto && x86::HasAvx2Fma() && args_.inputs[1]->constant;
+    const bool avx2 = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && args_.inputs[1]->constant;
     use_avx2_ = avx2 && (kind_ == Kind::kConv || (kind_ == Kind::kDepthwise && p_.depth_multiplier == 1));
     scratch_floats_ = 0;
     if (use_avx2_ && kind_ == Kind::kConv) {
@@ -82,6 +84,7 @@ class ConvOp : public CpuOp {
       // 2x2 tile and channel pair, but pays ~40 flops per tile and channel in
       // transforms; it wins once both channel counts reach 16.
       winograd_ = x86::WinogradF23Applies(p_) && p_.in_c >= 16 && p_.out_c >= 16;
+      if (args_.tuning && x86::WinogradF23Applies(p_)) winograd_ = TuneWinograd(avx512, k);
       if (winograd_) {
         if (winograd_weights_.packed.empty()) x86::TransformWeightsF23(p_, In(1), avx512, &winograd_weights_);
         tile_scratch_ = x86::WinogradF23ScratchFloats(p_);
@@ -141,6 +144,49 @@ class ConvOp : public CpuOp {
   }
 
  private:
+  // Measures GEMM against Winograd on this layer's shapes (random data,
+  // best of 3 runs each), or reuses a cached measurement.
+  bool TuneWinograd(bool avx512, int k) {
+    const std::string key = "conv3x3s1:n" + std::to_string(p_.batch) + ":h" + std::to_string(p_.in_h) + ":w" +
+                            std::to_string(p_.in_w) + ":ic" + std::to_string(p_.in_c) + ":oc" +
+                            std::to_string(p_.out_c) + ":pt" + std::to_string(p_.pad_top) + ":oh" +
+                            std::to_string(p_.out_h) + (avx512 ? ":avx512" : ":avx2");
+    auto cached = args_.tuning->choices.find(key);
+    if (cached != args_.tuning->choices.end()) return cached->second == "winograd_f23";
+    std::vector<float> x(static_cast<size_t>(p_.batch) * p_.in_h * p_.in_w * p_.in_c, 0.5f);
+    std::vector<float> y(static_cast<size_t>(p_.batch) * p_.out_h * p_.out_w * p_.out_c);
+    const x86::GemmFn gemm = avx512 ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
+    std::vector<float> packed(avx512 ? x86::PackedWeightsFloats512(p_.out_c, k) : x86::PackedWeightsFloats(p_.out_c, k));
+    if (avx512) x86::PackWeightsNK512(In(1), p_.out_c, k, packed.data());
+    else x86::PackWeightsNK(In(1), p_.out_c, k, packed.data());
+    x86::WinogradF23Weights uw;
+    x86::TransformWeightsF23(p_, In(1), avx512, &uw);
+    std::vector<float> scratch(std::max(x86::Conv2DGemmScratchFloats(p_), x86::WinogradF23ScratchFloats(p_)) + 1);
+    auto best_ms = [](auto&& run) {
+      double best = 1e30;
+      for (int i = 0; i < 3; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        run();
+        best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      }
+      return best;
+    };
+    const double gemm_ms = best_ms([&] {
+      for (int t = 0; t < x86::Conv2DGemmTiles(p_); ++t) {
+        x86::Conv2DGemmAvx2Tile(p_, x.data(), packed.data(), nullptr, scratch.data(), y.data(), t, gemm);
+      }
+    });
+    const double winograd_ms = best_ms([&] {
+      for (int b = 0; b < x86::WinogradF23Blocks(p_); ++b) {
+        x86::WinogradF23Block(p_, x.data(), uw, nullptr, gemm, scratch.data(), y.data(), b);
+      }
+    });
+    const bool winograd = winograd_ms < gemm_ms;
+    args_.tuning->choices[key] = winograd ? "winograd_f23" : "gemm";
+    args_.tuning->dirty = true;
+    return winograd;
+  }
+
   Kind kind_;
   ConvParams p_;
   bool use_avx2_ = false;
@@ -161,7 +207,7 @@ class FullyConnectedOp : public CpuOp {
     in_dim_ = InShape(1)[1];
     out_dim_ = InShape(1)[0];
     batch_ = static_cast<int>(NumElements(InShape(0)) / in_dim_);
-    use_avx2_ = args_.algorithm == AlgorithmPolicy::kAuto && x86::HasAvx2Fma() && args_.inputs[1]->constant;
+    use_avx2_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && args_.inputs[1]->constant;
     if (use_avx2_) {
       const size_t packed = x86::PackedWeightsFloats(out_dim_, in_dim_);
       if (packed_.size() != packed) {

@@ -33,7 +33,7 @@ class BinaryOp : public CpuOp {
     // is the same shape, a scalar, or one value per innermost index.
     fast_ = false;
     const ir::OpType t = args_.node->type;
-    if (args_.algorithm == AlgorithmPolicy::kAuto && x86::HasAvx2Fma() && t != ir::OpType::kPRelu &&
+    if (args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && t != ir::OpType::kPRelu &&
         InShape(0) == OutShape()) {
       const Shape& a = InShape(0);
       const Shape& b = InShape(1);
