@@ -1,7 +1,10 @@
 #include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd_f23.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 
@@ -13,6 +16,47 @@ constexpr int kTilesPerBlock = 48;  // GEMM rows per position
 int TilesH(const ConvParams& p) { return (p.out_h + 1) / 2; }
 int TilesW(const ConvParams& p) { return (p.out_w + 1) / 2; }
 long long TotalTiles(const ConvParams& p) { return static_cast<long long>(p.batch) * TilesH(p) * TilesW(p); }
+
+// V = B^T d B for 8 channels at once; d holds the 4x4 patch as [16][ic].
+__attribute__((target("avx2,fma"))) void InputTransform8(const float* d, int ic_n, int c, float* v, size_t v_pos,
+                                                          size_t v_off) {
+  __m256 r[4][4];
+  for (int j = 0; j < 4; ++j) {
+    const __m256 d0 = _mm256_loadu_ps(d + (0 * 4 + j) * ic_n + c);
+    const __m256 d1 = _mm256_loadu_ps(d + (1 * 4 + j) * ic_n + c);
+    const __m256 d2 = _mm256_loadu_ps(d + (2 * 4 + j) * ic_n + c);
+    const __m256 d3 = _mm256_loadu_ps(d + (3 * 4 + j) * ic_n + c);
+    r[0][j] = _mm256_sub_ps(d0, d2);
+    r[1][j] = _mm256_add_ps(d1, d2);
+    r[2][j] = _mm256_sub_ps(d2, d1);
+    r[3][j] = _mm256_sub_ps(d1, d3);
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(v + (i * 4 + 0) * v_pos + v_off, _mm256_sub_ps(r[i][0], r[i][2]));
+    _mm256_storeu_ps(v + (i * 4 + 1) * v_pos + v_off, _mm256_add_ps(r[i][1], r[i][2]));
+    _mm256_storeu_ps(v + (i * 4 + 2) * v_pos + v_off, _mm256_sub_ps(r[i][2], r[i][1]));
+    _mm256_storeu_ps(v + (i * 4 + 3) * v_pos + v_off, _mm256_sub_ps(r[i][1], r[i][3]));
+  }
+}
+
+// Y = A^T M A for 8 channels; writes y[4][8] (row-major 2x2 outputs).
+__attribute__((target("avx2,fma"))) void OutputTransform8(const float* m, size_t m_pos, size_t m_off,
+                                                           const float* bias, float* y) {
+  __m256 s0[4], s1[4];
+  for (int j = 0; j < 4; ++j) {
+    const __m256 a = _mm256_loadu_ps(m + (0 * 4 + j) * m_pos + m_off);
+    const __m256 b = _mm256_loadu_ps(m + (1 * 4 + j) * m_pos + m_off);
+    const __m256 c = _mm256_loadu_ps(m + (2 * 4 + j) * m_pos + m_off);
+    const __m256 d = _mm256_loadu_ps(m + (3 * 4 + j) * m_pos + m_off);
+    s0[j] = _mm256_add_ps(_mm256_add_ps(a, b), c);
+    s1[j] = _mm256_sub_ps(_mm256_sub_ps(b, c), d);
+  }
+  const __m256 bv = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
+  _mm256_storeu_ps(y + 0, _mm256_add_ps(bv, _mm256_add_ps(_mm256_add_ps(s0[0], s0[1]), s0[2])));
+  _mm256_storeu_ps(y + 8, _mm256_add_ps(bv, _mm256_sub_ps(_mm256_sub_ps(s0[1], s0[2]), s0[3])));
+  _mm256_storeu_ps(y + 16, _mm256_add_ps(bv, _mm256_add_ps(_mm256_add_ps(s1[0], s1[1]), s1[2])));
+  _mm256_storeu_ps(y + 24, _mm256_add_ps(bv, _mm256_sub_ps(_mm256_sub_ps(s1[1], s1[2]), s1[3])));
+}
 
 }  // namespace
 
@@ -95,7 +139,9 @@ void WinogradF23Block(const ConvParams& p, const float* input, const WinogradF23
         }
       }
     }
-    for (int c = 0; c < ic_n; ++c) {
+    const int vec_end = HasAvx2Fma() ? ic_n / 8 * 8 : 0;
+    for (int c = 0; c < vec_end; c += 8) InputTransform8(d, ic_n, c, v, v_pos, static_cast<size_t>(t) * ic_n + c);
+    for (int c = vec_end; c < ic_n; ++c) {
       float dd[4][4], r[4][4];
       for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 4; ++j) dd[i][j] = d[(i * 4 + j) * ic_n + c];
@@ -126,7 +172,18 @@ void WinogradF23Block(const ConvParams& p, const float* input, const WinogradF23
     const int rem = static_cast<int>(tile % (static_cast<long long>(th) * tw));
     const int oy = (rem / tw) * 2, ox = (rem % tw) * 2;
     float* out_n = output + static_cast<long long>(n) * p.out_h * p.out_w * oc_n;
-    for (int c = 0; c < oc_n; ++c) {
+    const int vec_end = HasAvx2Fma() ? oc_n / 8 * 8 : 0;
+    for (int c = 0; c < vec_end; c += 8) {
+      float y[4][8];
+      OutputTransform8(m, m_pos, static_cast<size_t>(t) * oc_n + c, bias ? bias + c : nullptr, &y[0][0]);
+      for (int q = 0; q < 4; ++q) {
+        const int i = q / 2, j = q % 2;
+        if (oy + i >= p.out_h || ox + j >= p.out_w) continue;
+        float* dst = out_n + (static_cast<long long>(oy + i) * p.out_w + ox + j) * oc_n + c;
+        for (int l = 0; l < 8; ++l) dst[l] = ApplyActivation(y[q][l], p.activation);
+      }
+    }
+    for (int c = vec_end; c < oc_n; ++c) {
       float mm[4][4];
       for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 4; ++j) mm[i][j] = m[(i * 4 + j) * m_pos + static_cast<size_t>(t) * oc_n + c];
