@@ -88,7 +88,9 @@ TEST_P(ZeroAllocationTest, RunDoesNotAllocate) {
 
 INSTANTIATE_TEST_SUITE_P(MediaPipe, ZeroAllocationTest,
                          ::testing::Values("face_detection_short_range.tflite", "selfie_segmentation.tflite",
-                                           "hand_landmark_lite.tflite", "pose_landmark_lite.tflite"),
+                                           "hand_landmark_lite.tflite", "pose_landmark_lite.tflite",
+                                           // ONNX: Winograd, im2col, layout transposes, BN folds.
+                                           "resnet18.onnx", "rill_op_zoo.onnx"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param.substr(0, info.param.find('.'));
                          });
