@@ -8,11 +8,13 @@
 #define RILL_INFERENCE_BACKEND_BACKEND_H_
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "inference/ir/graph.h"
+#include "inference/runtime/thread_pool.h"
 #include "rill/inference/config.h"
 #include "rill/inference/status.h"
 #include "rill/inference/tensor.h"
@@ -46,12 +48,21 @@ class Execution {
   void* scratch_ = nullptr;
 };
 
+// Measured algorithm choices (AlgorithmPolicy::kTune), keyed by a layer's
+// shape signature and ISA; the session loads and saves them.
+struct TuningCache {
+  std::map<std::string, std::string> choices;
+  bool dirty = false;
+};
+
 struct ExecutionArgs {
   const ir::Graph* graph = nullptr;
   const ir::Node* node = nullptr;
   std::vector<const TensorBinding*> inputs;  // nullptr for absent optional inputs
   std::vector<TensorBinding*> outputs;
   AlgorithmPolicy algorithm = AlgorithmPolicy::kAuto;
+  ThreadPool* pool = nullptr;  // the session's; executions may split Run over it
+  TuningCache* tuning = nullptr;  // set with AlgorithmPolicy::kTune
 };
 
 class Backend {

@@ -1,12 +1,15 @@
 #include "rill/inference/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "inference/backend/backend.h"
 #include "inference/ir/graph.h"
 #include "inference/runtime/arena_planner.h"
+#include "inference/runtime/thread_pool.h"
 
 namespace rill::inference {
 
@@ -28,7 +31,13 @@ class Session::Impl {
   Status Init() {
     if (config_.num_threads < 1) return InvalidArgumentError(graph_.source + ": num_threads must be >= 1");
     if (config_.backend != BackendKind::kCpu) return UnimplementedError(graph_.source + ": only the cpu backend exists");
+    if (config_.precision != Precision::kFp32) {
+      return UnimplementedError(graph_.source + ": only fp32 precision is implemented");
+    }
+    if (config_.num_threads > 256) return InvalidArgumentError(graph_.source + ": num_threads must be <= 256");
+    pool_ = std::make_unique<ThreadPool>(config_.num_threads);
     backend_ = CreateCpuBackend(config_);
+    if (config_.algorithm == AlgorithmPolicy::kTune && !config_.tuning_cache.empty()) LoadTuningCache();
     bindings_.resize(graph_.tensors.size());
     for (size_t i = 0; i < graph_.tensors.size(); ++i) {
       const ir::TensorInfo& t = graph_.tensors[i];
@@ -50,6 +59,8 @@ class Session::Impl {
       args.graph = &graph_;
       args.node = &node;
       args.algorithm = config_.algorithm;
+      args.pool = pool_.get();
+      if (config_.algorithm == AlgorithmPolicy::kTune) args.tuning = &tuning_;
       for (int id : node.inputs) args.inputs.push_back(id >= 0 ? &bindings_[id] : nullptr);
       for (int id : node.outputs) args.outputs.push_back(&bindings_[id]);
       RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<Execution> exec, backend_->CreateExecution(args));
@@ -152,7 +163,20 @@ class Session::Impl {
       outputs_[i].Rebind(b.shape, b.data);
     }
     planned_ = true;
+    if (tuning_.dirty && !config_.tuning_cache.empty()) SaveTuningCache();
     return Status::Ok();
+  }
+
+  // One "key choice" pair per line.
+  void LoadTuningCache() {
+    std::ifstream in(config_.tuning_cache);
+    std::string key, choice;
+    while (in >> key >> choice) tuning_.choices[key] = choice;
+  }
+  void SaveTuningCache() {
+    std::ofstream out(config_.tuning_cache, std::ios::trunc);
+    for (const auto& [key, choice] : tuning_.choices) out << key << " " << choice << "\n";
+    tuning_.dirty = false;
   }
 
   Status Run() {
@@ -161,9 +185,46 @@ class Session::Impl {
     return Status::Ok();
   }
 
+  Status RunProfiled(std::vector<double>* node_ms) {
+    if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
+    node_ms->assign(executions_.size(), 0.0);
+    for (size_t i = 0; i < executions_.size(); ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      executions_[i]->Run();
+      (*node_ms)[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    return Status::Ok();
+  }
+
+  std::vector<LayerInfo> Layers() const {
+    std::vector<LayerInfo> layers;
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      const ir::Node& n = graph_.nodes[i];
+      LayerInfo info;
+      info.name = n.name;
+      info.op = ir::OpTypeName(n.type);
+      info.kernel = executions_[i]->name();
+      info.output_shape = bindings_[n.outputs[0]].shape;
+      const int64_t out = NumElements(info.output_shape);
+      if (n.inputs.size() >= 2 && n.inputs[1] >= 0) {
+        const Shape& w = bindings_[n.inputs[1]].shape;
+        if (n.type == ir::OpType::kConv2D && w.size() == 4) info.macs = out * w[1] * w[2] * w[3];
+        if (n.type == ir::OpType::kDepthwiseConv2D && w.size() == 4) info.macs = out * w[1] * w[2];
+        if (n.type == ir::OpType::kTransposeConv2D && w.size() == 4) {
+          info.macs = NumElements(bindings_[n.inputs[0]].shape) * w[0] * w[1] * w[2];
+        }
+        if (n.type == ir::OpType::kFullyConnected && w.size() == 2) info.macs = out * w[1];
+      }
+      layers.push_back(std::move(info));
+    }
+    return layers;
+  }
+
   std::shared_ptr<const Model> model_;
   const ir::Graph& graph_;
   SessionConfig config_;
+  std::unique_ptr<ThreadPool> pool_;
+  TuningCache tuning_;
   std::unique_ptr<Backend> backend_;
   std::vector<TensorBinding> bindings_;
   std::vector<std::unique_ptr<Execution>> executions_;
@@ -186,6 +247,8 @@ Session::~Session() = default;
 
 Status Session::Resize(const std::map<std::string, Shape>& input_shapes) { return impl_->Resize(input_shapes); }
 Status Session::Run() { return impl_->Run(); }
+Status Session::RunProfiled(std::vector<double>* node_ms) { return impl_->RunProfiled(node_ms); }
+std::vector<LayerInfo> Session::Layers() const { return impl_->Layers(); }
 int Session::num_inputs() const { return static_cast<int>(impl_->inputs_.size()); }
 int Session::num_outputs() const { return static_cast<int>(impl_->outputs_.size()); }
 

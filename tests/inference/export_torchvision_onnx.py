@@ -20,6 +20,49 @@ OUT = sys.argv[1] if len(sys.argv) > 1 else "third_party/models"
 MODELS = ["mobilenet_v2", "resnet18", "resnet50", "squeezenet1_1"]
 
 
+def resolve_constant_identities(path):
+    """PyTorch writes Identity nodes over shared initializers; OpenCV DNN 4.6
+    (a benchmark peer) rejects them. Replace each by a copy of the initializer."""
+    import onnx
+    m = onnx.load(path)
+    inits = {t.name: t for t in m.graph.initializer}
+    keep = []
+    for n in m.graph.node:
+        if n.op_type == "Identity" and n.input[0] in inits:
+            t = onnx.TensorProto()
+            t.CopyFrom(inits[n.input[0]])
+            t.name = n.output[0]
+            m.graph.initializer.append(t)
+        else:
+            keep.append(n)
+    del m.graph.node[:]
+    m.graph.node.extend(keep)
+    onnx.save(m, path)
+
+
+def write_opencv_copy(path, out_path):
+    """A copy for OpenCV DNN 4.6 (benchmark peer only): Clip with constant
+    min/max inputs rewritten to the pre-opset-11 attribute form it reads."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(path)
+    consts = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    for n in m.graph.node:
+        if n.op_type == "Constant":
+            for a in n.attribute:
+                if a.name == "value":
+                    consts[n.output[0]] = numpy_helper.to_array(a.t)
+    for n in m.graph.node:
+        if n.op_type == "Clip" and len(n.input) > 1:
+            bounds = [float(consts[i]) if i else None for i in list(n.input[1:])]
+            del n.input[1:]
+            if len(bounds) > 0 and bounds[0] is not None:
+                n.attribute.append(onnx.helper.make_attribute("min", bounds[0]))
+            if len(bounds) > 1 and bounds[1] is not None:
+                n.attribute.append(onnx.helper.make_attribute("max", bounds[1]))
+    onnx.save(m, out_path)
+
+
 class OpZoo(torch.nn.Module):
     """The ONNX ops torchvision's classifiers do not use, on odd shapes."""
 
@@ -108,6 +151,8 @@ def main():
     for name in MODELS:
         path = os.path.join(OUT, name + ".onnx")
         if os.path.exists(path) and os.path.exists(os.path.join(OUT, name + ".output.f32")):
+            if not os.path.exists(os.path.join(OUT, name + ".opencv.onnx")):
+                write_opencv_copy(path, os.path.join(OUT, name + ".opencv.onnx"))
             continue
         torch.manual_seed(0)
         model = getattr(torchvision.models, name)(weights=None).eval()
@@ -116,6 +161,8 @@ def main():
             y = model(x)
         torch.onnx.export(model, x, path, input_names=["input"], output_names=["output"], opset_version=13,
                           do_constant_folding=True)
+        resolve_constant_identities(path)
+        write_opencv_copy(path, os.path.join(OUT, name + ".opencv.onnx"))
         x.numpy().astype("<f4").tofile(os.path.join(OUT, name + ".input.f32"))
         y.numpy().astype("<f4").tofile(os.path.join(OUT, name + ".output.f32"))
         print("exported", path)

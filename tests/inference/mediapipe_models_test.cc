@@ -98,6 +98,33 @@ TEST_P(MediaPipeModelTest, AutoKernelsMatchReference) {
   }
 }
 
+// Threads split output rows; every tile computes exactly what one thread
+// would, so results are bit-identical for any thread count.
+TEST_P(MediaPipeModelTest, ThreadsGiveIdenticalResults) {
+  const std::string path = ModelPath(GetParam());
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok());
+  std::vector<std::vector<float>> first;
+  for (int threads : {1, 2, 3}) {
+    SessionConfig config;
+    config.num_threads = threads;
+    auto session = Session::Create(*model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    for (int i = 0; i < (*session)->num_inputs(); ++i) FillInput((*session)->input(i));
+    ASSERT_TRUE((*session)->Run().ok());
+    for (int o = 0; o < (*session)->num_outputs(); ++o) {
+      const Tensor* out = (*session)->output(o);
+      const float* y = out->data_as<float>();
+      if (threads == 1) {
+        first.emplace_back(y, y + out->num_elements());
+      } else {
+        for (size_t i = 0; i < first[o].size(); ++i) ASSERT_EQ(first[o][i], y[i]) << threads << " threads";
+      }
+    }
+  }
+}
+
 // The optimizer keeps semantics: the optimized graph against the raw one,
 // both on the reference kernels.
 TEST_P(MediaPipeModelTest, OptimizedGraphMatchesRawGraph) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "gtest/gtest.h"
@@ -110,6 +111,72 @@ TEST_P(OnnxGraphTest, MatchesGolden) {
 
 INSTANTIATE_TEST_SUITE_P(Golden, OnnxGraphTest, ::testing::Values("rill_op_zoo", "rill_pad"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// A resize to batch 2 re-plans the whole graph; each batch element gives
+// what batch 1 gave.
+TEST(OnnxImporterTest, ResizeToBatch2) {
+  const std::string base = testing::ModelPath("resnet18");
+  RILL_SKIP_IF_MISSING(base + ".onnx");
+  auto model = Model::FromFile(base + ".onnx");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto session = Session::Create(*model);
+  ASSERT_TRUE(session.ok());
+  Session& s = **session;
+  const std::vector<float> input = ReadFloats(base + ".input.f32");
+  std::memcpy(s.input(0)->data(), input.data(), input.size() * 4);
+  ASSERT_TRUE(s.Run().ok());
+  const std::vector<float> one(s.output(0)->data_as<float>(), s.output(0)->data_as<float>() + 1000);
+  Status resized = s.Resize({{"input", {2, 3, 224, 224}}});
+  ASSERT_TRUE(resized.ok()) << resized.ToString();
+  ASSERT_EQ(s.output(0)->shape(), Shape({2, 1000}));
+  for (int b = 0; b < 2; ++b) std::memcpy(s.input(0)->data_as<float>() + b * input.size(), input.data(), input.size() * 4);
+  ASSERT_TRUE(s.Run().ok());
+  for (int b = 0; b < 2; ++b) {
+    for (int i = 0; i < 1000; ++i) ASSERT_NEAR(s.output(0)->data_as<float>()[b * 1000 + i], one[i], 1e-5f);
+  }
+}
+
+// kTune measures GEMM against Winograd per 3x3 layer, writes the choices to
+// the cache file, and a second session reuses them; results stay exact.
+TEST(OnnxImporterTest, TuningModeCachesChoices) {
+  const std::string base = testing::ModelPath("resnet18");
+  RILL_SKIP_IF_MISSING(base + ".onnx");
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string cache = std::string(tmp ? tmp : "/tmp") + "/rill_tuning_cache.txt";
+  std::remove(cache.c_str());
+  auto model = Model::FromFile(base + ".onnx");
+  ASSERT_TRUE(model.ok());
+  SessionConfig config;
+  config.algorithm = AlgorithmPolicy::kTune;
+  config.tuning_cache = cache;
+  std::vector<std::string> kernels;
+  for (int round = 0; round < 2; ++round) {
+    auto session = Session::Create(*model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    if (round == 0) kernels = (*session)->KernelNames();
+    else EXPECT_EQ((*session)->KernelNames(), kernels);
+    const std::vector<float> input = ReadFloats(base + ".input.f32");
+    const std::vector<float> expected = ReadFloats(base + ".output.f32");
+    std::memcpy((*session)->input(0)->data(), input.data(), input.size() * 4);
+    ASSERT_TRUE((*session)->Run().ok());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      ASSERT_NEAR((*session)->output(0)->data_as<float>()[i], expected[i], 1e-3f);
+    }
+  }
+  const std::vector<uint8_t> text = testing::ReadBytes(cache);
+  const std::string content(text.begin(), text.end());
+  EXPECT_NE(content.find("conv3x3s1:"), std::string::npos) << content;
+}
+
+TEST(OnnxImporterTest, UnsupportedPrecisionIsAnError) {
+  const std::string base = testing::ModelPath("squeezenet1_1");
+  RILL_SKIP_IF_MISSING(base + ".onnx");
+  auto model = Model::FromFile(base + ".onnx");
+  ASSERT_TRUE(model.ok());
+  SessionConfig config;
+  config.precision = Precision::kFp16;
+  EXPECT_FALSE(Session::Create(*model, config).ok());
+}
 
 TEST(OnnxImporterTest, GarbageIsAnErrorNamingTheFile) {
   std::vector<uint8_t> junk = {0x08, 0xFF, 0xFF, 0x12, 0x34, 0x56};

@@ -10,19 +10,35 @@
 #include "inference/backend/cpu/kernels/ref/depthwise_conv2d.h"
 #include "inference/backend/cpu/kernels/ref/fully_connected.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/ref/add.h"
+#include "inference/backend/cpu/kernels/ref/div.h"
+#include "inference/backend/cpu/kernels/ref/mul.h"
+#include "inference/backend/cpu/kernels/ref/sub.h"
+#include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd_f23.h"
 #include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 #include "inference/ir/conv_geometry.h"
+#include "rill/inference/tensor.h"
 
 namespace rill::inference::cpu {
 namespace {
+
+using ::rill::inference::Shape;
 
 std::vector<float> Random(size_t n, std::mt19937* rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> v(n);
   for (float& x : v) x = dist(*rng);
   return v;
+}
+
+size_t NumElementsOf(const std::vector<int>& s) {
+  size_t n = 1;
+  for (int d : s) n *= static_cast<size_t>(d);
+  return n;
 }
 
 void ExpectClose(const std::vector<float>& want, const std::vector<float>& got, const std::string& what) {
@@ -106,6 +122,102 @@ TEST_F(X86KernelsTest, ConvGemmMatchesReference) {
     ++checked;
   }
   EXPECT_GT(checked, 200);
+}
+
+TEST_F(X86KernelsTest, ConvGemmAvx512MatchesReference) {
+  if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP() << "CPU has no AVX-512F";
+  int checked = 0;
+  for (const ConvCase& c : Cases()) {
+    const ConvParams p = MakeParams(c, false);
+    if (p.out_h <= 0 || p.out_w <= 0) continue;
+    const std::vector<float> x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * p.in_c, &rng_);
+    const int k = p.kernel_h * p.kernel_w * p.in_c;
+    const std::vector<float> w = Random(static_cast<size_t>(p.out_c) * k, &rng_);
+    const std::vector<float> bias = Random(p.out_c, &rng_);
+    const size_t out_size = static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c;
+    std::vector<float> want(out_size), got(out_size, 123.0f);
+    Conv2DRef(p, x.data(), w.data(), bias.data(), want.data());
+    std::vector<float> packed(x86::PackedWeightsFloats512(p.out_c, k));
+    x86::PackWeightsNK512(w.data(), p.out_c, k, packed.data());
+    std::vector<float> scratch(x86::Conv2DGemmScratchFloats(p) + 1);
+    for (int t = 0; t < x86::Conv2DGemmTiles(p); ++t) {
+      x86::Conv2DGemmAvx2Tile(p, x.data(), packed.data(), bias.data(), scratch.data(), got.data(), t,
+                              x86::GemmF32Avx512);
+    }
+    ExpectClose(want, got, "avx512 conv in_c=" + std::to_string(c.in_c) + " out_c=" + std::to_string(c.out_c));
+    ++checked;
+  }
+  EXPECT_GT(checked, 200);
+  // Large K crosses K blocks; 50 columns leave a partial panel.
+  const int k = 600;
+  const std::vector<float> a = Random(13 * k, &rng_), w = Random(50 * k, &rng_);
+  std::vector<float> want(13 * 50), got(13 * 50);
+  FullyConnectedRef(13, k, 50, FusedActivation::kRelu6, a.data(), w.data(), nullptr, want.data());
+  std::vector<float> packed(x86::PackedWeightsFloats512(50, k));
+  x86::PackWeightsNK512(w.data(), 50, k, packed.data());
+  x86::GemmF32Avx512(13, 50, k, a.data(), k, packed.data(), nullptr, FusedActivation::kRelu6, got.data(), 50);
+  ExpectClose(want, got, "avx512 large k");
+}
+
+TEST_F(X86KernelsTest, WinogradF23MatchesReference) {
+  int checked = 0;
+  for (bool avx512 : {false, true}) {
+    if (avx512 && !x86::GetCpuFeatures().avx512f) continue;
+    for (int in_c : {1, 3, 7, 17, 64}) {
+      for (int out_c : {1, 7, 17, 40}) {
+        for (ir::Padding pad : {ir::Padding::kSame, ir::Padding::kValid}) {
+          for (int batch : {1, 2}) {
+            ConvCase c{batch, 9 + in_c % 4, 7 + out_c % 3, in_c, out_c, 3, 1, 1, pad,
+                       checked % 2 ? FusedActivation::kRelu6 : FusedActivation::kNone};
+            const ConvParams p = MakeParams(c, false);
+            ASSERT_TRUE(x86::WinogradF23Applies(p));
+            const std::vector<float> x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * p.in_c, &rng_);
+            const std::vector<float> w = Random(static_cast<size_t>(p.out_c) * 9 * p.in_c, &rng_);
+            const std::vector<float> bias = Random(p.out_c, &rng_);
+            const size_t out_size = static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c;
+            std::vector<float> want(out_size), got(out_size, 123.0f);
+            Conv2DRef(p, x.data(), w.data(), bias.data(), want.data());
+            x86::WinogradF23Weights uw;
+            x86::TransformWeightsF23(p, w.data(), avx512, &uw);
+            std::vector<float> scratch(x86::WinogradF23ScratchFloats(p));
+            for (int b = 0; b < x86::WinogradF23Blocks(p); ++b) {
+              x86::WinogradF23Block(p, x.data(), uw, bias.data(), avx512 ? x86::GemmF32Avx512 : x86::GemmF32Avx2,
+                                    scratch.data(), got.data(), b);
+            }
+            ExpectClose(want, got, "winograd in_c=" + std::to_string(in_c) + " out_c=" + std::to_string(out_c));
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked, 80);
+}
+
+TEST_F(X86KernelsTest, BinaryMatchesReference) {
+  for (const Shape& b_shape : {Shape{2, 5, 3, 17}, Shape{17}, Shape{1, 1, 1, 17}, Shape{1}}) {
+    const Shape a_shape = {2, 5, 3, 17};
+    for (int op = 0; op < 4; ++op) {
+      for (FusedActivation act : {FusedActivation::kNone, FusedActivation::kRelu6, FusedActivation::kTanh}) {
+        const std::vector<float> a = Random(NumElementsOf(a_shape), &rng_);
+        std::vector<float> b = Random(NumElementsOf(b_shape), &rng_);
+        for (float& v : b) v += v >= 0 ? 0.5f : -0.5f;  // keep divisors away from 0
+        BroadcastParams p;
+        ASSERT_TRUE(MakeBroadcastParams(a_shape, b_shape, &p));
+        p.activation = act;
+        std::vector<float> want(a.size()), got(a.size());
+        const x86::BinaryOp ops[4] = {x86::BinaryOp::kAdd, x86::BinaryOp::kSub, x86::BinaryOp::kMul,
+                                      x86::BinaryOp::kDiv};
+        if (op == 0) AddRef(p, a.data(), b.data(), want.data());
+        if (op == 1) SubRef(p, a.data(), b.data(), want.data());
+        if (op == 2) MulRef(p, a.data(), b.data(), want.data());
+        if (op == 3) DivRef(p, a.data(), b.data(), want.data());
+        x86::BinaryAvx2(ops[op], static_cast<long long>(a.size()), a.data(), b.data(),
+                        static_cast<long long>(b.size()), act, got.data());
+        ExpectClose(want, got, "binary op " + std::to_string(op));
+      }
+    }
+  }
 }
 
 TEST_F(X86KernelsTest, ConvGemmWithoutBiasAndLargeK) {

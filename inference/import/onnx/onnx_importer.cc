@@ -169,6 +169,21 @@ class Importer {
     }
     const size_t count = static_cast<size_t>(n);
     const bool raw = t.has_raw_data();
+    // Check the stored size before allocating anything for the claimed shape.
+    {
+      size_t stored = 0;
+      switch (t.data_type()) {
+        case kFloat: stored = raw ? t.raw_data().size() / 4 : static_cast<size_t>(t.float_data_size()); break;
+        case kDouble: stored = raw ? t.raw_data().size() / 8 : static_cast<size_t>(t.double_data_size()); break;
+        case kInt64: stored = raw ? t.raw_data().size() / 8 : static_cast<size_t>(t.int64_data_size()); break;
+        case kInt32: stored = raw ? t.raw_data().size() / 4 : static_cast<size_t>(t.int32_data_size()); break;
+        default: stored = count; break;
+      }
+      if (stored != count) {
+        return DataLossError(g_->source + ": tensor '" + name + "' stores " + std::to_string(stored) +
+                             " values, its shape needs " + std::to_string(count));
+      }
+    }
     auto need_raw = [&](size_t elem) -> Status {
       if (t.raw_data().size() != count * elem) {
         return DataLossError(g_->source + ": tensor '" + name + "' holds " + std::to_string(t.raw_data().size()) +
@@ -322,6 +337,14 @@ class Importer {
 
   Status Unsupported(const std::string& what) const { return UnimplementedError(ctx_ + what); }
 
+  // The single value of a constant scalar operand.
+  StatusOr<float> ScalarInput(const onnx::NodeProto& node, int i) const {
+    RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, i));
+    const std::vector<float> v = ConstFloats(id);
+    if (v.size() != 1) return Unsupported("input " + std::to_string(i) + " must be a scalar");
+    return v[0];
+  }
+
   // ---- layout --------------------------------------------------------------
 
   StatusOr<int> ToNhwc(const Value& v) {
@@ -359,7 +382,7 @@ class Importer {
     const std::string name = g_->tensors[v.id].name + "/nchw";
     if (s[1] == 1 && s[2] == 1) {
       // With H = W = 1 both layouts hold the same bytes.
-      a.new_shape = {s[0], s[3], 1, 1};
+      a.new_shape = {-1, s[3], 1, 1};  // batch left free for resizes
       RILL_INF_ASSIGN_OR_RETURN(id, Emit(OpType::kReshape, {v.id}, name, a));
     } else {
       a.perm = {0, 3, 1, 2};
@@ -649,12 +672,10 @@ class Importer {
     } else {  // Clip
       float lo = AttrFloat(node, "min", -3.402823466e38f), hi = AttrFloat(node, "max", 3.402823466e38f);
       if (HasInput(node, 1)) {
-        RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, 1));
-        lo = ConstFloats(id).at(0);
+        RILL_INF_ASSIGN_OR_RETURN(lo, ScalarInput(node, 1));
       }
       if (HasInput(node, 2)) {
-        RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, 2));
-        hi = ConstFloats(id).at(0);
+        RILL_INF_ASSIGN_OR_RETURN(hi, ScalarInput(node, 2));
       }
       type = (lo == 0.0f && hi == 6.0f) ? OpType::kRelu6 : OpType::kClamp;
       a.clamp_min = lo;
@@ -856,7 +877,8 @@ class Importer {
       if (axis < 0 || axis > rank) return Unsupported("axis out of range");
       int64_t outer = 1, inner = 1;
       for (int i = 0; i < rank; ++i) (i < axis ? outer : inner) *= in[i];
-      target = {static_cast<int>(outer), static_cast<int>(inner)};
+      // -1 keeps the leading (batch) dimension free, so a session can resize it.
+      target = {axis >= 1 ? -1 : static_cast<int>(outer), static_cast<int>(inner)};
     } else {
       std::vector<int64_t> axes = AttrInts(node, "axes");
       if (axes.empty() && HasInput(node, 1)) {
@@ -929,8 +951,7 @@ class Importer {
       pads = ConstInts(id);
     }
     if (HasInput(node, 2)) {
-      RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, 2));
-      value = ConstFloats(id).at(0);
+      RILL_INF_ASSIGN_OR_RETURN(value, ScalarInput(node, 2));
     }
     if (HasInput(node, 3)) return Unsupported("axes input");
     const int rank = static_cast<int>(ShapeOf(x.id).size());
@@ -968,8 +989,14 @@ class Importer {
       RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, scales_input));
       const std::vector<float> scales = ConstFloats(id);
       if (scales.size() != 4) return Unsupported("scales must have 4 values");
-      out_h = static_cast<int>(std::floor(s[1] * scales[2]));
-      out_w = static_cast<int>(std::floor(s[2] * scales[3]));
+      if (!(scales[2] > 0.0f && scales[2] < 65536.0f && scales[3] > 0.0f && scales[3] < 65536.0f)) {
+        return Unsupported("invalid scales");
+      }
+      const double h = std::floor(s[1] * static_cast<double>(scales[2]));
+      const double w = std::floor(s[2] * static_cast<double>(scales[3]));
+      if (h < 1 || w < 1 || h > (1 << 24) || w > (1 << 24)) return Unsupported("invalid output size");
+      out_h = static_cast<int>(h);
+      out_w = static_cast<int>(w);
     } else {
       return Unsupported("neither scales nor sizes given");
     }

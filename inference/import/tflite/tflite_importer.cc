@@ -438,6 +438,12 @@ class Importer {
       if (elem == 0) return UnimplementedError(ctx + "constant of unsupported type");
       if (node.type == ir::OpType::kDensify) {
         if (!in.sparsity) return InvalidArgumentError(ctx + "input '" + in.name + "' is not sparse");
+        // A dense weight far larger than anything the file could describe is corrupt.
+        if (static_cast<size_t>(n) * elem > (size_t{256} << 20) ||
+            static_cast<size_t>(n) > 64 * (in.bytes / elem + 1024)) {
+          return DataLossError(ctx + "sparse tensor '" + in.name + "' claims an implausible dense shape " +
+                               ShapeToString(in.shape));
+        }
         std::vector<uint8_t> dense(static_cast<size_t>(n) * elem);
         std::string error;
         if (!cpu::DensifyRef(*in.sparsity, in.shape, elem, in.data, in.bytes / elem, dense.data(), &error)) {

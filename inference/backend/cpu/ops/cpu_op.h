@@ -37,6 +37,17 @@ class CpuOp : public Execution {
     return Status::Ok();
   }
 
+  int threads() const { return args_.pool ? args_.pool->num_threads() : 1; }
+  // Runs f(task, thread) for tasks in [0, n) on the session's threads.
+  template <typename F>
+  void ParallelFor(int n, F& f) const {
+    if (args_.pool) {
+      args_.pool->ParallelFor(n, f);
+    } else {
+      for (int i = 0; i < n; ++i) f(i, 0);
+    }
+  }
+
   ExecutionArgs args_;
 };
 

@@ -5,6 +5,8 @@
 #include "inference/backend/cpu/kernels/ref/mul.h"
 #include "inference/backend/cpu/kernels/ref/prelu.h"
 #include "inference/backend/cpu/kernels/ref/sub.h"
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 
 namespace rill::inference::cpu {
@@ -14,11 +16,12 @@ class BinaryOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
   std::string name() const override {
+    const std::string suffix = fast_ ? "_avx2" : "_ref";
     switch (args_.node->type) {
-      case ir::OpType::kAdd: return "add_ref";
-      case ir::OpType::kSub: return "sub_ref";
-      case ir::OpType::kMul: return "mul_ref";
-      case ir::OpType::kDiv: return "div_ref";
+      case ir::OpType::kAdd: return "add" + suffix;
+      case ir::OpType::kSub: return "sub" + suffix;
+      case ir::OpType::kMul: return "mul" + suffix;
+      case ir::OpType::kDiv: return "div" + suffix;
       default: return "prelu_ref";
     }
   }
@@ -26,9 +29,33 @@ class BinaryOp : public CpuOp {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(2));
     if (!MakeBroadcastParams(InShape(0), InShape(1), &p_)) return Error("shapes do not broadcast");
     p_.activation = ToFused(attrs().activation);
+    // The AVX2 path: the first operand has the output's shape and the second
+    // is the same shape, a scalar, or one value per innermost index.
+    fast_ = false;
+    const ir::OpType t = args_.node->type;
+    if (args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && t != ir::OpType::kPRelu &&
+        InShape(0) == OutShape()) {
+      const Shape& a = InShape(0);
+      const Shape& b = InShape(1);
+      const int64_t nb = NumElements(b);
+      bool per_channel = !a.empty() && nb == a.back();
+      for (size_t i = 0; per_channel && i + 1 < b.size(); ++i) per_channel = b[i] == 1;
+      if (!b.empty() && b.back() != nb) per_channel = false;
+      if (a == b || nb == 1 || per_channel) {
+        fast_ = true;
+        n_ = NumElements(a);
+        period_ = a == b ? n_ : nb;
+        op_ = t == ir::OpType::kAdd ? x86::BinaryOp::kAdd : t == ir::OpType::kSub ? x86::BinaryOp::kSub
+            : t == ir::OpType::kMul ? x86::BinaryOp::kMul : x86::BinaryOp::kDiv;
+      }
+    }
     return Status::Ok();
   }
   void Run() override {
+    if (fast_) {
+      x86::BinaryAvx2(op_, n_, In(0), In(1), period_, p_.activation, Out());
+      return;
+    }
     switch (args_.node->type) {
       case ir::OpType::kAdd: AddRef(p_, In(0), In(1), Out()); break;
       case ir::OpType::kSub: SubRef(p_, In(0), In(1), Out()); break;
@@ -40,6 +67,9 @@ class BinaryOp : public CpuOp {
 
  private:
   BroadcastParams p_;
+  bool fast_ = false;
+  long long n_ = 0, period_ = 1;
+  x86::BinaryOp op_ = x86::BinaryOp::kAdd;
 };
 
 class UnaryOp : public CpuOp {

@@ -3,6 +3,8 @@
 #ifndef RILL_INFERENCE_CONFIG_H_
 #define RILL_INFERENCE_CONFIG_H_
 
+#include <string>
+
 namespace rill::inference {
 
 enum class BackendKind { kCpu = 0 };
@@ -14,7 +16,10 @@ enum class Precision {
 
 enum class AlgorithmPolicy {
   kReference = 0,  // the plain reference kernels only (the oracle)
-  kAuto,           // the fastest kernel this CPU supports, chosen by CPUID
+  kAuto,           // kernels this CPU supports (CPUID), algorithm by a cost model
+  kTune,           // like kAuto, but measures the candidate algorithms of each
+                   // layer at resize and keeps the fastest (cached on disk in
+                   // SessionConfig::tuning_cache when set)
 };
 
 struct SessionConfig {
@@ -22,6 +27,8 @@ struct SessionConfig {
   int num_threads = 1;
   Precision precision = Precision::kFp32;
   AlgorithmPolicy algorithm = AlgorithmPolicy::kAuto;
+  // File of measured choices for kTune ("" keeps them in the session only).
+  std::string tuning_cache;
 };
 
 }  // namespace rill::inference

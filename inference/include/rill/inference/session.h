@@ -24,6 +24,15 @@
 
 namespace rill::inference {
 
+// One node as planned, for tools (`rill model info`, profiles).
+struct LayerInfo {
+  std::string name;
+  std::string op;      // "CONV_2D"
+  std::string kernel;  // "conv2d_gemm_avx2"
+  Shape output_shape;
+  int64_t macs = 0;    // multiply-accumulates of conv / FC layers
+};
+
 class Session {
  public:
   static StatusOr<std::unique_ptr<Session>> Create(std::shared_ptr<const Model> model,
@@ -39,6 +48,9 @@ class Session {
 
   // Runs the model on the current inputs. Allocation-free.
   Status Run();
+  // Runs like Run() and writes each node's wall time in milliseconds.
+  Status RunProfiled(std::vector<double>* node_ms);
+  std::vector<LayerInfo> Layers() const;
 
   int num_inputs() const;
   int num_outputs() const;

@@ -11,9 +11,20 @@
 
 namespace rill::inference::cpu::x86 {
 
+// The packed GEMM the conv runs on (GemmF32Avx2 or GemmF32Avx512, with
+// weights packed by the matching PackWeightsNK*).
+using GemmFn = void (*)(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
+                        FusedActivation activation, float* c, int ldc);
+
 bool ConvIsPointwise(const ConvParams& p);
-// Scratch floats Conv2DGemmAvx2 needs (0 for pointwise convs).
+// Scratch floats one tile needs (0 for pointwise convs).
 size_t Conv2DGemmScratchFloats(const ConvParams& p);
+// The work splits into independent tiles of output rows (for threads; each
+// concurrent tile needs its own scratch).
+int Conv2DGemmTiles(const ConvParams& p);
+void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
+                        float* scratch, float* output, int tile, GemmFn gemm = nullptr);
+// All tiles in turn.
 void Conv2DGemmAvx2(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
                     float* scratch, float* output);
 

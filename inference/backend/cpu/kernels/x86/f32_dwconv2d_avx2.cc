@@ -15,17 +15,62 @@ __attribute__((target("avx2,fma"))) inline __m256 Activate(__m256 v, FusedActiva
   }
 }
 
+// An output pixel whose KxK window lies inside the input (stride any,
+// dilation 1): no bounds checks, taps unrolled.
+template <int K>
+__attribute__((target("avx2,fma"))) inline void InteriorPixel(const float* in, int in_w, int channels,
+                                                                 const float* filter, const float* bias,
+                                                                 FusedActivation act, float* out) {
+  const int vec_end = channels / 8 * 8;
+  int c = 0;
+  for (; c < vec_end; c += 8) {
+    __m256 acc = bias ? _mm256_loadu_ps(bias + c) : _mm256_setzero_ps();
+#pragma GCC unroll 5
+    for (int ky = 0; ky < K; ++ky) {
+      const float* row = in + static_cast<long long>(ky) * in_w * channels + c;
+      const float* f = filter + ky * K * channels + c;
+#pragma GCC unroll 5
+      for (int kx = 0; kx < K; ++kx) {
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(row + kx * channels), _mm256_loadu_ps(f + kx * channels), acc);
+      }
+    }
+    if (act == FusedActivation::kTanh) {
+      alignas(32) float tmp[8];
+      _mm256_store_ps(tmp, acc);
+      for (int j = 0; j < 8; ++j) out[c + j] = ApplyActivation(tmp[j], act);
+    } else {
+      _mm256_storeu_ps(out + c, Activate(acc, act));
+    }
+  }
+  for (; c < channels; ++c) {
+    float acc = bias ? bias[c] : 0.0f;
+    for (int ky = 0; ky < K; ++ky) {
+      for (int kx = 0; kx < K; ++kx) {
+        acc += in[(static_cast<long long>(ky) * in_w + kx) * channels + c] * filter[(ky * K + kx) * channels + c];
+      }
+    }
+    out[c] = ApplyActivation(acc, act);
+  }
+}
+
 }  // namespace
 
-__attribute__((target("avx2,fma"))) void DepthwiseConv2DAvx2(const ConvParams& p, const float* input,
-                                                              const float* filter, const float* bias,
-                                                              float* output) {
+void DepthwiseConv2DAvx2(const ConvParams& p, const float* input, const float* filter, const float* bias,
+                         float* output) {
+  DepthwiseConv2DAvx2Rows(p, input, filter, bias, output, 0, p.batch * p.out_h);
+}
+
+__attribute__((target("avx2,fma"))) void DepthwiseConv2DAvx2Rows(const ConvParams& p, const float* input,
+                                                                  const float* filter, const float* bias,
+                                                                  float* output, int row_begin, int row_end) {
   const int channels = p.out_c;
   const int vec_end = channels / 8 * 8;
   const bool vector_act = p.activation != FusedActivation::kTanh;
-  for (int n = 0; n < p.batch; ++n) {
+  for (int row = row_begin; row < row_end; ++row) {
+    const int n = row / p.out_h;
+    const int oy = row % p.out_h;
     const float* in_n = input + static_cast<long long>(n) * p.in_h * p.in_w * p.in_c;
-    for (int oy = 0; oy < p.out_h; ++oy) {
+    {
       const int iy0 = oy * p.stride_h - p.pad_top;
       int ky_begin = 0, ky_end = p.kernel_h;
       while (ky_begin < ky_end && iy0 + ky_begin * p.dilation_h < 0) ++ky_begin;
@@ -36,6 +81,17 @@ __attribute__((target("avx2,fma"))) void DepthwiseConv2DAvx2(const ConvParams& p
         while (kx_begin < kx_end && ix0 + kx_begin * p.dilation_w < 0) ++kx_begin;
         while (kx_end > kx_begin && ix0 + (kx_end - 1) * p.dilation_w >= p.in_w) --kx_end;
         float* out = output + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * channels;
+        const bool interior = p.dilation_h == 1 && p.dilation_w == 1 && p.kernel_h == p.kernel_w && ky_begin == 0 &&
+                              ky_end == p.kernel_h && kx_begin == 0 && kx_end == p.kernel_w;
+        if (interior && (p.kernel_h == 3 || p.kernel_h == 5)) {
+          const float* window = in_n + (static_cast<long long>(iy0) * p.in_w + ix0) * channels;
+          if (p.kernel_h == 3) {
+            InteriorPixel<3>(window, p.in_w, channels, filter, bias, p.activation, out);
+          } else {
+            InteriorPixel<5>(window, p.in_w, channels, filter, bias, p.activation, out);
+          }
+          continue;
+        }
         int c = 0;
         for (; c < vec_end; c += 8) {
           __m256 acc = bias ? _mm256_loadu_ps(bias + c) : _mm256_setzero_ps();

@@ -9,6 +9,9 @@ namespace rill::inference::cpu::x86 {
 
 void DepthwiseConv2DAvx2(const ConvParams& p, const float* input, const float* filter, const float* bias,
                          float* output);
+// Output rows [row_begin, row_end) of the batch*out_h rows (for threads).
+void DepthwiseConv2DAvx2Rows(const ConvParams& p, const float* input, const float* filter, const float* bias,
+                             float* output, int row_begin, int row_end);
 
 }  // namespace rill::inference::cpu::x86
 

@@ -24,18 +24,40 @@ void PackWeightsNK(const float* w, int n, int k, float* packed) {
 
 namespace {
 
-// One MR x 16 tile. `nr` (<= 16) columns are stored; the rest were padding.
+// Depth of one pass over K: a 16 x kKc weight block (16 KiB) stays in L1
+// while the rows' kKc-long slices stream from L2.
+constexpr int kKc = 256;
+
+// One MR x 16 tile over a K block. `nr` (<= 16) columns are stored; the rest
+// were padding. The first K block starts from the bias, later ones from C.
 template <int MR>
 __attribute__((target("avx2,fma"))) void MicroKernel(int k, const float* a, int lda, const float* w,
-                                                      const float* bias16, FusedActivation act, float* c,
-                                                      int ldc, int nr) {
+                                                      const float* bias16, bool accumulate, FusedActivation act,
+                                                      float* c, int ldc, int nr) {
   __m256 acc0[MR], acc1[MR];
-  const __m256 b0 = _mm256_loadu_ps(bias16);
-  const __m256 b1 = _mm256_loadu_ps(bias16 + 8);
+  if (accumulate) {
+    if (nr == kGemmNr) {
 #pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r) {
-    acc0[r] = b0;
-    acc1[r] = b1;
+      for (int r = 0; r < MR; ++r) {
+        acc0[r] = _mm256_loadu_ps(c + static_cast<size_t>(r) * ldc);
+        acc1[r] = _mm256_loadu_ps(c + static_cast<size_t>(r) * ldc + 8);
+      }
+    } else {
+      alignas(32) float tmp[kGemmNr] = {};
+      for (int r = 0; r < MR; ++r) {
+        for (int j = 0; j < nr; ++j) tmp[j] = c[static_cast<size_t>(r) * ldc + j];
+        acc0[r] = _mm256_load_ps(tmp);
+        acc1[r] = _mm256_load_ps(tmp + 8);
+      }
+    }
+  } else {
+    const __m256 b0 = _mm256_loadu_ps(bias16);
+    const __m256 b1 = _mm256_loadu_ps(bias16 + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      acc0[r] = b0;
+      acc1[r] = b1;
+    }
   }
   const float* arow[MR];
 #pragma GCC unroll 6
@@ -90,8 +112,8 @@ __attribute__((target("avx2,fma"))) void MicroKernel(int k, const float* a, int 
   }
 }
 
-using MicroKernelFn = void (*)(int, const float*, int, const float*, const float*, FusedActivation, float*, int,
-                               int);
+using MicroKernelFn = void (*)(int, const float*, int, const float*, const float*, bool, FusedActivation, float*,
+                               int, int);
 constexpr MicroKernelFn kMicroKernels[kGemmMr + 1] = {nullptr,        MicroKernel<1>, MicroKernel<2>, MicroKernel<3>,
                                                       MicroKernel<4>, MicroKernel<5>, MicroKernel<6>};
 
@@ -100,19 +122,25 @@ constexpr MicroKernelFn kMicroKernels[kGemmMr + 1] = {nullptr,        MicroKerne
 void GemmF32Avx2(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
                  FusedActivation activation, float* c, int ldc) {
   const int panels = (n + kGemmNr - 1) / kGemmNr;
-  for (int p = 0; p < panels; ++p) {
-    const int col = p * kGemmNr;
-    const int nr = n - col < kGemmNr ? n - col : kGemmNr;
-    float bias16[kGemmNr] = {};
-    if (bias) {
-      for (int j = 0; j < nr; ++j) bias16[j] = bias[col + j];
+  for (int k0 = 0; k0 < k || k0 == 0; k0 += kKc) {
+    const int kc = k - k0 < kKc ? k - k0 : kKc;
+    const bool first = k0 == 0;
+    const FusedActivation act = k0 + kc >= k ? activation : FusedActivation::kNone;
+    for (int p = 0; p < panels; ++p) {
+      const int col = p * kGemmNr;
+      const int nr = n - col < kGemmNr ? n - col : kGemmNr;
+      float bias16[kGemmNr] = {};
+      if (bias && first) {
+        for (int j = 0; j < nr; ++j) bias16[j] = bias[col + j];
+      }
+      const float* w = packed_w + static_cast<size_t>(p) * kGemmNr * k + static_cast<size_t>(k0) * kGemmNr;
+      for (int row = 0; row < m; row += kGemmMr) {
+        const int mr = m - row < kGemmMr ? m - row : kGemmMr;
+        kMicroKernels[mr](kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias16, !first, act,
+                          c + static_cast<size_t>(row) * ldc + col, ldc, nr);
+      }
     }
-    const float* w = packed_w + static_cast<size_t>(p) * kGemmNr * k;
-    for (int row = 0; row < m; row += kGemmMr) {
-      const int mr = m - row < kGemmMr ? m - row : kGemmMr;
-      kMicroKernels[mr](k, a + static_cast<size_t>(row) * lda, lda, w, bias16, activation,
-                        c + static_cast<size_t>(row) * ldc + col, ldc, nr);
-    }
+    if (k == 0) break;
   }
 }
 

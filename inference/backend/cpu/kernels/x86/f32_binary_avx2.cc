@@ -1,0 +1,77 @@
+#include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
+
+#include <immintrin.h>
+
+namespace rill::inference::cpu::x86 {
+namespace {
+
+template <BinaryOp kOp>
+__attribute__((target("avx2,fma"))) inline __m256 Apply(__m256 x, __m256 y) {
+  switch (kOp) {
+    case BinaryOp::kAdd: return _mm256_add_ps(x, y);
+    case BinaryOp::kSub: return _mm256_sub_ps(x, y);
+    case BinaryOp::kMul: return _mm256_mul_ps(x, y);
+    case BinaryOp::kDiv: return _mm256_div_ps(x, y);
+  }
+  return x;
+}
+
+template <BinaryOp kOp>
+inline float ApplyScalar(float x, float y) {
+  switch (kOp) {
+    case BinaryOp::kAdd: return x + y;
+    case BinaryOp::kSub: return x - y;
+    case BinaryOp::kMul: return x * y;
+    case BinaryOp::kDiv: return x / y;
+  }
+  return x;
+}
+
+template <BinaryOp kOp>
+__attribute__((target("avx2,fma"))) void Run(long long n, const float* a, const float* b, long long period,
+                                              FusedActivation act, float* out) {
+  const bool clamp = act == FusedActivation::kRelu || act == FusedActivation::kRelu6 ||
+                     act == FusedActivation::kReluN1To1;
+  const __m256 lo = _mm256_set1_ps(act == FusedActivation::kReluN1To1 ? -1.0f : 0.0f);
+  const __m256 hi = _mm256_set1_ps(act == FusedActivation::kRelu6 ? 6.0f
+                                   : act == FusedActivation::kReluN1To1 ? 1.0f : 3.402823466e38f);
+  for (long long base = 0; base < n; base += period) {
+    const long long len = n - base < period ? n - base : period;
+    const float* x = a + base;
+    float* y = out + base;
+    long long i = 0;
+    for (; i + 8 <= len; i += 8) {
+      __m256 v = Apply<kOp>(_mm256_loadu_ps(x + i), _mm256_loadu_ps(b + i));
+      if (clamp) v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+      _mm256_storeu_ps(y + i, v);
+    }
+    for (; i < len; ++i) y[i] = ApplyActivation(ApplyScalar<kOp>(x[i], b[i]), clamp ? act : FusedActivation::kNone);
+    if (!clamp && act != FusedActivation::kNone) {
+      for (long long j = 0; j < len; ++j) y[j] = ApplyActivation(y[j], act);
+    }
+  }
+}
+
+}  // namespace
+
+void BinaryAvx2(BinaryOp op, long long n, const float* a, const float* b, long long b_period, FusedActivation act,
+                float* out) {
+  if (b_period == 1) {
+    // A scalar: broadcast it over a short stack buffer's worth per pass.
+    float lane[64];
+    for (float& v : lane) v = b[0];
+    for (long long base = 0; base < n; base += 64) {
+      const long long len = n - base < 64 ? n - base : 64;
+      BinaryAvx2(op, len, a + base, lane, len, act, out + base);
+    }
+    return;
+  }
+  switch (op) {
+    case BinaryOp::kAdd: Run<BinaryOp::kAdd>(n, a, b, b_period, act, out); break;
+    case BinaryOp::kSub: Run<BinaryOp::kSub>(n, a, b, b_period, act, out); break;
+    case BinaryOp::kMul: Run<BinaryOp::kMul>(n, a, b, b_period, act, out); break;
+    case BinaryOp::kDiv: Run<BinaryOp::kDiv>(n, a, b, b_period, act, out); break;
+  }
+}
+
+}  // namespace rill::inference::cpu::x86

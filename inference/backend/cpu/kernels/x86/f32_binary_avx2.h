@@ -1,0 +1,21 @@
+// Elementwise ADD/SUB/MUL/DIV for x86 AVX2 on the two layouts that dominate
+// real models: operands of one shape, and a per-channel operand broadcast
+// along the innermost dimension (NHWC bias/scale). Other broadcasts use the
+// reference kernels.
+#ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_BINARY_AVX2_H_
+#define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_BINARY_AVX2_H_
+
+#include "inference/backend/cpu/kernels/ref/kernel_params.h"
+
+namespace rill::inference::cpu::x86 {
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv };
+
+// out[i] = act(a[i] op b[i % b_period]) for i < n; b_period == n for equal
+// shapes, the channel count for a per-channel b, 1 for a scalar b.
+void BinaryAvx2(BinaryOp op, long long n, const float* a, const float* b, long long b_period,
+                FusedActivation act, float* out);
+
+}  // namespace rill::inference::cpu::x86
+
+#endif  // RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_BINARY_AVX2_H_
