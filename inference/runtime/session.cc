@@ -1,3 +1,4 @@
+#include "inference/runtime/denormals.h"
 #include "rill/inference/session.h"
 
 #include <algorithm>
@@ -181,6 +182,7 @@ class Session::Impl {
 
   Status Run() {
     if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
+    ScopedFlushDenormals flush;
     for (auto& exec : executions_) exec->Run();
     return Status::Ok();
   }
@@ -188,6 +190,7 @@ class Session::Impl {
   Status RunProfiled(std::vector<double>* node_ms) {
     if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
     node_ms->assign(executions_.size(), 0.0);
+    ScopedFlushDenormals flush;
     for (size_t i = 0; i < executions_.size(); ++i) {
       const auto start = std::chrono::steady_clock::now();
       executions_[i]->Run();

@@ -1,3 +1,4 @@
+#include "inference/runtime/denormals.h"
 #include "inference/runtime/thread_pool.h"
 
 namespace rill::inference {
@@ -24,6 +25,8 @@ void ThreadPool::Drain(int thread) {
 }
 
 void ThreadPool::WorkerLoop(int thread) {
+  // Engine-owned threads run kernels only: flush denormals for good.
+  ScopedFlushDenormals flush;
   uint64_t seen = 0;
   for (;;) {
     {
