@@ -87,6 +87,9 @@ class CalculatorNode {
   bool source_stopped = false;
   bool close_started = false;
   bool throttled = false;
+  // Running average of one call's cost in timer ticks; starts high so that
+  // a node counts as worth a hand-off until measured.
+  int64_t avg_cycles = 1 << 20;
   std::deque<Invocation*> commit_order;  // invocations in start order
 
  private:
