@@ -237,7 +237,9 @@ TEST_F(X86KernelsTest, ResizeBilinearMatchesReference) {
       const std::vector<float> x = Random(static_cast<size_t>(2) * 5 * 7 * channels, &rng_);
       std::vector<float> want(static_cast<size_t>(2) * 11 * 4 * channels), got(want.size());
       ResizeBilinearRef(p, x.data(), want.data());
-      x86::ResizeBilinearAvx2(p, x.data(), got.data());
+      std::vector<x86::ResizeTap> ty, tx;
+      x86::ComputeResizeTaps(p, &ty, &tx);
+      x86::ResizeBilinearAvx2(p, ty.data(), tx.data(), x.data(), got.data());
       ExpectClose(want, got, "resize channels=" + std::to_string(channels));
     }
   }

@@ -123,16 +123,18 @@ class ResizeBilinearOp : public CpuOp {
     p_.align_corners = attrs().align_corners;
     p_.half_pixel_centers = attrs().half_pixel_centers;
     fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
+    if (fast_) x86::ComputeResizeTaps(p_, &y_taps_, &x_taps_);
     return Status::Ok();
   }
   void Run() override {
-    if (fast_) x86::ResizeBilinearAvx2(p_, In(0), Out());
+    if (fast_) x86::ResizeBilinearAvx2(p_, y_taps_.data(), x_taps_.data(), In(0), Out());
     else ResizeBilinearRef(p_, In(0), Out());
   }
 
  private:
   ResizeParams p_;
   bool fast_ = false;
+  std::vector<x86::ResizeTap> y_taps_, x_taps_;
 };
 
 class SoftmaxOp : public CpuOp {

@@ -8,18 +8,13 @@
 namespace rill::inference::cpu::x86 {
 namespace {
 
-struct Tap {
-  int lo, hi;
-  float frac;
-};
-
 // The reference kernel's source coordinate rule, kept identical.
-Tap SourceTap(int out_index, int in_size, int out_size, bool align_corners, bool half_pixel) {
+ResizeTap SourceTap(int out_index, int in_size, int out_size, bool align_corners, bool half_pixel) {
   const float scale = (align_corners && out_size > 1) ? static_cast<float>(in_size - 1) / (out_size - 1)
                                                       : static_cast<float>(in_size) / out_size;
   const float src = half_pixel ? (out_index + 0.5f) * scale - 0.5f : out_index * scale;
   const float floor_src = std::floor(src);
-  Tap t;
+  ResizeTap t;
   t.lo = std::min(std::max(static_cast<int>(floor_src), 0), in_size - 1);
   t.hi = std::min(static_cast<int>(std::ceil(src)), in_size - 1);
   t.frac = src - floor_src;
@@ -28,15 +23,23 @@ Tap SourceTap(int out_index, int in_size, int out_size, bool align_corners, bool
 
 }  // namespace
 
-__attribute__((target("avx2,fma"))) void ResizeBilinearAvx2(const ResizeParams& p, const float* in, float* out) {
+void ComputeResizeTaps(const ResizeParams& p, std::vector<ResizeTap>* y_taps, std::vector<ResizeTap>* x_taps) {
+  y_taps->resize(p.out_h);
+  x_taps->resize(p.out_w);
+  for (int y = 0; y < p.out_h; ++y) (*y_taps)[y] = SourceTap(y, p.in_h, p.out_h, p.align_corners, p.half_pixel_centers);
+  for (int x = 0; x < p.out_w; ++x) (*x_taps)[x] = SourceTap(x, p.in_w, p.out_w, p.align_corners, p.half_pixel_centers);
+}
+
+__attribute__((target("avx2,fma"))) void ResizeBilinearAvx2(const ResizeParams& p, const ResizeTap* y_taps,
+                                                             const ResizeTap* x_taps, const float* in, float* out) {
   const int c_n = p.channels;
   const int vec_end = c_n / 8 * 8;
   for (int n = 0; n < p.batch; ++n) {
     const float* in_n = in + static_cast<long long>(n) * p.in_h * p.in_w * c_n;
     for (int oy = 0; oy < p.out_h; ++oy) {
-      const Tap ty = SourceTap(oy, p.in_h, p.out_h, p.align_corners, p.half_pixel_centers);
+      const ResizeTap ty = y_taps[oy];
       for (int ox = 0; ox < p.out_w; ++ox) {
-        const Tap tx = SourceTap(ox, p.in_w, p.out_w, p.align_corners, p.half_pixel_centers);
+        const ResizeTap tx = x_taps[ox];
         // Same weights and summation order as the reference.
         const float wa = (1 - ty.frac) * (1 - tx.frac), wb = (1 - ty.frac) * tx.frac;
         const float wc = ty.frac * (1 - tx.frac), wd = ty.frac * tx.frac;
