@@ -14,7 +14,9 @@
 #include "inference/backend/cpu/kernels/ref/div.h"
 #include "inference/backend/cpu/kernels/ref/mul.h"
 #include "inference/backend/cpu/kernels/ref/sub.h"
+#include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
 #include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_resize_bilinear_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd_f23.h"
 #include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
@@ -216,6 +218,29 @@ TEST_F(X86KernelsTest, BinaryMatchesReference) {
                         static_cast<long long>(b.size()), act, got.data());
         ExpectClose(want, got, "binary op " + std::to_string(op));
       }
+    }
+  }
+}
+
+TEST_F(X86KernelsTest, ResizeBilinearMatchesReference) {
+  for (int channels : {1, 3, 8, 17}) {
+    for (int mode = 0; mode < 3; ++mode) {
+      ResizeParams p;
+      p.batch = 2;
+      p.in_h = 5;
+      p.in_w = 7;
+      p.channels = channels;
+      p.out_h = 11;
+      p.out_w = 4;
+      p.align_corners = mode == 1;
+      p.half_pixel_centers = mode == 2;
+      const std::vector<float> x = Random(static_cast<size_t>(2) * 5 * 7 * channels, &rng_);
+      std::vector<float> want(static_cast<size_t>(2) * 11 * 4 * channels), got(want.size());
+      ResizeBilinearRef(p, x.data(), want.data());
+      std::vector<x86::ResizeTap> ty, tx;
+      x86::ComputeResizeTaps(p, &ty, &tx);
+      x86::ResizeBilinearAvx2(p, ty.data(), tx.data(), x.data(), got.data());
+      ExpectClose(want, got, "resize channels=" + std::to_string(channels));
     }
   }
 }

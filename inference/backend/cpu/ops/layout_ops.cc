@@ -9,6 +9,8 @@
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
 #include "inference/backend/cpu/kernels/ref/softmax.h"
 #include "inference/backend/cpu/kernels/ref/transpose.h"
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_resize_bilinear_avx2.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 
 namespace rill::inference::cpu {
@@ -106,7 +108,7 @@ class DepthToSpaceOp : public CpuOp {
 class ResizeBilinearOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return "resize_bilinear_ref"; }
+  std::string name() const override { return fast_ ? "resize_bilinear_avx2" : "resize_bilinear_ref"; }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     const Shape& x = InShape(0);
@@ -120,12 +122,19 @@ class ResizeBilinearOp : public CpuOp {
     p_.out_w = y[2];
     p_.align_corners = attrs().align_corners;
     p_.half_pixel_centers = attrs().half_pixel_centers;
+    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
+    if (fast_) x86::ComputeResizeTaps(p_, &y_taps_, &x_taps_);
     return Status::Ok();
   }
-  void Run() override { ResizeBilinearRef(p_, In(0), Out()); }
+  void Run() override {
+    if (fast_) x86::ResizeBilinearAvx2(p_, y_taps_.data(), x_taps_.data(), In(0), Out());
+    else ResizeBilinearRef(p_, In(0), Out());
+  }
 
  private:
   ResizeParams p_;
+  bool fast_ = false;
+  std::vector<x86::ResizeTap> y_taps_, x_taps_;
 };
 
 class SoftmaxOp : public CpuOp {

@@ -1,5 +1,6 @@
-// Depthwise 2-D convolution for x86 AVX2/FMA (depth multiplier 1): NHWC keeps
-// channels contiguous, so 8 channels of one output pixel are one vector.
+// Depthwise 2-D convolution for x86 AVX2/FMA (AVX-512 for 3x3/5x5 interior
+// pixels when present), depth multiplier 1: NHWC keeps channels contiguous,
+// so 8 (16) channels of one output pixel are one vector.
 #ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_DWCONV2D_AVX2_H_
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_DWCONV2D_AVX2_H_
 
