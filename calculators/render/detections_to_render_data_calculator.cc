@@ -75,8 +75,10 @@ class DetectionsToRenderDataCalculator : public CalculatorBase {
     if (cc->Inputs().HasTag(kDetectionListTag) &&
         !cc->Inputs().Tag(kDetectionListTag).IsEmpty()) {
       any_packet = true;
-      for (const Detection& d :
-           cc->Inputs().Tag(kDetectionListTag).Get<DetectionList>().detection()) {
+      for (const Detection& d : cc->Inputs()
+                                    .Tag(kDetectionListTag)
+                                    .Get<DetectionList>()
+                                    .detection()) {
         detections.push_back(&d);
       }
     }
@@ -87,9 +89,10 @@ class DetectionsToRenderDataCalculator : public CalculatorBase {
     RenderData render_data;
     render_data.set_scene_class(options_.scene_class());
     for (const Detection* d : detections) AddDetection(*d, &render_data);
-    cc->Outputs().Tag(kRenderDataTag).AddPacket(
-        MakePacket<RenderData>(std::move(render_data))
-            .At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag(kRenderDataTag)
+        .AddPacket(MakePacket<RenderData>(std::move(render_data))
+                       .At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 
@@ -141,13 +144,12 @@ class DetectionsToRenderDataCalculator : public CalculatorBase {
     std::vector<std::string> parts;
     const int n = std::max(d.label_size(), d.label_id_size());
     for (int i = 0; i < n; ++i) {
-      const std::string name = i < d.label_size()
-                                   ? d.label(i)
-                                   : absl::StrCat(d.label_id(i));
-      parts.push_back(i < d.score_size()
-                          ? absl::StrCat(name, options_.text_delimiter(),
-                                         d.score(i))
-                          : name);
+      const std::string name =
+          i < d.label_size() ? d.label(i) : absl::StrCat(d.label_id(i));
+      parts.push_back(
+          i < d.score_size()
+              ? absl::StrCat(name, options_.text_delimiter(), d.score(i))
+              : name);
     }
     std::vector<std::string> lines;
     if (options_.render_detection_id()) {

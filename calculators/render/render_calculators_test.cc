@@ -3,12 +3,11 @@
 // is also written to the test's undeclared outputs for a look).
 #include <cstdlib>
 #include <fstream>
-#include <string>
-#include <vector>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
+#include <vector>
 
 #include "calculators/core/test_util.h"
 #include "framework/formats/detection.pb.h"
@@ -52,15 +51,18 @@ constexpr char kDetectionsGraph[] = R"pb(
     calculator: "DetectionsToRenderDataCalculator"
     input_stream: "DETECTIONS:detections"
     output_stream: "RENDER_DATA:render_data"
-    options { [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
-      thickness: 2.0 color { r: 255 g: 0 b: 0 } } }
+    options {
+      [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
+        thickness: 2.0
+        color { r: 255 g: 0 b: 0 }
+      }
+    }
   })pb";
 
 TEST(DetectionsToRenderDataCalculatorTest, BoxKeypointsAndLabel) {
-  std::vector<Packet> in = {
-      MakePacket<std::vector<Detection>>(std::vector<Detection>{
-                                             FaceDetection()})
-          .At(Timestamp(5))};
+  std::vector<Packet> in = {MakePacket<std::vector<Detection>>(
+                                std::vector<Detection>{FaceDetection()})
+                                .At(Timestamp(5))};
   auto out = RunGraph(kDetectionsGraph, {"render_data"}, {{"detections", in}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["render_data"].size(), 1u);
@@ -89,18 +91,22 @@ TEST(DetectionsToRenderDataCalculatorTest, EmptyPacketOption) {
   auto out = RunGraph(kDetectionsGraph, {"render_data"}, {{"detections", in}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["render_data"].size(), 1u);
-  EXPECT_EQ((*out)["render_data"][0].Get<RenderData>().render_annotations_size(),
-            0);
-  auto none = RunGraph(R"pb(
-    input_stream: "detections"
-    node {
-      calculator: "DetectionsToRenderDataCalculator"
-      input_stream: "DETECTIONS:detections"
-      output_stream: "RENDER_DATA:render_data"
-      options { [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
-        produce_empty_packet: false } }
-    })pb",
-                       {"render_data"}, {{"detections", in}});
+  EXPECT_EQ(
+      (*out)["render_data"][0].Get<RenderData>().render_annotations_size(), 0);
+  auto none =
+      RunGraph(R"pb(
+                 input_stream: "detections"
+                 node {
+                   calculator: "DetectionsToRenderDataCalculator"
+                   input_stream: "DETECTIONS:detections"
+                   output_stream: "RENDER_DATA:render_data"
+                   options {
+                     [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
+                       produce_empty_packet: false
+                     }
+                   }
+                 })pb",
+               {"render_data"}, {{"detections", in}});
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_TRUE((*none)["render_data"].empty());
 }
@@ -114,15 +120,16 @@ TEST(LandmarksToRenderDataCalculatorTest, PointsAndConnections) {
       MakePacket<NormalizedLandmarkList>(landmarks).At(Timestamp(0))};
   const std::string graph = R"pb(
     input_stream: "landmarks"
-    node {
-      calculator: "LandmarksToRenderDataCalculator"
-      input_stream: "NORM_LANDMARKS:landmarks"
-      output_stream: "RENDER_DATA:render_data"
-      options { [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
-        landmark_connections: [ 0, 1, 1, 2 ]
-        landmark_color { r: 255 } connection_color { g: 255 }
-        thickness: 3 )pb";
-  auto out = RunGraph(graph + "} } }", {"render_data"}, {{"landmarks", in}});
+    node { calculator: "LandmarksToRenderDataCalculator"
+           input_stream: "NORM_LANDMARKS:landmarks"
+           output_stream: "RENDER_DATA:render_data"
+           options {
+             [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
+               landmark_connections: [ 0, 1, 1, 2 ]
+               landmark_color { r: 255 }
+               connection_color { g: 255 }
+               thickness: 3)pb";
+  auto out = RunGraph(graph + " } } }", {"render_data"}, {{"landmarks", in}});
   ASSERT_TRUE(out.ok()) << out.status();
   const RenderData& rd = (*out)["render_data"][0].Get<RenderData>();
   ASSERT_EQ(rd.render_annotations_size(), 5);  // 2 lines, 3 points
@@ -134,7 +141,7 @@ TEST(LandmarksToRenderDataCalculatorTest, PointsAndConnections) {
 
   // With visibility used, landmark 2 and its connection disappear.
   auto vis = RunGraph(
-      graph + "utilize_visibility: true visibility_threshold: 0.5 } } }",
+      graph + " utilize_visibility: true visibility_threshold: 0.5 } } }",
       {"render_data"}, {{"landmarks", in}});
   ASSERT_TRUE(vis.ok()) << vis.status();
   EXPECT_EQ(
@@ -146,8 +153,11 @@ TEST(LandmarksToRenderDataCalculatorTest, OddConnectionsIsAContractError) {
     calculator: "LandmarksToRenderDataCalculator"
     input_stream: "NORM_LANDMARKS:l"
     output_stream: "RENDER_DATA:r"
-    options { [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
-      landmark_connections: [ 0, 1, 2 ] } })pb");
+    options {
+      [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
+        landmark_connections: [ 0, 1, 2 ]
+      }
+    })pb");
   EXPECT_THAT(s.message(), HasSubstr("odd"));
 }
 
@@ -165,28 +175,32 @@ TEST(AnnotationOverlayCalculatorTest, DrawsDetectionOnImage) {
   std::vector<Packet> images = {
       MakePacket<ImageFrame>(std::move(image)).At(Timestamp(0))};
   const void* input_pixels = images[0].Get<ImageFrame>().PixelData();
-  std::vector<Packet> detections = {
-      MakePacket<std::vector<Detection>>(std::vector<Detection>{
-                                             FaceDetection()})
-          .At(Timestamp(0))};
-  auto out = RunGraph(R"pb(
-    input_stream: "image"
-    input_stream: "detections"
-    node {
-      calculator: "DetectionsToRenderDataCalculator"
-      input_stream: "DETECTIONS:detections"
-      output_stream: "RENDER_DATA:render_data"
-      options { [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
-        thickness: 1.0 color { r: 255 g: 0 b: 0 }
-        text { font_height: 10 } } }
-    }
-    node {
-      calculator: "AnnotationOverlayCalculator"
-      input_stream: "IMAGE:image"
-      input_stream: "render_data"
-      output_stream: "IMAGE:annotated"
-    })pb",
-                      {"annotated"}, {{"image", images}, {"detections", detections}});
+  std::vector<Packet> detections = {MakePacket<std::vector<Detection>>(
+                                        std::vector<Detection>{FaceDetection()})
+                                        .At(Timestamp(0))};
+  auto out =
+      RunGraph(R"pb(
+                 input_stream: "image"
+                 input_stream: "detections"
+                 node {
+                   calculator: "DetectionsToRenderDataCalculator"
+                   input_stream: "DETECTIONS:detections"
+                   output_stream: "RENDER_DATA:render_data"
+                   options {
+                     [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
+                       thickness: 1.0
+                       color { r: 255 g: 0 b: 0 }
+                       text { font_height: 10 }
+                     }
+                   }
+                 }
+                 node {
+                   calculator: "AnnotationOverlayCalculator"
+                   input_stream: "IMAGE:image"
+                   input_stream: "render_data"
+                   output_stream: "IMAGE:annotated"
+                 })pb",
+               {"annotated"}, {{"image", images}, {"detections", detections}});
   ASSERT_TRUE(out.ok()) << out.status();
   const ImageFrame& f = (*out)["annotated"][0].Get<ImageFrame>();
   SaveForReview(f, "annotated_synthetic.png");
@@ -221,19 +235,24 @@ TEST(AnnotationOverlayCalculatorTest, CanvasWithoutImage) {
     }
     render_annotations {
       line { x_start: 0 y_start: 0.9 x_end: 1 y_end: 0.9 normalized: true }
-      color { g: 255 } thickness: 1
+      color { g: 255 }
+      thickness: 1
     })pb");
   std::vector<Packet> in = {MakePacket<RenderData>(rd).At(Timestamp(0))};
   auto out = RunGraph(R"pb(
-    input_stream: "rd"
-    node {
-      calculator: "AnnotationOverlayCalculator"
-      input_stream: "rd"
-      output_stream: "IMAGE:canvas"
-      options { [mediapipe.AnnotationOverlayCalculatorOptions.ext] {
-        canvas_width_px: 40 canvas_height_px: 30
-        canvas_color { r: 255 g: 255 b: 255 } } }
-    })pb",
+                        input_stream: "rd"
+                        node {
+                          calculator: "AnnotationOverlayCalculator"
+                          input_stream: "rd"
+                          output_stream: "IMAGE:canvas"
+                          options {
+                            [mediapipe.AnnotationOverlayCalculatorOptions.ext] {
+                              canvas_width_px: 40
+                              canvas_height_px: 30
+                              canvas_color { r: 255 g: 255 b: 255 }
+                            }
+                          }
+                        })pb",
                       {"canvas"}, {{"rd", in}});
   ASSERT_TRUE(out.ok()) << out.status();
   const ImageFrame& f = (*out)["canvas"][0].Get<ImageFrame>();
@@ -251,14 +270,14 @@ TEST(AnnotationOverlayCalculatorTest, NoRenderDataPassesImageThrough) {
   std::vector<Packet> images = {
       MakePacket<ImageFrame>(std::move(image)).At(Timestamp(0))};
   auto out = RunGraph(R"pb(
-    input_stream: "image"
-    input_stream: "rd"
-    node {
-      calculator: "AnnotationOverlayCalculator"
-      input_stream: "IMAGE:image"
-      input_stream: "rd"
-      output_stream: "IMAGE:out"
-    })pb",
+                        input_stream: "image"
+                        input_stream: "rd"
+                        node {
+                          calculator: "AnnotationOverlayCalculator"
+                          input_stream: "IMAGE:image"
+                          input_stream: "rd"
+                          output_stream: "IMAGE:out"
+                        })pb",
                       {"out"}, {{"image", images}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["out"].size(), 1u);

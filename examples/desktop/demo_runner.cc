@@ -4,14 +4,13 @@
 #include <chrono>
 #include <deque>
 #include <fstream>
-#include <string>
-#include <thread>
-#include <vector>
-
 #include <opencv2/core.hpp>
 #include <opencv2/highgui.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -74,8 +73,8 @@ void DrawFps(cv::Mat& bgr, double fps, const std::string& source) {
                 cv::Point(size.width + 12, size.height + base + 12),
                 cv::Scalar(0, 0, 0), cv::FILLED);
   cv::putText(bgr, text, cv::Point(6, size.height + 6),
-              cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(0, 255, 0),
-              thickness, cv::LINE_AA);
+              cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(0, 255, 0), thickness,
+              cv::LINE_AA);
 }
 
 }  // namespace
@@ -95,9 +94,9 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
     }
     if (!std::ifstream(options.fallback_video).good() ||
         !capture.open(options.fallback_video) || !capture.isOpened()) {
-      return absl::NotFoundError(absl::StrCat(
-          "no camera (", why, ") and the fallback video \"",
-          options.fallback_video, "\" cannot be opened"));
+      return absl::NotFoundError(
+          absl::StrCat("no camera (", why, ") and the fallback video \"",
+                       options.fallback_video, "\" cannot be opened"));
     }
     LOG(INFO) << why << "; playing " << options.fallback_video << " instead";
     stats.source = absl::StrCat("video ", options.fallback_video);
@@ -131,8 +130,8 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
     if (!capture.read(bgr) || bgr.empty()) break;
     int64_t ts;
     if (stats.used_camera) {
-      ts = std::chrono::duration_cast<std::chrono::microseconds>(
-               Clock::now() - start)
+      ts = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() -
+                                                                 start)
                .count();
     } else {
       ts = static_cast<int64_t>(capture.get(cv::CAP_PROP_POS_MSEC) * 1000);
@@ -170,11 +169,13 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
       }
       if (graph.HasError()) break;
       if (Clock::now() - wait_start > std::chrono::seconds(kStallSeconds)) {
-        status = absl::DeadlineExceededError(absl::StrCat(
-            "graph \"", options.graph_path, "\" gave no result and no "
-            "timestamp bound for frame ", stats.frames_in, " (timestamp ", ts,
-            ") on \"", options.output_stream, "\" within ", kStallSeconds,
-            " s; waiting nodes:\n", graph.DebugWaitReport()));
+        status = absl::DeadlineExceededError(
+            absl::StrCat("graph \"", options.graph_path,
+                         "\" gave no result and no "
+                         "timestamp bound for frame ",
+                         stats.frames_in, " (timestamp ", ts, ") on \"",
+                         options.output_stream, "\" within ", kStallSeconds,
+                         " s; waiting nodes:\n", graph.DebugWaitReport()));
         break;
       }
     }
@@ -190,9 +191,9 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
     while (recent.size() > 30) recent.pop_front();
     const double live_fps =
         recent.size() > 1
-            ? (recent.size() - 1) / std::chrono::duration<double>(
-                                        recent.back() - recent.front())
-                                        .count()
+            ? (recent.size() - 1) /
+                  std::chrono::duration<double>(recent.back() - recent.front())
+                      .count()
             : 0.0;
 
     const ImageFrame& result = out.Get<ImageFrame>();
@@ -228,10 +229,10 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
     if (options.window) {
       int wait_ms = 1;
       if (!stats.used_camera && options.realtime_video && video_fps > 0) {
-        next_show += std::chrono::microseconds(
-            static_cast<int64_t>(1e6 / video_fps));
-        wait_ms = std::max<int>(
-            1, static_cast<int>(Ms(next_show - Clock::now())));
+        next_show +=
+            std::chrono::microseconds(static_cast<int64_t>(1e6 / video_fps));
+        wait_ms =
+            std::max<int>(1, static_cast<int>(Ms(next_show - Clock::now())));
       }
       cv::imshow(window, shown);
       const int key = cv::waitKey(wait_ms);
@@ -248,7 +249,8 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
   }
   absl::Status done = graph.WaitUntilDone();
   if (!status.ok()) return status;
-  if (!done.ok() && done.code() == absl::StatusCode::kCancelled) done = absl::OkStatus();
+  if (!done.ok() && done.code() == absl::StatusCode::kCancelled)
+    done = absl::OkStatus();
   if (!done.ok()) return done;
   if (!close.ok()) return close;
 
@@ -260,9 +262,8 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
     stats.mean_latency_ms = sum / latencies.size();
     std::sort(latencies.begin(), latencies.end());
     stats.p50_latency_ms = latencies[latencies.size() / 2];
-    stats.p99_latency_ms =
-        latencies[std::min(latencies.size() - 1,
-                           static_cast<size_t>(latencies.size() * 0.99))];
+    stats.p99_latency_ms = latencies[std::min(
+        latencies.size() - 1, static_cast<size_t>(latencies.size() * 0.99))];
   }
   return stats;
 }

@@ -44,8 +44,8 @@ struct DemoStats {
   int64_t frames_in = 0;
   int64_t frames_out = 0;
   double seconds = 0;
-  double fps = 0;                 // frames out per second of wall time
-  double mean_latency_ms = 0;     // from sending a frame to its result
+  double fps = 0;              // frames out per second of wall time
+  double mean_latency_ms = 0;  // from sending a frame to its result
   double p50_latency_ms = 0;
   double p99_latency_ms = 0;
 };

@@ -4,11 +4,10 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <string>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
+#include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -53,8 +52,7 @@ TEST(DemoRunnerTest, FallsBackToVideoAndWritesOutput) {
   // The fps caption box is in the top-left corner: black with green text.
   const cv::Mat caption = frame(cv::Rect(0, 0, 60, 14));
   cv::Mat green;
-  cv::inRange(caption, cv::Scalar(0, 120, 0), cv::Scalar(120, 255, 120),
-              green);
+  cv::inRange(caption, cv::Scalar(0, 120, 0), cv::Scalar(120, 255, 120), green);
   EXPECT_GT(cv::countNonZero(green), 5);
 }
 
