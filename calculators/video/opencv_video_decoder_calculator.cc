@@ -64,7 +64,11 @@ class OpenCvVideoDecoderCalculator : public CalculatorBase {
           absl::StrCat(where, "cannot read video file \"", path_,
                        "\" (missing or not readable)"));
     }
-    if (!capture_.open(path_) || !capture_.isOpened()) {
+    // FFmpeg reads every container we care about; asking for it avoids
+    // probing camera backends (and their libraries) for a file.
+    const bool opened = capture_.open(path_, cv::CAP_FFMPEG) ||
+                        capture_.open(path_, cv::CAP_ANY);
+    if (!opened || !capture_.isOpened()) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, "OpenCV cannot decode video file \"", path_,
                        "\" (not a video, or an unsupported codec)"));
