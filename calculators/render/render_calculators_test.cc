@@ -68,9 +68,19 @@ TEST(DetectionsToRenderDataCalculatorTest, BoxKeypointsAndLabel) {
   ASSERT_EQ((*out)["render_data"].size(), 1u);
   const RenderData& rd = (*out)["render_data"][0].Get<RenderData>();
   EXPECT_EQ(rd.scene_class(), "DETECTION");
-  ASSERT_EQ(rd.render_annotations_size(), 4);  // box, 2 points, text
-  const auto& box = rd.render_annotations(0);
+  ASSERT_EQ(rd.render_annotations_size(), 4);  // text, box, 2 points
+  ASSERT_TRUE(rd.render_annotations(0).has_text());
+  const auto& text = rd.render_annotations(0).text();
+  EXPECT_EQ(text.display_text(), "face,0.88");
+  EXPECT_EQ(rd.render_annotations(0).scene_tag(), "LABEL");
+  // Inside the box's top edge: one line of a tenth of the box height.
+  EXPECT_TRUE(text.normalized());
+  EXPECT_DOUBLE_EQ(text.left(), 0.25);
+  EXPECT_NEAR(text.baseline(), 0.5 + 0.025, 1e-6);
+  EXPECT_NEAR(text.font_height(), 0.9 * 0.025, 1e-6);
+  const auto& box = rd.render_annotations(1);
   ASSERT_TRUE(box.has_rectangle());
+  EXPECT_EQ(box.scene_tag(), "LOCATION");
   EXPECT_TRUE(box.rectangle().normalized());
   EXPECT_FLOAT_EQ(box.rectangle().left(), 0.25);
   EXPECT_FLOAT_EQ(box.rectangle().top(), 0.5);
@@ -78,10 +88,8 @@ TEST(DetectionsToRenderDataCalculatorTest, BoxKeypointsAndLabel) {
   EXPECT_FLOAT_EQ(box.rectangle().bottom(), 0.75);
   EXPECT_EQ(box.color().r(), 255);
   EXPECT_EQ(box.thickness(), 2.0);
-  EXPECT_TRUE(rd.render_annotations(1).has_point());
-  EXPECT_FLOAT_EQ(rd.render_annotations(2).point().x(), 0.45f);
-  ASSERT_TRUE(rd.render_annotations(3).has_text());
-  EXPECT_EQ(rd.render_annotations(3).text().display_text(), "face,0.875");
+  EXPECT_TRUE(rd.render_annotations(2).has_point());
+  EXPECT_FLOAT_EQ(rd.render_annotations(3).point().x(), 0.45f);
   EXPECT_EQ((*out)["render_data"][0].Timestamp(), Timestamp(5));
 }
 
@@ -170,7 +178,7 @@ void SaveForReview(const ImageFrame& frame, const std::string& name) {
 }
 
 TEST(AnnotationOverlayCalculatorTest, DrawsDetectionOnImage) {
-  ImageFrame image(ImageFormat::SRGB, 200, 100);
+  ImageFrame image(ImageFormat::SRGB, 800, 400);
   formats::MatView(&image).setTo(cv::Scalar(40, 40, 40));
   std::vector<Packet> images = {
       MakePacket<ImageFrame>(std::move(image)).At(Timestamp(0))};
@@ -190,7 +198,6 @@ TEST(AnnotationOverlayCalculatorTest, DrawsDetectionOnImage) {
                      [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
                        thickness: 1.0
                        color { r: 255 g: 0 b: 0 }
-                       text { font_height: 10 }
                      }
                    }
                  }
@@ -206,23 +213,24 @@ TEST(AnnotationOverlayCalculatorTest, DrawsDetectionOnImage) {
   SaveForReview(f, "annotated_synthetic.png");
   EXPECT_NE(static_cast<const void*>(f.PixelData()), input_pixels);
   const cv::Mat m = formats::MatView(&f);
-  // Box edges: x 50..100, y 50..75. The left edge (x=50, y=60) is red; the
-  // inside (x=75, y=70) and far outside (x=180, y=90) are untouched.
-  const cv::Vec3b edge = m.at<cv::Vec3b>(62, 50);
+  // Box edges: x 200..400, y 200..300. The left edge (x=200, y=260) is
+  // red; the inside (x=300, y=280) and far outside (x=720, y=360) are
+  // untouched.
+  const cv::Vec3b edge = m.at<cv::Vec3b>(260, 200);
   EXPECT_GT(edge[0], 200);
   EXPECT_LT(edge[1], 60);
-  EXPECT_EQ(m.at<cv::Vec3b>(70, 75), cv::Vec3b(40, 40, 40));
-  EXPECT_EQ(m.at<cv::Vec3b>(90, 180), cv::Vec3b(40, 40, 40));
-  // Keypoint at (60, 60) is drawn (filled circle).
-  EXPECT_GT(m.at<cv::Vec3b>(60, 60)[0], 200);
-  // The label is drawn just above the box's top-left corner.
-  const cv::Mat label = m(cv::Rect(50, 38, 60, 12));
+  EXPECT_EQ(m.at<cv::Vec3b>(280, 300), cv::Vec3b(40, 40, 40));
+  EXPECT_EQ(m.at<cv::Vec3b>(360, 720), cv::Vec3b(40, 40, 40));
+  // Keypoint at (240, 240) is drawn (filled circle).
+  EXPECT_GT(m.at<cv::Vec3b>(240, 240)[0], 200);
+  // The label (9 px high) is drawn inside the box's top-left corner.
+  const cv::Mat label = m(cv::Rect(202, 201, 60, 9));
   cv::Mat red;
   cv::inRange(label, cv::Scalar(150, 0, 0), cv::Scalar(255, 90, 90), red);
   EXPECT_GT(cv::countNonZero(red), 20);
   // The input packet's image was not drawn on.
   const ImageFrame& in = images[0].Get<ImageFrame>();
-  EXPECT_EQ(in.Row(60)[50 * 3], 40);
+  EXPECT_EQ(in.Row(260)[200 * 3], 40);
 }
 
 TEST(AnnotationOverlayCalculatorTest, CanvasWithoutImage) {
