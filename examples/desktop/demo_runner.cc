@@ -27,8 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kStallSeconds = 20;
-
 double Ms(Clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
@@ -151,9 +149,9 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
 
     // Wait for this frame's result, or for the graph to settle past it
     // without one (an empty packet from the bound-observing poller).
-    // A graph that neither answers nor settles for kStallSeconds is
-    // stuck (a stream whose bound never advances): report where it waits
-    // rather than hang.
+    // A graph that neither answers nor settles for stall_timeout_s is stuck
+    // (a stream whose bound never advances): report where it waits rather
+    // than hang.
     Packet out;
     bool got = false;
     bool settled = false;
@@ -168,14 +166,15 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
         continue;
       }
       if (graph.HasError()) break;
-      if (Clock::now() - wait_start > std::chrono::seconds(kStallSeconds)) {
-        status = absl::DeadlineExceededError(
-            absl::StrCat("graph \"", options.graph_path,
-                         "\" gave no result and no "
-                         "timestamp bound for frame ",
-                         stats.frames_in, " (timestamp ", ts, ") on \"",
-                         options.output_stream, "\" within ", kStallSeconds,
-                         " s; waiting nodes:\n", graph.DebugWaitReport()));
+      if (std::chrono::duration<double>(Clock::now() - wait_start).count() >
+          options.stall_timeout_s) {
+        status = absl::DeadlineExceededError(absl::StrCat(
+            "graph \"", options.graph_path,
+            "\" gave no result and no "
+            "timestamp bound for frame ",
+            stats.frames_in, " (timestamp ", ts, ") on \"",
+            options.output_stream, "\" within ", options.stall_timeout_s,
+            " s; waiting nodes:\n", graph.DebugWaitReport()));
         break;
       }
     }

@@ -34,6 +34,9 @@ struct DemoOptions {
   bool realtime_video = true;
   // Stop after this many frames (0: until the source ends or q).
   int max_frames = 0;
+  // A graph that neither answers a frame nor moves its output's timestamp
+  // bound past it for this long ends the run with a wait report.
+  double stall_timeout_s = 20;
   // Side packets for the graph (e.g. model paths).
   std::map<std::string, Packet> side_packets;
 };
