@@ -133,6 +133,8 @@ class DetectionsToRenderDataCalculator : public CalculatorBase {
       const auto& b = loc.bounding_box();
       xmin = b.xmin(), ymin = b.ymin(), width = b.width(), height = b.height();
     }
+    const bool has_box =
+        loc.has_relative_bounding_box() || loc.has_bounding_box();
     const int num_labels = std::max(d.label_size(), d.label_id_size());
     // Pixel boxes use the option's font height; relative boxes a tenth of
     // the box (less with many lines), as a fraction of the image height.
@@ -160,11 +162,13 @@ class DetectionsToRenderDataCalculator : public CalculatorBase {
     } else if (!pairs.empty()) {
       lines.push_back(absl::StrJoin(pairs, options_.text_delimiter()));
     }
+    // Text needs a box to sit in (its size comes from the box).
+    if (!has_box) lines.clear();
     for (size_t i = 0; i < lines.size(); ++i) {
       AddText(lines[i], xmin, ymin + (i + 1) * line_height, normalized,
               line_height, kLabelTag, render_data);
     }
-    if (!d.feature_tag().empty()) {
+    if (has_box && !d.feature_tag().empty()) {
       AddText(d.feature_tag(), xmin, ymin + height, normalized, line_height,
               kFeatureTag, render_data);
     }
@@ -173,8 +177,7 @@ class DetectionsToRenderDataCalculator : public CalculatorBase {
     // outside is not drawn.
     const bool outside = xmin + width < 0 || ymin + height < 0 ||
                          (normalized && (xmin > 1 || ymin > 1));
-    if (!outside &&
-        (loc.has_relative_bounding_box() || loc.has_bounding_box())) {
+    if (has_box && !outside) {
       RenderAnnotation* a = NewAnnotation(kLocationTag, render_data);
       auto* rect = a->mutable_rectangle();
       rect->set_normalized(normalized);
