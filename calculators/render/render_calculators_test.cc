@@ -93,6 +93,56 @@ TEST(DetectionsToRenderDataCalculatorTest, BoxKeypointsAndLabel) {
   EXPECT_EQ((*out)["render_data"][0].Timestamp(), Timestamp(5));
 }
 
+TEST(DetectionsToRenderDataCalculatorTest, PixelBoxLabelsPerLineFeatureTag) {
+  Detection d = ParseText<Detection>(R"pb(
+    label: "cat"
+    label: "dog"
+    score: 0.5
+    score: 0.25
+    feature_tag: "ssd"
+    detection_id: 7
+    location_data {
+      format: BOUNDING_BOX
+      bounding_box { xmin: 10 ymin: 20 width: 100 height: 50 }
+    })pb");
+  std::vector<Packet> in = {MakePacket<Detection>(d).At(Timestamp(0))};
+  auto out =
+      RunGraph(R"pb(
+                 input_stream: "detection"
+                 node {
+                   calculator: "DetectionsToRenderDataCalculator"
+                   input_stream: "DETECTION:detection"
+                   output_stream: "RENDER_DATA:render_data"
+                   options {
+                     [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
+                       one_label_per_line: true
+                       render_detection_id: true
+                       text { font_height: 12 }
+                       scene_class: "ANIMALS"
+                     }
+                   }
+                 })pb",
+               {"render_data"}, {{"detection", in}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const RenderData& rd = (*out)["render_data"][0].Get<RenderData>();
+  EXPECT_EQ(rd.scene_class(), "ANIMALS");
+  // Id line, two label lines, feature tag, box.
+  ASSERT_EQ(rd.render_annotations_size(), 5);
+  const char* texts[] = {"Id: 7", "cat,0.5", "dog,0.25", "ssd"};
+  const double baselines[] = {32, 44, 56, 70};
+  for (int i = 0; i < 4; ++i) {
+    const auto& t = rd.render_annotations(i).text();
+    EXPECT_EQ(t.display_text(), texts[i]);
+    EXPECT_FALSE(t.normalized());
+    EXPECT_DOUBLE_EQ(t.left(), 10);
+    EXPECT_DOUBLE_EQ(t.baseline(), baselines[i]);
+  }
+  const auto& rect = rd.render_annotations(4).rectangle();
+  EXPECT_FALSE(rect.normalized());
+  EXPECT_DOUBLE_EQ(rect.right(), 110);
+  EXPECT_DOUBLE_EQ(rect.bottom(), 70);
+}
+
 TEST(DetectionsToRenderDataCalculatorTest, EmptyPacketOption) {
   std::vector<Packet> in = {
       MakePacket<std::vector<Detection>>().At(Timestamp(1))};
