@@ -3,12 +3,12 @@
 #include <array>
 #include <cstdlib>
 #include <fstream>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 
 #include "calculators/core/test_util.h"
 #include "framework/formats/image.h"
@@ -51,31 +51,34 @@ absl::StatusOr<StreamPackets> Transform(const std::string& options,
                                         const std::string& extra = "") {
   std::vector<Packet> in;
   in.push_back(MakePacket<ImageFrame>(std::move(input)).At(Timestamp(1)));
-  return RunGraph(R"pb(
-    input_stream: "in"
-    node {
-      calculator: "ImageTransformationCalculator"
-      input_stream: "IMAGE:in"
-      output_stream: "IMAGE:out"
-      output_stream: "LETTERBOX_PADDING:padding"
-      )pb" + extra + R"pb(
-      options { [mediapipe.ImageTransformationCalculatorOptions.ext] { )pb" +
-                      options + R"pb( } }
+  return RunGraph(
+      R"pb(
+            input_stream: "in"
+            node { calculator: "ImageTransformationCalculator"
+                   input_stream: "IMAGE:in"
+                   output_stream: "IMAGE:out"
+                   output_stream: "LETTERBOX_PADDING:padding"
+      )pb" +
+          extra + R"pb(
+            options {
+              [mediapipe.ImageTransformationCalculatorOptions.ext] {)pb" +
+          options + R"pb(}
+                         }
     })pb",
-                  {"out", "padding"}, {{"in", in}});
+      {"out", "padding"}, {{"in", in}});
 }
 
 TEST(ImageFileSourceCalculatorTest, DecodesToRgb) {
   if (!std::ifstream(kAstronaut).good()) GTEST_SKIP() << "no test media";
-  auto out = RunGraph(R"pb(
-    input_side_packet: "path"
-    node {
-      calculator: "ImageFileSourceCalculator"
-      input_side_packet: "FILE_PATH:path"
-      output_stream: "IMAGE:image"
-    })pb",
-                      {"image"}, {},
-                      {{"path", MakePacket<std::string>(kAstronaut)}});
+  auto out =
+      RunGraph(R"pb(
+                 input_side_packet: "path"
+                 node {
+                   calculator: "ImageFileSourceCalculator"
+                   input_side_packet: "FILE_PATH:path"
+                   output_stream: "IMAGE:image"
+                 })pb",
+               {"image"}, {}, {{"path", MakePacket<std::string>(kAstronaut)}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["image"].size(), 1u);
   const ImageFrame& f = (*out)["image"][0].Get<ImageFrame>();
@@ -93,19 +96,71 @@ TEST(ImageFileSourceCalculatorTest, DecodesToRgb) {
 }
 
 TEST(ImageFileSourceCalculatorTest, MissingFileNamesNodeAndFile) {
-  auto out = RunGraph(R"pb(
-    input_side_packet: "path"
-    node {
-      name: "image_source"
-      calculator: "ImageFileSourceCalculator"
-      input_side_packet: "FILE_PATH:path"
-      output_stream: "IMAGE:image"
-    })pb",
-                      {"image"}, {},
-                      {{"path", MakePacket<std::string>("/no/such/image.png")}});
+  auto out = RunGraph(
+      R"pb(
+        input_side_packet: "path"
+        node {
+          name: "image_source"
+          calculator: "ImageFileSourceCalculator"
+          input_side_packet: "FILE_PATH:path"
+          output_stream: "IMAGE:image"
+        })pb",
+      {"image"}, {}, {{"path", MakePacket<std::string>("/no/such/image.png")}});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("image_source"));
   EXPECT_THAT(out.status().message(), HasSubstr("/no/such/image.png"));
+}
+
+std::string TmpDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir ? dir : "/tmp";
+}
+
+constexpr char kSinkGraph[] = R"pb(
+  input_stream: "image"
+  input_side_packet: "path"
+  node {
+    name: "sink"
+    calculator: "ImageFileSinkCalculator"
+    input_stream: "IMAGE:image"
+    input_side_packet: "FILE_PATH:path"
+  })pb";
+
+TEST(ImageFileSinkCalculatorTest, WritesNumberedPngsThatReadBackExactly) {
+  std::vector<Packet> frames;
+  for (int i = 0; i < 3; ++i) {
+    ImageFrame f = Gradient(6, 4);
+    f.MutableRow(0)[0] = 100 + i;
+    frames.push_back(MakePacket<ImageFrame>(std::move(f)).At(Timestamp(i)));
+  }
+  const std::string pattern = TmpDir() + "/sink_%03d.png";
+  auto out = RunGraph(kSinkGraph, {}, {{"image", frames}},
+                      {{"path", MakePacket<std::string>(pattern)}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int i = 0; i < 3; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "/sink_%03d.png", i);
+    const cv::Mat bgr = cv::imread(TmpDir() + name, cv::IMREAD_COLOR);
+    ASSERT_FALSE(bgr.empty()) << name;
+    EXPECT_EQ(bgr.cols, 6);
+    EXPECT_EQ(bgr.at<cv::Vec3b>(0, 0)[2], 100 + i);  // R, lossless
+    EXPECT_EQ(bgr.at<cv::Vec3b>(3, 5), cv::Vec3b(7, 3, 5));
+  }
+}
+
+TEST(ImageFileSinkCalculatorTest, UnwritableFileAndBadPatternAreClear) {
+  std::vector<Packet> frames = {
+      MakePacket<ImageFrame>(Gradient(2, 2)).At(Timestamp(0))};
+  auto out =
+      RunGraph(kSinkGraph, {}, {{"image", frames}},
+               {{"path", MakePacket<std::string>("/no/such/dir/out.png")}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("sink"));
+  EXPECT_THAT(out.status().message(), HasSubstr("/no/such/dir/out.png"));
+  auto bad = RunGraph(kSinkGraph, {}, {{"image", frames}},
+                      {{"path", MakePacket<std::string>("out_%s.png")}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("out_%s.png"));
 }
 
 TEST(ImageTransformationCalculatorTest, Rotate90IsCounterclockwise) {
@@ -127,18 +182,22 @@ TEST(ImageTransformationCalculatorTest, RotationDegreesStreamAndFlip) {
   std::vector<Packet> in, rot;
   in.push_back(MakePacket<ImageFrame>(Gradient(4, 3)).At(Timestamp(1)));
   rot.push_back(MakePacket<int>(180).At(Timestamp(1)));
-  auto out = RunGraph(R"pb(
-    input_stream: "in"
-    input_stream: "rot"
-    node {
-      calculator: "ImageTransformationCalculator"
-      input_stream: "IMAGE:in"
-      input_stream: "ROTATION_DEGREES:rot"
-      output_stream: "IMAGE:out"
-      options { [mediapipe.ImageTransformationCalculatorOptions.ext] {
-        flip_horizontally: true } }
-    })pb",
-                      {"out"}, {{"in", in}, {"rot", rot}});
+  auto out =
+      RunGraph(R"pb(
+                 input_stream: "in"
+                 input_stream: "rot"
+                 node {
+                   calculator: "ImageTransformationCalculator"
+                   input_stream: "IMAGE:in"
+                   input_stream: "ROTATION_DEGREES:rot"
+                   output_stream: "IMAGE:out"
+                   options {
+                     [mediapipe.ImageTransformationCalculatorOptions.ext] {
+                       flip_horizontally: true
+                     }
+                   }
+                 })pb",
+               {"out"}, {{"in", in}, {"rot", rot}});
   ASSERT_TRUE(out.ok()) << out.status();
   const ImageFrame& f = (*out)["out"][0].Get<ImageFrame>();
   // 180 then a horizontal flip = a vertical flip.
@@ -165,8 +224,8 @@ TEST(ImageTransformationCalculatorTest, FitLetterboxes) {
   EXPECT_EQ(Pixel(f, 50, 50)[0], 200);
   EXPECT_EQ(Pixel(f, 50, 26)[0], 200);
   const auto& padding = (*out)["padding"][0].Get<std::array<float, 4>>();
-  EXPECT_THAT(padding, Pointwise(FloatNear(1e-6), std::array<float, 4>{
-                                                      0.f, 0.25f, 0.f, 0.25f}));
+  EXPECT_THAT(padding, Pointwise(FloatNear(1e-6),
+                                 std::array<float, 4>{0.f, 0.25f, 0.f, 0.25f}));
 }
 
 TEST(ImageTransformationCalculatorTest, FillAndCropAndStretch) {
@@ -180,9 +239,9 @@ TEST(ImageTransformationCalculatorTest, FillAndCropAndStretch) {
   const ImageFrame& c = (*crop)["out"][0].Get<ImageFrame>();
   EXPECT_EQ(Pixel(c, 0, 0)[0], 2);
   EXPECT_EQ(Pixel(c, 3, 0)[0], 5);
-  auto stretch = Transform(
-      "output_width: 4 output_height: 4 interpolation_mode: NEAREST",
-      Gradient(8, 4));
+  auto stretch =
+      Transform("output_width: 4 output_height: 4 interpolation_mode: NEAREST",
+                Gradient(8, 4));
   ASSERT_TRUE(stretch.ok()) << stretch.status();
   const ImageFrame& s = (*stretch)["out"][0].Get<ImageFrame>();
   EXPECT_EQ(Pixel(s, 0, 0)[0], 0);
@@ -196,15 +255,15 @@ TEST(ImageTransformationCalculatorTest, BadRotationIsAnError) {
   in.push_back(MakePacket<ImageFrame>(Gradient(4, 3)).At(Timestamp(1)));
   rot.push_back(MakePacket<int>(45).At(Timestamp(1)));
   auto out = RunGraph(R"pb(
-    input_stream: "in"
-    input_stream: "rot"
-    node {
-      name: "xform"
-      calculator: "ImageTransformationCalculator"
-      input_stream: "IMAGE:in"
-      input_stream: "ROTATION_DEGREES:rot"
-      output_stream: "IMAGE:out"
-    })pb",
+                        input_stream: "in"
+                        input_stream: "rot"
+                        node {
+                          name: "xform"
+                          calculator: "ImageTransformationCalculator"
+                          input_stream: "IMAGE:in"
+                          input_stream: "ROTATION_DEGREES:rot"
+                          output_stream: "IMAGE:out"
+                        })pb",
                       {"out"}, {{"in", in}, {"rot", rot}});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("45"));
@@ -215,17 +274,17 @@ TEST(ImageConversionTest, ToImageAndBackShareThePixels) {
   in.push_back(MakePacket<ImageFrame>(Gradient(5, 5)).At(Timestamp(3)));
   const void* pixels = in[0].Get<ImageFrame>().PixelData();
   auto out = RunGraph(R"pb(
-    input_stream: "frame"
-    node {
-      calculator: "ToImageCalculator"
-      input_stream: "IMAGE_CPU:frame"
-      output_stream: "IMAGE:image"
-    }
-    node {
-      calculator: "FromImageCalculator"
-      input_stream: "IMAGE:image"
-      output_stream: "IMAGE_CPU:back"
-    })pb",
+                        input_stream: "frame"
+                        node {
+                          calculator: "ToImageCalculator"
+                          input_stream: "IMAGE_CPU:frame"
+                          output_stream: "IMAGE:image"
+                        }
+                        node {
+                          calculator: "FromImageCalculator"
+                          input_stream: "IMAGE:image"
+                          output_stream: "IMAGE_CPU:back"
+                        })pb",
                       {"image", "back"}, {{"frame", in}});
   ASSERT_TRUE(out.ok()) << out.status();
   in.clear();  // the outputs keep the pixels alive
@@ -243,18 +302,19 @@ absl::StatusOr<StreamPackets> Recolor(const std::string& options,
   std::vector<Packet> images, masks;
   images.push_back(MakePacket<ImageFrame>(std::move(image)).At(Timestamp(0)));
   masks.push_back(MakePacket<ImageFrame>(std::move(mask)).At(Timestamp(0)));
-  return RunGraph(R"pb(
-    input_stream: "image"
-    input_stream: "mask"
-    node {
-      calculator: "RecolorCalculator"
-      input_stream: "IMAGE:image"
-      input_stream: "MASK:mask"
-      output_stream: "IMAGE:out"
-      options { [mediapipe.RecolorCalculatorOptions.ext] { )pb" +
-                      options + R"pb( } }
+  return RunGraph(
+      R"pb(
+            input_stream: "image"
+            input_stream: "mask"
+            node { calculator: "RecolorCalculator" input_stream: "IMAGE:image"
+                   input_stream: "MASK:mask"
+                   output_stream: "IMAGE:out"
+                   options {
+                     [mediapipe.RecolorCalculatorOptions.ext] {)pb" +
+          options + R"pb(}
+                         }
     })pb",
-                  {"out"}, {{"image", images}, {"mask", masks}});
+      {"out"}, {{"image", images}, {"mask", masks}});
 }
 
 TEST(RecolorCalculatorTest, BlendsWhereMaskIsOn) {
@@ -287,6 +347,100 @@ TEST(RecolorCalculatorTest, LuminanceInvertAndResizedGrayMask) {
   EXPECT_EQ(Pixel(f, 1, 1)[0], 0);
   EXPECT_EQ(Pixel(f, 3, 3)[1], 0);
   EXPECT_EQ(Pixel(f, 3, 3)[3], 9);  // alpha kept
+}
+
+void SaveForReview(const ImageFrame& frame, const std::string& name) {
+  const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+  if (dir == nullptr) return;
+  cv::Mat bgr;
+  cv::cvtColor(formats::MatView(&frame), bgr, cv::COLOR_RGB2BGR);
+  cv::imwrite(std::string(dir) + "/" + name, bgr);
+}
+
+// The real photo through rotate + FIT letterbox and through recolor with an
+// elliptical mask; the outputs are saved for a look and checked at a few
+// places.
+TEST(ImageCalculatorsOnPhotoTest, TransformAndRecolorAstronaut) {
+  if (!std::ifstream(kAstronaut).good()) GTEST_SKIP() << "no test media";
+  std::vector<Packet> mask;
+  ImageFrame m(ImageFormat::VEC32F1, 128, 128);
+  cv::Mat mm = formats::MatView(&m);
+  mm.setTo(0.f);
+  // The mask covers an ellipse around the image center (after the
+  // recolor's resize to 512x512: center 256,256, axes 128x192).
+  cv::ellipse(mm, cv::Point(64, 64), cv::Size(32, 48), 0, 0, 360,
+              cv::Scalar(1.f), cv::FILLED);
+  mask.push_back(MakePacket<ImageFrame>(std::move(m)).At(Timestamp(0)));
+  auto out = RunGraph(
+      R"pb(
+        input_side_packet: "path"
+        input_stream: "mask"
+        node {
+          calculator: "ImageFileSourceCalculator"
+          input_side_packet: "FILE_PATH:path"
+          output_stream: "IMAGE:image"
+        }
+        node {
+          calculator: "ImageTransformationCalculator"
+          input_stream: "IMAGE:image"
+          output_stream: "IMAGE:letterboxed"
+          output_stream: "LETTERBOX_PADDING:padding"
+          options {
+            [mediapipe.ImageTransformationCalculatorOptions.ext] {
+              rotation_mode: ROTATION_90
+              output_width: 320
+              output_height: 200
+              scale_mode: FIT
+              padding_color { r: 0 g: 0 b: 160 }
+            }
+          }
+        }
+        node {
+          calculator: "RecolorCalculator"
+          input_stream: "IMAGE:image"
+          input_stream: "MASK:mask"
+          output_stream: "IMAGE:recolored"
+          options {
+            [mediapipe.RecolorCalculatorOptions.ext] {
+              color { r: 0 g: 255 b: 0 }
+            }
+          }
+        })pb",
+      {"image", "letterboxed", "padding", "recolored"}, {{"mask", mask}},
+      {{"path", MakePacket<std::string>(kAstronaut)}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const ImageFrame& image = (*out)["image"][0].Get<ImageFrame>();
+  const ImageFrame& boxed = (*out)["letterboxed"][0].Get<ImageFrame>();
+  const ImageFrame& recolored = (*out)["recolored"][0].Get<ImageFrame>();
+  SaveForReview(boxed, "astronaut_rot90_fit.png");
+  SaveForReview(recolored, "astronaut_recolor.png");
+  ASSERT_EQ(image.Width(), 512);
+  ASSERT_EQ(image.Height(), 512);
+  // 512x512 into 320x200: a 200x200 square with 60 px bars left and right.
+  EXPECT_EQ(boxed.Width(), 320);
+  EXPECT_EQ(Pixel(boxed, 10, 100)[2], 160);
+  EXPECT_EQ(Pixel(boxed, 310, 100)[2], 160);
+  const auto& padding = (*out)["padding"][0].Get<std::array<float, 4>>();
+  EXPECT_NEAR(padding[0], 60.f / 320.f, 1e-6);
+  EXPECT_NEAR(padding[1], 0.f, 1e-6);
+  // Rotated counterclockwise: the photo's top-right corner is now at the
+  // square's top-left.
+  const uint8_t* corner = Pixel(boxed, 61, 1);
+  const uint8_t* source = Pixel(image, 509, 2);
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(corner[c], source[c], 40);
+  // Recolor: outside the ellipse unchanged; inside, green raised and red
+  // lowered wherever the pixel is not black.
+  EXPECT_EQ(Pixel(recolored, 20, 20)[0], Pixel(image, 20, 20)[0]);
+  EXPECT_EQ(Pixel(recolored, 20, 20)[1], Pixel(image, 20, 20)[1]);
+  int greener = 0, total = 0;
+  for (int y = 200; y < 320; y += 8) {
+    for (int x = 200; x < 312; x += 8) {
+      ++total;
+      greener += Pixel(recolored, x, y)[1] >= Pixel(image, x, y)[1] &&
+                 Pixel(recolored, x, y)[0] <= Pixel(image, x, y)[0];
+    }
+  }
+  EXPECT_EQ(greener, total);
 }
 
 }  // namespace

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <opencv2/imgproc.hpp>
 #include <string>
 #include <vector>
-
-#include <opencv2/imgproc.hpp>
 
 #include "absl/strings/str_split.h"
 
@@ -109,8 +108,8 @@ void AnnotationRenderer::Render(const RenderAnnotation& a) {
     const cv::Point p2 = ToPixel(r.right(), r.bottom(), r.normalized());
     const cv::Point center((p1.x + p2.x) / 2, (p1.y + p2.y) / 2);
     const cv::Size axes(std::abs(p2.x - p1.x) / 2, std::abs(p2.y - p1.y) / 2);
-    cv::ellipse(image_, center, axes, r.rotation() * 180.0 / M_PI, 0, 360, c,
-                t, kLineType);
+    cv::ellipse(image_, center, axes, r.rotation() * 180.0 / M_PI, 0, 360, c, t,
+                kLineType);
   };
 
   switch (a.data_case()) {
@@ -197,20 +196,21 @@ void AnnotationRenderer::Render(const RenderAnnotation& a) {
       if (t.normalized() && height_px <= 1.0) height_px *= image_.rows;
       const int font = std::clamp(t.font_face(), 0, 7);
       const int px = std::max(1, static_cast<int>(std::lround(height_px)));
-      const double scale = cv::getFontScaleFromHeight(font, px, thickness);
+      // Strokes as thick as a box's would smear small text into a blob.
+      const int stroke = std::max(1, std::min(thickness, px / 8));
+      const double scale = cv::getFontScaleFromHeight(font, px, stroke);
       cv::Point origin = ToPixel(t.left(), t.baseline(), t.normalized());
       const std::vector<std::string> lines =
           absl::StrSplit(t.display_text(), '\n');
-      const int line_step = static_cast<int>(std::lround(px * 1.4)) + thickness;
+      const int line_step = static_cast<int>(std::lround(px * 1.4)) + stroke;
       for (size_t i = 0; i < lines.size(); ++i) {
         int base = 0;
         const cv::Size size =
-            cv::getTextSize(lines[i], font, scale, thickness, &base);
+            cv::getTextSize(lines[i], font, scale, stroke, &base);
         cv::Point o(origin.x, origin.y + static_cast<int>(i) * line_step);
         if (t.center_horizontally()) o.x -= size.width / 2;
         if (t.center_vertically()) o.y += size.height / 2;
-        cv::putText(image_, lines[i], o, font, scale, color, thickness,
-                    kLineType);
+        cv::putText(image_, lines[i], o, font, scale, color, stroke, kLineType);
       }
       break;
     }
