@@ -2,7 +2,7 @@
 // frame rate; falls back to a video file where no camera exists.
 //
 //   bazel-bin/examples/desktop/rill_live_demo
-//       --graph=examples/desktop/pass_through_live.pbtxt
+//       --graph=graphs/face_detection/face_detection_desktop_live.pbtxt
 //   # no display: write the annotated video instead
 //   bazel-bin/examples/desktop/rill_live_demo --nowindow
 //       --output_video=/tmp/demo.avi --max_frames=100
@@ -16,7 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "examples/desktop/demo_runner.h"
 
-ABSL_FLAG(std::string, graph, "examples/desktop/pass_through_live.pbtxt",
+ABSL_FLAG(std::string, graph, "graphs/face_detection/face_detection_desktop_live.pbtxt",
           "graph .pbtxt with input_stream input_video and output_stream "
           "output_video");
 ABSL_FLAG(std::string, camera, "0",
