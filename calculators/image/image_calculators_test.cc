@@ -9,6 +9,7 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "calculators/core/test_util.h"
 #include "framework/formats/image.h"
@@ -287,6 +288,91 @@ TEST(RecolorCalculatorTest, LuminanceInvertAndResizedGrayMask) {
   EXPECT_EQ(Pixel(f, 1, 1)[0], 0);
   EXPECT_EQ(Pixel(f, 3, 3)[1], 0);
   EXPECT_EQ(Pixel(f, 3, 3)[3], 9);  // alpha kept
+}
+
+void SaveForReview(const ImageFrame& frame, const std::string& name) {
+  const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+  if (dir == nullptr) return;
+  cv::Mat bgr;
+  cv::cvtColor(formats::MatView(&frame), bgr, cv::COLOR_RGB2BGR);
+  cv::imwrite(std::string(dir) + "/" + name, bgr);
+}
+
+// The real photo through rotate + FIT letterbox and through recolor with an
+// elliptical mask; the outputs are saved for a look and checked at a few
+// places.
+TEST(ImageCalculatorsOnPhotoTest, TransformAndRecolorAstronaut) {
+  if (!std::ifstream(kAstronaut).good()) GTEST_SKIP() << "no test media";
+  std::vector<Packet> mask;
+  ImageFrame m(ImageFormat::VEC32F1, 128, 128);
+  cv::Mat mm = formats::MatView(&m);
+  mm.setTo(0.f);
+  // The mask covers an ellipse around the image center (after the
+  // recolor's resize to 512x512: center 256,256, axes 128x192).
+  cv::ellipse(mm, cv::Point(64, 64), cv::Size(32, 48), 0, 0, 360,
+              cv::Scalar(1.f), cv::FILLED);
+  mask.push_back(MakePacket<ImageFrame>(std::move(m)).At(Timestamp(0)));
+  auto out = RunGraph(R"pb(
+    input_side_packet: "path"
+    input_stream: "mask"
+    node {
+      calculator: "ImageFileSourceCalculator"
+      input_side_packet: "FILE_PATH:path"
+      output_stream: "IMAGE:image"
+    }
+    node {
+      calculator: "ImageTransformationCalculator"
+      input_stream: "IMAGE:image"
+      output_stream: "IMAGE:letterboxed"
+      output_stream: "LETTERBOX_PADDING:padding"
+      options { [mediapipe.ImageTransformationCalculatorOptions.ext] {
+        rotation_mode: ROTATION_90 output_width: 320 output_height: 200
+        scale_mode: FIT padding_color { r: 0 g: 0 b: 160 } } }
+    }
+    node {
+      calculator: "RecolorCalculator"
+      input_stream: "IMAGE:image"
+      input_stream: "MASK:mask"
+      output_stream: "IMAGE:recolored"
+      options { [mediapipe.RecolorCalculatorOptions.ext] {
+        color { r: 0 g: 255 b: 0 } } }
+    })pb",
+                      {"image", "letterboxed", "padding", "recolored"},
+                      {{"mask", mask}},
+                      {{"path", MakePacket<std::string>(kAstronaut)}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const ImageFrame& image = (*out)["image"][0].Get<ImageFrame>();
+  const ImageFrame& boxed = (*out)["letterboxed"][0].Get<ImageFrame>();
+  const ImageFrame& recolored = (*out)["recolored"][0].Get<ImageFrame>();
+  SaveForReview(boxed, "astronaut_rot90_fit.png");
+  SaveForReview(recolored, "astronaut_recolor.png");
+  ASSERT_EQ(image.Width(), 512);
+  ASSERT_EQ(image.Height(), 512);
+  // 512x512 into 320x200: a 200x200 square with 60 px bars left and right.
+  EXPECT_EQ(boxed.Width(), 320);
+  EXPECT_EQ(Pixel(boxed, 10, 100)[2], 160);
+  EXPECT_EQ(Pixel(boxed, 310, 100)[2], 160);
+  const auto& padding = (*out)["padding"][0].Get<std::array<float, 4>>();
+  EXPECT_NEAR(padding[0], 60.f / 320.f, 1e-6);
+  EXPECT_NEAR(padding[1], 0.f, 1e-6);
+  // Rotated counterclockwise: the photo's top-right corner is now at the
+  // square's top-left.
+  const uint8_t* corner = Pixel(boxed, 61, 1);
+  const uint8_t* source = Pixel(image, 509, 2);
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(corner[c], source[c], 40);
+  // Recolor: outside the ellipse unchanged; inside, green raised and red
+  // lowered wherever the pixel is not black.
+  EXPECT_EQ(Pixel(recolored, 20, 20)[0], Pixel(image, 20, 20)[0]);
+  EXPECT_EQ(Pixel(recolored, 20, 20)[1], Pixel(image, 20, 20)[1]);
+  int greener = 0, total = 0;
+  for (int y = 200; y < 320; y += 8) {
+    for (int x = 200; x < 312; x += 8) {
+      ++total;
+      greener += Pixel(recolored, x, y)[1] >= Pixel(image, x, y)[1] &&
+                 Pixel(recolored, x, y)[0] <= Pixel(image, x, y)[0];
+    }
+  }
+  EXPECT_EQ(greener, total);
 }
 
 }  // namespace

@@ -197,19 +197,21 @@ void AnnotationRenderer::Render(const RenderAnnotation& a) {
       if (t.normalized() && height_px <= 1.0) height_px *= image_.rows;
       const int font = std::clamp(t.font_face(), 0, 7);
       const int px = std::max(1, static_cast<int>(std::lround(height_px)));
-      const double scale = cv::getFontScaleFromHeight(font, px, thickness);
+      // Strokes as thick as a box's would smear small text into a blob.
+      const int stroke = std::max(1, std::min(thickness, px / 8));
+      const double scale = cv::getFontScaleFromHeight(font, px, stroke);
       cv::Point origin = ToPixel(t.left(), t.baseline(), t.normalized());
       const std::vector<std::string> lines =
           absl::StrSplit(t.display_text(), '\n');
-      const int line_step = static_cast<int>(std::lround(px * 1.4)) + thickness;
+      const int line_step = static_cast<int>(std::lround(px * 1.4)) + stroke;
       for (size_t i = 0; i < lines.size(); ++i) {
         int base = 0;
         const cv::Size size =
-            cv::getTextSize(lines[i], font, scale, thickness, &base);
+            cv::getTextSize(lines[i], font, scale, stroke, &base);
         cv::Point o(origin.x, origin.y + static_cast<int>(i) * line_step);
         if (t.center_horizontally()) o.x -= size.width / 2;
         if (t.center_vertically()) o.y += size.height / 2;
-        cv::putText(image_, lines[i], o, font, scale, color, thickness,
+        cv::putText(image_, lines[i], o, font, scale, color, stroke,
                     kLineType);
       }
       break;

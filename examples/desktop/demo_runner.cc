@@ -28,6 +28,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr int kStallSeconds = 20;
+
 double Ms(Clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
@@ -150,15 +152,33 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
 
     // Wait for this frame's result, or for the graph to settle past it
     // without one (an empty packet from the bound-observing poller).
+    // A graph that neither answers nor settles for kStallSeconds is
+    // stuck (a stream whose bound never advances): report where it waits
+    // rather than hang.
     Packet out;
     bool got = false;
-    while (poller.Next(&out)) {
-      if (!out.IsEmpty()) {
-        got = true;
+    bool settled = false;
+    const Clock::time_point wait_start = Clock::now();
+    while (!settled) {
+      if (poller.NextWithTimeout(&out, 200000)) {
+        if (!out.IsEmpty()) {
+          got = true;
+          break;
+        }
+        settled = out.Timestamp().Value() >= ts;
+        continue;
+      }
+      if (graph.HasError()) break;
+      if (Clock::now() - wait_start > std::chrono::seconds(kStallSeconds)) {
+        status = absl::DeadlineExceededError(absl::StrCat(
+            "graph \"", options.graph_path, "\" gave no result and no "
+            "timestamp bound for frame ", stats.frames_in, " (timestamp ", ts,
+            ") on \"", options.output_stream, "\" within ", kStallSeconds,
+            " s; waiting nodes:\n", graph.DebugWaitReport()));
         break;
       }
-      if (out.Timestamp().Value() >= ts) break;
     }
+    if (!status.ok()) break;
     if (!got) {
       if (graph.HasError()) break;
       continue;
@@ -220,6 +240,7 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
   }
   if (options.window) cv::destroyAllWindows();
   writer.release();
+  if (!status.ok()) graph.Cancel();
   absl::Status close = graph.CloseAllInputStreams();
   // Drain what is left so WaitUntilDone does not wait on a full poller.
   Packet rest;
@@ -227,6 +248,7 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
   }
   absl::Status done = graph.WaitUntilDone();
   if (!status.ok()) return status;
+  if (!done.ok() && done.code() == absl::StatusCode::kCancelled) done = absl::OkStatus();
   if (!done.ok()) return done;
   if (!close.ok()) return close;
 
