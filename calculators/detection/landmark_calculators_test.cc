@@ -70,5 +70,35 @@ TEST(LandmarkProjectionCalculatorTest, RotatedRegionToImage) {
   EXPECT_NEAR(l.landmark(1).y(), 0.4f + 0.5f * 0.4f, 1e-6);
 }
 
+TEST(WorldLandmarkProjectionCalculatorTest, UndoesTheRegionRotation) {
+  LandmarkList l;
+  auto* lm = l.add_landmark();
+  lm->set_x(0.1f);
+  lm->set_y(0.0f);
+  lm->set_z(0.3f);
+  NormalizedRect r;
+  r.set_x_center(0.5f);
+  r.set_y_center(0.5f);
+  r.set_width(1);
+  r.set_height(1);
+  r.set_rotation(static_cast<float>(M_PI / 2));
+  auto out = RunGraph(R"pb(
+    input_stream: "in" input_stream: "rect" output_stream: "out"
+    node {
+      calculator: "WorldLandmarkProjectionCalculator"
+      input_stream: "LANDMARKS:in"
+      input_stream: "NORM_RECT:rect"
+      output_stream: "LANDMARKS:out"
+    })pb",
+                      {"out"},
+                      {{"in", {MakePacket<LandmarkList>(l).At(Timestamp(0))}},
+                       {"rect", {MakePacket<NormalizedRect>(r).At(Timestamp(0))}}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const auto& p = (*out)["out"].at(0).Get<LandmarkList>().landmark(0);
+  EXPECT_NEAR(p.x(), 0.0f, 1e-6);
+  EXPECT_NEAR(p.y(), 0.1f, 1e-6);
+  EXPECT_FLOAT_EQ(p.z(), 0.3f);
+}
+
 }  // namespace
 }  // namespace rill

@@ -141,7 +141,8 @@ TEST(HandLandmarkTest, LandmarksOfMessisHandInARegion) {
   solutions::UseGraphs({"hand_landmark"});
   const float kHalfPi = 1.5707963f;
   const NormalizedRect hand = Rect(88.0f / 548, 95.0f / 342, 80.0f / 548, 80.0f / 342, -kHalfPi);
-  auto out = RunOnRegion("HandLandmarkCpu", {"LANDMARKS", "PRESENCE_SCORE", "HANDEDNESS"},
+  auto out = RunOnRegion("HandLandmarkCpu",
+                         {"LANDMARKS", "PRESENCE_SCORE", "HANDEDNESS", "WORLD_LANDMARKS"},
                          image_path, hand);
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["presence_score"].size(), 1u);
@@ -162,6 +163,17 @@ TEST(HandLandmarkTest, LandmarksOfMessisHandInARegion) {
     EXPECT_NEAR(lms.landmark(i).y() * 342, 95, 30) << "landmark " << i;
   }
   for (int tip : {8, 12, 16, 20}) EXPECT_LT(lms.landmark(tip).x(), lms.landmark(0).x() - 0.02f);
+  // World landmarks: metres around the hand's centre; a hand spans about
+  // 0.1-0.25 m, and in the image's axes the fingers point left (-x) too.
+  ASSERT_EQ((*out)["world_landmarks"].size(), 1u);
+  const auto& world = (*out)["world_landmarks"][0].Get<LandmarkList>();
+  ASSERT_EQ(world.landmark_size(), 21);
+  const float span = std::hypot(world.landmark(12).x() - world.landmark(0).x(),
+                                world.landmark(12).y() - world.landmark(0).y());
+  std::printf("hand world span wrist-middle tip %.3f m\n", span);
+  EXPECT_GT(span, 0.08f);
+  EXPECT_LT(span, 0.3f);
+  EXPECT_LT(world.landmark(12).x(), world.landmark(0).x());
 
   // Upside down: no hand (no landmarks, presence low).
   auto flipped = RunOnRegion("HandLandmarkCpu", {"LANDMARKS", "PRESENCE_SCORE"}, image_path,
