@@ -222,6 +222,14 @@ TEST_F(FaceDetectionGraphTest, MegamindVideoGivesDetectionsFrameAfterFrame) {
     if (!d.Get<std::vector<Detection>>().empty()) faces.push_back(d);
   }
   std::printf("Megamind.avi: %zu frames, %zu with a face\n", frames.size(), faces.size());
+  size_t multi = 0;
+  for (const Packet& f : faces) {
+    const auto& v = f.Get<std::vector<Detection>>();
+    // Seen: a second, borderline (0.50-0.54) detection on the other
+    // character's hair in about a quarter of the frames.
+    if (v.size() > 1) ++multi;
+  }
+  std::printf("Megamind.avi: %zu frames with more than one face\n", multi);
   // Count runs of frames without a face.
   for (fi = 0; fi < frames.size(); ++fi) {
     EXPECT_EQ(dets[fi].Timestamp(), frames[fi].Timestamp());
