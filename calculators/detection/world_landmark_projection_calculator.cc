@@ -27,7 +27,8 @@ class WorldLandmarkProjectionCalculator : public CalculatorBase {
     cc->SetTimestampOffset(TimestampDiff(0));
     cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag("LANDMARKS").Set<LandmarkList>();
-    if (cc->Inputs().HasTag("NORM_RECT")) cc->Inputs().Tag("NORM_RECT").Set<NormalizedRect>();
+    if (cc->Inputs().HasTag("NORM_RECT"))
+      cc->Inputs().Tag("NORM_RECT").Set<NormalizedRect>();
     cc->Outputs().Tag("LANDMARKS").Set<LandmarkList>();
     return absl::OkStatus();
   }
@@ -35,8 +36,10 @@ class WorldLandmarkProjectionCalculator : public CalculatorBase {
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag("LANDMARKS").IsEmpty()) return absl::OkStatus();
     LandmarkList out = cc->Inputs().Tag("LANDMARKS").Get<LandmarkList>();
-    if (cc->Inputs().HasTag("NORM_RECT") && !cc->Inputs().Tag("NORM_RECT").IsEmpty()) {
-      const float r = cc->Inputs().Tag("NORM_RECT").Get<NormalizedRect>().rotation();
+    if (cc->Inputs().HasTag("NORM_RECT") &&
+        !cc->Inputs().Tag("NORM_RECT").IsEmpty()) {
+      const float r =
+          cc->Inputs().Tag("NORM_RECT").Get<NormalizedRect>().rotation();
       const float c = std::cos(r), s = std::sin(r);
       for (auto& lm : *out.mutable_landmark()) {
         const float x = lm.x(), y = lm.y();
@@ -44,8 +47,10 @@ class WorldLandmarkProjectionCalculator : public CalculatorBase {
         lm.set_y(s * x + c * y);
       }
     }
-    cc->Outputs().Tag("LANDMARKS").AddPacket(
-        MakePacket<LandmarkList>(std::move(out)).At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag("LANDMARKS")
+        .AddPacket(
+            MakePacket<LandmarkList>(std::move(out)).At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 };

@@ -2,7 +2,6 @@
 // one file for face_detection_benchmark (which then needs no video I/O).
 //   face_detection_benchmark_frames OUT.rgb   (run from the repository root)
 #include <cstdio>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
@@ -12,7 +11,9 @@ int main(int argc, char** argv) {
   cv::VideoCapture cap("third_party/media/Megamind.avi");
   std::FILE* f = std::fopen(out, "wb");
   if (!cap.isOpened() || !f) {
-    std::fprintf(stderr, "cannot read third_party/media/Megamind.avi or write %s\n", out);
+    std::fprintf(stderr,
+                 "cannot read third_party/media/Megamind.avi or write %s\n",
+                 out);
     return 1;
   }
   cv::Mat bgr, small, rgb;
