@@ -34,7 +34,7 @@ std::vector<Anchor> TwoAnchors() {
 absl::StatusOr<std::vector<Detection>> Decode(const std::string& options,
                                               std::vector<Tensor> t) {
   auto out = RunGraph(
-      R"pb(
+      std::string(R"pb(
             input_stream: "t"
             input_side_packet: "anchors"
             output_stream: "d"
@@ -45,8 +45,8 @@ absl::StatusOr<std::vector<Detection>> Decode(const std::string& options,
                    options {
                      [mediapipe.TensorsToDetectionsCalculatorOptions.ext] {
                        num_classes: 1
-                       num_boxes: 2)pb" +
-          options + "}}}",
+                       num_boxes: 2)pb") +
+          " " + options + "}}}",
       {"d"},
       {{"t", {MakePacket<std::vector<Tensor>>(std::move(t)).At(Timestamp(0))}}},
       {{"anchors", MakePacket<std::vector<Anchor>>(TwoAnchors())}});
