@@ -35,17 +35,17 @@ absl::StatusOr<std::vector<Detection>> Decode(const std::string& options,
                                               std::vector<Tensor> t) {
   auto out = RunGraph(
       std::string(R"pb(
-            input_stream: "t"
-            input_side_packet: "anchors"
-            output_stream: "d"
-            node { calculator: "TensorsToDetectionsCalculator"
-                   input_stream: "TENSORS:t"
-                   input_side_packet: "ANCHORS:anchors"
-                   output_stream: "DETECTIONS:d"
-                   options {
-                     [mediapipe.TensorsToDetectionsCalculatorOptions.ext] {
-                       num_classes: 1
-                       num_boxes: 2)pb") +
+        input_stream: "t"
+        input_side_packet: "anchors"
+        output_stream: "d"
+        node { calculator: "TensorsToDetectionsCalculator"
+               input_stream: "TENSORS:t"
+               input_side_packet: "ANCHORS:anchors"
+               output_stream: "DETECTIONS:d"
+               options {
+                 [mediapipe.TensorsToDetectionsCalculatorOptions.ext] {
+                   num_classes: 1
+                   num_boxes: 2)pb") +
           " " + options + "}}}",
       {"d"},
       {{"t", {MakePacket<std::vector<Tensor>>(std::move(t)).At(Timestamp(0))}}},
