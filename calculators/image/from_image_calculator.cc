@@ -43,14 +43,16 @@ class FromImageCalculator : public CalculatorBase {
         in.Get<Image>().GetImageFrameSharedPtr();
     if (source == nullptr || source->IsEmpty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "FromImageCalculator node \"", cc->NodeName(),
-          "\": empty Image at ", cc->InputTimestamp().DebugString()));
+          "FromImageCalculator node \"", cc->NodeName(), "\": empty Image at ",
+          cc->InputTimestamp().DebugString()));
     }
     ImageFrame view(source->Format(), source->Width(), source->Height(),
                     source->WidthStep(), source->MutablePixelData(),
                     [source](uint8_t*) mutable { source.reset(); });
-    cc->Outputs().Tag(kImageCpuTag).AddPacket(
-        MakePacket<ImageFrame>(std::move(view)).At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag(kImageCpuTag)
+        .AddPacket(
+            MakePacket<ImageFrame>(std::move(view)).At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 };

@@ -3,13 +3,12 @@
 #include <array>
 #include <cstdlib>
 #include <fstream>
-#include <string>
-#include <utility>
-#include <vector>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "calculators/core/test_util.h"
 #include "framework/formats/image.h"
@@ -52,31 +51,34 @@ absl::StatusOr<StreamPackets> Transform(const std::string& options,
                                         const std::string& extra = "") {
   std::vector<Packet> in;
   in.push_back(MakePacket<ImageFrame>(std::move(input)).At(Timestamp(1)));
-  return RunGraph(R"pb(
-    input_stream: "in"
-    node {
-      calculator: "ImageTransformationCalculator"
-      input_stream: "IMAGE:in"
-      output_stream: "IMAGE:out"
-      output_stream: "LETTERBOX_PADDING:padding"
-      )pb" + extra + R"pb(
-      options { [mediapipe.ImageTransformationCalculatorOptions.ext] { )pb" +
-                      options + R"pb( } }
+  return RunGraph(
+      R"pb(
+            input_stream: "in"
+            node { calculator: "ImageTransformationCalculator"
+                   input_stream: "IMAGE:in"
+                   output_stream: "IMAGE:out"
+                   output_stream: "LETTERBOX_PADDING:padding"
+          )pb" +
+          extra + R"pb(
+            options {
+              [mediapipe.ImageTransformationCalculatorOptions.ext] {)pb" +
+          options + R"pb(}
+                         }
     })pb",
-                  {"out", "padding"}, {{"in", in}});
+      {"out", "padding"}, {{"in", in}});
 }
 
 TEST(ImageFileSourceCalculatorTest, DecodesToRgb) {
   if (!std::ifstream(kAstronaut).good()) GTEST_SKIP() << "no test media";
-  auto out = RunGraph(R"pb(
-    input_side_packet: "path"
-    node {
-      calculator: "ImageFileSourceCalculator"
-      input_side_packet: "FILE_PATH:path"
-      output_stream: "IMAGE:image"
-    })pb",
-                      {"image"}, {},
-                      {{"path", MakePacket<std::string>(kAstronaut)}});
+  auto out =
+      RunGraph(R"pb(
+                 input_side_packet: "path"
+                 node {
+                   calculator: "ImageFileSourceCalculator"
+                   input_side_packet: "FILE_PATH:path"
+                   output_stream: "IMAGE:image"
+                 })pb",
+               {"image"}, {}, {{"path", MakePacket<std::string>(kAstronaut)}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["image"].size(), 1u);
   const ImageFrame& f = (*out)["image"][0].Get<ImageFrame>();
@@ -94,16 +96,16 @@ TEST(ImageFileSourceCalculatorTest, DecodesToRgb) {
 }
 
 TEST(ImageFileSourceCalculatorTest, MissingFileNamesNodeAndFile) {
-  auto out = RunGraph(R"pb(
-    input_side_packet: "path"
-    node {
-      name: "image_source"
-      calculator: "ImageFileSourceCalculator"
-      input_side_packet: "FILE_PATH:path"
-      output_stream: "IMAGE:image"
-    })pb",
-                      {"image"}, {},
-                      {{"path", MakePacket<std::string>("/no/such/image.png")}});
+  auto out = RunGraph(
+      R"pb(
+        input_side_packet: "path"
+        node {
+          name: "image_source"
+          calculator: "ImageFileSourceCalculator"
+          input_side_packet: "FILE_PATH:path"
+          output_stream: "IMAGE:image"
+        })pb",
+      {"image"}, {}, {{"path", MakePacket<std::string>("/no/such/image.png")}});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("image_source"));
   EXPECT_THAT(out.status().message(), HasSubstr("/no/such/image.png"));
@@ -128,18 +130,22 @@ TEST(ImageTransformationCalculatorTest, RotationDegreesStreamAndFlip) {
   std::vector<Packet> in, rot;
   in.push_back(MakePacket<ImageFrame>(Gradient(4, 3)).At(Timestamp(1)));
   rot.push_back(MakePacket<int>(180).At(Timestamp(1)));
-  auto out = RunGraph(R"pb(
-    input_stream: "in"
-    input_stream: "rot"
-    node {
-      calculator: "ImageTransformationCalculator"
-      input_stream: "IMAGE:in"
-      input_stream: "ROTATION_DEGREES:rot"
-      output_stream: "IMAGE:out"
-      options { [mediapipe.ImageTransformationCalculatorOptions.ext] {
-        flip_horizontally: true } }
-    })pb",
-                      {"out"}, {{"in", in}, {"rot", rot}});
+  auto out =
+      RunGraph(R"pb(
+                 input_stream: "in"
+                 input_stream: "rot"
+                 node {
+                   calculator: "ImageTransformationCalculator"
+                   input_stream: "IMAGE:in"
+                   input_stream: "ROTATION_DEGREES:rot"
+                   output_stream: "IMAGE:out"
+                   options {
+                     [mediapipe.ImageTransformationCalculatorOptions.ext] {
+                       flip_horizontally: true
+                     }
+                   }
+                 })pb",
+               {"out"}, {{"in", in}, {"rot", rot}});
   ASSERT_TRUE(out.ok()) << out.status();
   const ImageFrame& f = (*out)["out"][0].Get<ImageFrame>();
   // 180 then a horizontal flip = a vertical flip.
@@ -166,8 +172,8 @@ TEST(ImageTransformationCalculatorTest, FitLetterboxes) {
   EXPECT_EQ(Pixel(f, 50, 50)[0], 200);
   EXPECT_EQ(Pixel(f, 50, 26)[0], 200);
   const auto& padding = (*out)["padding"][0].Get<std::array<float, 4>>();
-  EXPECT_THAT(padding, Pointwise(FloatNear(1e-6), std::array<float, 4>{
-                                                      0.f, 0.25f, 0.f, 0.25f}));
+  EXPECT_THAT(padding, Pointwise(FloatNear(1e-6),
+                                 std::array<float, 4>{0.f, 0.25f, 0.f, 0.25f}));
 }
 
 TEST(ImageTransformationCalculatorTest, FillAndCropAndStretch) {
@@ -181,9 +187,9 @@ TEST(ImageTransformationCalculatorTest, FillAndCropAndStretch) {
   const ImageFrame& c = (*crop)["out"][0].Get<ImageFrame>();
   EXPECT_EQ(Pixel(c, 0, 0)[0], 2);
   EXPECT_EQ(Pixel(c, 3, 0)[0], 5);
-  auto stretch = Transform(
-      "output_width: 4 output_height: 4 interpolation_mode: NEAREST",
-      Gradient(8, 4));
+  auto stretch =
+      Transform("output_width: 4 output_height: 4 interpolation_mode: NEAREST",
+                Gradient(8, 4));
   ASSERT_TRUE(stretch.ok()) << stretch.status();
   const ImageFrame& s = (*stretch)["out"][0].Get<ImageFrame>();
   EXPECT_EQ(Pixel(s, 0, 0)[0], 0);
@@ -197,15 +203,15 @@ TEST(ImageTransformationCalculatorTest, BadRotationIsAnError) {
   in.push_back(MakePacket<ImageFrame>(Gradient(4, 3)).At(Timestamp(1)));
   rot.push_back(MakePacket<int>(45).At(Timestamp(1)));
   auto out = RunGraph(R"pb(
-    input_stream: "in"
-    input_stream: "rot"
-    node {
-      name: "xform"
-      calculator: "ImageTransformationCalculator"
-      input_stream: "IMAGE:in"
-      input_stream: "ROTATION_DEGREES:rot"
-      output_stream: "IMAGE:out"
-    })pb",
+                        input_stream: "in"
+                        input_stream: "rot"
+                        node {
+                          name: "xform"
+                          calculator: "ImageTransformationCalculator"
+                          input_stream: "IMAGE:in"
+                          input_stream: "ROTATION_DEGREES:rot"
+                          output_stream: "IMAGE:out"
+                        })pb",
                       {"out"}, {{"in", in}, {"rot", rot}});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("45"));
@@ -216,17 +222,17 @@ TEST(ImageConversionTest, ToImageAndBackShareThePixels) {
   in.push_back(MakePacket<ImageFrame>(Gradient(5, 5)).At(Timestamp(3)));
   const void* pixels = in[0].Get<ImageFrame>().PixelData();
   auto out = RunGraph(R"pb(
-    input_stream: "frame"
-    node {
-      calculator: "ToImageCalculator"
-      input_stream: "IMAGE_CPU:frame"
-      output_stream: "IMAGE:image"
-    }
-    node {
-      calculator: "FromImageCalculator"
-      input_stream: "IMAGE:image"
-      output_stream: "IMAGE_CPU:back"
-    })pb",
+                        input_stream: "frame"
+                        node {
+                          calculator: "ToImageCalculator"
+                          input_stream: "IMAGE_CPU:frame"
+                          output_stream: "IMAGE:image"
+                        }
+                        node {
+                          calculator: "FromImageCalculator"
+                          input_stream: "IMAGE:image"
+                          output_stream: "IMAGE_CPU:back"
+                        })pb",
                       {"image", "back"}, {{"frame", in}});
   ASSERT_TRUE(out.ok()) << out.status();
   in.clear();  // the outputs keep the pixels alive
@@ -244,18 +250,19 @@ absl::StatusOr<StreamPackets> Recolor(const std::string& options,
   std::vector<Packet> images, masks;
   images.push_back(MakePacket<ImageFrame>(std::move(image)).At(Timestamp(0)));
   masks.push_back(MakePacket<ImageFrame>(std::move(mask)).At(Timestamp(0)));
-  return RunGraph(R"pb(
-    input_stream: "image"
-    input_stream: "mask"
-    node {
-      calculator: "RecolorCalculator"
-      input_stream: "IMAGE:image"
-      input_stream: "MASK:mask"
-      output_stream: "IMAGE:out"
-      options { [mediapipe.RecolorCalculatorOptions.ext] { )pb" +
-                      options + R"pb( } }
+  return RunGraph(
+      R"pb(
+            input_stream: "image"
+            input_stream: "mask"
+            node { calculator: "RecolorCalculator" input_stream: "IMAGE:image"
+                   input_stream: "MASK:mask"
+                   output_stream: "IMAGE:out"
+                   options {
+                     [mediapipe.RecolorCalculatorOptions.ext] {)pb" +
+          options + R"pb(}
+                         }
     })pb",
-                  {"out"}, {{"image", images}, {"mask", masks}});
+      {"out"}, {{"image", images}, {"mask", masks}});
 }
 
 TEST(RecolorCalculatorTest, BlendsWhereMaskIsOn) {
@@ -312,34 +319,43 @@ TEST(ImageCalculatorsOnPhotoTest, TransformAndRecolorAstronaut) {
   cv::ellipse(mm, cv::Point(64, 64), cv::Size(32, 48), 0, 0, 360,
               cv::Scalar(1.f), cv::FILLED);
   mask.push_back(MakePacket<ImageFrame>(std::move(m)).At(Timestamp(0)));
-  auto out = RunGraph(R"pb(
-    input_side_packet: "path"
-    input_stream: "mask"
-    node {
-      calculator: "ImageFileSourceCalculator"
-      input_side_packet: "FILE_PATH:path"
-      output_stream: "IMAGE:image"
-    }
-    node {
-      calculator: "ImageTransformationCalculator"
-      input_stream: "IMAGE:image"
-      output_stream: "IMAGE:letterboxed"
-      output_stream: "LETTERBOX_PADDING:padding"
-      options { [mediapipe.ImageTransformationCalculatorOptions.ext] {
-        rotation_mode: ROTATION_90 output_width: 320 output_height: 200
-        scale_mode: FIT padding_color { r: 0 g: 0 b: 160 } } }
-    }
-    node {
-      calculator: "RecolorCalculator"
-      input_stream: "IMAGE:image"
-      input_stream: "MASK:mask"
-      output_stream: "IMAGE:recolored"
-      options { [mediapipe.RecolorCalculatorOptions.ext] {
-        color { r: 0 g: 255 b: 0 } } }
-    })pb",
-                      {"image", "letterboxed", "padding", "recolored"},
-                      {{"mask", mask}},
-                      {{"path", MakePacket<std::string>(kAstronaut)}});
+  auto out = RunGraph(
+      R"pb(
+        input_side_packet: "path"
+        input_stream: "mask"
+        node {
+          calculator: "ImageFileSourceCalculator"
+          input_side_packet: "FILE_PATH:path"
+          output_stream: "IMAGE:image"
+        }
+        node {
+          calculator: "ImageTransformationCalculator"
+          input_stream: "IMAGE:image"
+          output_stream: "IMAGE:letterboxed"
+          output_stream: "LETTERBOX_PADDING:padding"
+          options {
+            [mediapipe.ImageTransformationCalculatorOptions.ext] {
+              rotation_mode: ROTATION_90
+              output_width: 320
+              output_height: 200
+              scale_mode: FIT
+              padding_color { r: 0 g: 0 b: 160 }
+            }
+          }
+        }
+        node {
+          calculator: "RecolorCalculator"
+          input_stream: "IMAGE:image"
+          input_stream: "MASK:mask"
+          output_stream: "IMAGE:recolored"
+          options {
+            [mediapipe.RecolorCalculatorOptions.ext] {
+              color { r: 0 g: 255 b: 0 }
+            }
+          }
+        })pb",
+      {"image", "letterboxed", "padding", "recolored"}, {{"mask", mask}},
+      {{"path", MakePacket<std::string>(kAstronaut)}});
   ASSERT_TRUE(out.ok()) << out.status();
   const ImageFrame& image = (*out)["image"][0].Get<ImageFrame>();
   const ImageFrame& boxed = (*out)["letterboxed"][0].Get<ImageFrame>();

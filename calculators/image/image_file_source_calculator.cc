@@ -11,11 +11,10 @@
 //
 // A missing or undecodable file fails Open() naming the node and the file.
 #include <fstream>
-#include <string>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "framework/calculator_base.h"
@@ -48,20 +47,20 @@ class ImageFileSourceCalculator : public CalculatorBase {
   absl::Status Open(CalculatorContext* cc) override {
     const std::string& path =
         cc->InputSidePackets().Tag(kFilePathTag).Get<std::string>();
-    const std::string where = absl::StrCat(
-        "ImageFileSourceCalculator node \"", cc->NodeName(), "\": ");
+    const std::string where = absl::StrCat("ImageFileSourceCalculator node \"",
+                                           cc->NodeName(), "\": ");
     if (!std::ifstream(path).good()) {
-      return absl::NotFoundError(absl::StrCat(
-          where, "cannot read image file \"", path,
-          "\" (missing or not readable)"));
+      return absl::NotFoundError(absl::StrCat(where,
+                                              "cannot read image file \"", path,
+                                              "\" (missing or not readable)"));
     }
     const bool rgba = cc->Outputs().HasTag(kImageRgbaTag);
-    cv::Mat decoded = cv::imread(path, rgba ? cv::IMREAD_UNCHANGED
-                                            : cv::IMREAD_COLOR);
+    cv::Mat decoded =
+        cv::imread(path, rgba ? cv::IMREAD_UNCHANGED : cv::IMREAD_COLOR);
     if (decoded.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, "cannot decode image file \"", path,
-          "\" (not an image OpenCV can read)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, "cannot decode image file \"", path,
+                       "\" (not an image OpenCV can read)"));
     }
     if (decoded.depth() != CV_8U) {
       decoded.convertTo(decoded, CV_8U,

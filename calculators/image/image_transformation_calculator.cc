@@ -4,9 +4,9 @@
 //   node {
 //     calculator: "ImageTransformationCalculator"
 //     input_stream: "IMAGE:input_video"
-//     input_stream: "ROTATION_DEGREES:rotation"     # optional int: 0/90/180/270
-//     input_stream: "FLIP_HORIZONTALLY:flip_h"      # optional bool
-//     input_stream: "FLIP_VERTICALLY:flip_v"        # optional bool
+//     input_stream: "ROTATION_DEGREES:rotation"     # optional int:
+//     0/90/180/270 input_stream: "FLIP_HORIZONTALLY:flip_h"      # optional
+//     bool input_stream: "FLIP_VERTICALLY:flip_v"        # optional bool
 //     input_stream: "OUTPUT_DIMENSIONS:dims"        # optional pair<int,int>
 //     output_stream: "IMAGE:output_video"
 //     output_stream: "LETTERBOX_PADDING:padding"    # optional array<float,4>
@@ -23,11 +23,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <string>
-#include <utility>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "calculators/image/image_transformation_calculator.pb.h"
@@ -177,8 +176,10 @@ class ImageTransformationCalculator : public CalculatorBase {
     } else if (mode == ScaleMode::FIT) {
       const double scale = std::min(static_cast<double>(out_w) / oriented.cols,
                                     static_cast<double>(out_h) / oriented.rows);
-      const int w = std::max(1, static_cast<int>(std::round(oriented.cols * scale)));
-      const int h = std::max(1, static_cast<int>(std::round(oriented.rows * scale)));
+      const int w =
+          std::max(1, static_cast<int>(std::round(oriented.cols * scale)));
+      const int h =
+          std::max(1, static_cast<int>(std::round(oriented.rows * scale)));
       const int left = (out_w - w) / 2;
       const int top = (out_h - h) / 2;
       cv::Mat inner = dst(cv::Rect(left, top, w, h));
@@ -197,7 +198,8 @@ class ImageTransformationCalculator : public CalculatorBase {
         // Replicate the edge pixels outward.
         cv::Mat tmp;
         cv::copyMakeBorder(inner, tmp, top, out_h - top - h, left,
-                           out_w - left - w, cv::BORDER_REPLICATE | cv::BORDER_ISOLATED);
+                           out_w - left - w,
+                           cv::BORDER_REPLICATE | cv::BORDER_ISOLATED);
         tmp.copyTo(dst);
       }
       padding = {static_cast<float>(left) / out_w,
@@ -207,10 +209,10 @@ class ImageTransformationCalculator : public CalculatorBase {
     } else {  // FILL_AND_CROP
       const double scale = std::max(static_cast<double>(out_w) / oriented.cols,
                                     static_cast<double>(out_h) / oriented.rows);
-      const int crop_w = std::min(
-          oriented.cols, static_cast<int>(std::round(out_w / scale)));
-      const int crop_h = std::min(
-          oriented.rows, static_cast<int>(std::round(out_h / scale)));
+      const int crop_w =
+          std::min(oriented.cols, static_cast<int>(std::round(out_w / scale)));
+      const int crop_h =
+          std::min(oriented.rows, static_cast<int>(std::round(out_h / scale)));
       const cv::Rect crop((oriented.cols - crop_w) / 2,
                           (oriented.rows - crop_h) / 2, crop_w, crop_h);
       cv::resize(oriented(crop), dst, dst.size(), 0, 0, interpolation);
@@ -219,8 +221,10 @@ class ImageTransformationCalculator : public CalculatorBase {
     cc->Outputs().Tag(kImageTag).AddPacket(
         MakePacket<ImageFrame>(std::move(output)).At(cc->InputTimestamp()));
     if (cc->Outputs().HasTag(kPaddingTag)) {
-      cc->Outputs().Tag(kPaddingTag).AddPacket(
-          MakePacket<std::array<float, 4>>(padding).At(cc->InputTimestamp()));
+      cc->Outputs()
+          .Tag(kPaddingTag)
+          .AddPacket(MakePacket<std::array<float, 4>>(padding).At(
+              cc->InputTimestamp()));
     }
     return absl::OkStatus();
   }

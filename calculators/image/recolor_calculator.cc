@@ -18,10 +18,9 @@
 //   mix = adjust_with_luminance ? w * l : w
 //   out = color * mix + pixel * (1 - mix)
 #include <algorithm>
-#include <string>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "calculators/image/recolor_calculator.pb.h"
@@ -105,8 +104,8 @@ class RecolorCalculator : public CalculatorBase {
             mask.DebugString()));
     }
     if (weights_.cols != image.Width() || weights_.rows != image.Height()) {
-      cv::resize(weights_, resized_, cv::Size(image.Width(), image.Height()),
-                 0, 0, cv::INTER_LINEAR);
+      cv::resize(weights_, resized_, cv::Size(image.Width(), image.Height()), 0,
+                 0, cv::INTER_LINEAR);
       weights_ = resized_;
     }
 

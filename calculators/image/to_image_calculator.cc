@@ -50,8 +50,7 @@ class ToImageCalculator : public CalculatorBase {
     if (in.IsEmpty()) return absl::OkStatus();
     // An aliasing pointer: it points at the packet's frame and owns a copy
     // of the packet, so the frame lives as long as any Image of it.
-    Packet keep = in.Value();
-    auto holder = std::make_shared<Packet>(keep);
+    auto holder = std::make_shared<Packet>(in.Value());
     std::shared_ptr<ImageFrame> frame(
         holder, const_cast<ImageFrame*>(&holder->Get<ImageFrame>()));
     cc->Outputs().Tag(kImageTag).AddPacket(

@@ -15,10 +15,9 @@
 // of canvas_color, emitted whenever any render data arrives.
 // flip_text_vertically draws text upside down by flipping the image before
 // and after drawing text annotations.
+#include <opencv2/core.hpp>
 #include <string>
 #include <vector>
-
-#include <opencv2/core.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "calculators/render/annotation_overlay_calculator.pb.h"
@@ -59,8 +58,8 @@ class AnnotationOverlayCalculator : public CalculatorBase {
 
   absl::Status Open(CalculatorContext* cc) override {
     options_ = cc->Options<AnnotationOverlayCalculatorOptions>();
-    where_ = absl::StrCat("AnnotationOverlayCalculator node \"",
-                          cc->NodeName(), "\": ");
+    where_ = absl::StrCat("AnnotationOverlayCalculator node \"", cc->NodeName(),
+                          "\": ");
     return absl::OkStatus();
   }
 
@@ -86,9 +85,9 @@ class AnnotationOverlayCalculator : public CalculatorBase {
       if (image.Format() != ImageFormat::SRGB &&
           image.Format() != ImageFormat::SRGBA &&
           image.Format() != ImageFormat::GRAY8) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where_, "cannot draw on ", image.DebugString(),
-            " (SRGB, SRGBA or GRAY8 only)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where_, "cannot draw on ", image.DebugString(),
+                         " (SRGB, SRGBA or GRAY8 only)"));
       }
       if (data.empty()) {
         // Nothing to draw: pass the same packet on, no copy.

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <opencv2/imgproc.hpp>
 #include <string>
 #include <vector>
-
-#include <opencv2/imgproc.hpp>
 
 #include "absl/strings/str_split.h"
 
@@ -109,8 +108,8 @@ void AnnotationRenderer::Render(const RenderAnnotation& a) {
     const cv::Point p2 = ToPixel(r.right(), r.bottom(), r.normalized());
     const cv::Point center((p1.x + p2.x) / 2, (p1.y + p2.y) / 2);
     const cv::Size axes(std::abs(p2.x - p1.x) / 2, std::abs(p2.y - p1.y) / 2);
-    cv::ellipse(image_, center, axes, r.rotation() * 180.0 / M_PI, 0, 360, c,
-                t, kLineType);
+    cv::ellipse(image_, center, axes, r.rotation() * 180.0 / M_PI, 0, 360, c, t,
+                kLineType);
   };
 
   switch (a.data_case()) {
@@ -211,8 +210,7 @@ void AnnotationRenderer::Render(const RenderAnnotation& a) {
         cv::Point o(origin.x, origin.y + static_cast<int>(i) * line_step);
         if (t.center_horizontally()) o.x -= size.width / 2;
         if (t.center_vertically()) o.y += size.height / 2;
-        cv::putText(image_, lines[i], o, font, scale, color, stroke,
-                    kLineType);
+        cv::putText(image_, lines[i], o, font, scale, color, stroke, kLineType);
       }
       break;
     }

@@ -1,7 +1,9 @@
 // DetectionsToRenderDataCalculator turns detections into RenderData for
-// AnnotationOverlayCalculator: a rectangle for each box (normalized for a
-// relative box, pixels for a pixel box), a point for each keypoint, and the
-// labels with their scores as text at the box's top-left corner.
+// AnnotationOverlayCalculator: the labels with their scores (two decimals)
+// as text just inside the box's top edge, the feature tag at its bottom
+// edge, a rectangle for the box (normalized for a relative box, pixels for a
+// pixel box) and a point per keypoint. For a relative box the label's font
+// height is 9% of the box height (a fraction of the image height).
 //
 //   node {
 //     calculator: "DetectionsToRenderDataCalculator"
@@ -13,6 +15,7 @@
 //       thickness: 4.0 color { r: 255 g: 0 b: 0 } } }
 //   }
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,15 @@ constexpr char kDetectionTag[] = "DETECTION";
 constexpr char kDetectionsTag[] = "DETECTIONS";
 constexpr char kDetectionListTag[] = "DETECTION_LIST";
 constexpr char kRenderDataTag[] = "RENDER_DATA";
+
+// scene_tag of each kind of annotation.
+constexpr char kLabelTag[] = "LABEL";
+constexpr char kFeatureTag[] = "FEATURE";
+constexpr char kLocationTag[] = "LOCATION";
+constexpr char kKeypointTag[] = "KEYPOINT";
+
+// Label font height as a fraction of a relative box's height.
+constexpr double kLabelToBoxRatio = 0.1;
 
 class DetectionsToRenderDataCalculator : public CalculatorBase {
  public:
@@ -75,8 +87,10 @@ class DetectionsToRenderDataCalculator : public CalculatorBase {
     if (cc->Inputs().HasTag(kDetectionListTag) &&
         !cc->Inputs().Tag(kDetectionListTag).IsEmpty()) {
       any_packet = true;
-      for (const Detection& d :
-           cc->Inputs().Tag(kDetectionListTag).Get<DetectionList>().detection()) {
+      for (const Detection& d : cc->Inputs()
+                                    .Tag(kDetectionListTag)
+                                    .Get<DetectionList>()
+                                    .detection()) {
         detections.push_back(&d);
       }
     }
@@ -87,92 +101,110 @@ class DetectionsToRenderDataCalculator : public CalculatorBase {
     RenderData render_data;
     render_data.set_scene_class(options_.scene_class());
     for (const Detection* d : detections) AddDetection(*d, &render_data);
-    cc->Outputs().Tag(kRenderDataTag).AddPacket(
-        MakePacket<RenderData>(std::move(render_data))
-            .At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag(kRenderDataTag)
+        .AddPacket(MakePacket<RenderData>(std::move(render_data))
+                       .At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 
  private:
-  RenderAnnotation* NewAnnotation(RenderData* render_data) const {
+  RenderAnnotation* NewAnnotation(const char* scene_tag,
+                                  RenderData* render_data) const {
     RenderAnnotation* a = render_data->add_render_annotations();
+    a->set_scene_tag(scene_tag);
     a->set_thickness(options_.thickness());
     *a->mutable_color() = options_.color();
     return a;
   }
 
+  // Draw order and placement follow MediaPipe: the label lines inside the
+  // box's top edge, the feature tag at its bottom edge, then the box, then
+  // the keypoints.
   void AddDetection(const Detection& d, RenderData* render_data) const {
     const LocationData& loc = d.location_data();
-    double left = 0, top = 0, right = 0, bottom = 0;
-    bool normalized = true;
-    bool has_box = false;
-    if (loc.has_relative_bounding_box()) {
+    const bool normalized =
+        !loc.has_bounding_box() || loc.has_relative_bounding_box();
+    double xmin, ymin, width, height;
+    if (normalized) {
       const auto& b = loc.relative_bounding_box();
-      left = b.xmin();
-      top = b.ymin();
-      right = b.xmin() + b.width();
-      bottom = b.ymin() + b.height();
-      has_box = true;
-    } else if (loc.has_bounding_box()) {
+      xmin = b.xmin(), ymin = b.ymin(), width = b.width(), height = b.height();
+    } else {
       const auto& b = loc.bounding_box();
-      left = b.xmin();
-      top = b.ymin();
-      right = b.xmin() + b.width();
-      bottom = b.ymin() + b.height();
-      normalized = false;
-      has_box = true;
+      xmin = b.xmin(), ymin = b.ymin(), width = b.width(), height = b.height();
     }
-    if (has_box) {
-      auto* rect = NewAnnotation(render_data)->mutable_rectangle();
-      rect->set_left(left);
-      rect->set_top(top);
-      rect->set_right(right);
-      rect->set_bottom(bottom);
-      rect->set_normalized(normalized);
-    }
-    for (const auto& kp : loc.relative_keypoints()) {
-      auto* point = NewAnnotation(render_data)->mutable_point();
-      point->set_x(kp.x());
-      point->set_y(kp.y());
-      point->set_normalized(true);
-    }
+    const bool has_box =
+        loc.has_relative_bounding_box() || loc.has_bounding_box();
+    const int num_labels = std::max(d.label_size(), d.label_id_size());
+    // Pixel boxes use the option's font height; relative boxes a tenth of
+    // the box (less with many lines), as a fraction of the image height.
+    const double line_height =
+        normalized ? height * std::min(kLabelToBoxRatio, 1.0 / (num_labels + 1))
+                   : options_.text().font_height();
 
-    // Label lines: "label,score" (or label_id), optionally the id first.
-    std::vector<std::string> parts;
-    const int n = std::max(d.label_size(), d.label_id_size());
-    for (int i = 0; i < n; ++i) {
-      const std::string name = i < d.label_size()
-                                   ? d.label(i)
-                                   : absl::StrCat(d.label_id(i));
-      parts.push_back(i < d.score_size()
-                          ? absl::StrCat(name, options_.text_delimiter(),
-                                         d.score(i))
-                          : name);
-    }
     std::vector<std::string> lines;
     if (options_.render_detection_id()) {
       lines.push_back(absl::StrCat("Id: ", d.detection_id()));
     }
-    if (!parts.empty()) {
-      if (options_.one_label_per_line()) {
-        lines.insert(lines.end(), parts.begin(), parts.end());
-      } else {
-        lines.push_back(absl::StrJoin(parts, " "));
+    std::vector<std::string> pairs;
+    for (int i = 0; i < num_labels; ++i) {
+      std::string pair =
+          i < d.label_size() ? d.label(i) : absl::StrCat(d.label_id(i));
+      if (i < d.score_size()) {
+        // Two decimals are enough on screen.
+        absl::StrAppend(&pair, options_.text_delimiter(),
+                        std::round(d.score(i) * 100.f) / 100.f);
       }
+      pairs.push_back(std::move(pair));
     }
-    if (!d.feature_tag().empty()) lines.push_back(d.feature_tag());
-    if (!has_box) return;
-    if (lines.empty()) return;
-    // One text annotation; AnnotationOverlayCalculator draws each '\n'
-    // separated line below the previous one (line spacing needs the image
-    // size, which only the renderer knows).
-    RenderAnnotation* a = NewAnnotation(render_data);
-    auto* text = a->mutable_text();
+    if (options_.one_label_per_line()) {
+      lines.insert(lines.end(), pairs.begin(), pairs.end());
+    } else if (!pairs.empty()) {
+      lines.push_back(absl::StrJoin(pairs, options_.text_delimiter()));
+    }
+    // Text needs a box to sit in (its size comes from the box).
+    if (!has_box) lines.clear();
+    for (size_t i = 0; i < lines.size(); ++i) {
+      AddText(lines[i], xmin, ymin + (i + 1) * line_height, normalized,
+              line_height, kLabelTag, render_data);
+    }
+    if (has_box && !d.feature_tag().empty()) {
+      AddText(d.feature_tag(), xmin, ymin + height, normalized, line_height,
+              kFeatureTag, render_data);
+    }
+
+    // The box, clamped to the image for relative coordinates; a box wholly
+    // outside is not drawn.
+    const bool outside = xmin + width < 0 || ymin + height < 0 ||
+                         (normalized && (xmin > 1 || ymin > 1));
+    if (has_box && !outside) {
+      RenderAnnotation* a = NewAnnotation(kLocationTag, render_data);
+      auto* rect = a->mutable_rectangle();
+      rect->set_normalized(normalized);
+      rect->set_left(normalized ? std::max(xmin, 0.0) : xmin);
+      rect->set_top(normalized ? std::max(ymin, 0.0) : ymin);
+      rect->set_right(normalized ? std::min(xmin + width, 1.0) : xmin + width);
+      rect->set_bottom(normalized ? std::min(ymin + height, 1.0)
+                                  : ymin + height);
+    }
+    for (const auto& kp : loc.relative_keypoints()) {
+      auto* point = NewAnnotation(kKeypointTag, render_data)->mutable_point();
+      point->set_x(kp.x());
+      point->set_y(kp.y());
+      point->set_normalized(true);
+    }
+  }
+
+  void AddText(const std::string& display_text, double left, double baseline,
+               bool normalized, double line_height, const char* scene_tag,
+               RenderData* render_data) const {
+    auto* text = NewAnnotation(scene_tag, render_data)->mutable_text();
     *text = options_.text();
-    text->set_display_text(absl::StrJoin(lines, "\n"));
+    text->set_display_text(display_text);
     text->set_normalized(normalized);
-    text->set_left(left + options_.text().left());
-    text->set_baseline(top + options_.text().baseline());
+    if (normalized) text->set_font_height(line_height * 0.9);
+    text->set_left(normalized ? std::max(left, 0.0) : left);
+    text->set_baseline(normalized ? std::min(baseline, 1.0) : baseline);
   }
 
   DetectionsToRenderDataCalculatorOptions options_;

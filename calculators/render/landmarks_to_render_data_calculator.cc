@@ -55,8 +55,7 @@ class LandmarksToRenderDataCalculator : public CalculatorBase {
       cc->Inputs().Tag(kRenderScaleTag).Set<float>();
     }
     cc->Outputs().Tag(kRenderDataTag).Set<RenderData>();
-    const auto& options =
-        cc->Options<LandmarksToRenderDataCalculatorOptions>();
+    const auto& options = cc->Options<LandmarksToRenderDataCalculatorOptions>();
     if (options.landmark_connections_size() % 2 != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "LandmarksToRenderDataCalculator node \"", cc->GetNodeName(),
@@ -139,7 +138,8 @@ class LandmarksToRenderDataCalculator : public CalculatorBase {
           const double f = (zmax - p.z) / (zmax - zmin);
           t = std::max(thickness,
                        options_.min_depth_circle_thickness() +
-                           f * (options_.max_depth_circle_thickness() -
+                           f *
+                               (options_.max_depth_circle_thickness() -
                                 options_.min_depth_circle_thickness()) *
                                scale / 4.0);
         }
@@ -151,9 +151,10 @@ class LandmarksToRenderDataCalculator : public CalculatorBase {
         point->set_normalized(normalized);
       }
     }
-    cc->Outputs().Tag(kRenderDataTag).AddPacket(
-        MakePacket<RenderData>(std::move(render_data))
-            .At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag(kRenderDataTag)
+        .AddPacket(MakePacket<RenderData>(std::move(render_data))
+                       .At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 

@@ -3,12 +3,11 @@
 // is also written to the test's undeclared outputs for a look).
 #include <cstdlib>
 #include <fstream>
-#include <string>
-#include <vector>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
+#include <vector>
 
 #include "calculators/core/test_util.h"
 #include "framework/formats/detection.pb.h"
@@ -52,23 +51,36 @@ constexpr char kDetectionsGraph[] = R"pb(
     calculator: "DetectionsToRenderDataCalculator"
     input_stream: "DETECTIONS:detections"
     output_stream: "RENDER_DATA:render_data"
-    options { [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
-      thickness: 2.0 color { r: 255 g: 0 b: 0 } } }
+    options {
+      [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
+        thickness: 2.0
+        color { r: 255 g: 0 b: 0 }
+      }
+    }
   })pb";
 
 TEST(DetectionsToRenderDataCalculatorTest, BoxKeypointsAndLabel) {
-  std::vector<Packet> in = {
-      MakePacket<std::vector<Detection>>(std::vector<Detection>{
-                                             FaceDetection()})
-          .At(Timestamp(5))};
+  std::vector<Packet> in = {MakePacket<std::vector<Detection>>(
+                                std::vector<Detection>{FaceDetection()})
+                                .At(Timestamp(5))};
   auto out = RunGraph(kDetectionsGraph, {"render_data"}, {{"detections", in}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["render_data"].size(), 1u);
   const RenderData& rd = (*out)["render_data"][0].Get<RenderData>();
   EXPECT_EQ(rd.scene_class(), "DETECTION");
-  ASSERT_EQ(rd.render_annotations_size(), 4);  // box, 2 points, text
-  const auto& box = rd.render_annotations(0);
+  ASSERT_EQ(rd.render_annotations_size(), 4);  // text, box, 2 points
+  ASSERT_TRUE(rd.render_annotations(0).has_text());
+  const auto& text = rd.render_annotations(0).text();
+  EXPECT_EQ(text.display_text(), "face,0.88");
+  EXPECT_EQ(rd.render_annotations(0).scene_tag(), "LABEL");
+  // Inside the box's top edge: one line of a tenth of the box height.
+  EXPECT_TRUE(text.normalized());
+  EXPECT_DOUBLE_EQ(text.left(), 0.25);
+  EXPECT_NEAR(text.baseline(), 0.5 + 0.025, 1e-6);
+  EXPECT_NEAR(text.font_height(), 0.9 * 0.025, 1e-6);
+  const auto& box = rd.render_annotations(1);
   ASSERT_TRUE(box.has_rectangle());
+  EXPECT_EQ(box.scene_tag(), "LOCATION");
   EXPECT_TRUE(box.rectangle().normalized());
   EXPECT_FLOAT_EQ(box.rectangle().left(), 0.25);
   EXPECT_FLOAT_EQ(box.rectangle().top(), 0.5);
@@ -76,11 +88,59 @@ TEST(DetectionsToRenderDataCalculatorTest, BoxKeypointsAndLabel) {
   EXPECT_FLOAT_EQ(box.rectangle().bottom(), 0.75);
   EXPECT_EQ(box.color().r(), 255);
   EXPECT_EQ(box.thickness(), 2.0);
-  EXPECT_TRUE(rd.render_annotations(1).has_point());
-  EXPECT_FLOAT_EQ(rd.render_annotations(2).point().x(), 0.45f);
-  ASSERT_TRUE(rd.render_annotations(3).has_text());
-  EXPECT_EQ(rd.render_annotations(3).text().display_text(), "face,0.875");
+  EXPECT_TRUE(rd.render_annotations(2).has_point());
+  EXPECT_FLOAT_EQ(rd.render_annotations(3).point().x(), 0.45f);
   EXPECT_EQ((*out)["render_data"][0].Timestamp(), Timestamp(5));
+}
+
+TEST(DetectionsToRenderDataCalculatorTest, PixelBoxLabelsPerLineFeatureTag) {
+  Detection d = ParseText<Detection>(R"pb(
+    label: "cat"
+    label: "dog"
+    score: 0.5
+    score: 0.25
+    feature_tag: "ssd"
+    detection_id: 7
+    location_data {
+      format: BOUNDING_BOX
+      bounding_box { xmin: 10 ymin: 20 width: 100 height: 50 }
+    })pb");
+  std::vector<Packet> in = {MakePacket<Detection>(d).At(Timestamp(0))};
+  auto out =
+      RunGraph(R"pb(
+                 input_stream: "detection"
+                 node {
+                   calculator: "DetectionsToRenderDataCalculator"
+                   input_stream: "DETECTION:detection"
+                   output_stream: "RENDER_DATA:render_data"
+                   options {
+                     [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
+                       one_label_per_line: true
+                       render_detection_id: true
+                       text { font_height: 12 }
+                       scene_class: "ANIMALS"
+                     }
+                   }
+                 })pb",
+               {"render_data"}, {{"detection", in}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const RenderData& rd = (*out)["render_data"][0].Get<RenderData>();
+  EXPECT_EQ(rd.scene_class(), "ANIMALS");
+  // Id line, two label lines, feature tag, box.
+  ASSERT_EQ(rd.render_annotations_size(), 5);
+  const char* texts[] = {"Id: 7", "cat,0.5", "dog,0.25", "ssd"};
+  const double baselines[] = {32, 44, 56, 70};
+  for (int i = 0; i < 4; ++i) {
+    const auto& t = rd.render_annotations(i).text();
+    EXPECT_EQ(t.display_text(), texts[i]);
+    EXPECT_FALSE(t.normalized());
+    EXPECT_DOUBLE_EQ(t.left(), 10);
+    EXPECT_DOUBLE_EQ(t.baseline(), baselines[i]);
+  }
+  const auto& rect = rd.render_annotations(4).rectangle();
+  EXPECT_FALSE(rect.normalized());
+  EXPECT_DOUBLE_EQ(rect.right(), 110);
+  EXPECT_DOUBLE_EQ(rect.bottom(), 70);
 }
 
 TEST(DetectionsToRenderDataCalculatorTest, EmptyPacketOption) {
@@ -89,18 +149,22 @@ TEST(DetectionsToRenderDataCalculatorTest, EmptyPacketOption) {
   auto out = RunGraph(kDetectionsGraph, {"render_data"}, {{"detections", in}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["render_data"].size(), 1u);
-  EXPECT_EQ((*out)["render_data"][0].Get<RenderData>().render_annotations_size(),
-            0);
-  auto none = RunGraph(R"pb(
-    input_stream: "detections"
-    node {
-      calculator: "DetectionsToRenderDataCalculator"
-      input_stream: "DETECTIONS:detections"
-      output_stream: "RENDER_DATA:render_data"
-      options { [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
-        produce_empty_packet: false } }
-    })pb",
-                       {"render_data"}, {{"detections", in}});
+  EXPECT_EQ(
+      (*out)["render_data"][0].Get<RenderData>().render_annotations_size(), 0);
+  auto none =
+      RunGraph(R"pb(
+                 input_stream: "detections"
+                 node {
+                   calculator: "DetectionsToRenderDataCalculator"
+                   input_stream: "DETECTIONS:detections"
+                   output_stream: "RENDER_DATA:render_data"
+                   options {
+                     [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
+                       produce_empty_packet: false
+                     }
+                   }
+                 })pb",
+               {"render_data"}, {{"detections", in}});
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_TRUE((*none)["render_data"].empty());
 }
@@ -114,15 +178,16 @@ TEST(LandmarksToRenderDataCalculatorTest, PointsAndConnections) {
       MakePacket<NormalizedLandmarkList>(landmarks).At(Timestamp(0))};
   const std::string graph = R"pb(
     input_stream: "landmarks"
-    node {
-      calculator: "LandmarksToRenderDataCalculator"
-      input_stream: "NORM_LANDMARKS:landmarks"
-      output_stream: "RENDER_DATA:render_data"
-      options { [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
-        landmark_connections: [ 0, 1, 1, 2 ]
-        landmark_color { r: 255 } connection_color { g: 255 }
-        thickness: 3 )pb";
-  auto out = RunGraph(graph + "} } }", {"render_data"}, {{"landmarks", in}});
+    node { calculator: "LandmarksToRenderDataCalculator"
+           input_stream: "NORM_LANDMARKS:landmarks"
+           output_stream: "RENDER_DATA:render_data"
+           options {
+             [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
+               landmark_connections: [ 0, 1, 1, 2 ]
+               landmark_color { r: 255 }
+               connection_color { g: 255 }
+               thickness: 3)pb";
+  auto out = RunGraph(graph + " } } }", {"render_data"}, {{"landmarks", in}});
   ASSERT_TRUE(out.ok()) << out.status();
   const RenderData& rd = (*out)["render_data"][0].Get<RenderData>();
   ASSERT_EQ(rd.render_annotations_size(), 5);  // 2 lines, 3 points
@@ -134,7 +199,7 @@ TEST(LandmarksToRenderDataCalculatorTest, PointsAndConnections) {
 
   // With visibility used, landmark 2 and its connection disappear.
   auto vis = RunGraph(
-      graph + "utilize_visibility: true visibility_threshold: 0.5 } } }",
+      graph + " utilize_visibility: true visibility_threshold: 0.5 } } }",
       {"render_data"}, {{"landmarks", in}});
   ASSERT_TRUE(vis.ok()) << vis.status();
   EXPECT_EQ(
@@ -146,8 +211,11 @@ TEST(LandmarksToRenderDataCalculatorTest, OddConnectionsIsAContractError) {
     calculator: "LandmarksToRenderDataCalculator"
     input_stream: "NORM_LANDMARKS:l"
     output_stream: "RENDER_DATA:r"
-    options { [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
-      landmark_connections: [ 0, 1, 2 ] } })pb");
+    options {
+      [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
+        landmark_connections: [ 0, 1, 2 ]
+      }
+    })pb");
   EXPECT_THAT(s.message(), HasSubstr("odd"));
 }
 
@@ -160,55 +228,59 @@ void SaveForReview(const ImageFrame& frame, const std::string& name) {
 }
 
 TEST(AnnotationOverlayCalculatorTest, DrawsDetectionOnImage) {
-  ImageFrame image(ImageFormat::SRGB, 200, 100);
+  ImageFrame image(ImageFormat::SRGB, 800, 400);
   formats::MatView(&image).setTo(cv::Scalar(40, 40, 40));
   std::vector<Packet> images = {
       MakePacket<ImageFrame>(std::move(image)).At(Timestamp(0))};
   const void* input_pixels = images[0].Get<ImageFrame>().PixelData();
-  std::vector<Packet> detections = {
-      MakePacket<std::vector<Detection>>(std::vector<Detection>{
-                                             FaceDetection()})
-          .At(Timestamp(0))};
-  auto out = RunGraph(R"pb(
-    input_stream: "image"
-    input_stream: "detections"
-    node {
-      calculator: "DetectionsToRenderDataCalculator"
-      input_stream: "DETECTIONS:detections"
-      output_stream: "RENDER_DATA:render_data"
-      options { [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
-        thickness: 1.0 color { r: 255 g: 0 b: 0 }
-        text { font_height: 10 } } }
-    }
-    node {
-      calculator: "AnnotationOverlayCalculator"
-      input_stream: "IMAGE:image"
-      input_stream: "render_data"
-      output_stream: "IMAGE:annotated"
-    })pb",
-                      {"annotated"}, {{"image", images}, {"detections", detections}});
+  std::vector<Packet> detections = {MakePacket<std::vector<Detection>>(
+                                        std::vector<Detection>{FaceDetection()})
+                                        .At(Timestamp(0))};
+  auto out =
+      RunGraph(R"pb(
+                 input_stream: "image"
+                 input_stream: "detections"
+                 node {
+                   calculator: "DetectionsToRenderDataCalculator"
+                   input_stream: "DETECTIONS:detections"
+                   output_stream: "RENDER_DATA:render_data"
+                   options {
+                     [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
+                       thickness: 1.0
+                       color { r: 255 g: 0 b: 0 }
+                     }
+                   }
+                 }
+                 node {
+                   calculator: "AnnotationOverlayCalculator"
+                   input_stream: "IMAGE:image"
+                   input_stream: "render_data"
+                   output_stream: "IMAGE:annotated"
+                 })pb",
+               {"annotated"}, {{"image", images}, {"detections", detections}});
   ASSERT_TRUE(out.ok()) << out.status();
   const ImageFrame& f = (*out)["annotated"][0].Get<ImageFrame>();
   SaveForReview(f, "annotated_synthetic.png");
   EXPECT_NE(static_cast<const void*>(f.PixelData()), input_pixels);
   const cv::Mat m = formats::MatView(&f);
-  // Box edges: x 50..100, y 50..75. The left edge (x=50, y=60) is red; the
-  // inside (x=75, y=70) and far outside (x=180, y=90) are untouched.
-  const cv::Vec3b edge = m.at<cv::Vec3b>(62, 50);
+  // Box edges: x 200..400, y 200..300. The left edge (x=200, y=260) is
+  // red; the inside (x=300, y=280) and far outside (x=720, y=360) are
+  // untouched.
+  const cv::Vec3b edge = m.at<cv::Vec3b>(260, 200);
   EXPECT_GT(edge[0], 200);
   EXPECT_LT(edge[1], 60);
-  EXPECT_EQ(m.at<cv::Vec3b>(70, 75), cv::Vec3b(40, 40, 40));
-  EXPECT_EQ(m.at<cv::Vec3b>(90, 180), cv::Vec3b(40, 40, 40));
-  // Keypoint at (60, 60) is drawn (filled circle).
-  EXPECT_GT(m.at<cv::Vec3b>(60, 60)[0], 200);
-  // The label is drawn just above the box's top-left corner.
-  const cv::Mat label = m(cv::Rect(50, 38, 60, 12));
+  EXPECT_EQ(m.at<cv::Vec3b>(280, 300), cv::Vec3b(40, 40, 40));
+  EXPECT_EQ(m.at<cv::Vec3b>(360, 720), cv::Vec3b(40, 40, 40));
+  // Keypoint at (240, 240) is drawn (filled circle).
+  EXPECT_GT(m.at<cv::Vec3b>(240, 240)[0], 200);
+  // The label (9 px high) is drawn inside the box's top-left corner.
+  const cv::Mat label = m(cv::Rect(202, 201, 60, 9));
   cv::Mat red;
   cv::inRange(label, cv::Scalar(150, 0, 0), cv::Scalar(255, 90, 90), red);
   EXPECT_GT(cv::countNonZero(red), 20);
   // The input packet's image was not drawn on.
   const ImageFrame& in = images[0].Get<ImageFrame>();
-  EXPECT_EQ(in.Row(60)[50 * 3], 40);
+  EXPECT_EQ(in.Row(260)[200 * 3], 40);
 }
 
 TEST(AnnotationOverlayCalculatorTest, CanvasWithoutImage) {
@@ -221,19 +293,24 @@ TEST(AnnotationOverlayCalculatorTest, CanvasWithoutImage) {
     }
     render_annotations {
       line { x_start: 0 y_start: 0.9 x_end: 1 y_end: 0.9 normalized: true }
-      color { g: 255 } thickness: 1
+      color { g: 255 }
+      thickness: 1
     })pb");
   std::vector<Packet> in = {MakePacket<RenderData>(rd).At(Timestamp(0))};
   auto out = RunGraph(R"pb(
-    input_stream: "rd"
-    node {
-      calculator: "AnnotationOverlayCalculator"
-      input_stream: "rd"
-      output_stream: "IMAGE:canvas"
-      options { [mediapipe.AnnotationOverlayCalculatorOptions.ext] {
-        canvas_width_px: 40 canvas_height_px: 30
-        canvas_color { r: 255 g: 255 b: 255 } } }
-    })pb",
+                        input_stream: "rd"
+                        node {
+                          calculator: "AnnotationOverlayCalculator"
+                          input_stream: "rd"
+                          output_stream: "IMAGE:canvas"
+                          options {
+                            [mediapipe.AnnotationOverlayCalculatorOptions.ext] {
+                              canvas_width_px: 40
+                              canvas_height_px: 30
+                              canvas_color { r: 255 g: 255 b: 255 }
+                            }
+                          }
+                        })pb",
                       {"canvas"}, {{"rd", in}});
   ASSERT_TRUE(out.ok()) << out.status();
   const ImageFrame& f = (*out)["canvas"][0].Get<ImageFrame>();
@@ -251,14 +328,14 @@ TEST(AnnotationOverlayCalculatorTest, NoRenderDataPassesImageThrough) {
   std::vector<Packet> images = {
       MakePacket<ImageFrame>(std::move(image)).At(Timestamp(0))};
   auto out = RunGraph(R"pb(
-    input_stream: "image"
-    input_stream: "rd"
-    node {
-      calculator: "AnnotationOverlayCalculator"
-      input_stream: "IMAGE:image"
-      input_stream: "rd"
-      output_stream: "IMAGE:out"
-    })pb",
+                        input_stream: "image"
+                        input_stream: "rd"
+                        node {
+                          calculator: "AnnotationOverlayCalculator"
+                          input_stream: "IMAGE:image"
+                          input_stream: "rd"
+                          output_stream: "IMAGE:out"
+                        })pb",
                       {"out"}, {{"image", images}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["out"].size(), 1u);

@@ -4,10 +4,10 @@
 //
 //   node {
 //     calculator: "OpenCvCameraSourceCalculator"
-//     input_side_packet: "DEVICE:camera"          # optional: "0", "/dev/video2"
-//     output_stream: "VIDEO:input_video"
-//     output_stream: "VIDEO_PRESTREAM:header"     # optional
-//     options { [rill.OpenCvCameraSourceCalculatorOptions.ext] {
+//     input_side_packet: "DEVICE:camera"          # optional: "0",
+//     "/dev/video2" output_stream: "VIDEO:input_video" output_stream:
+//     "VIDEO_PRESTREAM:header"     # optional options {
+//     [rill.OpenCvCameraSourceCalculatorOptions.ext] {
 //       width: 640 height: 480 } }
 //   }
 //
@@ -17,11 +17,10 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <string>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
+#include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -85,8 +84,7 @@ class OpenCvCameraSourceCalculator : public CalculatorBase {
       VideoHeader header;
       header.format = ImageFormat::SRGB;
       header.width = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH));
-      header.height =
-          static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT));
+      header.height = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT));
       header.frame_rate = static_cast<float>(capture_.get(cv::CAP_PROP_FPS));
       auto& out = cc->Outputs().Tag(kVideoPrestreamTag);
       out.AddPacket(MakePacket<VideoHeader>(header).At(Timestamp::PreStream()));

@@ -16,13 +16,13 @@ using ::testing::HasSubstr;
 
 TEST(OpenCvCameraSourceCalculatorTest, NoCameraNamesNodeAndDevice) {
   auto out = RunGraph(R"pb(
-    input_side_packet: "device"
-    node {
-      name: "camera"
-      calculator: "OpenCvCameraSourceCalculator"
-      input_side_packet: "DEVICE:device"
-      output_stream: "VIDEO:video"
-    })pb",
+                        input_side_packet: "device"
+                        node {
+                          name: "camera"
+                          calculator: "OpenCvCameraSourceCalculator"
+                          input_side_packet: "DEVICE:device"
+                          output_stream: "VIDEO:video"
+                        })pb",
                       {"video"}, {},
                       {{"device", MakePacket<std::string>("/dev/video97")}});
   ASSERT_FALSE(out.ok());
@@ -33,12 +33,16 @@ TEST(OpenCvCameraSourceCalculatorTest, NoCameraNamesNodeAndDevice) {
 
 TEST(OpenCvCameraSourceCalculatorTest, IndexNamesTheDevicePath) {
   auto out = RunGraph(R"pb(
-    node {
-      calculator: "OpenCvCameraSourceCalculator"
-      output_stream: "VIDEO:video"
-      options { [rill.OpenCvCameraSourceCalculatorOptions.ext] {
-        device: "63" max_frames: 2 } }
-    })pb",
+                        node {
+                          calculator: "OpenCvCameraSourceCalculator"
+                          output_stream: "VIDEO:video"
+                          options {
+                            [rill.OpenCvCameraSourceCalculatorOptions.ext] {
+                              device: "63"
+                              max_frames: 2
+                            }
+                          }
+                        })pb",
                       {"video"});
   if (out.ok()) GTEST_SKIP() << "a camera is attached at /dev/video63";
   EXPECT_THAT(out.status().message(), HasSubstr("/dev/video63"));

@@ -65,16 +65,16 @@ TEST(OpenCvVideoDecoderCalculatorTest, DecodesEveryFrameWithTimestamps) {
 }
 
 TEST(OpenCvVideoDecoderCalculatorTest, MissingFileNamesNodeAndFile) {
-  auto out = RunGraph(R"pb(
-    input_side_packet: "path"
-    node {
-      name: "decoder"
-      calculator: "OpenCvVideoDecoderCalculator"
-      input_side_packet: "INPUT_FILE_PATH:path"
-      output_stream: "VIDEO:video"
-    })pb",
-                      {"video"}, {},
-                      {{"path", MakePacket<std::string>("/nonexistent/x.avi")}});
+  auto out = RunGraph(
+      R"pb(
+        input_side_packet: "path"
+        node {
+          name: "decoder"
+          calculator: "OpenCvVideoDecoderCalculator"
+          input_side_packet: "INPUT_FILE_PATH:path"
+          output_stream: "VIDEO:video"
+        })pb",
+      {"video"}, {}, {{"path", MakePacket<std::string>("/nonexistent/x.avi")}});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("decoder"));
   EXPECT_THAT(out.status().message(), HasSubstr("/nonexistent/x.avi"));
@@ -94,31 +94,31 @@ TEST(OpenCvVideoEncoderCalculatorTest, RoundTripKeepsFramesAndSize) {
   for (const char* ext : {"avi", "mp4"}) {
     const std::string out_path = TmpPath(std::string("roundtrip.") + ext);
     const std::string codec = std::string(ext) == "mp4" ? "mp4v" : "MJPG";
-    auto out = RunGraph(
-        std::string(R"pb(
-          input_side_packet: "path"
-          input_side_packet: "out_path"
-          node {
-            calculator: "OpenCvVideoDecoderCalculator"
-            input_side_packet: "INPUT_FILE_PATH:path"
-            output_stream: "VIDEO:video"
-            output_stream: "VIDEO_PRESTREAM:header"
-          }
-          node {
-            calculator: "OpenCvVideoEncoderCalculator"
-            input_stream: "VIDEO:video"
-            input_stream: "VIDEO_PRESTREAM:header"
-            input_side_packet: "OUTPUT_FILE_PATH:out_path"
-            node_options: {
-              [type.googleapis.com/mediapipe.OpenCvVideoEncoderCalculatorOptions]: {
-                codec: ")pb") +
-            codec + R"pb(" video_format: ")pb" + ext + R"pb("
+    auto out =
+        RunGraph(std::string(R"pb(
+                   input_side_packet: "path"
+                   input_side_packet: "out_path"
+                   node {
+                     calculator: "OpenCvVideoDecoderCalculator"
+                     input_side_packet: "INPUT_FILE_PATH:path"
+                     output_stream: "VIDEO:video"
+                     output_stream: "VIDEO_PRESTREAM:header"
+                   }
+                   node { calculator: "OpenCvVideoEncoderCalculator"
+                          input_stream: "VIDEO:video"
+                          input_stream: "VIDEO_PRESTREAM:header"
+                          input_side_packet: "OUTPUT_FILE_PATH:out_path"
+                          node_options: {
+                            [type.googleapis.com/
+                             mediapipe.OpenCvVideoEncoderCalculatorOptions]: {
+                              codec: ")pb") +
+                     codec + R"pb(" video_format: ")pb" + ext + R"pb(                                                                     "
               }
-            }
+                                                                                                                                          }
           })pb",
-        {"video"}, {},
-        {{"path", MakePacket<std::string>(kVideo)},
-         {"out_path", MakePacket<std::string>(out_path)}});
+                 {"video"}, {},
+                 {{"path", MakePacket<std::string>(kVideo)},
+                  {"out_path", MakePacket<std::string>(out_path)}});
     ASSERT_TRUE(out.ok()) << out.status();
     const size_t n = (*out)["video"].size();
     const ImageFrame& first = (*out)["video"][0].Get<ImageFrame>();
@@ -147,18 +147,18 @@ TEST(OpenCvVideoEncoderCalculatorTest, UnwritablePathIsAClearError) {
   ImageFrame f(ImageFormat::SRGB, 32, 32);
   f.SetToZero();
   frames.push_back(MakePacket<ImageFrame>(std::move(f)).At(Timestamp(0)));
-  auto out = RunGraph(R"pb(
-    input_stream: "video"
-    input_side_packet: "out_path"
-    node {
-      name: "encoder"
-      calculator: "OpenCvVideoEncoderCalculator"
-      input_stream: "VIDEO:video"
-      input_side_packet: "OUTPUT_FILE_PATH:out_path"
-    })pb",
-                      {}, {{"video", frames}},
-                      {{"out_path", MakePacket<std::string>(
-                                        "/nonexistent/dir/out.avi")}});
+  auto out = RunGraph(
+      R"pb(
+        input_stream: "video"
+        input_side_packet: "out_path"
+        node {
+          name: "encoder"
+          calculator: "OpenCvVideoEncoderCalculator"
+          input_stream: "VIDEO:video"
+          input_side_packet: "OUTPUT_FILE_PATH:out_path"
+        })pb",
+      {}, {{"video", frames}},
+      {{"out_path", MakePacket<std::string>("/nonexistent/dir/out.avi")}});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("encoder"));
   EXPECT_THAT(out.status().message(), HasSubstr("/nonexistent/dir/out.avi"));

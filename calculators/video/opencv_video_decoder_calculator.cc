@@ -17,11 +17,10 @@
 // not advance (broken container clocks) gets the previous one plus one.
 #include <cstdint>
 #include <fstream>
-#include <string>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "framework/calculator_base.h"
@@ -61,14 +60,18 @@ class OpenCvVideoDecoderCalculator : public CalculatorBase {
     const std::string where = absl::StrCat(
         "OpenCvVideoDecoderCalculator node \"", cc->NodeName(), "\": ");
     if (!std::ifstream(path_).good()) {
-      return absl::NotFoundError(absl::StrCat(
-          where, "cannot read video file \"", path_,
-          "\" (missing or not readable)"));
+      return absl::NotFoundError(
+          absl::StrCat(where, "cannot read video file \"", path_,
+                       "\" (missing or not readable)"));
     }
-    if (!capture_.open(path_) || !capture_.isOpened()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, "OpenCV cannot decode video file \"", path_,
-          "\" (not a video, or an unsupported codec)"));
+    // FFmpeg reads every container we care about; asking for it avoids
+    // probing camera backends (and their libraries) for a file.
+    const bool opened = capture_.open(path_, cv::CAP_FFMPEG) ||
+                        capture_.open(path_, cv::CAP_ANY);
+    if (!opened || !capture_.isOpened()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, "OpenCV cannot decode video file \"", path_,
+                       "\" (not a video, or an unsupported codec)"));
     }
     width_ = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH));
     height_ = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT));
@@ -91,8 +94,9 @@ class OpenCvVideoDecoderCalculator : public CalculatorBase {
       out.Close();
     }
     if (cc->OutputSidePackets().HasTag(kSavedAudioPathTag)) {
-      cc->OutputSidePackets().Tag(kSavedAudioPathTag).Set(
-          MakePacket<std::string>(""));
+      cc->OutputSidePackets()
+          .Tag(kSavedAudioPathTag)
+          .Set(MakePacket<std::string>(""));
     }
     fps_ = fps > 0 ? fps : 30.0;
     return absl::OkStatus();

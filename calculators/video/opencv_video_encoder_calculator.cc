@@ -19,11 +19,10 @@
 // options' codec cannot be opened for the file, mp4v (.mp4) or MJPG (other
 // containers) is tried before failing, and a warning says so. Frames of
 // another size than the first are resized (a video has one size).
-#include <string>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
+#include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -111,9 +110,9 @@ class OpenCvVideoEncoderCalculator : public CalculatorBase {
         cv::cvtColor(view, bgr_, cv::COLOR_GRAY2BGR);
         break;
       default:
-        return absl::InvalidArgumentError(absl::StrCat(
-            where_, "cannot encode ", frame.DebugString(),
-            " (SRGB, SRGBA or GRAY8 only)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where_, "cannot encode ", frame.DebugString(),
+                         " (SRGB, SRGBA or GRAY8 only)"));
     }
     if (bgr_.cols != size_.width || bgr_.rows != size_.height) {
       cv::resize(bgr_, bgr_, size_);
@@ -133,13 +132,13 @@ class OpenCvVideoEncoderCalculator : public CalculatorBase {
     if (options_.width() > 0) width = options_.width();
     if (options_.height() > 0) height = options_.height();
     if (width <= 0 || height <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where_, "no frame size for \"", path_, "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where_, "no frame size for \"", path_, "\""));
     }
     size_ = cv::Size(width, height);
-    const double fps = options_.fps() > 0   ? options_.fps()
-                       : header_fps > 0     ? header_fps
-                                            : 30.0;
+    const double fps = options_.fps() > 0 ? options_.fps()
+                       : header_fps > 0   ? header_fps
+                                          : 30.0;
     const bool mp4 = absl::EndsWithIgnoreCase(path_, ".mp4") ||
                      absl::EndsWithIgnoreCase(path_, ".mov");
     std::string codecs[2] = {options_.codec(), mp4 ? "mp4v" : "MJPG"};
@@ -151,8 +150,8 @@ class OpenCvVideoEncoderCalculator : public CalculatorBase {
           writer_.open(path_, fourcc, fps, size_, true)) {
         if (codec != options_.codec() && !options_.codec().empty()) {
           LOG(WARNING) << where_ << "codec \"" << options_.codec()
-                       << "\" is not available; wrote \"" << path_
-                       << "\" with " << codec;
+                       << "\" is not available; wrote \"" << path_ << "\" with "
+                       << codec;
         }
         return absl::OkStatus();
       }

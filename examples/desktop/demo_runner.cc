@@ -4,14 +4,13 @@
 #include <chrono>
 #include <deque>
 #include <fstream>
-#include <string>
-#include <thread>
-#include <vector>
-
 #include <opencv2/core.hpp>
 #include <opencv2/highgui.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -27,8 +26,6 @@ namespace rill {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-constexpr int kStallSeconds = 20;
 
 double Ms(Clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
@@ -74,8 +71,8 @@ void DrawFps(cv::Mat& bgr, double fps, const std::string& source) {
                 cv::Point(size.width + 12, size.height + base + 12),
                 cv::Scalar(0, 0, 0), cv::FILLED);
   cv::putText(bgr, text, cv::Point(6, size.height + 6),
-              cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(0, 255, 0),
-              thickness, cv::LINE_AA);
+              cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(0, 255, 0), thickness,
+              cv::LINE_AA);
 }
 
 }  // namespace
@@ -95,9 +92,9 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
     }
     if (!std::ifstream(options.fallback_video).good() ||
         !capture.open(options.fallback_video) || !capture.isOpened()) {
-      return absl::NotFoundError(absl::StrCat(
-          "no camera (", why, ") and the fallback video \"",
-          options.fallback_video, "\" cannot be opened"));
+      return absl::NotFoundError(
+          absl::StrCat("no camera (", why, ") and the fallback video \"",
+                       options.fallback_video, "\" cannot be opened"));
     }
     LOG(INFO) << why << "; playing " << options.fallback_video << " instead";
     stats.source = absl::StrCat("video ", options.fallback_video);
@@ -131,8 +128,8 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
     if (!capture.read(bgr) || bgr.empty()) break;
     int64_t ts;
     if (stats.used_camera) {
-      ts = std::chrono::duration_cast<std::chrono::microseconds>(
-               Clock::now() - start)
+      ts = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() -
+                                                                 start)
                .count();
     } else {
       ts = static_cast<int64_t>(capture.get(cv::CAP_PROP_POS_MSEC) * 1000);
@@ -152,9 +149,9 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
 
     // Wait for this frame's result, or for the graph to settle past it
     // without one (an empty packet from the bound-observing poller).
-    // A graph that neither answers nor settles for kStallSeconds is
-    // stuck (a stream whose bound never advances): report where it waits
-    // rather than hang.
+    // A graph that neither answers nor settles for stall_timeout_s is stuck
+    // (a stream whose bound never advances): report where it waits rather
+    // than hang.
     Packet out;
     bool got = false;
     bool settled = false;
@@ -169,11 +166,14 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
         continue;
       }
       if (graph.HasError()) break;
-      if (Clock::now() - wait_start > std::chrono::seconds(kStallSeconds)) {
+      if (std::chrono::duration<double>(Clock::now() - wait_start).count() >
+          options.stall_timeout_s) {
         status = absl::DeadlineExceededError(absl::StrCat(
-            "graph \"", options.graph_path, "\" gave no result and no "
-            "timestamp bound for frame ", stats.frames_in, " (timestamp ", ts,
-            ") on \"", options.output_stream, "\" within ", kStallSeconds,
+            "graph \"", options.graph_path,
+            "\" gave no result and no "
+            "timestamp bound for frame ",
+            stats.frames_in, " (timestamp ", ts, ") on \"",
+            options.output_stream, "\" within ", options.stall_timeout_s,
             " s; waiting nodes:\n", graph.DebugWaitReport()));
         break;
       }
@@ -190,9 +190,9 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
     while (recent.size() > 30) recent.pop_front();
     const double live_fps =
         recent.size() > 1
-            ? (recent.size() - 1) / std::chrono::duration<double>(
-                                        recent.back() - recent.front())
-                                        .count()
+            ? (recent.size() - 1) /
+                  std::chrono::duration<double>(recent.back() - recent.front())
+                      .count()
             : 0.0;
 
     const ImageFrame& result = out.Get<ImageFrame>();
@@ -228,10 +228,10 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
     if (options.window) {
       int wait_ms = 1;
       if (!stats.used_camera && options.realtime_video && video_fps > 0) {
-        next_show += std::chrono::microseconds(
-            static_cast<int64_t>(1e6 / video_fps));
-        wait_ms = std::max<int>(
-            1, static_cast<int>(Ms(next_show - Clock::now())));
+        next_show +=
+            std::chrono::microseconds(static_cast<int64_t>(1e6 / video_fps));
+        wait_ms =
+            std::max<int>(1, static_cast<int>(Ms(next_show - Clock::now())));
       }
       cv::imshow(window, shown);
       const int key = cv::waitKey(wait_ms);
@@ -248,7 +248,8 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
   }
   absl::Status done = graph.WaitUntilDone();
   if (!status.ok()) return status;
-  if (!done.ok() && done.code() == absl::StatusCode::kCancelled) done = absl::OkStatus();
+  if (!done.ok() && done.code() == absl::StatusCode::kCancelled)
+    done = absl::OkStatus();
   if (!done.ok()) return done;
   if (!close.ok()) return close;
 
@@ -260,9 +261,8 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
     stats.mean_latency_ms = sum / latencies.size();
     std::sort(latencies.begin(), latencies.end());
     stats.p50_latency_ms = latencies[latencies.size() / 2];
-    stats.p99_latency_ms =
-        latencies[std::min(latencies.size() - 1,
-                           static_cast<size_t>(latencies.size() * 0.99))];
+    stats.p99_latency_ms = latencies[std::min(
+        latencies.size() - 1, static_cast<size_t>(latencies.size() * 0.99))];
   }
   return stats;
 }

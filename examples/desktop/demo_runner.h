@@ -34,6 +34,9 @@ struct DemoOptions {
   bool realtime_video = true;
   // Stop after this many frames (0: until the source ends or q).
   int max_frames = 0;
+  // A graph that neither answers a frame nor moves its output's timestamp
+  // bound past it for this long ends the run with a wait report.
+  double stall_timeout_s = 20;
   // Side packets for the graph (e.g. model paths).
   std::map<std::string, Packet> side_packets;
 };
@@ -44,8 +47,8 @@ struct DemoStats {
   int64_t frames_in = 0;
   int64_t frames_out = 0;
   double seconds = 0;
-  double fps = 0;                 // frames out per second of wall time
-  double mean_latency_ms = 0;     // from sending a frame to its result
+  double fps = 0;              // frames out per second of wall time
+  double mean_latency_ms = 0;  // from sending a frame to its result
   double p50_latency_ms = 0;
   double p99_latency_ms = 0;
 };

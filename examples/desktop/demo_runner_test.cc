@@ -4,12 +4,13 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <string>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
+#include <string>
 
+#include "framework/calculator_base.h"
+#include "framework/formats/image_frame.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -19,6 +20,21 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr char kVideo[] = "third_party/media/Megamind.avi";
+
+// Takes frames and emits nothing, without promising anything about its
+// output's timestamps: downstream can never settle.
+class SwallowFramesForTestCalculator : public CalculatorBase {
+ public:
+  static absl::Status GetContract(CalculatorContract* cc) {
+    cc->Inputs().Index(0).Set<ImageFrame>();
+    cc->Outputs().Index(0).Set<ImageFrame>();
+    return absl::OkStatus();
+  }
+  absl::Status Process(CalculatorContext* cc) override {
+    return absl::OkStatus();
+  }
+};
+REGISTER_CALCULATOR(SwallowFramesForTestCalculator);
 
 std::string OutDir() {
   const char* d = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
@@ -53,9 +69,25 @@ TEST(DemoRunnerTest, FallsBackToVideoAndWritesOutput) {
   // The fps caption box is in the top-left corner: black with green text.
   const cv::Mat caption = frame(cv::Rect(0, 0, 60, 14));
   cv::Mat green;
-  cv::inRange(caption, cv::Scalar(0, 120, 0), cv::Scalar(120, 255, 120),
-              green);
+  cv::inRange(caption, cv::Scalar(0, 120, 0), cv::Scalar(120, 255, 120), green);
   EXPECT_GT(cv::countNonZero(green), 5);
+}
+
+TEST(DemoRunnerTest, StalledGraphIsReportedNotHung) {
+  if (!std::ifstream(kVideo).good()) GTEST_SKIP() << "no test media";
+  DemoOptions options;
+  options.graph_path = "examples/desktop/stall_graph_test.pbtxt";
+  options.camera = "";
+  options.fallback_video = kVideo;
+  options.window = false;
+  options.max_frames = 5;
+  options.stall_timeout_s = 1;
+  auto stats = RunDemo(options);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(stats.status().message(), HasSubstr("stall_graph_test.pbtxt"));
+  EXPECT_THAT(stats.status().message(),
+              HasSubstr("SwallowFramesForTestCalculator"));
 }
 
 TEST(DemoRunnerTest, NoCameraAndNoVideoIsAClearError) {

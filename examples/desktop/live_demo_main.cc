@@ -45,8 +45,7 @@ int main(int argc, char** argv) {
   options.output_stream = absl::GetFlag(FLAGS_output_stream);
   const char* display = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
-  const bool have_display =
-      (display && *display) || (wayland && *wayland);
+  const bool have_display = (display && *display) || (wayland && *wayland);
   options.window = absl::GetFlag(FLAGS_window) && have_display;
   if (absl::GetFlag(FLAGS_window) && !have_display) {
     std::cerr << "no display ($DISPLAY unset): running without a window"

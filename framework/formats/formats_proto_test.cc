@@ -32,35 +32,39 @@ TEST(FormatsProtoTest, FieldNumbersAreMediaPipes) {
   EXPECT_EQ(r->FindFieldByName("gradient_line")->number(), 14);
   EXPECT_EQ(r->FindFieldByName("thickness")->number(), 11);
   EXPECT_EQ(r->FindFieldByName("color")->number(), 12);
-  EXPECT_EQ(NormalizedLandmark::descriptor()
-                ->FindFieldByName("presence")
-                ->number(),
-            5);
+  EXPECT_EQ(
+      NormalizedLandmark::descriptor()->FindFieldByName("presence")->number(),
+      5);
   EXPECT_EQ(NormalizedRect::descriptor()->FindFieldByName("rotation")->number(),
             5);
 }
 
 TEST(FormatsProtoTest, TextFormatRoundTrip) {
   Detection det;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
-    label: "face" score: 0.9
-    location_data {
-      format: RELATIVE_BOUNDING_BOX
-      relative_bounding_box { xmin: 0.1 ymin: 0.2 width: 0.3 height: 0.4 }
-      relative_keypoints { x: 0.5 y: 0.6 }
-    })pb", &det));
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        label: "face"
+        score: 0.9
+        location_data {
+          format: RELATIVE_BOUNDING_BOX
+          relative_bounding_box { xmin: 0.1 ymin: 0.2 width: 0.3 height: 0.4 }
+          relative_keypoints { x: 0.5 y: 0.6 }
+        })pb",
+      &det));
   EXPECT_FLOAT_EQ(det.location_data().relative_bounding_box().height(), 0.4f);
   Detection back;
   ASSERT_TRUE(back.ParseFromString(det.SerializeAsString()));
   EXPECT_EQ(back.DebugString(), det.DebugString());
 
   RenderData rd;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
-    render_annotations {
-      rectangle { left: 0 top: 0 right: 1 bottom: 1 normalized: true }
-      color { r: 255 }
-      thickness: 2
-    })pb", &rd));
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        render_annotations {
+          rectangle { left: 0 top: 0 right: 1 bottom: 1 normalized: true }
+          color { r: 255 }
+          thickness: 2
+        })pb",
+      &rd));
   EXPECT_TRUE(rd.render_annotations(0).has_rectangle());
   ClassificationList cl;
   cl.add_classification()->set_score(1.f);

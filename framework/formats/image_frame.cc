@@ -76,7 +76,9 @@ ImageFrame::ImageFrame(ImageFormat::Format format, int width, int height,
                  std::move(deleter));
 }
 
-ImageFrame::ImageFrame(ImageFrame&& other) noexcept { *this = std::move(other); }
+ImageFrame::ImageFrame(ImageFrame&& other) noexcept {
+  *this = std::move(other);
+}
 
 ImageFrame& ImageFrame::operator=(ImageFrame&& other) noexcept {
   if (this != &other) {
@@ -116,11 +118,10 @@ void ImageFrame::Reset(ImageFormat::Format format, int width, int height,
   format_ = format;
   width_ = width;
   height_ = height;
-  const int row_bytes = width * NumberOfChannelsForFormat(format) *
-                        ByteDepthForFormat(format);
-  width_step_ =
-      (row_bytes + alignment_boundary - 1) / alignment_boundary *
-      alignment_boundary;
+  const int row_bytes =
+      width * NumberOfChannelsForFormat(format) * ByteDepthForFormat(format);
+  width_step_ = (row_bytes + alignment_boundary - 1) / alignment_boundary *
+                alignment_boundary;
   // Every row starts aligned because the buffer does and the step is a
   // multiple of the boundary. posix_memalign needs at least sizeof(void*).
   const size_t align = alignment_boundary < static_cast<int>(sizeof(void*))
@@ -130,15 +131,14 @@ void ImageFrame::Reset(ImageFormat::Format format, int width, int height,
   if (bytes == 0) bytes = align;
   void* p = nullptr;
   CHECK_EQ(posix_memalign(&p, align, bytes), 0)
-      << "out of memory allocating " << bytes << " bytes for "
-      << DebugString();
+      << "out of memory allocating " << bytes << " bytes for " << DebugString();
   pixel_data_ = static_cast<uint8_t*>(p);
   deleter_ = AlignedFree;
 }
 
 void ImageFrame::AdoptPixelData(ImageFormat::Format format, int width,
-                                int height, int width_step,
-                                uint8_t* pixel_data, Deleter deleter) {
+                                int height, int width_step, uint8_t* pixel_data,
+                                Deleter deleter) {
   CHECK(IsValidFormat(format))
       << "ImageFrame cannot hold format " << FormatName(format);
   CHECK_GE(width_step, width * NumberOfChannelsForFormat(format) *
@@ -176,8 +176,7 @@ void ImageFrame::CopyToBuffer(uint8_t* buffer, int buffer_size) const {
   const int row_bytes = width_ * PixelBytes();
   CHECK_GE(buffer_size, row_bytes * height_);
   for (int y = 0; y < height_; ++y) {
-    std::memcpy(buffer + static_cast<size_t>(y) * row_bytes, Row(y),
-                row_bytes);
+    std::memcpy(buffer + static_cast<size_t>(y) * row_bytes, Row(y), row_bytes);
   }
 }
 

@@ -32,8 +32,9 @@ class ImageFrame {
   ImageFrame(ImageFormat::Format format, int width, int height,
              int alignment_boundary = kDefaultAlignmentBoundary);
   // Wraps pixels owned elsewhere; `deleter` runs when the frame lets go.
-  ImageFrame(ImageFormat::Format format, int width, int height, int width_step,
-             uint8_t* pixel_data, Deleter deleter = [](uint8_t*) {});
+  ImageFrame(
+      ImageFormat::Format format, int width, int height, int width_step,
+      uint8_t* pixel_data, Deleter deleter = [](uint8_t*) {});
 
   ImageFrame(ImageFrame&& other) noexcept;
   ImageFrame& operator=(ImageFrame&& other) noexcept;
@@ -43,9 +44,9 @@ class ImageFrame {
 
   void Reset(ImageFormat::Format format, int width, int height,
              int alignment_boundary = kDefaultAlignmentBoundary);
-  void AdoptPixelData(ImageFormat::Format format, int width, int height,
-                      int width_step, uint8_t* pixel_data,
-                      Deleter deleter = [](uint8_t*) {});
+  void AdoptPixelData(
+      ImageFormat::Format format, int width, int height, int width_step,
+      uint8_t* pixel_data, Deleter deleter = [](uint8_t*) {});
   // Deep copy of `other` (fresh buffer with the given row alignment).
   void CopyFrom(const ImageFrame& other, int alignment_boundary);
   void CopyFrom(const ImageFrame& other) {

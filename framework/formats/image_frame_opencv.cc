@@ -69,8 +69,7 @@ const cv::Mat MatView(const ImageFrame* frame) {
   CHECK_GE(type, 0) << "no cv::Mat type for " << frame->DebugString();
   // cv::Mat has no const-pixel form; the const return is the promise.
   return cv::Mat(frame->Height(), frame->Width(), type,
-                 const_cast<uint8_t*>(frame->PixelData()),
-                 frame->WidthStep());
+                 const_cast<uint8_t*>(frame->PixelData()), frame->WidthStep());
 }
 
 ImageFrame FromMat(const cv::Mat& mat, ImageFormat::Format format) {

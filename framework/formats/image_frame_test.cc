@@ -1,11 +1,10 @@
 #include "framework/formats/image_frame.h"
 
 #include <cstdint>
-#include <utility>
-#include <vector>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <utility>
+#include <vector>
 
 #include "framework/formats/image.h"
 #include "framework/formats/image_frame_opencv.h"
@@ -58,11 +57,10 @@ TEST(ImageFrameTest, AdoptCallsDeleterOnce) {
   int deleted = 0;
   std::vector<uint8_t> storage(3 * 2 * 3);
   {
-    ImageFrame f(ImageFormat::SRGB, 3, 2, 9, storage.data(),
-                 [&](uint8_t* p) {
-                   EXPECT_EQ(p, storage.data());
-                   ++deleted;
-                 });
+    ImageFrame f(ImageFormat::SRGB, 3, 2, 9, storage.data(), [&](uint8_t* p) {
+      EXPECT_EQ(p, storage.data());
+      ++deleted;
+    });
     ImageFrame g(std::move(f));
   }
   EXPECT_EQ(deleted, 1);

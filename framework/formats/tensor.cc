@@ -141,8 +141,7 @@ Tensor& Tensor::operator=(const Tensor& other) {
 void Tensor::CheckType(ElementType wanted) const {
   CHECK(wanted == element_type_)
       << "Tensor holds " << ElementTypeName(element_type_) << " "
-      << shape_.DebugString() << ", asked for "
-      << ElementTypeName(wanted);
+      << shape_.DebugString() << ", asked for " << ElementTypeName(wanted);
 }
 
 std::string Tensor::DebugString() const {

@@ -40,7 +40,8 @@ TEST(TensorTest, VectorOfTensors) {
   std::vector<Tensor> tensors;
   tensors.emplace_back(Tensor::ElementType::kUInt8, Tensor::Shape{2, 2},
                        Tensor::QuantizationParameters{0.5f, 3});
-  tensors.emplace_back(Tensor::ElementType::kFloat32, Tensor::Shape{1, 896, 16});
+  tensors.emplace_back(Tensor::ElementType::kFloat32,
+                       Tensor::Shape{1, 896, 16});
   EXPECT_EQ(tensors[0].quantization_parameters().zero_point, 3);
   EXPECT_EQ(tensors[1].shape().dims[1], 896);
 }
