@@ -2,9 +2,13 @@
 // images, through the graph runtime, subgraph expansion and option_value, the
 // engine, and the detection calculators.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 #include <string>
 #include <vector>
@@ -183,6 +187,62 @@ TEST_F(FaceDetectionGraphTest, ShortRangeInARegionProjectsBackToTheImage) {
   // The face is larger in the tensor, so the model sees it differently: a
   // looser tolerance than the whole-image run.
   ExpectFace(faces[0], kAstronaut, 0.03f);
+}
+
+// The portrait turned a quarter clockwise (the face lies on its side) and a
+// whole-image ROI turned by +90 degrees, so that the face is upright in the
+// tensor: the detector finds it, and the projection (MATRIX with rotation)
+// puts box and keypoints where the turned image has them: (x, y) of the
+// upright portrait at (1 - y, x).
+TEST_F(FaceDetectionGraphTest, RotatedRegionFindsTheTurnedFace) {
+  const std::string image_path = MediaPath("astronaut.png");
+  SKIP_IF_MISSING(image_path);
+  SKIP_IF_MISSING(ModelPath("face_detection_short_range.tflite"));
+  cv::Mat bgr = cv::imread(image_path, cv::IMREAD_COLOR), turned, rgb;
+  cv::rotate(bgr, turned, cv::ROTATE_90_CLOCKWISE);
+  cv::cvtColor(turned, rgb, cv::COLOR_BGR2RGB);
+  NormalizedRect roi;
+  roi.set_x_center(0.5f);
+  roi.set_y_center(0.5f);
+  roi.set_width(1.0f);
+  roi.set_height(1.0f);
+  roi.set_rotation(static_cast<float>(M_PI / 2));
+  auto out = RunGraph(
+      R"pb(
+        input_stream: "image"
+        input_stream: "roi"
+        output_stream: "detections"
+        node {
+          calculator: "FaceDetectionShortRange"
+          input_stream: "IMAGE:image"
+          input_stream: "ROI:roi"
+          output_stream: "DETECTIONS:detections"
+        })pb",
+      {"detections"},
+      {{"image",
+        {Adopt(new ImageFrame(formats::FromMat(rgb, ImageFormat::SRGB)))
+             .At(Timestamp(0))}},
+       {"roi", {MakePacket<NormalizedRect>(roi).At(Timestamp(0))}}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)["detections"].size(), 1u);
+  const auto& faces = (*out)["detections"][0].Get<std::vector<Detection>>();
+  PrintDetections(faces);
+  cv::Mat drawn = turned.clone();
+  solutions::DrawDetections(faces, &drawn);
+  cv::imwrite(
+      solutions::OutputDir() + "/face_detection_rotated_roi_astronaut.png",
+      drawn);
+  ASSERT_EQ(faces.size(), 1u);
+  // The upright face's box and keypoints, turned.
+  ExpectedFace turned_face = {1.0f - kAstronaut.ymin - kAstronaut.height,
+                              kAstronaut.xmin,
+                              kAstronaut.height,
+                              kAstronaut.width,
+                              {}};
+  for (const auto& [x, y] : kAstronaut.keypoints) {
+    turned_face.keypoints.push_back({1.0f - y, x});
+  }
+  ExpectFace(faces[0], turned_face, 0.02f);
 }
 
 // messi5.jpg (OpenCV's sample, 548x342): a small face in a football scene,
