@@ -91,9 +91,10 @@ TEST(PoseLandmarkTest, LandmarksOfMessiInARegion) {
   solutions::UseGraphs({"pose_landmark"});
   // A square (in pixels) region around the player, 400x400 px of 548x342.
   const NormalizedRect roi = Rect(0.48f, 0.58f, 400.0f / 548, 400.0f / 342);
-  auto out = RunOnRegion("PoseLandmarkByRoiCpu",
-                         {"LANDMARKS", "PRESENCE_SCORE", "SEGMENTATION_MASK"},
-                         image_path, roi);
+  auto out = RunOnRegion(
+      "PoseLandmarkByRoiCpu",
+      {"LANDMARKS", "PRESENCE_SCORE", "SEGMENTATION_MASK", "WORLD_LANDMARKS"},
+      image_path, roi);
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["presence_score"].size(), 1u);
   const float presence = (*out)["presence_score"][0].Get<float>();
@@ -132,6 +133,22 @@ TEST(PoseLandmarkTest, LandmarksOfMessiInARegion) {
     EXPECT_GT(lms.landmark(e.index).visibility(), 0.8f)
         << "landmark " << e.index;
   }
+  // World landmarks in metres: shoulders 0.25-0.5 m apart, the hips' middle
+  // near the origin.
+  ASSERT_EQ((*out)["world_landmarks"].size(), 1u);
+  const auto& world = (*out)["world_landmarks"][0].Get<LandmarkList>();
+  ASSERT_EQ(world.landmark_size(), 39);
+  const float shoulders =
+      std::hypot(world.landmark(11).x() - world.landmark(12).x(),
+                 world.landmark(11).y() - world.landmark(12).y(),
+                 world.landmark(11).z() - world.landmark(12).z());
+  std::printf("pose world shoulder width %.3f m\n", shoulders);
+  EXPECT_GT(shoulders, 0.2f);
+  EXPECT_LT(shoulders, 0.6f);
+  EXPECT_NEAR((world.landmark(23).x() + world.landmark(24).x()) / 2, 0.0f,
+              0.1f);
+  EXPECT_NEAR((world.landmark(23).y() + world.landmark(24).y()) / 2, 0.0f,
+              0.1f);
   // Anatomy: head above shoulders above hips above knees.
   EXPECT_LT(lms.landmark(0).y(), lms.landmark(11).y());
   EXPECT_LT(lms.landmark(11).y(), lms.landmark(23).y());
