@@ -58,7 +58,7 @@ absl::StatusOr<StreamPackets> Transform(const std::string& options,
                    input_stream: "IMAGE:in"
                    output_stream: "IMAGE:out"
                    output_stream: "LETTERBOX_PADDING:padding"
-          )pb" +
+      )pb" +
           extra + R"pb(
             options {
               [mediapipe.ImageTransformationCalculatorOptions.ext] {)pb" +
@@ -109,6 +109,58 @@ TEST(ImageFileSourceCalculatorTest, MissingFileNamesNodeAndFile) {
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("image_source"));
   EXPECT_THAT(out.status().message(), HasSubstr("/no/such/image.png"));
+}
+
+std::string TmpDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir ? dir : "/tmp";
+}
+
+constexpr char kSinkGraph[] = R"pb(
+  input_stream: "image"
+  input_side_packet: "path"
+  node {
+    name: "sink"
+    calculator: "ImageFileSinkCalculator"
+    input_stream: "IMAGE:image"
+    input_side_packet: "FILE_PATH:path"
+  })pb";
+
+TEST(ImageFileSinkCalculatorTest, WritesNumberedPngsThatReadBackExactly) {
+  std::vector<Packet> frames;
+  for (int i = 0; i < 3; ++i) {
+    ImageFrame f = Gradient(6, 4);
+    f.MutableRow(0)[0] = 100 + i;
+    frames.push_back(MakePacket<ImageFrame>(std::move(f)).At(Timestamp(i)));
+  }
+  const std::string pattern = TmpDir() + "/sink_%03d.png";
+  auto out = RunGraph(kSinkGraph, {}, {{"image", frames}},
+                      {{"path", MakePacket<std::string>(pattern)}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int i = 0; i < 3; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "/sink_%03d.png", i);
+    const cv::Mat bgr = cv::imread(TmpDir() + name, cv::IMREAD_COLOR);
+    ASSERT_FALSE(bgr.empty()) << name;
+    EXPECT_EQ(bgr.cols, 6);
+    EXPECT_EQ(bgr.at<cv::Vec3b>(0, 0)[2], 100 + i);  // R, lossless
+    EXPECT_EQ(bgr.at<cv::Vec3b>(3, 5), cv::Vec3b(7, 3, 5));
+  }
+}
+
+TEST(ImageFileSinkCalculatorTest, UnwritableFileAndBadPatternAreClear) {
+  std::vector<Packet> frames = {
+      MakePacket<ImageFrame>(Gradient(2, 2)).At(Timestamp(0))};
+  auto out =
+      RunGraph(kSinkGraph, {}, {{"image", frames}},
+               {{"path", MakePacket<std::string>("/no/such/dir/out.png")}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("sink"));
+  EXPECT_THAT(out.status().message(), HasSubstr("/no/such/dir/out.png"));
+  auto bad = RunGraph(kSinkGraph, {}, {{"image", frames}},
+                      {{"path", MakePacket<std::string>("out_%s.png")}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("out_%s.png"));
 }
 
 TEST(ImageTransformationCalculatorTest, Rotate90IsCounterclockwise) {

@@ -8,6 +8,9 @@
 //     output_stream: "IMAGE:output_video"
 //   }
 //
+// UIMAGE input/output streams (Image) may stand in for IMAGE (ImageFrame),
+// as in MediaPipe's newer graphs.
+//
 // The output is a copy of the input image (packets are immutable) with the
 // annotations of every untagged and VECTOR input drawn in input order. A
 // missing RenderData packet at a timestamp draws nothing. Without an IMAGE
@@ -23,6 +26,7 @@
 #include "calculators/render/annotation_overlay_calculator.pb.h"
 #include "calculators/render/annotation_renderer.h"
 #include "framework/calculator_base.h"
+#include "framework/formats/image.h"
 #include "framework/formats/image_frame.h"
 #include "framework/formats/image_frame_opencv.h"
 #include "framework/formats/render_data.pb.h"
@@ -31,19 +35,26 @@ namespace rill {
 namespace {
 
 constexpr char kImageTag[] = "IMAGE";
+constexpr char kUImageTag[] = "UIMAGE";
 constexpr char kVectorTag[] = "VECTOR";
 
 class AnnotationOverlayCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
-    if (!cc->Outputs().HasTag(kImageTag)) {
+    const bool frame = cc->Outputs().HasTag(kImageTag);
+    const bool image = cc->Outputs().HasTag(kUImageTag);
+    if (frame == image || cc->Inputs().HasTag(frame ? kUImageTag : kImageTag)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "AnnotationOverlayCalculator node \"", cc->GetNodeName(),
-          "\" needs an IMAGE output stream (IMAGE_GPU is not supported: "
-          "Rill runs on CPU)"));
+          "\" needs one IMAGE (ImageFrame) or UIMAGE (Image) output stream, "
+          "and an input stream, if any, of the same tag (IMAGE_GPU is not "
+          "supported: Rill runs on CPU)"));
     }
     if (cc->Inputs().HasTag(kImageTag)) {
       cc->Inputs().Tag(kImageTag).Set<ImageFrame>();
+    }
+    if (cc->Inputs().HasTag(kUImageTag)) {
+      cc->Inputs().Tag(kUImageTag).Set<Image>();
     }
     for (int i = 0; i < cc->Inputs().NumEntries(""); ++i) {
       cc->Inputs().Get("", i).Set<RenderData>();
@@ -51,7 +62,8 @@ class AnnotationOverlayCalculator : public CalculatorBase {
     for (int i = 0; i < cc->Inputs().NumEntries(kVectorTag); ++i) {
       cc->Inputs().Get(kVectorTag, i).Set<std::vector<RenderData>>();
     }
-    cc->Outputs().Tag(kImageTag).Set<ImageFrame>();
+    if (frame) cc->Outputs().Tag(kImageTag).Set<ImageFrame>();
+    if (image) cc->Outputs().Tag(kUImageTag).Set<Image>();
     cc->SetTimestampOffset(TimestampDiff(0));
     return absl::OkStatus();
   }
@@ -77,11 +89,20 @@ class AnnotationOverlayCalculator : public CalculatorBase {
       }
     }
 
+    const bool uimage = cc->Outputs().HasTag(kUImageTag);
+    const char* tag = uimage ? kUImageTag : kImageTag;
     ImageFrame output;
-    if (cc->Inputs().HasTag(kImageTag)) {
-      const InputStreamShard& in = cc->Inputs().Tag(kImageTag);
+    if (cc->Inputs().HasTag(tag)) {
+      const InputStreamShard& in = cc->Inputs().Tag(tag);
       if (in.IsEmpty()) return absl::OkStatus();
-      const ImageFrame& image = in.Get<ImageFrame>();
+      const ImageFrame* frame =
+          uimage ? in.Get<Image>().GetImageFrameSharedPtr().get()
+                 : &in.Get<ImageFrame>();
+      if (frame == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where_, "empty Image at ", cc->InputTimestamp().DebugString()));
+      }
+      const ImageFrame& image = *frame;
       if (image.Format() != ImageFormat::SRGB &&
           image.Format() != ImageFormat::SRGBA &&
           image.Format() != ImageFormat::GRAY8) {
@@ -91,7 +112,7 @@ class AnnotationOverlayCalculator : public CalculatorBase {
       }
       if (data.empty()) {
         // Nothing to draw: pass the same packet on, no copy.
-        cc->Outputs().Tag(kImageTag).AddPacket(in.Value());
+        cc->Outputs().Tag(tag).AddPacket(in.Value());
         return absl::OkStatus();
       }
       output.CopyFrom(image);
@@ -127,8 +148,15 @@ class AnnotationOverlayCalculator : public CalculatorBase {
       }
       cv::flip(mat, mat, 0);
     }
-    cc->Outputs().Tag(kImageTag).AddPacket(
-        MakePacket<ImageFrame>(std::move(output)).At(cc->InputTimestamp()));
+    if (uimage) {
+      cc->Outputs()
+          .Tag(kUImageTag)
+          .AddPacket(
+              MakePacket<Image>(std::move(output)).At(cc->InputTimestamp()));
+    } else {
+      cc->Outputs().Tag(kImageTag).AddPacket(
+          MakePacket<ImageFrame>(std::move(output)).At(cc->InputTimestamp()));
+    }
     return absl::OkStatus();
   }
 

@@ -11,6 +11,7 @@
 
 #include "calculators/core/test_util.h"
 #include "framework/formats/detection.pb.h"
+#include "framework/formats/image.h"
 #include "framework/formats/image_frame.h"
 #include "framework/formats/image_frame_opencv.h"
 #include "framework/formats/landmark.pb.h"
@@ -340,6 +341,48 @@ TEST(AnnotationOverlayCalculatorTest, NoRenderDataPassesImageThrough) {
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["out"].size(), 1u);
   EXPECT_EQ((*out)["out"][0].PayloadId(), images[0].PayloadId());
+}
+
+TEST(AnnotationOverlayCalculatorTest, UImageInAndOut) {
+  ImageFrame frame(ImageFormat::SRGBA, 20, 20);
+  formats::MatView(&frame).setTo(cv::Scalar(0, 0, 0, 255));
+  std::vector<Packet> images = {
+      MakePacket<Image>(std::move(frame)).At(Timestamp(0))};
+  RenderData rd = ParseText<RenderData>(R"pb(
+    render_annotations {
+      point { x: 10 y: 10 }
+      color { r: 255 g: 255 b: 0 }
+      thickness: 3
+    })pb");
+  std::vector<Packet> data = {MakePacket<RenderData>(rd).At(Timestamp(0))};
+  auto out = RunGraph(R"pb(
+                        input_stream: "image"
+                        input_stream: "rd"
+                        node {
+                          calculator: "AnnotationOverlayCalculator"
+                          input_stream: "UIMAGE:image"
+                          input_stream: "rd"
+                          output_stream: "UIMAGE:out"
+                        })pb",
+                      {"out"}, {{"image", images}, {"rd", data}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const Image& result = (*out)["out"][0].Get<Image>();
+  const ImageFrame& f = *result.GetImageFrameSharedPtr();
+  EXPECT_EQ(f.Format(), ImageFormat::SRGBA);
+  EXPECT_EQ(f.Row(10)[10 * 4 + 0], 255);
+  EXPECT_EQ(f.Row(10)[10 * 4 + 1], 255);
+  EXPECT_EQ(f.Row(10)[10 * 4 + 3], 255);
+  EXPECT_EQ(f.Row(0)[0], 0);
+  // The input Image was not drawn on.
+  EXPECT_EQ(images[0].Get<Image>().GetImageFrameSharedPtr()->Row(10)[40], 0);
+}
+
+TEST(AnnotationOverlayCalculatorTest, MixedTagsAreAContractError) {
+  absl::Status s = CheckContract(R"pb(
+    calculator: "AnnotationOverlayCalculator"
+    input_stream: "IMAGE:image"
+    output_stream: "UIMAGE:out")pb");
+  EXPECT_THAT(s.message(), HasSubstr("UIMAGE"));
 }
 
 }  // namespace
