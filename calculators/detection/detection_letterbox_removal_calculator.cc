@@ -66,9 +66,10 @@ class DetectionLetterboxRemovalCalculator : public CalculatorBase {
         kp.set_y((kp.y() - top) / sy);
       }
     }
-    cc->Outputs().Tag("DETECTIONS").AddPacket(
-        MakePacket<std::vector<Detection>>(std::move(out))
-            .At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag("DETECTIONS")
+        .AddPacket(MakePacket<std::vector<Detection>>(std::move(out))
+                       .At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 };

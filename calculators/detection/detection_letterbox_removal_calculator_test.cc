@@ -20,17 +20,22 @@ TEST(DetectionLetterboxRemovalCalculatorTest, MapsPaddedToUnpadded) {
   k->set_y(0.75f);
   // Padded above and below by a quarter each (a 2:1 image in a square).
   const std::array<float, 4> pad = {0.0f, 0.25f, 0.0f, 0.25f};
-  auto out = RunGraph(R"pb(
-    input_stream: "in" input_stream: "pad" output_stream: "out"
-    node {
-      calculator: "DetectionLetterboxRemovalCalculator"
-      input_stream: "DETECTIONS:in"
-      input_stream: "LETTERBOX_PADDING:pad"
-      output_stream: "DETECTIONS:out"
-    })pb",
-                      {"out"},
-                      {{"in", {MakePacket<std::vector<Detection>>(std::vector<Detection>{d}).At(Timestamp(0))}},
-                       {"pad", {MakePacket<std::array<float, 4>>(pad).At(Timestamp(0))}}});
+  auto out = RunGraph(
+      R"pb(
+        input_stream: "in"
+        input_stream: "pad"
+        output_stream: "out"
+        node {
+          calculator: "DetectionLetterboxRemovalCalculator"
+          input_stream: "DETECTIONS:in"
+          input_stream: "LETTERBOX_PADDING:pad"
+          output_stream: "DETECTIONS:out"
+        })pb",
+      {"out"},
+      {{"in",
+        {MakePacket<std::vector<Detection>>(std::vector<Detection>{d})
+             .At(Timestamp(0))}},
+       {"pad", {MakePacket<std::array<float, 4>>(pad).At(Timestamp(0))}}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["out"].size(), 1u);
   const Detection& r = (*out)["out"][0].Get<std::vector<Detection>>()[0];

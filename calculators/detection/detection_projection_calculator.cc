@@ -43,7 +43,8 @@ class DetectionProjectionCalculator : public CalculatorBase {
           "DetectionProjectionCalculator: detections arrived without a "
           "PROJECTION_MATRIX at the same timestamp");
     }
-    const auto& m = cc->Inputs().Tag("PROJECTION_MATRIX").Get<std::array<float, 16>>();
+    const auto& m =
+        cc->Inputs().Tag("PROJECTION_MATRIX").Get<std::array<float, 16>>();
     auto project = [&m](float x, float y, float* px, float* py) {
       *px = m[0] * x + m[1] * y + m[3];
       *py = m[4] * x + m[5] * y + m[7];
@@ -84,9 +85,10 @@ class DetectionProjectionCalculator : public CalculatorBase {
         box->set_height(ymax - ymin);
       }
     }
-    cc->Outputs().Tag("DETECTIONS").AddPacket(
-        MakePacket<std::vector<Detection>>(std::move(out))
-            .At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag("DETECTIONS")
+        .AddPacket(MakePacket<std::vector<Detection>>(std::move(out))
+                       .At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 };

@@ -4,8 +4,9 @@
 //
 //   node {
 //     calculator: "LandmarkLetterboxRemovalCalculator"
-//     input_stream: "LANDMARKS:landmarks"                 # NormalizedLandmarkList
-//     input_stream: "LETTERBOX_PADDING:letterbox_padding" # std::array<float, 4>
+//     input_stream: "LANDMARKS:landmarks"                 #
+//     NormalizedLandmarkList input_stream:
+//     "LETTERBOX_PADDING:letterbox_padding" # std::array<float, 4>
 //     output_stream: "LANDMARKS:scaled_landmarks"
 //   }
 //
@@ -41,8 +42,10 @@ class LandmarkLetterboxRemovalCalculator : public CalculatorBase {
   }
 
   absl::Status Process(CalculatorContext* cc) override {
-    if (cc->Inputs().Tag("LETTERBOX_PADDING").IsEmpty()) return absl::OkStatus();
-    const auto& pad = cc->Inputs().Tag("LETTERBOX_PADDING").Get<std::array<float, 4>>();
+    if (cc->Inputs().Tag("LETTERBOX_PADDING").IsEmpty())
+      return absl::OkStatus();
+    const auto& pad =
+        cc->Inputs().Tag("LETTERBOX_PADDING").Get<std::array<float, 4>>();
     const float sx = 1.0f - pad[0] - pad[2], sy = 1.0f - pad[1] - pad[3];
     if (sx <= 0 || sy <= 0) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -58,8 +61,10 @@ class LandmarkLetterboxRemovalCalculator : public CalculatorBase {
         lm.set_y((lm.y() - pad[1]) / sy);
         lm.set_z(lm.z() / sx);
       }
-      cc->Outputs().Get("LANDMARKS", i).AddPacket(
-          MakePacket<NormalizedLandmarkList>(std::move(out)).At(cc->InputTimestamp()));
+      cc->Outputs()
+          .Get("LANDMARKS", i)
+          .AddPacket(MakePacket<NormalizedLandmarkList>(std::move(out))
+                         .At(cc->InputTimestamp()));
     }
     return absl::OkStatus();
   }

@@ -55,8 +55,10 @@ class LandmarkProjectionCalculator : public CalculatorBase {
         lm.set_y((s * x + c * y) * r.height() + r.y_center());
         lm.set_z(lm.z() * r.width());
       }
-      cc->Outputs().Get("NORM_LANDMARKS", i).AddPacket(
-          MakePacket<NormalizedLandmarkList>(std::move(out)).At(cc->InputTimestamp()));
+      cc->Outputs()
+          .Get("NORM_LANDMARKS", i)
+          .AddPacket(MakePacket<NormalizedLandmarkList>(std::move(out))
+                         .At(cc->InputTimestamp()));
     }
     return absl::OkStatus();
   }

@@ -43,10 +43,10 @@ Box BoxOf(const Detection& d) {
 // How much `candidate` is covered by `kept`, by the chosen measure.
 float Overlap(NonMaxSuppressionCalculatorOptions::OverlapType type,
               const Box& kept, const Box& candidate) {
-  const float iw = std::min(kept.xmax, candidate.xmax) -
-                   std::max(kept.xmin, candidate.xmin);
-  const float ih = std::min(kept.ymax, candidate.ymax) -
-                   std::max(kept.ymin, candidate.ymin);
+  const float iw =
+      std::min(kept.xmax, candidate.xmax) - std::max(kept.xmin, candidate.xmin);
+  const float ih =
+      std::min(kept.ymax, candidate.ymax) - std::max(kept.ymin, candidate.ymin);
   if (iw <= 0 || ih <= 0) return 0.0f;
   const float inter = iw * ih;
   float norm;
@@ -77,10 +77,10 @@ class NonMaxSuppressionCalculator : public CalculatorBase {
     cc->SetProcessTimestampBounds(true);
     const auto& options = cc->Options<NonMaxSuppressionCalculatorOptions>();
     if (options.num_detection_streams() != cc->Inputs().NumEntries()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "NonMaxSuppressionCalculator: num_detection_streams is ",
-          options.num_detection_streams(), " but the node has ",
-          cc->Inputs().NumEntries(), " input streams"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("NonMaxSuppressionCalculator: num_detection_streams is ",
+                       options.num_detection_streams(), " but the node has ",
+                       cc->Inputs().NumEntries(), " input streams"));
     }
     for (int i = 0; i < cc->Inputs().NumEntries(); ++i) {
       cc->Inputs().Index(i).Set<std::vector<Detection>>();
@@ -128,7 +128,8 @@ class NonMaxSuppressionCalculator : public CalculatorBase {
       const int max_out = options_.max_num_detections() < 0
                               ? static_cast<int>(input.size())
                               : options_.max_num_detections();
-      if (options_.algorithm() == NonMaxSuppressionCalculatorOptions::WEIGHTED) {
+      if (options_.algorithm() ==
+          NonMaxSuppressionCalculatorOptions::WEIGHTED) {
         Weighted(input, order, max_out, &kept);
       } else {
         Default(input, order, max_out, &kept);
@@ -205,7 +206,8 @@ class NonMaxSuppressionCalculator : public CalculatorBase {
         }
       }
       if (total > 0) {
-        auto* box = out.mutable_location_data()->mutable_relative_bounding_box();
+        auto* box =
+            out.mutable_location_data()->mutable_relative_bounding_box();
         box->set_xmin(xmin / total);
         box->set_ymin(ymin / total);
         box->set_width((xmax - xmin) / total);

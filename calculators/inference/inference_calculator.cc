@@ -48,14 +48,22 @@ constexpr char kModelTag[] = "MODEL";
 
 absl::StatusCode ToAbslCode(inference::StatusCode code) {
   switch (code) {
-    case inference::StatusCode::kOk: return absl::StatusCode::kOk;
-    case inference::StatusCode::kInvalidArgument: return absl::StatusCode::kInvalidArgument;
-    case inference::StatusCode::kNotFound: return absl::StatusCode::kNotFound;
-    case inference::StatusCode::kUnimplemented: return absl::StatusCode::kUnimplemented;
-    case inference::StatusCode::kDataLoss: return absl::StatusCode::kDataLoss;
-    case inference::StatusCode::kFailedPrecondition: return absl::StatusCode::kFailedPrecondition;
-    case inference::StatusCode::kOutOfRange: return absl::StatusCode::kOutOfRange;
-    case inference::StatusCode::kInternal: return absl::StatusCode::kInternal;
+    case inference::StatusCode::kOk:
+      return absl::StatusCode::kOk;
+    case inference::StatusCode::kInvalidArgument:
+      return absl::StatusCode::kInvalidArgument;
+    case inference::StatusCode::kNotFound:
+      return absl::StatusCode::kNotFound;
+    case inference::StatusCode::kUnimplemented:
+      return absl::StatusCode::kUnimplemented;
+    case inference::StatusCode::kDataLoss:
+      return absl::StatusCode::kDataLoss;
+    case inference::StatusCode::kFailedPrecondition:
+      return absl::StatusCode::kFailedPrecondition;
+    case inference::StatusCode::kOutOfRange:
+      return absl::StatusCode::kOutOfRange;
+    case inference::StatusCode::kInternal:
+      return absl::StatusCode::kInternal;
   }
   return absl::StatusCode::kUnknown;
 }
@@ -110,7 +118,8 @@ class InferenceCalculator : public CalculatorBase {
         path = model->source();
       } else {
         return absl::InvalidArgumentError(absl::StrCat(
-            node_, ": the MODEL side packet must hold a path (std::string) or "
+            node_,
+            ": the MODEL side packet must hold a path (std::string) or "
             "a std::shared_ptr<const rill::inference::Model>, got ",
             p.DebugTypeName()));
       }
@@ -149,7 +158,8 @@ class InferenceCalculator : public CalculatorBase {
     }
     if (o.input_output_config().feedback_tensor_links_size() > 0) {
       return absl::UnimplementedError(absl::StrCat(
-          node_, ": input_output_config.feedback_tensor_links is not supported"));
+          node_,
+          ": input_output_config.feedback_tensor_links is not supported"));
     }
     auto session = inference::Session::Create(model, config);
     if (!session.ok()) {
@@ -164,7 +174,8 @@ class InferenceCalculator : public CalculatorBase {
 
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag(kTensorsTag).IsEmpty()) return absl::OkStatus();
-    const auto& inputs = cc->Inputs().Tag(kTensorsTag).Get<std::vector<Tensor>>();
+    const auto& inputs =
+        cc->Inputs().Tag(kTensorsTag).Get<std::vector<Tensor>>();
     const int n_in = session_->num_inputs();
     if (static_cast<int>(inputs.size()) != n_in) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -213,9 +224,10 @@ class InferenceCalculator : public CalculatorBase {
       std::memcpy(t.mutable_raw_data(), out->data(), out->byte_size());
       outputs.push_back(std::move(t));
     }
-    cc->Outputs().Tag(kTensorsTag).AddPacket(
-        MakePacket<std::vector<Tensor>>(std::move(outputs))
-            .At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag(kTensorsTag)
+        .AddPacket(MakePacket<std::vector<Tensor>>(std::move(outputs))
+                       .At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 
@@ -237,15 +249,17 @@ class InferenceCalculator : public CalculatorBase {
                                 : io.output_tensor_indices_map();
         for (int i : idx.model_tensor_indices()) {
           if (i < 0 || i >= n) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                node_, ": ", what, " tensor index ", i, " is out of range; "
-                "model \"", model_file_, "\" has ", n, " ", what, "s"));
+            return absl::InvalidArgumentError(
+                absl::StrCat(node_, ": ", what, " tensor index ", i,
+                             " is out of range; "
+                             "model \"",
+                             model_file_, "\" has ", n, " ", what, "s"));
           }
           map->push_back(i);
         }
       } else if (by_name) {
-        const auto& names = input ? io.input_tensor_names_map()
-                                  : io.output_tensor_names_map();
+        const auto& names =
+            input ? io.input_tensor_names_map() : io.output_tensor_names_map();
         for (const std::string& name : names.tensor_names()) {
           int found = -1;
           for (int i = 0; i < n; ++i) {
@@ -254,9 +268,9 @@ class InferenceCalculator : public CalculatorBase {
             if (tn == name) found = i;
           }
           if (found < 0) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                node_, ": model \"", model_file_, "\" has no ", what,
-                " tensor named \"", name, "\""));
+            return absl::InvalidArgumentError(
+                absl::StrCat(node_, ": model \"", model_file_, "\" has no ",
+                             what, " tensor named \"", name, "\""));
           }
           map->push_back(found);
         }
@@ -282,8 +296,11 @@ class InferenceCalculator : public CalculatorBase {
 
 static const bool kRegistered [[maybe_unused]] =
     RegisterCalculator<InferenceCalculator>("InferenceCalculator", __FILE__) &&
-    RegisterCalculator<InferenceCalculator>("InferenceCalculatorCpu", __FILE__) &&
-    RegisterCalculator<InferenceCalculator>("InferenceCalculatorXnnpack", __FILE__) &&
-    RegisterCalculator<InferenceCalculator>("TfLiteInferenceCalculator", __FILE__);
+    RegisterCalculator<InferenceCalculator>("InferenceCalculatorCpu",
+                                            __FILE__) &&
+    RegisterCalculator<InferenceCalculator>("InferenceCalculatorXnnpack",
+                                            __FILE__) &&
+    RegisterCalculator<InferenceCalculator>("TfLiteInferenceCalculator",
+                                            __FILE__);
 
 }  // namespace rill

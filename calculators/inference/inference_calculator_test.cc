@@ -23,7 +23,8 @@ bool Exists(const std::string& p) { return std::ifstream(p).good(); }
 
 std::vector<float> ReadFloats(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)),
+                          std::istreambuf_iterator<char>());
   std::vector<float> v(bytes.size() / 4);
   std::memcpy(v.data(), bytes.data(), v.size() * 4);
   return v;
@@ -31,7 +32,8 @@ std::vector<float> ReadFloats(const std::string& path) {
 
 Packet Input(std::vector<int> shape, float value = 0.0f) {
   Tensor t(Tensor::ElementType::kFloat32, Tensor::Shape(shape));
-  std::fill(t.mutable_data<float>(), t.mutable_data<float>() + t.num_elements(), value);
+  std::fill(t.mutable_data<float>(), t.mutable_data<float>() + t.num_elements(),
+            value);
   std::vector<Tensor> v;
   v.push_back(std::move(t));
   return MakePacket<std::vector<Tensor>>(std::move(v)).At(Timestamp(0));
@@ -39,19 +41,19 @@ Packet Input(std::vector<int> shape, float value = 0.0f) {
 
 std::string Graph(const std::string& options, const std::string& side = "") {
   return std::string(R"pb(
-    input_stream: "in" output_stream: "out" )pb") +
+           input_stream: "in" output_stream: "out")pb") +
          (side.empty() ? "" : "input_side_packet: \"model\"") + R"pb(
-    node {
-      name: "detector"
-      calculator: "InferenceCalculator"
-      input_stream: "TENSORS:in"
-      output_stream: "TENSORS:out" )pb" +
+           node { name: "detector" calculator: "InferenceCalculator"
+                  input_stream: "TENSORS:in"
+                  output_stream: "TENSORS:out")pb" +
          (side.empty() ? "" : "input_side_packet: \"MODEL:model\"") + R"pb(
-      options { [mediapipe.InferenceCalculatorOptions.ext] { )pb" +
+           options {
+             [mediapipe.InferenceCalculatorOptions.ext] {)pb" +
          options + "}}}";
 }
 
-const char kShortRange[] = "third_party/models/face_detection_short_range.tflite";
+const char kShortRange[] =
+    "third_party/models/face_detection_short_range.tflite";
 
 TEST(InferenceCalculatorTest, RunsTheFaceDetector) {
   if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
@@ -64,26 +66,29 @@ TEST(InferenceCalculatorTest, RunsTheFaceDetector) {
   EXPECT_EQ(t[0].shape(), (Tensor::Shape{1, 896, 16}));
   EXPECT_EQ(t[1].shape(), (Tensor::Shape{1, 896, 1}));
   // A blank image: no confident face anywhere.
-  for (int i = 0; i < 896; ++i) EXPECT_LT(t[1].data<float>()[i], 0.0f) << "anchor " << i;
+  for (int i = 0; i < 896; ++i)
+    EXPECT_LT(t[1].data<float>()[i], 0.0f) << "anchor " << i;
 }
 
 TEST(InferenceCalculatorTest, SameResultAsTheEngineDirectly) {
   if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
-  auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'"), {"out"},
-                      {{"in", {Input({1, 128, 128, 3}, 0.3f)}}});
+  auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'"),
+                      {"out"}, {{"in", {Input({1, 128, 128, 3}, 0.3f)}}});
   ASSERT_TRUE(out.ok()) << out.status();
   auto model = inference::Model::FromFile(kShortRange);
   ASSERT_TRUE(model.ok());
   auto session = inference::Session::Create(*model);
   ASSERT_TRUE(session.ok());
   inference::Tensor* in = (*session)->input(0);
-  std::fill(in->data_as<float>(), in->data_as<float>() + in->num_elements(), 0.3f);
+  std::fill(in->data_as<float>(), in->data_as<float>() + in->num_elements(),
+            0.3f);
   ASSERT_TRUE((*session)->Run().ok());
   const auto& t = (*out)["out"].at(0).Get<std::vector<Tensor>>();
   for (int o = 0; o < 2; ++o) {
     const inference::Tensor* ref = (*session)->output(o);
     ASSERT_EQ(t[o].num_elements(), ref->num_elements());
-    EXPECT_EQ(0, std::memcmp(t[o].raw_data(), ref->data(), ref->byte_size())) << "output " << o;
+    EXPECT_EQ(0, std::memcmp(t[o].raw_data(), ref->data(), ref->byte_size()))
+        << "output " << o;
   }
 }
 
@@ -97,14 +102,17 @@ TEST(InferenceCalculatorTest, LoadsOnnxAndMatchesPyTorch) {
   std::memcpy(t.mutable_raw_data(), input.data(), input.size() * 4);
   std::vector<Tensor> v;
   v.push_back(std::move(t));
-  auto out = RunGraph(Graph("model_path: '" + base + ".onnx'"), {"out"},
-                      {{"in", {MakePacket<std::vector<Tensor>>(std::move(v)).At(Timestamp(0))}}});
+  auto out = RunGraph(
+      Graph("model_path: '" + base + ".onnx'"), {"out"},
+      {{"in",
+        {MakePacket<std::vector<Tensor>>(std::move(v)).At(Timestamp(0))}}});
   ASSERT_TRUE(out.ok()) << out.status();
   const Tensor& logits = (*out)["out"].at(0).Get<std::vector<Tensor>>().at(0);
   ASSERT_EQ(static_cast<size_t>(logits.num_elements()), expected.size());
   float max_err = 0, range = 0;
   for (size_t i = 0; i < expected.size(); ++i) {
-    max_err = std::max(max_err, std::fabs(logits.data<float>()[i] - expected[i]));
+    max_err =
+        std::max(max_err, std::fabs(logits.data<float>()[i] - expected[i]));
     range = std::max(range, std::fabs(expected[i]));
   }
   EXPECT_LE(max_err, 1e-4f * std::max(1.0f, range));
@@ -114,22 +122,25 @@ TEST(InferenceCalculatorTest, ModelFromSidePacket) {
   if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
   auto model = inference::Model::FromFile(kShortRange);
   ASSERT_TRUE(model.ok());
-  auto out = RunGraph(Graph("", "model"), {"out"}, {{"in", {Input({1, 128, 128, 3})}}},
-                      {{"model", MakePacket<std::shared_ptr<const inference::Model>>(*model)}});
+  auto out = RunGraph(
+      Graph("", "model"), {"out"}, {{"in", {Input({1, 128, 128, 3})}}},
+      {{"model", MakePacket<std::shared_ptr<const inference::Model>>(*model)}});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)["out"].size(), 1u);
   // A path works as well.
-  out = RunGraph(Graph("", "model"), {"out"}, {{"in", {Input({1, 128, 128, 3})}}},
-                 {{"model", MakePacket<std::string>(kShortRange)}});
+  out =
+      RunGraph(Graph("", "model"), {"out"}, {{"in", {Input({1, 128, 128, 3})}}},
+               {{"model", MakePacket<std::string>(kShortRange)}});
   ASSERT_TRUE(out.ok()) << out.status();
 }
 
 TEST(InferenceCalculatorTest, MissingModelNamesNodeAndFile) {
-  auto out = RunGraph(Graph("model_path: 'third_party/models/nope.tflite'"), {"out"},
-                      {{"in", {Input({1, 128, 128, 3})}}});
+  auto out = RunGraph(Graph("model_path: 'third_party/models/nope.tflite'"),
+                      {"out"}, {{"in", {Input({1, 128, 128, 3})}}});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(std::string(out.status().message()),
-              ::testing::AllOf(HasSubstr("\"detector\""), HasSubstr("third_party/models/nope.tflite"),
+              ::testing::AllOf(HasSubstr("\"detector\""),
+                               HasSubstr("third_party/models/nope.tflite"),
                                HasSubstr("does not exist")));
 }
 
@@ -139,43 +150,54 @@ TEST(InferenceCalculatorTest, NotAModelNamesTheFile) {
   auto out = RunGraph(Graph("model_path: '" + not_a_model + "'"), {"out"},
                       {{"in", {Input({1, 128, 128, 3})}}});
   ASSERT_FALSE(out.ok());
-  EXPECT_THAT(std::string(out.status().message()),
-              ::testing::AllOf(HasSubstr("\"detector\""), HasSubstr(not_a_model)));
+  EXPECT_THAT(
+      std::string(out.status().message()),
+      ::testing::AllOf(HasSubstr("\"detector\""), HasSubstr(not_a_model)));
 }
 
 TEST(InferenceCalculatorTest, ShapeMismatchNamesNodeFileAndShapes) {
   if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
-  auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'"), {"out"},
-                      {{"in", {Input({1, 256, 256, 3})}}});
+  auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'"),
+                      {"out"}, {{"in", {Input({1, 256, 256, 3})}}});
   ASSERT_FALSE(out.ok());
-  EXPECT_THAT(std::string(out.status().message()),
-              ::testing::AllOf(HasSubstr("\"detector\""), HasSubstr(kShortRange),
-                               HasSubstr("[1,256,256,3]"), HasSubstr("[1,128,128,3]")));
+  EXPECT_THAT(
+      std::string(out.status().message()),
+      ::testing::AllOf(HasSubstr("\"detector\""), HasSubstr(kShortRange),
+                       HasSubstr("[1,256,256,3]"), HasSubstr("[1,128,128,3]")));
 }
 
 TEST(InferenceCalculatorTest, TensorCountMismatch) {
   if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
   std::vector<Tensor> two;
-  two.emplace_back(Tensor::ElementType::kFloat32, Tensor::Shape{1, 128, 128, 3});
+  two.emplace_back(Tensor::ElementType::kFloat32,
+                   Tensor::Shape{1, 128, 128, 3});
   two.emplace_back(Tensor::ElementType::kFloat32, Tensor::Shape{1});
-  auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'"), {"out"},
-                      {{"in", {MakePacket<std::vector<Tensor>>(std::move(two)).At(Timestamp(0))}}});
+  auto out = RunGraph(
+      Graph(std::string("model_path: '") + kShortRange + "'"), {"out"},
+      {{"in",
+        {MakePacket<std::vector<Tensor>>(std::move(two)).At(Timestamp(0))}}});
   ASSERT_FALSE(out.ok());
-  EXPECT_THAT(std::string(out.status().message()), HasSubstr("got 2 input tensors"));
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("got 2 input tensors"));
 }
 
 TEST(InferenceCalculatorTest, NoModelIsAContractError) {
   absl::Status s = CheckContract(R"pb(
-    calculator: "InferenceCalculator" input_stream: "TENSORS:in" output_stream: "TENSORS:out"
+    calculator: "InferenceCalculator"
+    input_stream: "TENSORS:in"
+    output_stream: "TENSORS:out"
   )pb");
   EXPECT_THAT(std::string(s.message()), HasSubstr("model_path"));
 }
 
 TEST(InferenceCalculatorTest, MediaPipeNamesAreRegistered) {
-  for (const char* name : {"InferenceCalculatorCpu", "TfLiteInferenceCalculator"}) {
-    EXPECT_TRUE(CheckContract(std::string("calculator: '") + name +
-                              "' input_stream: 'TENSORS:in' output_stream: 'TENSORS:out' "
-                              "options { [mediapipe.InferenceCalculatorOptions.ext] { model_path: 'x' } }")
+  for (const char* name :
+       {"InferenceCalculatorCpu", "TfLiteInferenceCalculator"}) {
+    EXPECT_TRUE(CheckContract(
+                    std::string("calculator: '") + name +
+                    "' input_stream: 'TENSORS:in' output_stream: 'TENSORS:out' "
+                    "options { [mediapipe.InferenceCalculatorOptions.ext] { "
+                    "model_path: 'x' } }")
                     .ok())
         << name;
   }

@@ -54,7 +54,8 @@ class ImagePropertiesCalculator : public CalculatorBase {
       } else {
         return absl::InvalidArgumentError(
             "ImagePropertiesCalculator: IMAGE must hold an Image or an "
-            "ImageFrame, got " + p.DebugTypeName());
+            "ImageFrame, got " +
+            p.DebugTypeName());
       }
     }
     cc->Outputs().Tag("SIZE").AddPacket(

@@ -6,8 +6,8 @@
 //     calculator: "ImageToTensorCalculator"
 //     input_stream: "IMAGE:image"            # ImageFrame or Image
 //     input_stream: "NORM_RECT:roi"          # optional NormalizedRect
-//     output_stream: "TENSORS:input_tensors" # std::vector<Tensor>, one [1,H,W,C]
-//     output_stream: "MATRIX:transform_matrix"          # optional
+//     output_stream: "TENSORS:input_tensors" # std::vector<Tensor>, one
+//     [1,H,W,C] output_stream: "MATRIX:transform_matrix"          # optional
 //     output_stream: "LETTERBOX_PADDING:letterbox_padding"  # optional
 //     options { [mediapipe.ImageToTensorCalculatorOptions.ext] {
 //       output_tensor_width: 128 output_tensor_height: 128
@@ -32,10 +32,9 @@
 #include <array>
 #include <cmath>
 #include <memory>
-#include <vector>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "calculators/tensor/image_to_tensor_calculator.pb.h"
@@ -138,7 +137,8 @@ class ImageToTensorCalculator : public CalculatorBase {
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "ImageToTensorCalculator: IMAGE must be an ImageFrame or an Image, "
-          "got ", image_packet.DebugTypeName()));
+          "got ",
+          image_packet.DebugTypeName()));
     }
     if (frame == nullptr || frame->IsEmpty()) return absl::OkStatus();
     const int img_w = frame->Width(), img_h = frame->Height();
@@ -213,10 +213,10 @@ class ImageToTensorCalculator : public CalculatorBase {
         is_float = true;
         break;
       default:
-        return absl::InvalidArgumentError(absl::StrCat(
-            "ImageToTensorCalculator: unsupported image format ",
-            ImageFrame::FormatName(frame->Format()),
-            " (SRGB, SRGBA, GRAY8 or VEC32F1)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("ImageToTensorCalculator: unsupported image format ",
+                         ImageFrame::FormatName(frame->Format()),
+                         " (SRGB, SRGBA, GRAY8 or VEC32F1)"));
     }
     const bool zero_border =
         options_.border_mode() == ImageToTensorCalculatorOptions::BORDER_ZERO;
@@ -233,27 +233,31 @@ class ImageToTensorCalculator : public CalculatorBase {
     const double in_max = is_float ? 1.0 : 255.0;
     const double scale = (range_max_ - range_min_) / in_max;
     Tensor tensor(out_type_, Tensor::Shape{1, out_h, out_w, channels});
-    const int mat_type =
-        out_type_ == Tensor::ElementType::kFloat32
-            ? CV_MAKETYPE(CV_32F, channels)
-            : out_type_ == Tensor::ElementType::kUInt8
-                  ? CV_MAKETYPE(CV_8U, channels)
-                  : CV_MAKETYPE(CV_8S, channels);
+    const int mat_type = out_type_ == Tensor::ElementType::kFloat32
+                             ? CV_MAKETYPE(CV_32F, channels)
+                         : out_type_ == Tensor::ElementType::kUInt8
+                             ? CV_MAKETYPE(CV_8U, channels)
+                             : CV_MAKETYPE(CV_8S, channels);
     cv::Mat dst(out_h, out_w, mat_type, tensor.mutable_raw_data());
     warped_.convertTo(dst, mat_type, scale, range_min_);
 
     std::vector<Tensor> tensors;
     tensors.push_back(std::move(tensor));
-    cc->Outputs().Tag(kTensorsTag).AddPacket(
-        MakePacket<std::vector<Tensor>>(std::move(tensors))
-            .At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag(kTensorsTag)
+        .AddPacket(MakePacket<std::vector<Tensor>>(std::move(tensors))
+                       .At(cc->InputTimestamp()));
     if (cc->Outputs().HasTag(kMatrixTag)) {
-      cc->Outputs().Tag(kMatrixTag).AddPacket(
-          MakePacket<std::array<float, 16>>(m).At(cc->InputTimestamp()));
+      cc->Outputs()
+          .Tag(kMatrixTag)
+          .AddPacket(
+              MakePacket<std::array<float, 16>>(m).At(cc->InputTimestamp()));
     }
     if (cc->Outputs().HasTag(kLetterboxTag)) {
-      cc->Outputs().Tag(kLetterboxTag).AddPacket(
-          MakePacket<std::array<float, 4>>(padding).At(cc->InputTimestamp()));
+      cc->Outputs()
+          .Tag(kLetterboxTag)
+          .AddPacket(MakePacket<std::array<float, 4>>(padding).At(
+              cc->InputTimestamp()));
     }
     return absl::OkStatus();
   }

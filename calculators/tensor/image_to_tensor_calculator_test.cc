@@ -1,9 +1,8 @@
 #include <array>
 #include <cmath>
+#include <opencv2/core.hpp>
 #include <string>
 #include <vector>
-
-#include <opencv2/core.hpp>
 
 #include "calculators/core/test_util.h"
 #include "framework/formats/image_frame.h"
@@ -38,21 +37,26 @@ struct Result {
 
 absl::StatusOr<Result> Convert(const std::string& options, ImageFrame image,
                                const NormalizedRect* rect = nullptr) {
-  std::string config = R"pb(
-    input_stream: "image" input_stream: "rect"
-    output_stream: "t" output_stream: "m" output_stream: "p"
-    node {
-      calculator: "ImageToTensorCalculator"
-      input_stream: "IMAGE:image"
-      input_stream: "NORM_RECT:rect"
-      output_stream: "TENSORS:t"
-      output_stream: "MATRIX:m"
-      output_stream: "LETTERBOX_PADDING:p"
-      options { [mediapipe.ImageToTensorCalculatorOptions.ext] { )pb" +
-                       options + "}}}";
-  StreamPackets in = {{"image", {Adopt(new ImageFrame(std::move(image))).At(Timestamp(0))}}};
+  std::string config =
+      R"pb(
+        input_stream: "image"
+        input_stream: "rect"
+        output_stream: "t"
+        output_stream: "m"
+        output_stream: "p"
+        node { calculator: "ImageToTensorCalculator" input_stream: "IMAGE:image"
+               input_stream: "NORM_RECT:rect"
+               output_stream: "TENSORS:t"
+               output_stream: "MATRIX:m"
+               output_stream: "LETTERBOX_PADDING:p"
+               options {
+                 [mediapipe.ImageToTensorCalculatorOptions.ext] {)pb" +
+      options + "}}}";
+  StreamPackets in = {
+      {"image", {Adopt(new ImageFrame(std::move(image))).At(Timestamp(0))}}};
   in["rect"] = {};
-  if (rect) in["rect"].push_back(MakePacket<NormalizedRect>(*rect).At(Timestamp(0)));
+  if (rect)
+    in["rect"].push_back(MakePacket<NormalizedRect>(*rect).At(Timestamp(0)));
   auto out = RunGraph(config, {"t", "m", "p"}, in);
   if (!out.ok()) return out.status();
   if ((*out)["t"].size() != 1) return absl::InternalError("no tensor");
@@ -68,7 +72,8 @@ const float* At(const Tensor& t, int x, int y) {
 }
 
 TEST(ImageToTensorCalculatorTest, WholeImageSameSizeIsACopyInRange) {
-  auto r = Convert("output_tensor_float_range { min: 0 max: 255 }", Gradient(16, 8));
+  auto r =
+      Convert("output_tensor_float_range { min: 0 max: 255 }", Gradient(16, 8));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->tensor.shape(), (Tensor::Shape{1, 8, 16, 3}));
   for (int y = 0; y < 8; ++y) {
@@ -89,7 +94,8 @@ TEST(ImageToTensorCalculatorTest, FloatRangeMapsZeroAndFullScale) {
   ImageFrame f(ImageFormat::GRAY8, 2, 1);
   f.MutableRow(0)[0] = 0;
   f.MutableRow(0)[1] = 255;
-  auto r = Convert("output_tensor_float_range { min: -1 max: 1 }", std::move(f));
+  auto r =
+      Convert("output_tensor_float_range { min: -1 max: 1 }", std::move(f));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->tensor.shape(), (Tensor::Shape{1, 1, 2, 1}));
   EXPECT_FLOAT_EQ(r->tensor.data<float>()[0], -1.0f);
@@ -99,7 +105,8 @@ TEST(ImageToTensorCalculatorTest, FloatRangeMapsZeroAndFullScale) {
 TEST(ImageToTensorCalculatorTest, KeepAspectRatioLetterboxesWithZeroBorder) {
   // A 2:1 image into a square tensor: a quarter of padding above and below.
   auto r = Convert(
-      "output_tensor_width: 16 output_tensor_height: 16 keep_aspect_ratio: true "
+      "output_tensor_width: 16 output_tensor_height: 16 keep_aspect_ratio: "
+      "true "
       "output_tensor_float_range { min: -1 max: 1 } border_mode: BORDER_ZERO",
       Gradient(32, 16));
   ASSERT_TRUE(r.ok()) << r.status();
@@ -111,8 +118,9 @@ TEST(ImageToTensorCalculatorTest, KeepAspectRatioLetterboxesWithZeroBorder) {
   // The matrix maps the tensor's padded square onto the image: the top-left
   // of the image content (0, 0.25) maps to (0, 0), the centre to the centre.
   auto map = [&](float u, float v) {
-    return std::array<float, 2>{r->matrix[0] * u + r->matrix[1] * v + r->matrix[3],
-                                r->matrix[4] * u + r->matrix[5] * v + r->matrix[7]};
+    return std::array<float, 2>{
+        r->matrix[0] * u + r->matrix[1] * v + r->matrix[3],
+        r->matrix[4] * u + r->matrix[5] * v + r->matrix[7]};
   };
   EXPECT_NEAR(map(0, 0.25f)[0], 0, 1e-6);
   EXPECT_NEAR(map(0, 0.25f)[1], 0, 1e-6);
@@ -123,8 +131,10 @@ TEST(ImageToTensorCalculatorTest, KeepAspectRatioLetterboxesWithZeroBorder) {
 
 TEST(ImageToTensorCalculatorTest, ReplicateBorderRepeatsEdgePixels) {
   auto r = Convert(
-      "output_tensor_width: 16 output_tensor_height: 16 keep_aspect_ratio: true "
-      "output_tensor_float_range { min: 0 max: 255 } border_mode: BORDER_REPLICATE",
+      "output_tensor_width: 16 output_tensor_height: 16 keep_aspect_ratio: "
+      "true "
+      "output_tensor_float_range { min: 0 max: 255 } border_mode: "
+      "BORDER_REPLICATE",
       Gradient(32, 16));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FLOAT_EQ(At(r->tensor, 8, 0)[2], 7.0f);  // not zero
@@ -138,9 +148,10 @@ TEST(ImageToTensorCalculatorTest, NormRectCropsTheRegion) {
   rect.set_y_center(0.5f);
   rect.set_width(0.5f);
   rect.set_height(1.0f);
-  auto r = Convert("output_tensor_width: 8 output_tensor_height: 8 "
-                   "output_tensor_float_range { min: 0 max: 255 }",
-                   Gradient(16, 8), &rect);
+  auto r = Convert(
+      "output_tensor_width: 8 output_tensor_height: 8 "
+      "output_tensor_float_range { min: 0 max: 255 }",
+      Gradient(16, 8), &rect);
   ASSERT_TRUE(r.ok()) << r.status();
   for (int x = 0; x < 8; ++x) EXPECT_FLOAT_EQ(At(r->tensor, x, 3)[0], 8 + x);
   EXPECT_FLOAT_EQ(At(r->tensor, 0, 5)[1], 5);
@@ -154,7 +165,8 @@ TEST(ImageToTensorCalculatorTest, RotationTurnsTheRegionAndTheMatrixAgrees) {
   rect.set_width(1.0f);
   rect.set_height(1.0f);
   rect.set_rotation(static_cast<float>(M_PI / 2));
-  auto r = Convert("output_tensor_float_range { min: 0 max: 255 }", Gradient(9, 9), &rect);
+  auto r = Convert("output_tensor_float_range { min: 0 max: 255 }",
+                   Gradient(9, 9), &rect);
   ASSERT_TRUE(r.ok()) << r.status();
   // Every tensor pixel holds the image pixel the matrix says it comes from.
   for (int y = 0; y < 9; ++y) {
@@ -178,21 +190,25 @@ TEST(ImageToTensorCalculatorTest, SrgbaDropsAlphaAndUintRangeGivesBytes) {
   ImageFrame f(ImageFormat::SRGBA, 1, 1);
   uint8_t* p = f.MutableRow(0);
   p[0] = 10, p[1] = 20, p[2] = 30, p[3] = 40;
-  auto r = Convert("output_tensor_uint_range { min: 0 max: 255 }", std::move(f));
+  auto r =
+      Convert("output_tensor_uint_range { min: 0 max: 255 }", std::move(f));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->tensor.element_type(), Tensor::ElementType::kUInt8);
   EXPECT_EQ(r->tensor.shape(), (Tensor::Shape{1, 1, 1, 3}));
-  EXPECT_THAT(std::vector<int>(r->tensor.data<uint8_t>(), r->tensor.data<uint8_t>() + 3),
+  EXPECT_THAT(std::vector<int>(r->tensor.data<uint8_t>(),
+                               r->tensor.data<uint8_t>() + 3),
               ::testing::ElementsAre(10, 20, 30));
 }
 
 TEST(ImageToTensorCalculatorTest, OptionErrors) {
   auto r = Convert("output_tensor_width: 8", Gradient(4, 4));
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("output_tensor_height"));
+  EXPECT_THAT(std::string(r.status().message()),
+              ::testing::HasSubstr("output_tensor_height"));
   r = Convert("", Gradient(4, 4));
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("output_tensor_float_range"));
+  EXPECT_THAT(std::string(r.status().message()),
+              ::testing::HasSubstr("output_tensor_float_range"));
 }
 
 }  // namespace

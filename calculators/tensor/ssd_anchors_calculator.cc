@@ -12,13 +12,14 @@
 // Consecutive layers of equal stride share one feature map; each cell of a
 // map gets one anchor per (layer, aspect ratio) plus, unless
 // interpolated_scale_aspect_ratio is 0, one of the interpolated scale.
+#include "calculators/tensor/ssd_anchors_calculator.h"
+
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "calculators/tensor/anchor.pb.h"
-#include "calculators/tensor/ssd_anchors_calculator.h"
 #include "calculators/tensor/ssd_anchors_calculator.pb.h"
 #include "framework/calculator_base.h"
 
@@ -83,9 +84,9 @@ absl::StatusOr<std::vector<Anchor>> GenerateSsdAnchors(
     while (last < num_layers &&
            (by_feature_map ? last == layer
                            : options.strides(last) == options.strides(layer))) {
-      const float scale = LayerScale(options.min_scale(), options.max_scale(),
-                                     last, num_strides > 0 ? num_strides
-                                                           : num_layers);
+      const float scale =
+          LayerScale(options.min_scale(), options.max_scale(), last,
+                     num_strides > 0 ? num_strides : num_layers);
       if (last == 0 && options.reduce_boxes_in_lowest_layer()) {
         ratios.insert(ratios.end(), {1.0f, 2.0f, 0.5f});
         scales.insert(scales.end(), {0.1f, scale, scale});
@@ -96,11 +97,10 @@ absl::StatusOr<std::vector<Anchor>> GenerateSsdAnchors(
         }
         if (options.interpolated_scale_aspect_ratio() > 0) {
           const int n = num_strides > 0 ? num_strides : num_layers;
-          const float next =
-              last == n - 1
-                  ? 1.0f
-                  : LayerScale(options.min_scale(), options.max_scale(),
-                               last + 1, n);
+          const float next = last == n - 1
+                                 ? 1.0f
+                                 : LayerScale(options.min_scale(),
+                                              options.max_scale(), last + 1, n);
           scales.push_back(std::sqrt(scale * next));
           ratios.push_back(options.interpolated_scale_aspect_ratio());
         }

@@ -1,8 +1,9 @@
+#include "calculators/tensor/ssd_anchors_calculator.h"
+
 #include <cmath>
 #include <vector>
 
 #include "calculators/core/test_util.h"
-#include "calculators/tensor/ssd_anchors_calculator.h"
 #include "gtest/gtest.h"
 
 namespace rill {
@@ -29,7 +30,8 @@ TEST(SsdAnchorsCalculatorTest, FaceShortRangeLayout) {
   ASSERT_EQ(anchors->size(), 896u);
   EXPECT_FLOAT_EQ((*anchors)[0].x_center(), 0.5f / 16);
   EXPECT_FLOAT_EQ((*anchors)[0].y_center(), 0.5f / 16);
-  EXPECT_FLOAT_EQ((*anchors)[1].x_center(), 0.5f / 16);  // second anchor, same cell
+  EXPECT_FLOAT_EQ((*anchors)[1].x_center(),
+                  0.5f / 16);  // second anchor, same cell
   EXPECT_FLOAT_EQ((*anchors)[2].x_center(), 1.5f / 16);
   EXPECT_FLOAT_EQ((*anchors)[0].w(), 1.0f);
   EXPECT_FLOAT_EQ((*anchors)[0].h(), 1.0f);
@@ -84,7 +86,8 @@ TEST(SsdAnchorsCalculatorTest, MissingStridesIsAnError) {
   o.add_strides(8);
   auto anchors = GenerateSsdAnchors(o);
   ASSERT_FALSE(anchors.ok());
-  EXPECT_NE(anchors.status().message().find("strides"), absl::string_view::npos);
+  EXPECT_NE(anchors.status().message().find("strides"),
+            absl::string_view::npos);
 }
 
 // In a graph: the side packet feeds TensorsToDetectionsCalculator; checked
@@ -92,9 +95,10 @@ TEST(SsdAnchorsCalculatorTest, MissingStridesIsAnError) {
 // tests/solutions. Here: the node opens and the contract holds.
 TEST(SsdAnchorsCalculatorTest, ContractIsOneSidePacket) {
   EXPECT_TRUE(CheckContract(R"pb(
-    calculator: "SsdAnchorsCalculator"
-    output_side_packet: "anchors"
-  )pb").ok());
+                calculator: "SsdAnchorsCalculator"
+                output_side_packet: "anchors"
+              )pb")
+                  .ok());
 }
 
 }  // namespace

@@ -77,7 +77,8 @@ class TensorsToClassificationCalculator : public CalculatorBase {
     if (o_.binary_classification() && !labels_.empty() && labels_.size() != 2) {
       return absl::InvalidArgumentError(absl::StrCat(
           "TensorsToClassificationCalculator: binary_classification needs 2 "
-          "labels, the label map has ", labels_.size()));
+          "labels, the label map has ",
+          labels_.size()));
     }
     for (int c : o_.ignore_classes()) ignore_.insert(c);
     for (int c : o_.allow_classes()) allow_.insert(c);
@@ -86,7 +87,8 @@ class TensorsToClassificationCalculator : public CalculatorBase {
 
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag("TENSORS").IsEmpty()) return absl::OkStatus();
-    const auto& tensors = cc->Inputs().Tag("TENSORS").Get<std::vector<Tensor>>();
+    const auto& tensors =
+        cc->Inputs().Tag("TENSORS").Get<std::vector<Tensor>>();
     if (tensors.empty() ||
         tensors[0].element_type() != Tensor::ElementType::kFloat32) {
       return absl::InvalidArgumentError(
@@ -100,16 +102,18 @@ class TensorsToClassificationCalculator : public CalculatorBase {
       if (n != 1) {
         return absl::InvalidArgumentError(absl::StrCat(
             "TensorsToClassificationCalculator: binary_classification needs "
-            "one score, the tensor is ", t.shape().DebugString()));
+            "one score, the tensor is ",
+            t.shape().DebugString()));
       }
       scores = {{0, s[0]}, {1, 1.0f - s[0]}};
     } else {
       if (!labels_.empty() && static_cast<int>(labels_.size()) != n &&
           !o_.label_map_path().empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "TensorsToClassificationCalculator: ", n, " scores but the label "
-            "map \"", o_.label_map_path(), "\" has ", labels_.size(),
-            " labels"));
+            "TensorsToClassificationCalculator: ", n,
+            " scores but the label "
+            "map \"",
+            o_.label_map_path(), "\" has ", labels_.size(), " labels"));
       }
       for (int i = 0; i < n; ++i) scores.push_back({i, s[i]});
     }
@@ -117,13 +121,14 @@ class TensorsToClassificationCalculator : public CalculatorBase {
     for (const auto& [id, score] : scores) {
       if (!allow_.empty() && !allow_.count(id)) continue;
       if (ignore_.count(id)) continue;
-      if (o_.has_min_score_threshold() && score < o_.min_score_threshold()) continue;
+      if (o_.has_min_score_threshold() && score < o_.min_score_threshold())
+        continue;
       kept.push_back({id, score});
     }
     if (o_.top_k() > 0 || o_.sort_by_descending_score()) {
-      std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
-        return a.second > b.second;
-      });
+      std::stable_sort(
+          kept.begin(), kept.end(),
+          [](const auto& a, const auto& b) { return a.second > b.second; });
     }
     if (o_.top_k() > 0 && static_cast<int>(kept.size()) > o_.top_k()) {
       kept.resize(o_.top_k());
@@ -139,8 +144,10 @@ class TensorsToClassificationCalculator : public CalculatorBase {
         if (!it->second.second.empty()) c->set_display_name(it->second.second);
       }
     }
-    cc->Outputs().Tag("CLASSIFICATIONS").AddPacket(
-        MakePacket<ClassificationList>(std::move(list)).At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag("CLASSIFICATIONS")
+        .AddPacket(MakePacket<ClassificationList>(std::move(list))
+                       .At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 

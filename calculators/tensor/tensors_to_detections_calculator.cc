@@ -96,11 +96,12 @@ class TensorsToDetectionsCalculator : public CalculatorBase {
     for (int c : o_.allow_classes()) allow_.insert(c);
     if (cc->InputSidePackets().HasTag(kAnchorsTag) &&
         !cc->InputSidePackets().Tag(kAnchorsTag).IsEmpty()) {
-      anchors_ = cc->InputSidePackets().Tag(kAnchorsTag).Get<std::vector<Anchor>>();
+      anchors_ =
+          cc->InputSidePackets().Tag(kAnchorsTag).Get<std::vector<Anchor>>();
       if (static_cast<int>(anchors_.size()) != o_.num_boxes()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "TensorsToDetectionsCalculator: ", anchors_.size(),
-            " anchors but num_boxes is ", o_.num_boxes()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("TensorsToDetectionsCalculator: ", anchors_.size(),
+                         " anchors but num_boxes is ", o_.num_boxes()));
       }
     }
     return absl::OkStatus();
@@ -108,16 +109,18 @@ class TensorsToDetectionsCalculator : public CalculatorBase {
 
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag(kTensorsTag).IsEmpty()) return absl::OkStatus();
-    const auto& tensors = cc->Inputs().Tag(kTensorsTag).Get<std::vector<Tensor>>();
+    const auto& tensors =
+        cc->Inputs().Tag(kTensorsTag).Get<std::vector<Tensor>>();
     std::vector<Detection> detections;
     if (tensors.size() == 4 && !o_.has_tensor_mapping()) {
       RILL_RETURN_IF_ERROR(DecodePostprocessed(tensors, &detections));
     } else {
       RILL_RETURN_IF_ERROR(DecodeRaw(tensors, &detections));
     }
-    cc->Outputs().Tag(kDetectionsTag).AddPacket(
-        MakePacket<std::vector<Detection>>(std::move(detections))
-            .At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag(kDetectionsTag)
+        .AddPacket(MakePacket<std::vector<Detection>>(std::move(detections))
+                       .At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 
@@ -163,8 +166,8 @@ class TensorsToDetectionsCalculator : public CalculatorBase {
     }
     const int num_boxes = o_.num_boxes(), num_coords = o_.num_coords();
     const int num_classes = o_.num_classes();
-    RILL_RETURN_IF_ERROR(CheckFloat(tensors[box_i], "box",
-                                    int64_t{num_boxes} * num_coords));
+    RILL_RETURN_IF_ERROR(
+        CheckFloat(tensors[box_i], "box", int64_t{num_boxes} * num_coords));
     RILL_RETURN_IF_ERROR(CheckFloat(tensors[score_i], "score",
                                     int64_t{num_boxes} * num_classes));
     const std::vector<Anchor>* anchors = &anchors_;
@@ -199,7 +202,8 @@ class TensorsToDetectionsCalculator : public CalculatorBase {
       for (int c = 0; c < num_classes; ++c) {
         if (!ClassAllowed(c)) continue;
         float s = scores[i * num_classes + c];
-        if (o_.has_score_clipping_thresh()) s = std::min(clip, std::max(-clip, s));
+        if (o_.has_score_clipping_thresh())
+          s = std::min(clip, std::max(-clip, s));
         if (o_.sigmoid_score()) s = 1.0f / (1.0f + std::exp(-s));
         if (s > best) {
           best = s;
@@ -240,8 +244,8 @@ class TensorsToDetectionsCalculator : public CalculatorBase {
       Detection d = MakeDetection(best, best_class, xmin, ymin, xmax, ymax);
       auto* loc = d.mutable_location_data();
       for (int k = 0; k < o_.num_keypoints(); ++k) {
-        const float* kp = r + o_.keypoint_coord_offset() +
-                          k * o_.num_values_per_keypoint();
+        const float* kp =
+            r + o_.keypoint_coord_offset() + k * o_.num_values_per_keypoint();
         float kx, ky;
         if (format_ == Options::YXHW) {
           ky = kp[0], kx = kp[1];
@@ -274,7 +278,8 @@ class TensorsToDetectionsCalculator : public CalculatorBase {
     const float* boxes = tensors[0].data<float>();
     const float* classes = tensors[1].data<float>();
     const float* scores = tensors[2].data<float>();
-    const int count = std::min(n, static_cast<int>(tensors[3].data<float>()[0]));
+    const int count =
+        std::min(n, static_cast<int>(tensors[3].data<float>()[0]));
     for (int i = 0; i < count; ++i) {
       if (o_.max_results() >= 0 &&
           static_cast<int>(out->size()) >= o_.max_results()) {

@@ -31,20 +31,28 @@ std::vector<Anchor> TwoAnchors() {
   return a;
 }
 
-absl::StatusOr<std::vector<Detection>> Decode(const std::string& options, std::vector<Tensor> t) {
-  auto out = RunGraph(R"pb(
-    input_stream: "t" input_side_packet: "anchors" output_stream: "d"
-    node {
-      calculator: "TensorsToDetectionsCalculator"
-      input_stream: "TENSORS:t"
-      input_side_packet: "ANCHORS:anchors"
-      output_stream: "DETECTIONS:d"
-      options { [mediapipe.TensorsToDetectionsCalculatorOptions.ext] {
-        num_classes: 1 num_boxes: 2 )pb" + options + "}}}",
-                      {"d"}, {{"t", {MakePacket<std::vector<Tensor>>(std::move(t)).At(Timestamp(0))}}},
-                      {{"anchors", MakePacket<std::vector<Anchor>>(TwoAnchors())}});
+absl::StatusOr<std::vector<Detection>> Decode(const std::string& options,
+                                              std::vector<Tensor> t) {
+  auto out = RunGraph(
+      std::string(R"pb(
+        input_stream: "t"
+        input_side_packet: "anchors"
+        output_stream: "d"
+        node { calculator: "TensorsToDetectionsCalculator"
+               input_stream: "TENSORS:t"
+               input_side_packet: "ANCHORS:anchors"
+               output_stream: "DETECTIONS:d"
+               options {
+                 [mediapipe.TensorsToDetectionsCalculatorOptions.ext] {
+                   num_classes: 1
+                   num_boxes: 2)pb") +
+          " " + options + "}}}",
+      {"d"},
+      {{"t", {MakePacket<std::vector<Tensor>>(std::move(t)).At(Timestamp(0))}}},
+      {{"anchors", MakePacket<std::vector<Anchor>>(TwoAnchors())}});
   if (!out.ok()) return out.status();
-  if ((*out)["d"].size() != 1) return absl::InternalError("expected one packet");
+  if ((*out)["d"].size() != 1)
+    return absl::InternalError("expected one packet");
   return (*out)["d"][0].Get<std::vector<Detection>>();
 }
 
@@ -59,16 +67,20 @@ std::vector<Tensor> Raw(float score0, float score1) {
 }
 
 const char kXywh[] =
-    "num_coords: 6 keypoint_coord_offset: 4 num_keypoints: 1 reverse_output_order: true "
+    "num_coords: 6 keypoint_coord_offset: 4 num_keypoints: 1 "
+    "reverse_output_order: true "
     "x_scale: 100 y_scale: 100 w_scale: 100 h_scale: 100 ";
 
-TEST(TensorsToDetectionsCalculatorTest, DecodesBoxesAndKeypointsAgainstAnchors) {
-  auto d = Decode(std::string(kXywh) + "min_score_thresh: 0.5", Raw(0.9f, 0.8f));
+TEST(TensorsToDetectionsCalculatorTest,
+     DecodesBoxesAndKeypointsAgainstAnchors) {
+  auto d =
+      Decode(std::string(kXywh) + "min_score_thresh: 0.5", Raw(0.9f, 0.8f));
   ASSERT_TRUE(d.ok()) << d.status();
   ASSERT_EQ(d->size(), 2u);
   // Anchor 0 (0.25, 0.25, 1x1): centre (0.35, 0.2), size 0.2 x 0.4.
   const auto& b0 = (*d)[0].location_data().relative_bounding_box();
-  EXPECT_EQ((*d)[0].location_data().format(), LocationData::RELATIVE_BOUNDING_BOX);
+  EXPECT_EQ((*d)[0].location_data().format(),
+            LocationData::RELATIVE_BOUNDING_BOX);
   EXPECT_NEAR(b0.xmin(), 0.25f, 1e-6);
   EXPECT_NEAR(b0.ymin(), 0.0f, 1e-6);
   EXPECT_NEAR(b0.width(), 0.2f, 1e-6);
@@ -86,13 +98,16 @@ TEST(TensorsToDetectionsCalculatorTest, DecodesBoxesAndKeypointsAgainstAnchors) 
 TEST(TensorsToDetectionsCalculatorTest, SigmoidClippingThresholdAndMaxResults) {
   // Logits: 2.0 -> 0.881, -1.0 -> 0.269; 500 clipped to 100.
   auto d = Decode(std::string(kXywh) +
-                      "sigmoid_score: true score_clipping_thresh: 100 min_score_thresh: 0.5",
+                      "sigmoid_score: true score_clipping_thresh: 100 "
+                      "min_score_thresh: 0.5",
                   Raw(2.0f, -1.0f));
   ASSERT_TRUE(d.ok()) << d.status();
   ASSERT_EQ(d->size(), 1u);
   EXPECT_NEAR((*d)[0].score(0), 1.0f / (1.0f + std::exp(-2.0f)), 1e-6);
-  d = Decode(std::string(kXywh) + "sigmoid_score: true score_clipping_thresh: 100 max_results: 1",
-             Raw(500.0f, 500.0f));
+  d = Decode(
+      std::string(kXywh) +
+          "sigmoid_score: true score_clipping_thresh: 100 max_results: 1",
+      Raw(500.0f, 500.0f));
   ASSERT_TRUE(d.ok()) << d.status();
   ASSERT_EQ(d->size(), 1u);
   EXPECT_NEAR((*d)[0].score(0), 1.0f, 1e-6);
@@ -100,11 +115,13 @@ TEST(TensorsToDetectionsCalculatorTest, SigmoidClippingThresholdAndMaxResults) {
 
 TEST(TensorsToDetectionsCalculatorTest, YxhwOrderIsTheDefault) {
   // Same numbers read as yc, xc, h, w.
-  auto d = Decode("num_coords: 6 x_scale: 100 y_scale: 100 w_scale: 100 h_scale: 100", Raw(0.9f, 0.1f));
+  auto d = Decode(
+      "num_coords: 6 x_scale: 100 y_scale: 100 w_scale: 100 h_scale: 100",
+      Raw(0.9f, 0.1f));
   ASSERT_TRUE(d.ok()) << d.status();
   ASSERT_EQ(d->size(), 2u);  // no threshold
   const auto& b0 = (*d)[0].location_data().relative_bounding_box();
-  EXPECT_NEAR(b0.xmin(), 0.2f - 0.2f, 1e-6);  // xc 0.2, w 0.4
+  EXPECT_NEAR(b0.xmin(), 0.2f - 0.2f, 1e-6);   // xc 0.2, w 0.4
   EXPECT_NEAR(b0.ymin(), 0.35f - 0.1f, 1e-6);  // yc 0.35, h 0.2
 }
 
@@ -114,9 +131,10 @@ TEST(TensorsToDetectionsCalculatorTest, TensorOfTheWrongSizeIsAClearError) {
   t.push_back(Floats({1, 2, 1}, {0, 0}));
   auto d = Decode(kXywh, std::move(t));
   ASSERT_FALSE(d.ok());
-  EXPECT_THAT(std::string(d.status().message()),
-              ::testing::AllOf(::testing::HasSubstr("box tensor has shape [1,3,6]"),
-                               ::testing::HasSubstr("does the model fit the graph")));
+  EXPECT_THAT(
+      std::string(d.status().message()),
+      ::testing::AllOf(::testing::HasSubstr("box tensor has shape [1,3,6]"),
+                       ::testing::HasSubstr("does the model fit the graph")));
 }
 
 }  // namespace

@@ -34,24 +34,28 @@ class TensorsToFloatsCalculator : public CalculatorBase {
 
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag("TENSORS").IsEmpty()) return absl::OkStatus();
-    const auto& tensors = cc->Inputs().Tag("TENSORS").Get<std::vector<Tensor>>();
+    const auto& tensors =
+        cc->Inputs().Tag("TENSORS").Get<std::vector<Tensor>>();
     if (tensors.empty() ||
         tensors[0].element_type() != Tensor::ElementType::kFloat32) {
       return absl::InvalidArgumentError(
           "TensorsToFloatsCalculator: expected a float32 tensor");
     }
     const Tensor& t = tensors[0];
-    const bool sigmoid = cc->Options<TensorsToFloatsCalculatorOptions>().activation() ==
-                         TensorsToFloatsCalculatorOptions::SIGMOID;
-    std::vector<float> values(t.data<float>(), t.data<float>() + t.num_elements());
+    const bool sigmoid =
+        cc->Options<TensorsToFloatsCalculatorOptions>().activation() ==
+        TensorsToFloatsCalculatorOptions::SIGMOID;
+    std::vector<float> values(t.data<float>(),
+                              t.data<float>() + t.num_elements());
     if (sigmoid) {
       for (float& v : values) v = 1.0f / (1.0f + std::exp(-v));
     }
     if (cc->Outputs().HasTag("FLOAT")) {
       if (values.size() != 1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "TensorsToFloatsCalculator: FLOAT needs a tensor of one value, got ",
-            t.shape().DebugString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("TensorsToFloatsCalculator: FLOAT needs a tensor of "
+                         "one value, got ",
+                         t.shape().DebugString()));
       }
       cc->Outputs().Tag("FLOAT").AddPacket(
           MakePacket<float>(values[0]).At(cc->InputTimestamp()));

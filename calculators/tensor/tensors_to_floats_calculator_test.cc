@@ -10,7 +10,8 @@ namespace rill {
 namespace {
 
 Packet Tensors(std::vector<float> v) {
-  Tensor t(Tensor::ElementType::kFloat32, Tensor::Shape{1, static_cast<int>(v.size())});
+  Tensor t(Tensor::ElementType::kFloat32,
+           Tensor::Shape{1, static_cast<int>(v.size())});
   std::copy(v.begin(), v.end(), t.mutable_data<float>());
   std::vector<Tensor> ts;
   ts.push_back(std::move(t));
@@ -19,22 +20,29 @@ Packet Tensors(std::vector<float> v) {
 
 TEST(TensorsToFloatsCalculatorTest, FloatsWithSigmoid) {
   auto out = RunGraph(R"pb(
-    input_stream: "t" output_stream: "f"
-    node {
-      calculator: "TensorsToFloatsCalculator"
-      input_stream: "TENSORS:t"
-      output_stream: "FLOATS:f"
-      options { [mediapipe.TensorsToFloatsCalculatorOptions.ext] { activation: SIGMOID } }
-    })pb",
+                        input_stream: "t"
+                        output_stream: "f"
+                        node {
+                          calculator: "TensorsToFloatsCalculator"
+                          input_stream: "TENSORS:t"
+                          output_stream: "FLOATS:f"
+                          options {
+                            [mediapipe.TensorsToFloatsCalculatorOptions.ext] {
+                              activation: SIGMOID
+                            }
+                          }
+                        })pb",
                       {"f"}, {{"t", {Tensors({0, 100})}}});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT((*out)["f"].at(0).Get<std::vector<float>>(),
-              ::testing::ElementsAre(::testing::FloatEq(0.5f), ::testing::FloatNear(1.0f, 1e-6)));
+              ::testing::ElementsAre(::testing::FloatEq(0.5f),
+                                     ::testing::FloatNear(1.0f, 1e-6)));
 }
 
 TEST(TensorsToFloatsCalculatorTest, OneFloatNeedsOneValue) {
   const std::string graph = R"pb(
-    input_stream: "t" output_stream: "f"
+    input_stream: "t"
+    output_stream: "f"
     node {
       calculator: "TensorsToFloatsCalculator"
       input_stream: "TENSORS:t"

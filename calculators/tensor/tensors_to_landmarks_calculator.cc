@@ -88,7 +88,8 @@ class TensorsToLandmarksCalculator : public CalculatorBase {
         !cc->Inputs().Tag("FLIP_VERTICALLY").IsEmpty()) {
       flip_v_ = cc->Inputs().Tag("FLIP_VERTICALLY").Get<bool>();
     }
-    const auto& tensors = cc->Inputs().Tag("TENSORS").Get<std::vector<Tensor>>();
+    const auto& tensors =
+        cc->Inputs().Tag("TENSORS").Get<std::vector<Tensor>>();
     if (tensors.empty() ||
         tensors[0].element_type() != Tensor::ElementType::kFloat32) {
       return absl::InvalidArgumentError(
@@ -113,7 +114,8 @@ class TensorsToLandmarksCalculator : public CalculatorBase {
       lm->set_x(flip_h_ ? w - v[0] : v[0]);
       lm->set_y(flip_v_ ? h - v[1] : v[1]);
       if (dims > 2) lm->set_z(v[2]);
-      if (dims > 3) lm->set_visibility(Activate(o_.visibility_activation(), v[3]));
+      if (dims > 3)
+        lm->set_visibility(Activate(o_.visibility_activation(), v[3]));
       if (dims > 4) lm->set_presence(Activate(o_.presence_activation(), v[4]));
     }
     if (cc->Outputs().HasTag("NORM_LANDMARKS")) {
@@ -126,13 +128,16 @@ class TensorsToLandmarksCalculator : public CalculatorBase {
         if (lm.has_visibility()) nl->set_visibility(lm.visibility());
         if (lm.has_presence()) nl->set_presence(lm.presence());
       }
-      cc->Outputs().Tag("NORM_LANDMARKS").AddPacket(
-          MakePacket<NormalizedLandmarkList>(std::move(norm))
-              .At(cc->InputTimestamp()));
+      cc->Outputs()
+          .Tag("NORM_LANDMARKS")
+          .AddPacket(MakePacket<NormalizedLandmarkList>(std::move(norm))
+                         .At(cc->InputTimestamp()));
     }
     if (cc->Outputs().HasTag("LANDMARKS")) {
-      cc->Outputs().Tag("LANDMARKS").AddPacket(
-          MakePacket<LandmarkList>(std::move(pixels)).At(cc->InputTimestamp()));
+      cc->Outputs()
+          .Tag("LANDMARKS")
+          .AddPacket(MakePacket<LandmarkList>(std::move(pixels))
+                         .At(cc->InputTimestamp()));
     }
     return absl::OkStatus();
   }

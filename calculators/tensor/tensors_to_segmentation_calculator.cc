@@ -17,11 +17,10 @@
 // OUTPUT_SIZE.
 #include <cmath>
 #include <memory>
-#include <utility>
-#include <vector>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "calculators/tensor/tensors_to_segmentation_calculator.pb.h"
@@ -58,7 +57,8 @@ class TensorsToSegmentationCalculator : public CalculatorBase {
 
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag("TENSORS").IsEmpty()) return absl::OkStatus();
-    const auto& tensors = cc->Inputs().Tag("TENSORS").Get<std::vector<Tensor>>();
+    const auto& tensors =
+        cc->Inputs().Tag("TENSORS").Get<std::vector<Tensor>>();
     if (tensors.empty()) {
       return absl::InvalidArgumentError(
           "TensorsToSegmentationCalculator: no tensor in TENSORS");
@@ -70,14 +70,16 @@ class TensorsToSegmentationCalculator : public CalculatorBase {
     if (dims.size() != 3 || t.element_type() != Tensor::ElementType::kFloat32) {
       return absl::InvalidArgumentError(absl::StrCat(
           "TensorsToSegmentationCalculator: expected a float32 [1,H,W,C] "
-          "tensor, got ", t.DebugString()));
+          "tensor, got ",
+          t.DebugString()));
     }
     const int h = dims[0], w = dims[1], c = dims[2];
     const auto act = options_.activation();
     if (act == Options::SOFTMAX && c != 2) {
       return absl::InvalidArgumentError(absl::StrCat(
           "TensorsToSegmentationCalculator: SOFTMAX needs 2 channels, the "
-          "tensor has ", c));
+          "tensor has ",
+          c));
     }
     if (act == Options::SOFTMAX && (options_.output_layer_index() < 0 ||
                                     options_.output_layer_index() > 1)) {
@@ -111,11 +113,12 @@ class TensorsToSegmentationCalculator : public CalculatorBase {
     int out_w = w, out_h = h;
     if (cc->Inputs().HasTag("OUTPUT_SIZE") &&
         !cc->Inputs().Tag("OUTPUT_SIZE").IsEmpty()) {
-      const auto& size = cc->Inputs().Tag("OUTPUT_SIZE").Get<std::pair<int, int>>();
+      const auto& size =
+          cc->Inputs().Tag("OUTPUT_SIZE").Get<std::pair<int, int>>();
       if (size.first <= 0 || size.second <= 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "TensorsToSegmentationCalculator: OUTPUT_SIZE ", size.first, "x",
-            size.second, " is empty"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("TensorsToSegmentationCalculator: OUTPUT_SIZE ",
+                         size.first, "x", size.second, " is empty"));
       }
       out_w = size.first;
       out_h = size.second;

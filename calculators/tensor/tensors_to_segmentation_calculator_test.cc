@@ -11,24 +11,31 @@
 namespace rill {
 namespace {
 
-absl::StatusOr<const ImageFrame*> Mask(const std::string& options, Tensor t, StreamPackets* keep,
+absl::StatusOr<const ImageFrame*> Mask(const std::string& options, Tensor t,
+                                       StreamPackets* keep,
                                        std::pair<int, int> size = {0, 0}) {
   StreamPackets in;
   std::vector<Tensor> v;
   v.push_back(std::move(t));
   in["t"] = {MakePacket<std::vector<Tensor>>(std::move(v)).At(Timestamp(0))};
   in["size"] = {};
-  if (size.first > 0) in["size"].push_back(MakePacket<std::pair<int, int>>(size).At(Timestamp(0)));
-  auto out = RunGraph(R"pb(
-    input_stream: "t" input_stream: "size" output_stream: "mask"
-    node {
-      calculator: "TensorsToSegmentationCalculator"
-      input_stream: "TENSORS:t"
-      input_stream: "OUTPUT_SIZE:size"
-      output_stream: "MASK:mask"
-      options { [mediapipe.TensorsToSegmentationCalculatorOptions.ext] { )pb" +
-                          options + "}}}",
-                      {"mask"}, in);
+  if (size.first > 0)
+    in["size"].push_back(
+        MakePacket<std::pair<int, int>>(size).At(Timestamp(0)));
+  auto out =
+      RunGraph(R"pb(
+                     input_stream: "t"
+                     input_stream: "size"
+                     output_stream: "mask"
+                     node { calculator: "TensorsToSegmentationCalculator"
+                            input_stream: "TENSORS:t"
+                            input_stream: "OUTPUT_SIZE:size"
+                            output_stream: "MASK:mask"
+                            options {
+                              [mediapipe.TensorsToSegmentationCalculatorOptions
+                                   .ext] {)pb" +
+                   options + "}}}",
+               {"mask"}, in);
   if (!out.ok()) return out.status();
   *keep = *out;
   return (*keep)["mask"].at(0).Get<Image>().GetImageFrameSharedPtr().get();
@@ -59,7 +66,8 @@ TEST(TensorsToSegmentationCalculatorTest, SoftmaxPicksTheLayer) {
   t.mutable_data<float>()[0] = 0;
   t.mutable_data<float>()[1] = std::log(3.0f);
   StreamPackets keep;
-  auto m = Mask("activation: SOFTMAX output_layer_index: 1", std::move(t), &keep);
+  auto m =
+      Mask("activation: SOFTMAX output_layer_index: 1", std::move(t), &keep);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_NEAR(Px(**m, 0, 0), 0.75f, 1e-6);
 }

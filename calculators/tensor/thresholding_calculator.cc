@@ -17,7 +17,8 @@ class ThresholdingCalculator : public CalculatorBase {
     cc->SetTimestampOffset(TimestampDiff(0));
     cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag("FLOAT").Set<float>();
-    if (cc->Inputs().HasTag("THRESHOLD")) cc->Inputs().Tag("THRESHOLD").Set<double>();
+    if (cc->Inputs().HasTag("THRESHOLD"))
+      cc->Inputs().Tag("THRESHOLD").Set<double>();
     if (cc->InputSidePackets().HasTag("THRESHOLD")) {
       cc->InputSidePackets().Tag("THRESHOLD").Set<double>();
     }
@@ -43,7 +44,8 @@ class ThresholdingCalculator : public CalculatorBase {
   }
 
   absl::Status Process(CalculatorContext* cc) override {
-    if (cc->Inputs().HasTag("THRESHOLD") && !cc->Inputs().Tag("THRESHOLD").IsEmpty()) {
+    if (cc->Inputs().HasTag("THRESHOLD") &&
+        !cc->Inputs().Tag("THRESHOLD").IsEmpty()) {
       threshold_ = cc->Inputs().Tag("THRESHOLD").Get<double>();
     }
     if (cc->Inputs().Tag("FLOAT").IsEmpty()) return absl::OkStatus();

@@ -2,11 +2,14 @@
 // images, through the graph runtime, subgraph expansion and option_value, the
 // engine, and the detection calculators.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
-
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -25,32 +28,36 @@ using solutions::MediaPath;
 using solutions::ModelPath;
 
 #define SKIP_IF_MISSING(path) \
-  if (!FileExists(path)) GTEST_SKIP() << path << " is missing: run scripts/fetch_models.sh"
+  if (!FileExists(path))      \
+  GTEST_SKIP() << path << " is missing: run scripts/fetch_models.sh"
 
-std::string DetectorGraph(const std::string& subgraph, const std::string& extra = "") {
+std::string DetectorGraph(const std::string& subgraph,
+                          const std::string& extra = "") {
   return R"pb(
-    input_stream: "image"
-    output_stream: "detections"
-    node {
-      calculator: ")pb" + subgraph + R"pb("
-      input_stream: "IMAGE:image"
-      output_stream: "DETECTIONS:detections"
-      )pb" + extra + R"pb(
+           input_stream: "image"
+           output_stream: "detections"
+           node { calculator: ")pb" +
+         subgraph + R"pb("
+                         input_stream: "IMAGE:image"
+                         output_stream: "DETECTIONS:detections"
+         )pb" +
+         extra + R"pb(
     })pb";
 }
 
 void PrintDetections(const std::vector<Detection>& faces) {
   for (const Detection& d : faces) {
     const auto& b = d.location_data().relative_bounding_box();
-    std::printf("face score %.4f box xmin %.4f ymin %.4f w %.4f h %.4f\n", d.score(0), b.xmin(),
-                b.ymin(), b.width(), b.height());
+    std::printf("face score %.4f box xmin %.4f ymin %.4f w %.4f h %.4f\n",
+                d.score(0), b.xmin(), b.ymin(), b.width(), b.height());
     for (const auto& k : d.location_data().relative_keypoints()) {
       std::printf("  keypoint %.4f %.4f\n", k.x(), k.y());
     }
   }
 }
 
-void SaveAnnotated(const std::string& image_path, const std::vector<Detection>& faces,
+void SaveAnnotated(const std::string& image_path,
+                   const std::vector<Detection>& faces,
                    const std::string& name) {
   cv::Mat bgr = cv::imread(image_path, cv::IMREAD_COLOR);
   solutions::DrawDetections(faces, &bgr);
@@ -91,18 +98,30 @@ void ExpectFace(const Detection& d, const ExpectedFace& e, float tol) {
 // the image (10 px): the weighted NMS average moves by less than that with
 // kernel or resampling changes, and a wrong decode (swapped x/y, missing
 // letterbox/projection) moves it by far more.
-const ExpectedFace kAstronaut = {
-    0.3468f, 0.1619f, 0.1862f, 0.1862f,
-    {{0.3935f, 0.2049f}, {0.4802f, 0.2131f}, {0.4305f, 0.2486f},
-     {0.4293f, 0.2903f}, {0.3480f, 0.2260f}, {0.5316f, 0.2419f}}};
+const ExpectedFace kAstronaut = {0.3468f,
+                                 0.1619f,
+                                 0.1862f,
+                                 0.1862f,
+                                 {{0.3935f, 0.2049f},
+                                  {0.4802f, 0.2131f},
+                                  {0.4305f, 0.2486f},
+                                  {0.4293f, 0.2903f},
+                                  {0.3480f, 0.2260f},
+                                  {0.5316f, 0.2419f}}};
 
 // messi5.jpg: the face is ~30 px wide in a 548x342 frame; checked on
 // face_detection_full_range_messi.png (box on the face, keypoints on eyes,
 // nose, mouth, ears). Tolerance 0.015 (8 px across, 5 px down).
-const ExpectedFace kMessi = {
-    0.4148f, 0.2899f, 0.0550f, 0.0881f,
-    {{0.4321f, 0.3170f}, {0.4536f, 0.3125f}, {0.4465f, 0.3324f},
-     {0.4469f, 0.3513f}, {0.4173f, 0.3287f}, {0.4671f, 0.3198f}}};
+const ExpectedFace kMessi = {0.4148f,
+                             0.2899f,
+                             0.0550f,
+                             0.0881f,
+                             {{0.4321f, 0.3170f},
+                              {0.4536f, 0.3125f},
+                              {0.4465f, 0.3324f},
+                              {0.4469f, 0.3513f},
+                              {0.4173f, 0.3287f},
+                              {0.4671f, 0.3198f}}};
 
 TEST_F(FaceDetectionGraphTest, ShortRangeFindsTheAstronautsFace) {
   const std::string image_path = MediaPath("astronaut.png");
@@ -110,8 +129,9 @@ TEST_F(FaceDetectionGraphTest, ShortRangeFindsTheAstronautsFace) {
   SKIP_IF_MISSING(ModelPath("face_detection_short_range.tflite"));
   ImageFrame frame = LoadRgb(image_path);
   ASSERT_FALSE(frame.IsEmpty());
-  auto out = RunGraph(DetectorGraph("FaceDetectionShortRangeCpu"), {"detections"},
-                      {{"image", {Adopt(new ImageFrame(std::move(frame))).At(Timestamp(0))}}});
+  auto out = RunGraph(
+      DetectorGraph("FaceDetectionShortRangeCpu"), {"detections"},
+      {{"image", {Adopt(new ImageFrame(std::move(frame))).At(Timestamp(0))}}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["detections"].size(), 1u);
   const auto& faces = (*out)["detections"][0].Get<std::vector<Detection>>();
@@ -143,28 +163,86 @@ TEST_F(FaceDetectionGraphTest, ShortRangeInARegionProjectsBackToTheImage) {
   roi.set_y_center(0.3f);
   roi.set_width(0.5f);
   roi.set_height(0.6f);
-  auto out = RunGraph(R"pb(
-    input_stream: "image"
-    input_stream: "roi"
-    output_stream: "detections"
-    node {
-      calculator: "FaceDetectionShortRange"
-      input_stream: "IMAGE:image"
-      input_stream: "ROI:roi"
-      output_stream: "DETECTIONS:detections"
-    })pb",
-                      {"detections"},
-                      {{"image", {Adopt(new ImageFrame(LoadRgb(image_path))).At(Timestamp(0))}},
-                       {"roi", {MakePacket<NormalizedRect>(roi).At(Timestamp(0))}}});
+  auto out = RunGraph(
+      R"pb(
+        input_stream: "image"
+        input_stream: "roi"
+        output_stream: "detections"
+        node {
+          calculator: "FaceDetectionShortRange"
+          input_stream: "IMAGE:image"
+          input_stream: "ROI:roi"
+          output_stream: "DETECTIONS:detections"
+        })pb",
+      {"detections"},
+      {{"image", {Adopt(new ImageFrame(LoadRgb(image_path))).At(Timestamp(0))}},
+       {"roi", {MakePacket<NormalizedRect>(roi).At(Timestamp(0))}}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["detections"].size(), 1u);
   const auto& faces = (*out)["detections"][0].Get<std::vector<Detection>>();
   PrintDetections(faces);
-  SaveAnnotated(image_path, faces, "face_detection_short_range_roi_astronaut.png");
+  SaveAnnotated(image_path, faces,
+                "face_detection_short_range_roi_astronaut.png");
   ASSERT_EQ(faces.size(), 1u);
   // The face is larger in the tensor, so the model sees it differently: a
   // looser tolerance than the whole-image run.
   ExpectFace(faces[0], kAstronaut, 0.03f);
+}
+
+// The portrait turned a quarter clockwise (the face lies on its side) and a
+// whole-image ROI turned by +90 degrees, so that the face is upright in the
+// tensor: the detector finds it, and the projection (MATRIX with rotation)
+// puts box and keypoints where the turned image has them: (x, y) of the
+// upright portrait at (1 - y, x).
+TEST_F(FaceDetectionGraphTest, RotatedRegionFindsTheTurnedFace) {
+  const std::string image_path = MediaPath("astronaut.png");
+  SKIP_IF_MISSING(image_path);
+  SKIP_IF_MISSING(ModelPath("face_detection_short_range.tflite"));
+  cv::Mat bgr = cv::imread(image_path, cv::IMREAD_COLOR), turned, rgb;
+  cv::rotate(bgr, turned, cv::ROTATE_90_CLOCKWISE);
+  cv::cvtColor(turned, rgb, cv::COLOR_BGR2RGB);
+  NormalizedRect roi;
+  roi.set_x_center(0.5f);
+  roi.set_y_center(0.5f);
+  roi.set_width(1.0f);
+  roi.set_height(1.0f);
+  roi.set_rotation(static_cast<float>(M_PI / 2));
+  auto out = RunGraph(
+      R"pb(
+        input_stream: "image"
+        input_stream: "roi"
+        output_stream: "detections"
+        node {
+          calculator: "FaceDetectionShortRange"
+          input_stream: "IMAGE:image"
+          input_stream: "ROI:roi"
+          output_stream: "DETECTIONS:detections"
+        })pb",
+      {"detections"},
+      {{"image",
+        {Adopt(new ImageFrame(formats::FromMat(rgb, ImageFormat::SRGB)))
+             .At(Timestamp(0))}},
+       {"roi", {MakePacket<NormalizedRect>(roi).At(Timestamp(0))}}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)["detections"].size(), 1u);
+  const auto& faces = (*out)["detections"][0].Get<std::vector<Detection>>();
+  PrintDetections(faces);
+  cv::Mat drawn = turned.clone();
+  solutions::DrawDetections(faces, &drawn);
+  cv::imwrite(
+      solutions::OutputDir() + "/face_detection_rotated_roi_astronaut.png",
+      drawn);
+  ASSERT_EQ(faces.size(), 1u);
+  // The upright face's box and keypoints, turned.
+  ExpectedFace turned_face = {1.0f - kAstronaut.ymin - kAstronaut.height,
+                              kAstronaut.xmin,
+                              kAstronaut.height,
+                              kAstronaut.width,
+                              {}};
+  for (const auto& [x, y] : kAstronaut.keypoints) {
+    turned_face.keypoints.push_back({1.0f - y, x});
+  }
+  ExpectFace(faces[0], turned_face, 0.02f);
 }
 
 // messi5.jpg (OpenCV's sample, 548x342): a small face in a football scene,
@@ -174,8 +252,10 @@ TEST_F(FaceDetectionGraphTest, FullRangeFindsMessisFace) {
   const std::string image_path = MediaPath("messi5.jpg");
   SKIP_IF_MISSING(image_path);
   SKIP_IF_MISSING(ModelPath("face_detection_full_range_sparse.tflite"));
-  auto out = RunGraph(DetectorGraph("FaceDetectionFullRangeCpu"), {"detections"},
-                      {{"image", {Adopt(new ImageFrame(LoadRgb(image_path))).At(Timestamp(0))}}});
+  auto out = RunGraph(
+      DetectorGraph("FaceDetectionFullRangeCpu"), {"detections"},
+      {{"image",
+        {Adopt(new ImageFrame(LoadRgb(image_path))).At(Timestamp(0))}}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["detections"].size(), 1u);
   const auto& faces = (*out)["detections"][0].Get<std::vector<Detection>>();
@@ -192,19 +272,19 @@ TEST_F(FaceDetectionGraphTest, MegamindVideoGivesDetectionsFrameAfterFrame) {
   SKIP_IF_MISSING(video_path);
   SKIP_IF_MISSING(ModelPath("face_detection_short_range.tflite"));
   auto out = RunGraph(R"pb(
-    input_side_packet: "video_path"
-    output_stream: "detections"
-    output_stream: "frames"
-    node {
-      calculator: "OpenCvVideoDecoderCalculator"
-      input_side_packet: "INPUT_FILE_PATH:video_path"
-      output_stream: "VIDEO:frames"
-    }
-    node {
-      calculator: "FaceDetectionShortRangeCpu"
-      input_stream: "IMAGE:frames"
-      output_stream: "DETECTIONS:detections"
-    })pb",
+                        input_side_packet: "video_path"
+                        output_stream: "detections"
+                        output_stream: "frames"
+                        node {
+                          calculator: "OpenCvVideoDecoderCalculator"
+                          input_side_packet: "INPUT_FILE_PATH:video_path"
+                          output_stream: "VIDEO:frames"
+                        }
+                        node {
+                          calculator: "FaceDetectionShortRangeCpu"
+                          input_stream: "IMAGE:frames"
+                          output_stream: "DETECTIONS:detections"
+                        })pb",
                       {"detections", "frames"}, {},
                       {{"video_path", MakePacket<std::string>(video_path)}});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -221,7 +301,16 @@ TEST_F(FaceDetectionGraphTest, MegamindVideoGivesDetectionsFrameAfterFrame) {
     last = d.Timestamp().Value();
     if (!d.Get<std::vector<Detection>>().empty()) faces.push_back(d);
   }
-  std::printf("Megamind.avi: %zu frames, %zu with a face\n", frames.size(), faces.size());
+  std::printf("Megamind.avi: %zu frames, %zu with a face\n", frames.size(),
+              faces.size());
+  size_t multi = 0;
+  for (const Packet& f : faces) {
+    const auto& v = f.Get<std::vector<Detection>>();
+    // Seen: a second, borderline (0.50-0.54) detection on the other
+    // character's hair in about a quarter of the frames.
+    if (v.size() > 1) ++multi;
+  }
+  std::printf("Megamind.avi: %zu frames with more than one face\n", multi);
   // Count runs of frames without a face.
   for (fi = 0; fi < frames.size(); ++fi) {
     EXPECT_EQ(dets[fi].Timestamp(), frames[fi].Timestamp());
@@ -231,8 +320,10 @@ TEST_F(FaceDetectionGraphTest, MegamindVideoGivesDetectionsFrameAfterFrame) {
       longest_gap = std::max(longest_gap, ++gap);
     }
   }
-  std::printf("Megamind.avi: longest run without a face %zu frames\n", longest_gap);
-  EXPECT_GE(faces.size() * 10, frames.size() * 9) << "a face in at least 90% of frames";
+  std::printf("Megamind.avi: longest run without a face %zu frames\n",
+              longest_gap);
+  EXPECT_GE(faces.size() * 10, frames.size() * 9)
+      << "a face in at least 90% of frames";
   EXPECT_LE(longest_gap, 5u);
   // Look at one frame from the middle.
   const Packet& mid = faces[faces.size() / 2];
@@ -241,44 +332,54 @@ TEST_F(FaceDetectionGraphTest, MegamindVideoGivesDetectionsFrameAfterFrame) {
     cv::Mat rgb = formats::MatView(&f.Get<ImageFrame>()).clone(), bgr;
     cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
     solutions::DrawDetections(mid.Get<std::vector<Detection>>(), &bgr);
-    cv::imwrite(solutions::OutputDir() + "/face_detection_megamind_mid.png", bgr);
+    cv::imwrite(solutions::OutputDir() + "/face_detection_megamind_mid.png",
+                bgr);
   }
 }
 
 // Bad input: each a clear error naming the node and the file, no crash.
 TEST_F(FaceDetectionGraphTest, MissingModelNamesTheNodeAndTheFile) {
   auto out = RunGraph(
-      DetectorGraph("FaceDetectionShortRangeCpu",
-                    R"pb(node_options: {
-                           [type.googleapis.com/mediapipe.FaceDetectionOptions] {
-                             model_path: "third_party/models/no_such_detector.tflite"
-                           }
-                         })pb"),
+      DetectorGraph(
+          "FaceDetectionShortRangeCpu",
+          R"pb(node_options: {
+                 [type.googleapis.com/mediapipe.FaceDetectionOptions] {
+                   model_path: "third_party/models/no_such_detector.tflite"
+                 }
+               })pb"),
       {"detections"}, {{"image", {}}});
   ASSERT_FALSE(out.ok());
   const std::string msg(out.status().message());
   std::printf("%s\n", msg.c_str());
-  EXPECT_NE(msg.find("third_party/models/no_such_detector.tflite"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("third_party/models/no_such_detector.tflite"),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("inference_calculator"), std::string::npos) << msg;
   EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
 }
 
-TEST_F(FaceDetectionGraphTest, ModelOfTheWrongInputSizeNamesTheNodeFileAndShapes) {
+TEST_F(FaceDetectionGraphTest,
+       ModelOfTheWrongInputSizeNamesTheNodeFileAndShapes) {
   SKIP_IF_MISSING(ModelPath("face_detection_full_range_sparse.tflite"));
   // The full-range model (192x192) in the short-range graph (128x128 tensors).
   auto out = RunGraph(
-      DetectorGraph("FaceDetectionShortRangeCpu",
-                    R"pb(node_options: {
-                           [type.googleapis.com/mediapipe.FaceDetectionOptions] {
-                             model_path: "third_party/models/face_detection_full_range_sparse.tflite"
-                           }
-                         })pb"),
+      DetectorGraph(
+          "FaceDetectionShortRangeCpu",
+          R"pb(node_options: {
+                 [type.googleapis.com/mediapipe.FaceDetectionOptions] {
+                   model_path: "third_party/models/face_detection_full_range_sparse.tflite"
+                 }
+               })pb"),
       {"detections"},
-      {{"image", {Adopt(new ImageFrame(LoadRgb(MediaPath("astronaut.png")))).At(Timestamp(0))}}});
+      {{"image",
+        {Adopt(new ImageFrame(LoadRgb(MediaPath("astronaut.png"))))
+             .At(Timestamp(0))}}});
   ASSERT_FALSE(out.ok());
   const std::string msg(out.status().message());
   std::printf("%s\n", msg.c_str());
-  EXPECT_NE(msg.find("face_detection_full_range_sparse.tflite"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("face_detection_full_range_sparse.tflite"),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("inference_calculator"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[1,128,128,3]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[1,192,192,3]"), std::string::npos) << msg;
@@ -289,48 +390,55 @@ TEST_F(FaceDetectionGraphTest, OutputsThatDoNotFitTheDecoderNameTheNode) {
   // Right input size, anchors laid out for the short-range strides (2016 at
   // 192x192) and num_boxes saying so, but the model outputs 2304 boxes.
   auto out = RunGraph(
-      DetectorGraph("FaceDetectionShortRangeCpu",
-                    R"pb(node_options: {
-                           [type.googleapis.com/mediapipe.FaceDetectionOptions] {
-                             model_path: "third_party/models/face_detection_full_range_sparse.tflite"
-                             tensor_width: 192
-                             tensor_height: 192
-                             num_boxes: 2016
-                           }
-                         })pb"),
+      DetectorGraph(
+          "FaceDetectionShortRangeCpu",
+          R"pb(node_options: {
+                 [type.googleapis.com/mediapipe.FaceDetectionOptions] {
+                   model_path: "third_party/models/face_detection_full_range_sparse.tflite"
+                   tensor_width: 192
+                   tensor_height: 192
+                   num_boxes: 2016
+                 }
+               })pb"),
       {"detections"},
-      {{"image", {Adopt(new ImageFrame(LoadRgb(MediaPath("astronaut.png")))).At(Timestamp(0))}}});
+      {{"image",
+        {Adopt(new ImageFrame(LoadRgb(MediaPath("astronaut.png"))))
+             .At(Timestamp(0))}}});
   ASSERT_FALSE(out.ok());
   const std::string msg(out.status().message());
   std::printf("%s\n", msg.c_str());
-  EXPECT_NE(msg.find("tensors_to_detections_calculator"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("tensors_to_detections_calculator"), std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("[1,2304,16]"), std::string::npos) << msg;
 }
 
 TEST_F(FaceDetectionGraphTest, UnreadableVideoNamesTheNodeAndTheFile) {
   SKIP_IF_MISSING(ModelPath("face_detection_short_range.tflite"));
-  auto out = RunGraph(R"pb(
-    input_side_packet: "video_path"
-    output_stream: "detections"
-    node {
-      name: "decoder"
-      calculator: "OpenCvVideoDecoderCalculator"
-      input_side_packet: "INPUT_FILE_PATH:video_path"
-      output_stream: "VIDEO:frames"
-    }
-    node {
-      calculator: "FaceDetectionShortRangeCpu"
-      input_stream: "IMAGE:frames"
-      output_stream: "DETECTIONS:detections"
-    })pb",
-                      {"detections"}, {},
-                      {{"video_path", MakePacket<std::string>(
-                                          "third_party/models/face_detection_short_range.tflite")}});
+  auto out =
+      RunGraph(R"pb(
+                 input_side_packet: "video_path"
+                 output_stream: "detections"
+                 node {
+                   name: "decoder"
+                   calculator: "OpenCvVideoDecoderCalculator"
+                   input_side_packet: "INPUT_FILE_PATH:video_path"
+                   output_stream: "VIDEO:frames"
+                 }
+                 node {
+                   calculator: "FaceDetectionShortRangeCpu"
+                   input_stream: "IMAGE:frames"
+                   output_stream: "DETECTIONS:detections"
+                 })pb",
+               {"detections"}, {},
+               {{"video_path",
+                 MakePacket<std::string>(
+                     "third_party/models/face_detection_short_range.tflite")}});
   ASSERT_FALSE(out.ok());
   const std::string msg(out.status().message());
   std::printf("%s\n", msg.c_str());
   EXPECT_NE(msg.find("decoder"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("face_detection_short_range.tflite"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("face_detection_short_range.tflite"), std::string::npos)
+      << msg;
 }
 
 // The desktop live graph (FlowLimiter with its FINISHED back edge, detector,
@@ -344,7 +452,8 @@ TEST_F(FaceDetectionGraphTest, DesktopLiveGraphDrawsTheFaces) {
   std::string config;
   {
     std::ifstream f("graphs/face_detection/face_detection_desktop_live.pbtxt");
-    config.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    config.assign(std::istreambuf_iterator<char>(f),
+                  std::istreambuf_iterator<char>());
   }
   ASSERT_FALSE(config.empty());
   cv::VideoCapture cap(video_path);
@@ -353,18 +462,21 @@ TEST_F(FaceDetectionGraphTest, DesktopLiveGraphDrawsTheFaces) {
   cv::Mat bgr, rgb;
   for (int i = 0; i < 30 && cap.read(bgr); ++i) {
     cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-    frames.push_back(Adopt(new ImageFrame(formats::FromMat(rgb, ImageFormat::SRGB)))
-                         .At(Timestamp(i * 33333)));
+    frames.push_back(
+        Adopt(new ImageFrame(formats::FromMat(rgb, ImageFormat::SRGB)))
+            .At(Timestamp(i * 33333)));
   }
   // settle_each_packet: the FlowLimiter then lets every frame through, so
   // the output is deterministic.
-  auto out = RunGraph(config, {"output_video", "face_detections"}, {{"input_video", frames}}, {},
+  auto out = RunGraph(config, {"output_video", "face_detections"},
+                      {{"input_video", frames}}, {},
                       /*settle_each_packet=*/true);
   ASSERT_TRUE(out.ok()) << out.status();
   const auto& video = (*out)["output_video"];
   const auto& dets = (*out)["face_detections"];
-  std::printf("desktop live graph: %zu frames in, %zu out, %zu detection packets\n",
-              frames.size(), video.size(), dets.size());
+  std::printf(
+      "desktop live graph: %zu frames in, %zu out, %zu detection packets\n",
+      frames.size(), video.size(), dets.size());
   ASSERT_EQ(video.size(), frames.size());
   ASSERT_EQ(dets.size(), frames.size());
   std::vector<Packet> faces;
@@ -391,7 +503,9 @@ TEST_F(FaceDetectionGraphTest, DesktopLiveGraphDrawsTheFaces) {
     EXPECT_GT(red, 0) << "no red box edge at the face's left side";
     cv::Mat out_bgr;
     cv::cvtColor(drawn, out_bgr, cv::COLOR_RGB2BGR);
-    cv::imwrite(solutions::OutputDir() + "/face_detection_desktop_live_frame.png", out_bgr);
+    cv::imwrite(
+        solutions::OutputDir() + "/face_detection_desktop_live_frame.png",
+        out_bgr);
   }
 }
 

@@ -8,12 +8,11 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <string>
-#include <vector>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
+#include <vector>
 
 #include "framework/formats/detection.pb.h"
 #include "framework/formats/image_frame.h"
@@ -56,18 +55,19 @@ inline void DrawDetections(const std::vector<Detection>& detections,
                            cv::Mat* bgr) {
   for (const Detection& d : detections) {
     const auto& b = d.location_data().relative_bounding_box();
-    cv::rectangle(*bgr,
-                  cv::Point2f(b.xmin() * bgr->cols, b.ymin() * bgr->rows),
+    cv::rectangle(*bgr, cv::Point2f(b.xmin() * bgr->cols, b.ymin() * bgr->rows),
                   cv::Point2f((b.xmin() + b.width()) * bgr->cols,
                               (b.ymin() + b.height()) * bgr->rows),
                   cv::Scalar(0, 0, 255), 2);
     const auto& kps = d.location_data().relative_keypoints();
     for (int k = 0; k < kps.size(); ++k) {
-      cv::circle(*bgr, cv::Point2f(kps[k].x() * bgr->cols, kps[k].y() * bgr->rows),
-                 3, cv::Scalar(0, 255, 0), cv::FILLED);
-      cv::putText(*bgr, std::to_string(k),
-                  cv::Point2f(kps[k].x() * bgr->cols + 4, kps[k].y() * bgr->rows - 4),
-                  cv::FONT_HERSHEY_SIMPLEX, 0.4, cv::Scalar(255, 255, 0), 1);
+      cv::circle(*bgr,
+                 cv::Point2f(kps[k].x() * bgr->cols, kps[k].y() * bgr->rows), 3,
+                 cv::Scalar(0, 255, 0), cv::FILLED);
+      cv::putText(
+          *bgr, std::to_string(k),
+          cv::Point2f(kps[k].x() * bgr->cols + 4, kps[k].y() * bgr->rows - 4),
+          cv::FONT_HERSHEY_SIMPLEX, 0.4, cv::Scalar(255, 255, 0), 1);
     }
   }
 }
