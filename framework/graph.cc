@@ -165,6 +165,7 @@ class GraphRuntime {
   // All *Locked functions require mu_.
   void MaybeScheduleLocked(CalculatorNode* node);
   bool MightBeReadyLocked(const CalculatorNode& node) const;
+  void PropagateOffsetBoundsLocked(CalculatorNode* node);
   void Drain(int executor);
   Invocation* PrepareLocked(CalculatorNode* node);
   void FinishLocked(CalculatorNode* node, Invocation* inv);
@@ -630,6 +631,7 @@ void GraphRuntime::FinishLocked(CalculatorNode* node, Invocation* inv) {
     --in_flight_;
     node->ReleaseInvocation(next);
   }
+  PropagateOffsetBoundsLocked(node);
   if (MightBeReadyLocked(*node)) MaybeScheduleLocked(node);
   // Waiters (WaitUntilIdle/Done, blocked adders) are woken where their
   // condition can change: node closed, idle, queue space, failure.
@@ -745,14 +747,49 @@ void GraphRuntime::PropagateLocked(int stream, std::vector<Packet>* packets,
         q.packets.push_back(p);
       }
     }
-    if (bound > q.bound) q.bound = bound;
+    const bool bound_moved = bound > q.bound;
+    if (bound_moved) q.bound = bound;
     if (stats) {
       profiler_->RecordQueueSize(node->index(), consumers[c].second,
                                  static_cast<int64_t>(q.packets.size()));
     }
+    if (bound_moved) PropagateOffsetBoundsLocked(node);
     MaybeScheduleLocked(node);
   }
   packets->clear();
+}
+
+// A node whose outputs have a timestamp offset promises that input timestamp
+// t yields output at t + offset, so once its inputs are settled below T its
+// outputs are settled below T + offset, whether or not it runs. Passing that
+// on lets downstream nodes proceed when a stream has no packet at some
+// timestamp ("no face in this frame"), as in MediaPipe. Only while the node
+// is idle with nothing queued: a running or pending call may still emit
+// below the new bound, and its commit moves the bound anyway.
+void GraphRuntime::PropagateOffsetBoundsLocked(CalculatorNode* node) {
+  if (node->state != CalculatorNode::State::kOpened || node->in_flight > 0 ||
+      node->close_started || node->queues.empty() ||
+      node->spec().contract->GetProcessTimestampBounds()) {
+    return;
+  }
+  Timestamp settled = Timestamp::Done();
+  for (const InputQueue& q : node->queues) {
+    if (q.back_edge) continue;
+    if (!q.packets.empty()) return;
+    settled = std::min(settled, q.bound);
+  }
+  if (!settled.IsRangeValue()) return;
+  for (size_t out = 0; out < node->output_specs.size(); ++out) {
+    const TimestampDiff offset = node->output_specs[out].offset;
+    const int stream = node->spec().output_streams[out];
+    if (offset == TimestampDiff::Unset() || stream < 0) continue;
+    const Timestamp bound = settled + offset;
+    if (bound > node->output_bounds[out]) {
+      node->output_bounds[out] = bound;
+      std::vector<Packet> none;
+      PropagateLocked(stream, &none, bound, false);
+    }
+  }
 }
 
 void GraphRuntime::PublishSidePacketsLocked(CalculatorNode* node) {

@@ -204,6 +204,32 @@ TEST(GraphTest, ObserverWithBoundsSeesEmptyPackets) {
                       {0, false}, {1, true}, {2, false}, {3, true}}));
 }
 
+TEST(GraphTest, OffsetsCarryBoundsThroughNodesThatDidNotRun) {
+  // "in" is odd at t=1: the filter drops it, so the +1 node never runs at
+  // t=1. Its offset still tells the adder that "x" has nothing at t=1, and
+  // the adder runs at once with "in" alone (no later packet needed).
+  CalculatorGraph graph;
+  ASSERT_TRUE(graph.Initialize(Parse(R"pb(
+    input_stream: "in"
+    node { calculator: "TestEvenFilterCalculator" input_stream: "in" output_stream: "even" }
+    node { calculator: "TestAddOneCalculator" input_stream: "even" output_stream: "x" }
+    node { calculator: "TestAdderCalculator" input_stream: "in" input_stream: "x"
+           output_stream: "sum" }
+  )pb")).ok());
+  auto poller = graph.AddOutputStreamPoller("sum");
+  ASSERT_TRUE(graph.StartRun().ok());
+  ASSERT_TRUE(graph.AddPacketToInputStream("in", MakePacket<int>(1).At(Timestamp(1))).ok());
+  Packet p;
+  ASSERT_TRUE(poller->NextWithTimeout(&p, 5000000));
+  EXPECT_EQ(p.Timestamp(), Timestamp(1));
+  EXPECT_EQ(p.Get<int>(), 1);
+  ASSERT_TRUE(graph.AddPacketToInputStream("in", MakePacket<int>(2).At(Timestamp(2))).ok());
+  ASSERT_TRUE(poller->NextWithTimeout(&p, 5000000));
+  EXPECT_EQ(p.Get<int>(), 2 + 3);
+  ASSERT_TRUE(graph.CloseAllInputStreams().ok());
+  EXPECT_TRUE(graph.WaitUntilDone().ok());
+}
+
 TEST(GraphTest, SetInputStreamTimestampBoundAdvancesDownstream) {
   CalculatorGraph graph;
   ASSERT_TRUE(graph.Initialize(Parse(R"pb(

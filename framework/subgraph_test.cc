@@ -246,6 +246,40 @@ TEST_F(SubgraphTest, SubgraphPathDirectiveNamesAnotherFolder) {
   EXPECT_TRUE(s.ok()) << s;
 }
 
+TEST_F(SubgraphTest, UnconnectedSubgraphInputBecomesAnAbsentOptionalPort) {
+  // The scale node's FACTOR side packet is optional: left unconnected by the
+  // invoking node, the subgraph's FACTOR input disappears from it.
+  ASSERT_TRUE(RegisterSubgraphConfig(*ParseGraphConfigText(R"pb(
+    type: "TestOptionalFactorSubgraph"
+    input_stream: "IN:x" input_side_packet: "FACTOR:f"
+    output_stream: "OUT:y"
+    node { calculator: "TestScaleNode" input_stream: "IN:x"
+           input_side_packet: "FACTOR:f" output_stream: "OUT:y" }
+  )pb")).ok());
+  auto without = RunGraph(R"pb(
+    input_stream: "in" output_stream: "out"
+    node { calculator: "TestOptionalFactorSubgraph" input_stream: "IN:in" output_stream: "OUT:out" }
+  )pb",
+                          {{"in", {{0, 5}}}});
+  ASSERT_TRUE(without.status.ok()) << without.status;
+  EXPECT_EQ(Values(without.outputs["out"]), (std::vector<int>{5}));
+  auto with = RunGraph(R"pb(
+    input_stream: "in" output_stream: "out" input_side_packet: "k"
+    node { calculator: "TestOptionalFactorSubgraph" input_stream: "IN:in"
+           input_side_packet: "FACTOR:k" output_stream: "OUT:out" }
+  )pb",
+                       {{"in", {{0, 5}}}}, {{"k", MakePacket<int>(3)}});
+  ASSERT_TRUE(with.status.ok()) << with.status;
+  EXPECT_EQ(Values(with.outputs["out"]), (std::vector<int>{15}));
+  // A required input left unconnected is still an error, naming the node.
+  auto required = RunGraph(R"pb(
+    input_stream: "in" output_stream: "out"
+    node { calculator: "TestOptionalFactorSubgraph" input_side_packet: "FACTOR:k"
+           output_stream: "OUT:out" }
+  )pb");
+  EXPECT_NE(required.status.message().find("\"IN\""), std::string::npos) << required.status;
+}
+
 TEST_F(SubgraphTest, OptionalSubgraphInputMayStayUnconnected) {
   ASSERT_TRUE(RegisterSubgraphConfig(*ParseGraphConfigText(R"pb(
     type: "TestOptionalInputSubgraph"

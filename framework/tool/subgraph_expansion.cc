@@ -467,12 +467,24 @@ class Renamer {
     auto it = bound_.find(inner);
     return it != bound_.end() ? it->second : prefix_ + "__" + inner;
   }
-  // Rewrites "TAG:index:name" entries.
-  absl::Status MapList(google::protobuf::RepeatedPtrField<std::string>* list) {
+  // Marks a subgraph input the invoking node leaves unconnected.
+  void Unconnected(const std::string& inner) { unconnected_.insert(inner); }
+
+  // Rewrites "TAG:index:name" entries. Entries naming an unconnected
+  // subgraph input are dropped (their "TAG:index" goes to `dropped`), so the
+  // inner calculator sees an absent optional port, as in MediaPipe.
+  absl::Status MapList(google::protobuf::RepeatedPtrField<std::string>* list,
+                       std::set<std::string>* dropped = nullptr) {
+    google::protobuf::RepeatedPtrField<std::string> kept;
     for (std::string& entry : *list) {
       TagIndexName tin;
       bool explicit_index = false;
       RILL_RETURN_IF_ERROR(ParseTagIndexName(entry, &tin, &explicit_index));
+      if (dropped != nullptr && unconnected_.count(tin.name)) {
+        dropped->insert(tin.tag);
+        dropped->insert(absl::StrCat(tin.tag, ":", tin.index));
+        continue;
+      }
       const std::string name = Map(tin.name);
       if (tin.tag.empty()) {
         entry = name;
@@ -481,20 +493,24 @@ class Renamer {
       } else {
         entry = absl::StrCat(tin.tag, ":", name);
       }
+      *kept.Add() = entry;
     }
+    list->Swap(&kept);
     return absl::OkStatus();
   }
 
  private:
   std::string prefix_;
   std::map<std::string, std::string> bound_;
+  std::set<std::string> unconnected_;
 };
 
 // Binds the subgraph's declared ports (by tag and index) to the node's.
 absl::Status BindPorts(
     const google::protobuf::RepeatedPtrField<std::string>& subgraph_ports,
     const google::protobuf::RepeatedPtrField<std::string>& node_ports,
-    const char* what, const std::string& node_desc, Renamer* renamer) {
+    const char* what, const std::string& node_desc, Renamer* renamer,
+    bool optional_inputs = false) {
   auto inner = TagMap::Create(subgraph_ports);
   if (!inner.ok()) {
     return AnnotateStatus(inner.status(),
@@ -513,6 +529,13 @@ absl::Status BindPorts(
           absl::StrJoin((*inner)->Names(), ", "), ")"));
     }
     renamer->Bind((*inner)->Name(inner_id), (*outer)->Name(id));
+  }
+  if (optional_inputs) {
+    for (int id = 0; id < (*inner)->NumEntries(); ++id) {
+      if ((*outer)->GetId((*inner)->Tag(id), (*inner)->Index(id)) < 0) {
+        renamer->Unconnected((*inner)->Name(id));
+      }
+    }
   }
   return absl::OkStatus();
 }
@@ -563,12 +586,13 @@ absl::Status ExpandNode(const CalculatorGraphConfig::Node& node,
 
   Renamer renamer(prefix);
   RILL_RETURN_IF_ERROR(BindPorts(sub->input_stream(), node.input_stream(),
-                                 "input_stream", desc, &renamer));
+                                 "input_stream", desc, &renamer,
+                                 /*optional_inputs=*/true));
   RILL_RETURN_IF_ERROR(BindPorts(sub->output_stream(), node.output_stream(),
                                  "output_stream", desc, &renamer));
   RILL_RETURN_IF_ERROR(BindPorts(sub->input_side_packet(),
                                  node.input_side_packet(), "input_side_packet",
-                                 desc, &renamer));
+                                 desc, &renamer, /*optional_inputs=*/true));
   RILL_RETURN_IF_ERROR(BindPorts(sub->output_side_packet(),
                                  node.output_side_packet(),
                                  "output_side_packet", desc, &renamer));
@@ -589,9 +613,16 @@ absl::Status ExpandNode(const CalculatorGraphConfig::Node& node,
       inner.add_input_side_packet(e);
     }
     inner.clear_external_input();
-    RILL_RETURN_IF_ERROR(renamer.MapList(inner.mutable_input_stream()));
+    std::set<std::string> dropped;
+    RILL_RETURN_IF_ERROR(renamer.MapList(inner.mutable_input_stream(), &dropped));
+    // input_stream_info of a dropped input would name a missing port.
+    google::protobuf::RepeatedPtrField<InputStreamInfo> infos;
+    for (const InputStreamInfo& info : inner.input_stream_info()) {
+      if (!dropped.count(info.tag_index())) *infos.Add() = info;
+    }
+    inner.mutable_input_stream_info()->Swap(&infos);
     RILL_RETURN_IF_ERROR(renamer.MapList(inner.mutable_output_stream()));
-    RILL_RETURN_IF_ERROR(renamer.MapList(inner.mutable_input_side_packet()));
+    RILL_RETURN_IF_ERROR(renamer.MapList(inner.mutable_input_side_packet(), &dropped));
     RILL_RETURN_IF_ERROR(renamer.MapList(inner.mutable_output_side_packet()));
     if (!inner.has_input_stream_handler() && sub->has_input_stream_handler()) {
       *inner.mutable_input_stream_handler() = sub->input_stream_handler();
