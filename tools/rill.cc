@@ -33,6 +33,7 @@
 #include "framework/graph.h"
 #include "framework/packet.h"
 #include "framework/plugin/plugin_loader.h"
+#include "inference/tools/model_tool.h"
 #include "tools/media_run.h"
 #include "framework/status_util.h"
 #include "framework/tool/config_loader.h"
@@ -57,6 +58,10 @@ commands:
   calculators [FILTER]   lists every registered calculator with its ports
   run GRAPH [flags]      runs the graph to completion, printing what reaches
                          its output streams and output side packets
+  model info MODEL       a .tflite/.onnx model: ops, MACs, parameter bytes,
+                         planned arena, per-layer algorithm (--json)
+  model bench MODEL      median/min latency (--threads=N --runs=N
+                         --profile --json)
   help [COMMAND]         shows help for a command
 
 every command takes:
@@ -605,6 +610,10 @@ int Main(int argc, char** argv) {
       char* help_argv[] = {argv[0], argv[1], argv[1]};
       return Help(3, help_argv);
     }
+  }
+  if (command == "model") {
+    // The engine's model tool: argv[1] becomes "info"/"bench".
+    return inference::RunModelTool(argc - 1, argv + 1);
   }
   if (command == "validate") return Validate(argc, argv);
   if (command == "dot") return Dot(argc, argv);

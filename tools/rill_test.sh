@@ -172,5 +172,19 @@ else
   echo "FAIL run --trace wrote no trace events"; failed=$((failed + 1))
 fi
 
+# rill model: the engine's tool behind the same command.
+MODEL=third_party/models/face_detection_short_range.tflite
+if [[ -f $MODEL ]]; then
+  check_rc "model info" 0 $RILL model info $MODEL
+  expect "model info MACs" "30.8 M MACs"
+  expect "model info per-layer kernel" "DEPTHWISE_CONV_2D"
+  check_rc "model bench json" 0 $RILL model bench $MODEL --runs=3 --json
+  expect "model bench json" '"median_ms":'
+fi
+check_rc "model missing file" 1 $RILL model info /nonexistent/model.tflite
+expect "model missing file" "/nonexistent/model.tflite"
+check_rc "model usage" 2 $RILL model
+expect "model usage" "rill model info MODEL"
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -139,8 +139,8 @@ int RunModelTool(int argc, char** argv) {
   Flags f;
   if (!ParseFlags(argc, argv, &f)) {
     std::fprintf(stderr,
-                 "usage: rill_model info MODEL [--json] [--tune[=CACHE_FILE]]\n"
-                 "       rill_model bench MODEL [--threads=N] [--runs=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]\n");
+                 "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]]\n"
+                 "       rill model bench MODEL [--threads=N] [--runs=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]\n");
     return 2;
   }
   auto model = Model::FromFile(f.model);
@@ -156,4 +156,6 @@ int RunModelTool(int argc, char** argv) {
 
 }  // namespace rill::inference
 
+#ifndef RILL_MODEL_TOOL_NO_MAIN
 int main(int argc, char** argv) { return rill::inference::RunModelTool(argc, argv); }
+#endif
