@@ -1250,44 +1250,41 @@ const CalculatorGraphConfig& CalculatorGraph::Config() const {
   return validated_ ? validated_->Config() : *empty;
 }
 
-absl::Status CalculatorGraph::ObserveOutputStream(
-    const std::string& stream,
+absl::Status CalculatorGraph::AddObserver(
+    const char* what, const std::string& stream, bool observe_timestamp_bounds,
     std::function<absl::Status(const Packet&)> callback,
-    bool observe_timestamp_bounds) {
+    std::shared_ptr<PollerQueue> poller) {
   if (!validated_) return absl::FailedPreconditionError("Initialize first");
   if (runtime_ && runtime_->IsRunning()) {
     return absl::FailedPreconditionError(
-        "ObserveOutputStream must be called before StartRun");
+        absl::StrCat(what, " must be called before StartRun"));
   }
   if (validated_->StreamIndex(stream) < 0) {
     return absl::NotFoundError(absl::StrCat(
-        "cannot observe stream \"", stream, "\": no such stream in the graph"));
+        what, ": no stream \"", stream, "\" in the graph"));
   }
   Observer o;
   o.stream = stream;
   o.observe_bounds = observe_timestamp_bounds;
   o.callback = std::move(callback);
+  o.poller = std::move(poller);
   observers_.push_back(std::move(o));
   return absl::OkStatus();
 }
 
+absl::Status CalculatorGraph::ObserveOutputStream(
+    const std::string& stream,
+    std::function<absl::Status(const Packet&)> callback,
+    bool observe_timestamp_bounds) {
+  return AddObserver("ObserveOutputStream", stream, observe_timestamp_bounds,
+                     std::move(callback), nullptr);
+}
+
 absl::StatusOr<OutputStreamPoller> CalculatorGraph::AddOutputStreamPoller(
     const std::string& stream, bool observe_timestamp_bounds) {
-  if (!validated_) return absl::FailedPreconditionError("Initialize first");
-  if (runtime_ && runtime_->IsRunning()) {
-    return absl::FailedPreconditionError(
-        "AddOutputStreamPoller must be called before StartRun");
-  }
-  if (validated_->StreamIndex(stream) < 0) {
-    return absl::NotFoundError(absl::StrCat(
-        "cannot poll stream \"", stream, "\": no such stream in the graph"));
-  }
-  Observer o;
-  o.stream = stream;
-  o.observe_bounds = observe_timestamp_bounds;
-  o.poller = std::make_shared<PollerQueue>();
-  auto queue = o.poller;
-  observers_.push_back(std::move(o));
+  auto queue = std::make_shared<PollerQueue>();
+  RILL_RETURN_IF_ERROR(AddObserver("AddOutputStreamPoller", stream,
+                                   observe_timestamp_bounds, nullptr, queue));
   return OutputStreamPoller(queue);
 }
 

@@ -139,6 +139,10 @@ class CalculatorGraph {
   std::unique_ptr<GraphRuntime> runtime_;
   friend class GraphRuntime;
   struct Observer;
+  absl::Status AddObserver(const char* what, const std::string& stream,
+                           bool observe_timestamp_bounds,
+                           std::function<absl::Status(const Packet&)> callback,
+                           std::shared_ptr<PollerQueue> poller);
   std::vector<Observer> observers_;
   std::function<void(const absl::Status&)> error_callback_;
   GraphInputStreamAddMode add_mode_ = GraphInputStreamAddMode::kWaitTillNotFull;
