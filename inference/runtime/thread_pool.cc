@@ -1,5 +1,19 @@
-#include "inference/runtime/denormals.h"
 #include "inference/runtime/thread_pool.h"
+
+#include <chrono>
+
+#include "inference/runtime/denormals.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define RILL_CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define RILL_CPU_RELAX() asm volatile("yield" ::: "memory")
+#else
+#define RILL_CPU_RELAX() \
+  do {                   \
+  } while (0)
+#endif
 
 namespace rill::inference {
 
@@ -8,19 +22,30 @@ ThreadPool::ThreadPool(int num_threads) {
 }
 
 ThreadPool::~ThreadPool() {
+  stop_.store(true);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
   }
-  work_cv_.notify_all();
+  wake_cv_.notify_all();
   for (std::thread& t : workers_) t.join();
 }
 
 void ThreadPool::Drain(int thread) {
+  const int tasks = tasks_.load(std::memory_order_relaxed);
+  void (*fn)(void*, int, int) = fn_.load(std::memory_order_relaxed);
+  void* ctx = ctx_.load(std::memory_order_relaxed);
   for (;;) {
     const int task = next_task_.fetch_add(1, std::memory_order_relaxed);
-    if (task >= tasks_) return;
-    fn_(ctx_, task, thread);
+    if (task >= tasks) return;
+    fn(ctx, task, thread);
+  }
+}
+
+bool ThreadPool::TryJoin(uint64_t epoch) {
+  uint64_t s = state_.load(std::memory_order_acquire);
+  for (;;) {
+    if ((s & kClosed) != 0 || Epoch(s) != epoch) return false;
+    if (state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire)) return true;
   }
 }
 
@@ -29,16 +54,30 @@ void ThreadPool::WorkerLoop(int thread) {
   ScopedFlushDenormals flush;
   uint64_t seen = 0;
   for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+    // Poll for the next loop for a little while, then sleep until woken.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+    uint64_t s = 0;
+    for (int spins = 0;; ++spins) {
+      if (stop_.load(std::memory_order_relaxed)) return;
+      s = state_.load(std::memory_order_acquire);
+      if (Epoch(s) != seen) break;
+      if ((spins & 63) == 63 && std::chrono::steady_clock::now() > deadline) {
+        std::unique_lock<std::mutex> lock(mu_);
+        sleepers_.fetch_add(1);
+        while (!stop_.load() && Epoch(state_.load()) == seen) {
+          sleeps_.fetch_add(1, std::memory_order_relaxed);
+          wake_cv_.wait(lock);
+        }
+        sleepers_.fetch_sub(1);
+        deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+        continue;
+      }
+      RILL_CPU_RELAX();
     }
-    Drain(thread);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (--busy_workers_ == 0) done_cv_.notify_one();
+    seen = Epoch(s);
+    if (TryJoin(seen)) {
+      Drain(thread);
+      finished_workers_.fetch_add(1, std::memory_order_release);
     }
   }
 }
@@ -49,19 +88,29 @@ void ThreadPool::Run(int tasks, void (*fn)(void*, int, int), void* ctx) {
     for (int t = 0; t < tasks; ++t) fn(ctx, t, 0);
     return;
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    fn_ = fn;
-    ctx_ = ctx;
-    tasks_ = tasks;
-    next_task_.store(0, std::memory_order_relaxed);
-    busy_workers_ = static_cast<int>(workers_.size());
-    ++generation_;
+  // Every worker of the previous loop has finished (Run waited for them), so
+  // the loop's fields are free to rewrite.
+  const uint64_t epoch = (Epoch(state_.load(std::memory_order_relaxed)) + 1) & 0x7FFFFFFFu;
+  tasks_.store(tasks, std::memory_order_relaxed);
+  fn_.store(fn, std::memory_order_relaxed);
+  ctx_.store(ctx, std::memory_order_relaxed);
+  next_task_.store(0, std::memory_order_relaxed);
+  finished_workers_.store(0, std::memory_order_relaxed);
+  state_.store(epoch << 32);  // publishes the loop (seq_cst: pairs with sleepers_)
+  if (sleepers_.load() > 0) {
+    { std::lock_guard<std::mutex> lock(mu_); }
+    wake_cv_.notify_all();
   }
-  work_cv_.notify_all();
   Drain(0);
-  std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [&] { return busy_workers_ == 0; });
+  // No worker may join from now on; wait for those that did.
+  const uint64_t joined = state_.fetch_or(kClosed, std::memory_order_acq_rel) & kJoinedMask;
+  for (int spins = 0; static_cast<uint64_t>(finished_workers_.load(std::memory_order_acquire)) != joined; ++spins) {
+    if (spins < 4096) {
+      RILL_CPU_RELAX();
+    } else {
+      std::this_thread::yield();
+    }
+  }
 }
 
 }  // namespace rill::inference

@@ -1,6 +1,8 @@
 #include "inference/runtime/thread_pool.h"
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -33,6 +35,39 @@ TEST(ThreadPoolTest, ZeroTasksAndDestructionWhileIdle) {
   auto body = [&](int, int) { ++calls; };
   pool.ParallelFor(0, body);
   EXPECT_EQ(calls, 0);
+}
+
+
+TEST(ThreadPoolTest, IdleWorkersSleepAndWakeForTheNextLoop) {
+  ThreadPool pool(3);
+  std::atomic<int> sum{0};
+  auto body = [&](int task, int) { sum.fetch_add(task + 1); };
+  pool.ParallelFor(8, body);
+  EXPECT_EQ(sum.load(), 36);
+  // Idle far longer than the spin window: both workers must be asleep.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (pool.sleeps() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_GE(pool.sleeps(), 2u);
+  // A sleeping pool still runs every task of the next loop exactly once.
+  sum = 0;
+  pool.ParallelFor(100, body);
+  EXPECT_EQ(sum.load(), 5050);
+}
+
+TEST(ThreadPoolTest, ManyBackToBackLoopsOfUnevenTasks) {
+  ThreadPool pool(2);
+  std::vector<int> out(64);
+  long long total = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const int tasks = 2 + round % 5;
+    auto body = [&](int task, int) { out[task] = round + task; };
+    pool.ParallelFor(tasks, body);
+    for (int t = 0; t < tasks; ++t) total += out[t] - round - t;
+    if (round % 5000 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(total, 0);
 }
 
 }  // namespace

@@ -281,6 +281,48 @@ TEST_F(X86KernelsTest, DepthwiseMatchesReference) {
   EXPECT_GT(checked, 500);
 }
 
+// Wide rows, so the AVX-512 row kernel's multi-pixel blocks, its borders and
+// its remainders all run; every channel count leaves a different tail mask.
+TEST_F(X86KernelsTest, DepthwiseWideRowsMatchReference) {
+  int checked = 0;
+  for (int k : {3, 5}) {
+    for (int stride : {1, 2}) {
+      for (ir::Padding pad : {ir::Padding::kSame, ir::Padding::kValid}) {
+        for (int channels : {1, 3, 16, 17, 40, 96}) {
+          for (int in_w : {6, 23, 40}) {
+            const FusedActivation act = (channels + in_w) % 3 == 0   ? FusedActivation::kRelu6
+                                        : (channels + in_w) % 3 == 1 ? FusedActivation::kNone
+                                                                     : FusedActivation::kReluN1To1;
+            ConvCase c{2, 7, in_w, channels, channels, k, stride, 1, pad, act};
+            const ConvParams p = MakeParams(c, true);
+            if (p.out_h <= 0 || p.out_w <= 0) continue;
+            const std::vector<float> x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * channels, &rng_);
+            const std::vector<float> w = Random(static_cast<size_t>(k) * k * channels, &rng_);
+            const std::vector<float> bias = Random(channels, &rng_);
+            const size_t out_size = static_cast<size_t>(p.batch) * p.out_h * p.out_w * channels;
+            std::vector<float> want(out_size), got(out_size, 99.0f), split(out_size, 77.0f);
+            DepthwiseConv2DRef(p, x.data(), w.data(), bias.data(), want.data());
+            x86::DepthwiseConv2DAvx2(p, x.data(), w.data(), bias.data(), got.data());
+            const std::string what = "depthwise k=" + std::to_string(k) + " s=" + std::to_string(stride) +
+                                     " c=" + std::to_string(channels) + " w=" + std::to_string(in_w);
+            ExpectClose(want, got, what);
+            // Row ranges (as threads split them) give the same bits.
+            const int rows = p.batch * p.out_h;
+            x86::DepthwiseConv2DAvx2Rows(p, x.data(), w.data(), bias.data(), split.data(), 0, rows / 3);
+            x86::DepthwiseConv2DAvx2Rows(p, x.data(), w.data(), bias.data(), split.data(), rows / 3, rows);
+            ASSERT_EQ(got, split) << what;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 144);
+  EXPECT_EQ(x86::DepthwiseConv2DHasAvx512Rows(MakeParams({1, 9, 9, 8, 8, 3, 2, 1, ir::Padding::kSame,
+                                                          FusedActivation::kNone}, true)),
+            x86::GetCpuFeatures().avx512f);
+}
+
 TEST_F(X86KernelsTest, FullyConnectedGemmMatchesReference) {
   for (int batch : {1, 2, 7}) {
     for (int in_dim : {1, 3, 17, 100}) {

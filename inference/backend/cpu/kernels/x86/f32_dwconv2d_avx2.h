@@ -13,6 +13,9 @@ void DepthwiseConv2DAvx2(const ConvParams& p, const float* input, const float* f
 // Output rows [row_begin, row_end) of the batch*out_h rows (for threads).
 void DepthwiseConv2DAvx2Rows(const ConvParams& p, const float* input, const float* filter, const float* bias,
                              float* output, int row_begin, int row_end);
+// Whether the rows above run on the AVX-512 row kernel (3x3/5x5, stride 1/2,
+// dilation 1, no tanh) on this CPU.
+bool DepthwiseConv2DHasAvx512Rows(const ConvParams& p);
 
 }  // namespace rill::inference::cpu::x86
 
