@@ -10,6 +10,7 @@
 #include "inference/backend/cpu/kernels/ref/softmax.h"
 #include "inference/backend/cpu/kernels/ref/transpose.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_data_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_resize_bilinear_avx2.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 
@@ -19,7 +20,7 @@ namespace {
 class PadOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return "pad_ref"; }
+  std::string name() const override { return fast_ ? "pad_copy" : "pad_ref"; }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     const Shape& x = InShape(0);
@@ -40,12 +41,17 @@ class PadOp : public CpuOp {
       }
       p_.value = *static_cast<const float*>(v->data);
     }
+    fast_ = args_.algorithm != AlgorithmPolicy::kReference;
     return Status::Ok();
   }
-  void Run() override { PadRef(p_, In(0), Out()); }
+  void Run() override {
+    if (fast_) x86::PadCopy(p_, In(0), Out());
+    else PadRef(p_, In(0), Out());
+  }
 
  private:
   PadParams p_;
+  bool fast_ = false;
 };
 
 class ReshapeOp : public CpuOp {
@@ -162,7 +168,7 @@ class SoftmaxOp : public CpuOp {
 class TransposeOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return "transpose_ref"; }
+  std::string name() const override { return fast_ ? "transpose_blocked" : "transpose_ref"; }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     const Shape& x = InShape(0);
@@ -172,12 +178,16 @@ class TransposeOp : public CpuOp {
       p_.in_dims[d] = x[d];
       p_.perm[d] = attrs().perm[d];
     }
+    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::TransposeIsBatched2D(p_);
     return Status::Ok();
   }
-  void Run() override { TransposeRef(p_, In(0), Out()); }
+  void Run() override {
+    if (!fast_ || !x86::TransposeAsBatched2D(p_, In(0), Out())) TransposeRef(p_, In(0), Out());
+  }
 
  private:
   TransposeParams p_;
+  bool fast_ = false;
 };
 
 }  // namespace

@@ -1,6 +1,10 @@
 // MAX_POOL_2D, AVERAGE_POOL_2D and MEAN on the CPU.
+#include <algorithm>
+
 #include "inference/backend/cpu/kernels/ref/mean.h"
 #include "inference/backend/cpu/kernels/ref/pooling.h"
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_data_avx2.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 #include "inference/ir/conv_geometry.h"
 
@@ -11,7 +15,10 @@ class PoolOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
   bool is_max() const { return args_.node->type == ir::OpType::kMaxPool2D; }
-  std::string name() const override { return is_max() ? "max_pool2d_ref" : "average_pool2d_ref"; }
+  std::string name() const override {
+    if (fast_) return is_max() ? "max_pool2d_avx2" : "average_pool2d_avx2";
+    return is_max() ? "max_pool2d_ref" : "average_pool2d_ref";
+  }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     const Shape& x = InShape(0);
@@ -32,21 +39,34 @@ class PoolOp : public CpuOp {
     p_.pad_top = explicit_pads ? a.pad_top : ir::WindowPadBefore(p_.in_h, p_.out_h, p_.kernel_h, p_.stride_h, 1, a.padding);
     p_.pad_left = explicit_pads ? a.pad_left : ir::WindowPadBefore(p_.in_w, p_.out_w, p_.kernel_w, p_.stride_w, 1, a.padding);
     p_.activation = ToFused(a.activation);
+    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
     return Status::Ok();
   }
   void Run() override {
-    if (is_max()) MaxPool2DRef(p_, In(0), Out());
-    else AveragePool2DRef(p_, In(0), Out());
+    if (!fast_) {
+      if (is_max()) MaxPool2DRef(p_, In(0), Out());
+      else AveragePool2DRef(p_, In(0), Out());
+      return;
+    }
+    const int rows = p_.batch * p_.out_h;
+    const int chunks = std::min(rows, threads() * 2);
+    auto chunk = [this, rows, chunks](int c, int) {
+      const int begin = rows * c / chunks, end = rows * (c + 1) / chunks;
+      if (is_max()) x86::MaxPool2DAvx2Rows(p_, In(0), Out(), begin, end);
+      else x86::AveragePool2DAvx2Rows(p_, In(0), Out(), begin, end);
+    };
+    ParallelFor(chunks, chunk);
   }
 
  private:
   PoolParams p_;
+  bool fast_ = false;
 };
 
 class MeanOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return "mean_ref"; }
+  std::string name() const override { return fast_ ? "mean_avx2" : "mean_ref"; }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     const Shape& x = InShape(0);
@@ -57,12 +77,16 @@ class MeanOp : public CpuOp {
     p_.rank = static_cast<int>(x.size());
     for (int d = 0; d < p_.rank; ++d) p_.in_dims[d] = x[d];
     for (int ax : axes) p_.reduce[(ax + p_.rank) % p_.rank] = true;
+    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && x86::MeanIsContiguous(p_);
     return Status::Ok();
   }
-  void Run() override { MeanRef(p_, In(0), Out()); }
+  void Run() override {
+    if (!fast_ || !x86::MeanContiguousAvx2(p_, In(0), Out())) MeanRef(p_, In(0), Out());
+  }
 
  private:
   ReduceParams p_;
+  bool fast_ = false;
 };
 
 }  // namespace

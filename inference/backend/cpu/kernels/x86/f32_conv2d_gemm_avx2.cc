@@ -1,5 +1,6 @@
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
@@ -7,9 +8,29 @@
 namespace rill::inference::cpu::x86 {
 namespace {
 
-// Rows per GEMM call: the tile of A (rows x K) stays in L2 while every
-// weight panel streams past it.
+// Rows per GEMM call at most: the tile of A (rows x K) stays in L2 while
+// every weight panel streams past it.
 constexpr int kRowTile = 96;
+// Output channels per tile: a multiple of every microkernel's panel width
+// (16 for AVX2, 32 for AVX-512), so a column group starts on a panel.
+constexpr int kColGroup = 128;
+// Tiles a layer should split into at least, so that small late layers
+// (7x7 or 14x14 pixels, one row tile) still keep every thread busy.
+constexpr int kMinTiles = 8;
+
+long long GemmRows(const ConvParams& p) { return static_cast<long long>(p.batch) * p.out_h * p.out_w; }
+int ColGroups(const ConvParams& p) { return (p.out_c + kColGroup - 1) / kColGroup; }
+
+// Rows per tile: kRowTile, or fewer (a multiple of 6, the microkernel's
+// rows) when that is what it takes to reach kMinTiles tiles.
+int RowTile(const ConvParams& p) {
+  const long long rows = GemmRows(p);
+  const int groups = ColGroups(p);
+  const int want_row_tiles = (kMinTiles + groups - 1) / groups;
+  long long rt = (rows + want_row_tiles - 1) / want_row_tiles;
+  rt = (rt + 5) / 6 * 6;
+  return static_cast<int>(std::max<long long>(12, std::min<long long>(kRowTile, rt)));
+}
 
 }  // namespace
 
@@ -24,20 +45,28 @@ size_t Conv2DGemmScratchFloats(const ConvParams& p) {
 }
 
 int Conv2DGemmTiles(const ConvParams& p) {
-  const long long rows = static_cast<long long>(p.batch) * p.out_h * p.out_w;
-  return static_cast<int>((rows + kRowTile - 1) / kRowTile);
+  const int rt = RowTile(p);
+  return static_cast<int>((GemmRows(p) + rt - 1) / rt) * ColGroups(p);
 }
 
 void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
                         float* scratch, float* output, int tile, GemmFn gemm) {
   if (gemm == nullptr) gemm = GemmF32Avx2;
   const int k = p.kernel_h * p.kernel_w * p.in_c;
-  const long long rows = static_cast<long long>(p.batch) * p.out_h * p.out_w;
-  const long long r0 = static_cast<long long>(tile) * kRowTile;
-  const int m = static_cast<int>(rows - r0 < kRowTile ? rows - r0 : kRowTile);
+  const long long rows = GemmRows(p);
+  const int rt = RowTile(p);
+  const int groups = ColGroups(p);
+  const long long r0 = static_cast<long long>(tile / groups) * rt;
+  const int m = static_cast<int>(rows - r0 < rt ? rows - r0 : rt);
+  // Column group: packed panels are kNr columns x k, so column n0 (a
+  // multiple of kNr) starts at n0 * k floats.
+  const int n0 = (tile % groups) * kColGroup;
+  const int n = std::min(kColGroup, p.out_c - n0);
+  const float* w = packed_filter + static_cast<size_t>(n0) * k;
+  const float* b = bias ? bias + n0 : nullptr;
+  float* out = output + r0 * p.out_c + n0;
   if (ConvIsPointwise(p)) {
-    gemm(m, p.out_c, k, input + r0 * p.in_c, p.in_c, packed_filter, bias, p.activation, output + r0 * p.out_c,
-         p.out_c);
+    gemm(m, n, k, input + r0 * p.in_c, p.in_c, w, b, p.activation, out, p.out_c);
     return;
   }
   const size_t row_bytes = static_cast<size_t>(p.in_c) * sizeof(float);
@@ -61,7 +90,7 @@ void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* pa
       }
     }
   }
-  gemm(m, p.out_c, k, scratch, k, packed_filter, bias, p.activation, output + r0 * p.out_c, p.out_c);
+  gemm(m, n, k, scratch, k, w, b, p.activation, out, p.out_c);
 }
 
 void Conv2DGemmAvx2(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,

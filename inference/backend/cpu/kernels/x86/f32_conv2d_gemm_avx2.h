@@ -19,8 +19,10 @@ using GemmFn = void (*)(int m, int n, int k, const float* a, int lda, const floa
 bool ConvIsPointwise(const ConvParams& p);
 // Scratch floats one tile needs (0 for pointwise convs).
 size_t Conv2DGemmScratchFloats(const ConvParams& p);
-// The work splits into independent tiles of output rows (for threads; each
-// concurrent tile needs its own scratch).
+// The work splits into independent tiles of output rows x output channels
+// (for threads; each concurrent tile needs its own scratch), at least 8 where
+// the layer is big enough. Every output is computed the same way whatever
+// the tiling, so results do not depend on the number of threads.
 int Conv2DGemmTiles(const ConvParams& p);
 void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
                         float* scratch, float* output, int tile, GemmFn gemm = nullptr);

@@ -1,0 +1,244 @@
+#include "inference/backend/cpu/kernels/x86/f32_data_avx2.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace rill::inference::cpu::x86 {
+namespace {
+
+// The window of output pixel (oy, ox) clipped to the input.
+struct Window {
+  int y0, y1, x0, x1;
+};
+
+inline Window Clip(const PoolParams& p, int oy, int ox) {
+  Window w;
+  w.y0 = std::max(oy * p.stride_h - p.pad_top, 0);
+  w.y1 = std::min(oy * p.stride_h - p.pad_top + p.kernel_h, p.in_h);
+  w.x0 = std::max(ox * p.stride_w - p.pad_left, 0);
+  w.x1 = std::min(ox * p.stride_w - p.pad_left + p.kernel_w, p.in_w);
+  return w;
+}
+
+__attribute__((target("avx2,fma"))) void Activate(float* o, int n, FusedActivation act) {
+  if (act == FusedActivation::kNone) return;
+  for (int c = 0; c < n; ++c) o[c] = ApplyActivation(o[c], act);
+}
+
+}  // namespace
+
+__attribute__((target("avx2,fma"))) void MaxPool2DAvx2Rows(const PoolParams& p, const float* in, float* out,
+                                                            int row_begin, int row_end) {
+  const int ch = p.channels;
+  for (int row = row_begin; row < row_end; ++row) {
+    const int n = row / p.out_h, oy = row % p.out_h;
+    const float* in_n = in + static_cast<long long>(n) * p.in_h * p.in_w * ch;
+    for (int ox = 0; ox < p.out_w; ++ox) {
+      const Window w = Clip(p, oy, ox);
+      float* o = out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * ch;
+      for (int c = 0; c < ch; ++c) o[c] = -std::numeric_limits<float>::infinity();
+      for (int y = w.y0; y < w.y1; ++y) {
+        for (int x = w.x0; x < w.x1; ++x) {
+          const float* src = in_n + (static_cast<long long>(y) * p.in_w + x) * ch;
+          for (int c = 0; c < ch; ++c) o[c] = std::max(o[c], src[c]);
+        }
+      }
+      Activate(o, ch, p.activation);
+    }
+  }
+}
+
+__attribute__((target("avx2,fma"))) void AveragePool2DAvx2Rows(const PoolParams& p, const float* in, float* out,
+                                                                int row_begin, int row_end) {
+  const int ch = p.channels;
+  for (int row = row_begin; row < row_end; ++row) {
+    const int n = row / p.out_h, oy = row % p.out_h;
+    const float* in_n = in + static_cast<long long>(n) * p.in_h * p.in_w * ch;
+    for (int ox = 0; ox < p.out_w; ++ox) {
+      const Window w = Clip(p, oy, ox);
+      float* o = out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * ch;
+      for (int c = 0; c < ch; ++c) o[c] = 0.0f;
+      for (int y = w.y0; y < w.y1; ++y) {
+        for (int x = w.x0; x < w.x1; ++x) {
+          const float* src = in_n + (static_cast<long long>(y) * p.in_w + x) * ch;
+          for (int c = 0; c < ch; ++c) o[c] += src[c];
+        }
+      }
+      const int count = (w.y1 - w.y0) * (w.x1 - w.x0);
+      if (count > 0) {
+        for (int c = 0; c < ch; ++c) o[c] /= static_cast<float>(count);
+      }
+      Activate(o, ch, p.activation);
+    }
+  }
+}
+
+namespace {
+
+// The reduced axes [first, last] when they are one run.
+bool ReducedRun(const ReduceParams& p, int* first, int* last) {
+  *first = *last = -1;
+  for (int d = 0; d < p.rank; ++d) {
+    if (!p.reduce[d]) continue;
+    if (*first < 0) *first = d;
+    if (*last >= 0 && *last != d - 1) return false;  // a gap: not one run
+    *last = d;
+  }
+  return *first >= 0;
+}
+
+}  // namespace
+
+bool MeanIsContiguous(const ReduceParams& p) {
+  int first, last;
+  return ReducedRun(p, &first, &last);
+}
+
+__attribute__((target("avx2,fma"))) bool MeanContiguousAvx2(const ReduceParams& p, const float* in, float* out) {
+  int first, last;
+  if (!ReducedRun(p, &first, &last)) return false;
+  long long outer = 1, middle = 1, inner = 1;
+  for (int d = 0; d < first; ++d) outer *= p.in_dims[d];
+  for (int d = first; d <= last; ++d) middle *= p.in_dims[d];
+  for (int d = last + 1; d < p.rank; ++d) inner *= p.in_dims[d];
+  const float divisor = middle > 0 ? static_cast<float>(middle) : 1.0f;
+  for (long long o = 0; o < outer; ++o) {
+    float* dst = out + o * inner;
+    const float* src = in + o * middle * inner;
+    for (long long i = 0; i < inner; ++i) dst[i] = 0.0f;
+    for (long long m = 0; m < middle; ++m) {
+      const float* s = src + m * inner;
+      for (long long i = 0; i < inner; ++i) dst[i] += s[i];
+    }
+    for (long long i = 0; i < inner; ++i) dst[i] /= divisor;
+  }
+  return true;
+}
+
+namespace {
+
+struct Batched2D {
+  bool ok = false;
+  long long batch = 1, rows = 0, cols = 0, total = 1;
+};
+
+Batched2D AnalyzeTranspose(const TransposeParams& p) {
+  Batched2D t;
+  // Axes of size 1 move nothing: number the others in input order, then
+  // merge output axes whose input axes are consecutive ((2, 3) -> one axis).
+  int input_rank[TransposeParams::kMaxRank];
+  for (int d = 0, k = 0; d < p.rank; ++d) input_rank[d] = p.in_dims[d] == 1 ? -1 : k++;
+  int groups = 0;
+  long long size[TransposeParams::kMaxRank];
+  int first[TransposeParams::kMaxRank], last[TransposeParams::kMaxRank];
+  for (int i = 0; i < p.rank; ++i) {
+    const int r = input_rank[p.perm[i]];
+    if (r < 0) continue;
+    if (groups > 0 && r == last[groups - 1] + 1) {
+      size[groups - 1] *= p.in_dims[p.perm[i]];
+      last[groups - 1] = r;
+      continue;
+    }
+    size[groups] = p.in_dims[p.perm[i]];
+    first[groups] = last[groups] = r;
+    ++groups;
+  }
+  for (int d = 0; d < p.rank; ++d) t.total *= p.in_dims[d];
+  if (groups <= 1) {  // the identity in memory: rows = 1
+    t.ok = true;
+    t.rows = 1;
+    t.cols = t.total;
+  } else if (groups == 2) {
+    t.ok = true;
+    t.rows = size[1];  // input [rows, cols] = [group 1, group 0]
+    t.cols = size[0];
+  } else if (groups == 3 && first[0] < first[2] && first[2] < first[1]) {
+    t.ok = true;
+    t.batch = size[0];
+    t.rows = size[2];
+    t.cols = size[1];
+  }
+  return t;
+}
+
+}  // namespace
+
+bool TransposeIsBatched2D(const TransposeParams& p) { return AnalyzeTranspose(p).ok; }
+
+bool TransposeAsBatched2D(const TransposeParams& p, const float* in, float* out) {
+  const Batched2D t = AnalyzeTranspose(p);
+  if (!t.ok) return false;
+  if (t.rows == 1 || t.cols == 1) {
+    std::memcpy(out, in, static_cast<size_t>(t.total) * sizeof(float));
+    return true;
+  }
+  const long long batch = t.batch, rows = t.rows, cols = t.cols;
+  // out[b][c][r] = in[b][r][c], in tiles that fit L1 on both sides.
+  constexpr long long kTile = 32;
+  for (long long b = 0; b < batch; ++b) {
+    const float* src = in + b * rows * cols;
+    float* dst = out + b * rows * cols;
+    for (long long r0 = 0; r0 < rows; r0 += kTile) {
+      const long long r1 = std::min(rows, r0 + kTile);
+      for (long long c0 = 0; c0 < cols; c0 += kTile) {
+        const long long c1 = std::min(cols, c0 + kTile);
+        for (long long c = c0; c < c1; ++c) {
+          for (long long r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
+        }
+      }
+    }
+  }
+  return true;
+}
+
+void PadCopy(const PadParams& p, const float* in, float* out) {
+  if (p.rank == 0) {
+    out[0] = in[0];
+    return;
+  }
+  long long out_total = 1;
+  bool empty = false;
+  for (int d = 0; d < p.rank; ++d) {
+    out_total *= p.before[d] + p.in_dims[d] + p.after[d];
+    empty = empty || p.in_dims[d] == 0;
+  }
+  if (empty) {
+    std::fill(out, out + out_total, p.value);
+    return;
+  }
+  // q: the innermost padded axis; everything inside it is one block.
+  int q = 0;
+  for (int d = 0; d < p.rank; ++d) {
+    if (p.before[d] != 0 || p.after[d] != 0) q = d;
+  }
+  long long block = 1;
+  for (int d = q + 1; d < p.rank; ++d) block *= p.in_dims[d];
+  const long long in_row = p.in_dims[q] * block;
+  const long long before = p.before[q] * block, after = p.after[q] * block;
+  const long long out_row = before + in_row + after;
+  // Odometer over axes [0, q) of the output; rows of padding get the value.
+  long long out_strides[PadParams::kMaxRank];
+  long long s = out_row;
+  for (int d = q - 1; d >= 0; --d) {
+    out_strides[d] = s;
+    s *= p.before[d] + p.in_dims[d] + p.after[d];
+  }
+  std::fill(out, out + out_total, p.value);
+  int index[PadParams::kMaxRank] = {};
+  long long in_offset = 0;
+  for (;;) {
+    long long o = 0;
+    for (int d = 0; d < q; ++d) o += (index[d] + p.before[d]) * out_strides[d];
+    std::memcpy(out + o + before, in + in_offset, static_cast<size_t>(in_row) * sizeof(float));
+    in_offset += in_row;
+    int d = q - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < p.in_dims[d]) break;
+      index[d] = 0;
+    }
+    if (d < 0) break;
+  }
+}
+
+}  // namespace rill::inference::cpu::x86
