@@ -1,6 +1,7 @@
 #include "inference/runtime/thread_pool.h"
 
 #include <chrono>
+#include <cstdlib>
 
 #include "inference/runtime/denormals.h"
 
@@ -16,6 +17,17 @@
 #endif
 
 namespace rill::inference {
+
+namespace {
+// RILL_POOL_SPIN_US overrides kSpinMicros (for measuring the trade-off).
+int SpinMicros() {
+  static const int spin = [] {
+    const char* env = std::getenv("RILL_POOL_SPIN_US");
+    return env ? std::atoi(env) : ThreadPool::kSpinMicros;
+  }();
+  return spin;
+}
+}  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
@@ -55,7 +67,7 @@ void ThreadPool::WorkerLoop(int thread) {
   uint64_t seen = 0;
   for (;;) {
     // Poll for the next loop for a little while, then sleep until woken.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(SpinMicros());
     uint64_t s = 0;
     for (int spins = 0;; ++spins) {
       if (stop_.load(std::memory_order_relaxed)) return;
@@ -69,7 +81,7 @@ void ThreadPool::WorkerLoop(int thread) {
           wake_cv_.wait(lock);
         }
         sleepers_.fetch_sub(1);
-        deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+        deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(SpinMicros());
         continue;
       }
       RILL_CPU_RELAX();
