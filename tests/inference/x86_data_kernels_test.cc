@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "inference/backend/cpu/kernels/ref/concatenation.h"
 #include "inference/backend/cpu/kernels/ref/mean.h"
 #include "inference/backend/cpu/kernels/ref/pad.h"
 #include "inference/backend/cpu/kernels/ref/pooling.h"
@@ -163,6 +164,18 @@ TEST_F(X86DataKernelsTest, PadCopyMatchesReference) {
     }
   }
   EXPECT_EQ(checked, 64);
+}
+
+TEST_F(X86DataKernelsTest, ConcatenationCopyMatchesReference) {
+  for (long long outer : {1, 7}) {
+    const long long chunk[3] = {3, 16, 1};
+    const std::vector<float> a = Random(outer * 3, &rng_), b = Random(outer * 16, &rng_), c = Random(outer, &rng_);
+    const float* inputs[3] = {a.data(), b.data(), c.data()};
+    std::vector<float> want(outer * 20), got(outer * 20, 4.0f);
+    ConcatenationRef(3, inputs, chunk, outer, FusedActivation::kNone, want.data());
+    x86::ConcatenationCopy(3, inputs, chunk, outer, got.data());
+    ASSERT_EQ(want, got) << "outer " << outer;
+  }
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ class ReshapeOp : public CpuOp {
 class ConcatenationOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return "concatenation_ref"; }
+  std::string name() const override { return fast_ ? "concatenation_copy" : "concatenation_ref"; }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(args_.inputs.size()));
     const Shape& y = OutShape();
@@ -86,15 +86,21 @@ class ConcatenationOp : public CpuOp {
       chunks_.push_back(chunk);
     }
     pointers_.assign(args_.inputs.size(), nullptr);
+    fast_ = args_.algorithm != AlgorithmPolicy::kReference && ToFused(attrs().activation) == FusedActivation::kNone;
     return Status::Ok();
   }
   void Run() override {
     for (size_t i = 0; i < pointers_.size(); ++i) pointers_[i] = In(i);
-    ConcatenationRef(static_cast<int>(pointers_.size()), pointers_.data(), chunks_.data(), outer_,
-                     ToFused(attrs().activation), Out());
+    if (fast_) {
+      x86::ConcatenationCopy(static_cast<int>(pointers_.size()), pointers_.data(), chunks_.data(), outer_, Out());
+    } else {
+      ConcatenationRef(static_cast<int>(pointers_.size()), pointers_.data(), chunks_.data(), outer_,
+                       ToFused(attrs().activation), Out());
+    }
   }
 
  private:
+  bool fast_ = false;
   long long outer_ = 1;
   std::vector<long long> chunks_;
   std::vector<const float*> pointers_;

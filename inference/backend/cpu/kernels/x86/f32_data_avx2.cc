@@ -1,5 +1,7 @@
 #include "inference/backend/cpu/kernels/x86/f32_data_avx2.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -28,6 +30,35 @@ __attribute__((target("avx2,fma"))) void Activate(float* o, int n, FusedActivati
 
 }  // namespace
 
+namespace {
+
+// o[c] = max(o[c], src[c]) / o[c] += src[c] over c in [0, n), 8 at a time.
+__attribute__((target("avx2,fma"))) inline void MaxInto(float* o, const float* src, int n) {
+  int c = 0;
+  for (; c + 8 <= n; c += 8) _mm256_storeu_ps(o + c, _mm256_max_ps(_mm256_loadu_ps(o + c), _mm256_loadu_ps(src + c)));
+  for (; c < n; ++c) o[c] = std::max(o[c], src[c]);
+}
+__attribute__((target("avx2,fma"))) inline void AddInto(float* o, const float* src, long long n) {
+  long long c = 0;
+  for (; c + 8 <= n; c += 8) _mm256_storeu_ps(o + c, _mm256_add_ps(_mm256_loadu_ps(o + c), _mm256_loadu_ps(src + c)));
+  for (; c < n; ++c) o[c] += src[c];
+}
+__attribute__((target("avx2,fma"))) inline void Fill(float* o, float v, long long n) {
+  long long c = 0;
+  const __m256 vv = _mm256_set1_ps(v);
+  for (; c + 8 <= n; c += 8) _mm256_storeu_ps(o + c, vv);
+  for (; c < n; ++c) o[c] = v;
+}
+// o[c] /= d (a true division, as the reference does).
+__attribute__((target("avx2,fma"))) inline void DivideBy(float* o, float d, long long n) {
+  long long c = 0;
+  const __m256 dv = _mm256_set1_ps(d);
+  for (; c + 8 <= n; c += 8) _mm256_storeu_ps(o + c, _mm256_div_ps(_mm256_loadu_ps(o + c), dv));
+  for (; c < n; ++c) o[c] /= d;
+}
+
+}  // namespace
+
 __attribute__((target("avx2,fma"))) void MaxPool2DAvx2Rows(const PoolParams& p, const float* in, float* out,
                                                             int row_begin, int row_end) {
   const int ch = p.channels;
@@ -37,12 +68,9 @@ __attribute__((target("avx2,fma"))) void MaxPool2DAvx2Rows(const PoolParams& p, 
     for (int ox = 0; ox < p.out_w; ++ox) {
       const Window w = Clip(p, oy, ox);
       float* o = out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * ch;
-      for (int c = 0; c < ch; ++c) o[c] = -std::numeric_limits<float>::infinity();
+      Fill(o, -std::numeric_limits<float>::infinity(), ch);
       for (int y = w.y0; y < w.y1; ++y) {
-        for (int x = w.x0; x < w.x1; ++x) {
-          const float* src = in_n + (static_cast<long long>(y) * p.in_w + x) * ch;
-          for (int c = 0; c < ch; ++c) o[c] = std::max(o[c], src[c]);
-        }
+        for (int x = w.x0; x < w.x1; ++x) MaxInto(o, in_n + (static_cast<long long>(y) * p.in_w + x) * ch, ch);
       }
       Activate(o, ch, p.activation);
     }
@@ -58,17 +86,12 @@ __attribute__((target("avx2,fma"))) void AveragePool2DAvx2Rows(const PoolParams&
     for (int ox = 0; ox < p.out_w; ++ox) {
       const Window w = Clip(p, oy, ox);
       float* o = out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * ch;
-      for (int c = 0; c < ch; ++c) o[c] = 0.0f;
+      Fill(o, 0.0f, ch);
       for (int y = w.y0; y < w.y1; ++y) {
-        for (int x = w.x0; x < w.x1; ++x) {
-          const float* src = in_n + (static_cast<long long>(y) * p.in_w + x) * ch;
-          for (int c = 0; c < ch; ++c) o[c] += src[c];
-        }
+        for (int x = w.x0; x < w.x1; ++x) AddInto(o, in_n + (static_cast<long long>(y) * p.in_w + x) * ch, ch);
       }
       const int count = (w.y1 - w.y0) * (w.x1 - w.x0);
-      if (count > 0) {
-        for (int c = 0; c < ch; ++c) o[c] /= static_cast<float>(count);
-      }
+      if (count > 0) DivideBy(o, static_cast<float>(count), ch);
       Activate(o, ch, p.activation);
     }
   }
@@ -106,12 +129,9 @@ __attribute__((target("avx2,fma"))) bool MeanContiguousAvx2(const ReduceParams& 
   for (long long o = 0; o < outer; ++o) {
     float* dst = out + o * inner;
     const float* src = in + o * middle * inner;
-    for (long long i = 0; i < inner; ++i) dst[i] = 0.0f;
-    for (long long m = 0; m < middle; ++m) {
-      const float* s = src + m * inner;
-      for (long long i = 0; i < inner; ++i) dst[i] += s[i];
-    }
-    for (long long i = 0; i < inner; ++i) dst[i] /= divisor;
+    Fill(dst, 0.0f, inner);
+    for (long long m = 0; m < middle; ++m) AddInto(dst, src + m * inner, inner);
+    DivideBy(dst, divisor, inner);
   }
   return true;
 }
@@ -190,6 +210,16 @@ bool TransposeAsBatched2D(const TransposeParams& p, const float* in, float* out)
     }
   }
   return true;
+}
+
+void ConcatenationCopy(int num_inputs, const float* const* inputs, const long long* chunk, long long outer,
+                       float* out) {
+  for (long long o = 0; o < outer; ++o) {
+    for (int i = 0; i < num_inputs; ++i) {
+      std::memcpy(out, inputs[i] + o * chunk[i], static_cast<size_t>(chunk[i]) * sizeof(float));
+      out += chunk[i];
+    }
+  }
 }
 
 void PadCopy(const PadParams& p, const float* in, float* out) {

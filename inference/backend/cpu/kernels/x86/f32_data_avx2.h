@@ -31,6 +31,10 @@ bool MeanContiguousAvx2(const ReduceParams& p, const float* in, float* out);
 bool TransposeIsBatched2D(const TransposeParams& p);
 bool TransposeAsBatched2D(const TransposeParams& p, const float* in, float* out);
 
+// CONCATENATION without a fused activation: one memcpy per input chunk.
+void ConcatenationCopy(int num_inputs, const float* const* inputs, const long long* chunk, long long outer,
+                       float* out);
+
 // PAD by whole-block copies: the innermost padded axis and everything inside
 // it move as one memcpy per row.
 void PadCopy(const PadParams& p, const float* in, float* out);
