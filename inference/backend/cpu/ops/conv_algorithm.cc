@@ -12,18 +12,38 @@ constexpr double kGemmEfficiency = 0.8;    // microkernel FMA-port utilisation
 constexpr double kCallOverhead = 30;       // per microkernel call (C tile load/store)
 constexpr double kL2Bytes = 2 << 20;
 constexpr double kL2BytesPerCycle = 32;    // weights streamed from L2
-constexpr double kL3BytesPerCycle = 10;    // ... and from L3 / memory
+constexpr double kL3BytesPerCycle = 3.5;   // ... and from L3 / memory (one core, measured)
 constexpr double kIm2colTapCycles = 8;     // one memcpy call per (pixel, tap)
 constexpr double kCopyFloatsPerCycle = 4;
 constexpr double kWinogradInCycles = 3.5;  // per (tile, channel vector, alpha^2 element)
 constexpr double kWinogradOutCycles = 2.5;
 constexpr int kWinogradBlockTiles = 48;    // as f32_conv3x3s1_winograd*.cc
 constexpr int kIm2colRowTile = 96;         // as f32_conv2d_gemm_avx2.cc
+constexpr double kASliceL2Bytes = 256 << 10;
+constexpr double kASliceBytesPerCycle = 4;
+// Measured / modelled cycles per algorithm family (medians over the layers
+// of the six reference models under kTune, AVX-512 Xeon, 2 cores shared):
+// what the first-order counts above miss (loop overhead, port conflicts,
+// cache misses of the transforms).
+double Calibration(ConvAlgo a) {
+  switch (a) {
+    case ConvAlgo::kGemm6x16: return 2.14;
+    case ConvAlgo::kGemm6x32: return 1.37;
+    case ConvAlgo::kSlidingAvx2: return 2.0;
+    case ConvAlgo::kSlidingAvx512: return 2.15;
+    case ConvAlgo::kWinogradF23: return 3.45;
+    case ConvAlgo::kWinogradF43: return 2.04;
+    case ConvAlgo::kWinogradF63: return 2.93;
+    case ConvAlgo::kStrassen1:
+    case ConvAlgo::kStrassen2: return 1.37;  // leaves are the 6x32 GEMM
+  }
+  return 1.0;
+}
 
 double CeilDiv(double a, double b) { return std::ceil(a / b); }
 
 // Cycles of one packed GEMM call (m x n x k) on a 6 x nr microkernel.
-double GemmCall(double m, double n, double k, int nr) {
+double GemmCall(double m, double n, double k, int nr, double calib) {
   if (m <= 0 || n <= 0) return 0;
   const double panels = CeilDiv(n, nr);
   const double kblocks = std::max(1.0, CeilDiv(k, 256));
@@ -32,23 +52,27 @@ double GemmCall(double m, double n, double k, int nr) {
   // short tile of r rows, r cycles (at least the 2 weight loads).
   const double per_panel = full * (6 * k + kblocks * kCallOverhead) +
                            (rest > 0 ? std::max(rest, 1.5) * k + kblocks * kCallOverhead : 0);
-  const double compute = panels * per_panel / kGemmEfficiency;
+  const double compute = calib * panels * per_panel / kGemmEfficiency;
   const double weight_bytes = panels * nr * k * 4;
-  const double memory = weight_bytes / (weight_bytes > kL2Bytes ? kL3BytesPerCycle : kL2BytesPerCycle);
+  double memory = weight_bytes / (weight_bytes > kL2Bytes ? kL3BytesPerCycle : kL2BytesPerCycle);
+  // The GEMM does not block rows: every weight panel re-reads the whole
+  // m x 256 slice of A, which falls out of L2 beyond a few hundred rows.
+  const double a_slice = m * std::min(k, 256.0) * 4;
+  if (a_slice > kASliceL2Bytes) memory += panels * m * k * 4 / kASliceBytesPerCycle;
   return std::max(compute, memory);
 }
 
 int Nr(ConvAlgo a) { return a == ConvAlgo::kGemm6x16 || a == ConvAlgo::kSlidingAvx2 ? 16 : 32; }
 
-double GemmConv(const ConvParams& p, int nr) {
+double GemmConv(const ConvParams& p, int nr, double calib) {
   const double rows = static_cast<double>(p.batch) * p.out_h * p.out_w;
   const double k = static_cast<double>(p.kernel_h) * p.kernel_w * p.in_c;
   const bool pointwise = p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 &&
                          p.pad_top == 0 && p.pad_left == 0 && p.in_h == p.out_h && p.in_w == p.out_w;
   const double tiles = CeilDiv(rows, kIm2colRowTile);
   const double last = rows - (tiles - 1) * kIm2colRowTile;
-  double cycles = (tiles - 1) * GemmCall(kIm2colRowTile, p.out_c, k, nr) + GemmCall(last, p.out_c, k, nr);
-  if (!pointwise) cycles += rows * p.kernel_h * p.kernel_w * (kIm2colTapCycles + p.in_c / kCopyFloatsPerCycle);
+  double cycles = (tiles - 1) * GemmCall(kIm2colRowTile, p.out_c, k, nr, calib) + GemmCall(last, p.out_c, k, nr, calib);
+  if (!pointwise) cycles += calib * rows * p.kernel_h * p.kernel_w * (kIm2colTapCycles + p.in_c / kCopyFloatsPerCycle);
   return cycles;
 }
 
@@ -68,29 +92,34 @@ double Sliding(const ConvParams& p, int lanes) {
   return static_cast<double>(p.batch) * p.out_h * per_row;
 }
 
-double Winograd(const ConvParams& p, int m, int nr) {
+double Winograd(const ConvParams& p, int m, int nr, double calib) {
   const int alpha = m + 2;
   const double a2 = static_cast<double>(alpha) * alpha;
   const double tiles = static_cast<double>(p.batch) * CeilDiv(p.out_h, m) * CeilDiv(p.out_w, m);
   const double per_block = std::min<double>(kWinogradBlockTiles, tiles);
   const double blocks = CeilDiv(tiles, per_block);
   const double last = tiles - (blocks - 1) * per_block;
-  double cycles = a2 * ((blocks - 1) * GemmCall(per_block, p.out_c, p.in_c, nr) + GemmCall(last, p.out_c, p.in_c, nr));
+  double cycles = a2 * ((blocks - 1) * GemmCall(per_block, p.out_c, p.in_c, nr, calib) +
+                        GemmCall(last, p.out_c, p.in_c, nr, calib));
+  // Each block streams all alpha^2 transformed filters once; beyond L2 they
+  // come from L3.
+  const double filters = a2 * CeilDiv(p.out_c, nr) * nr * p.in_c * 4;
+  cycles = std::max(cycles, blocks * filters / (filters > kL2Bytes ? kL3BytesPerCycle : kL2BytesPerCycle));
   const int lanes = nr == 32 && m != 2 ? 16 : 8;  // F(2,3)'s transforms are AVX2 only
   const double in_vectors = CeilDiv(p.in_c, lanes) + (p.in_c % lanes) * 0.5;  // scalar tail is slow
   const double out_vectors = CeilDiv(p.out_c, lanes) + (p.out_c % lanes) * 0.5;
-  cycles += tiles * a2 * (in_vectors * kWinogradInCycles + out_vectors * kWinogradOutCycles);
-  if (m == 2) cycles += tiles * 16 * (kIm2colTapCycles + p.in_c / kCopyFloatsPerCycle);  // F(2,3) gathers every patch
+  cycles += calib * tiles * a2 * (in_vectors * kWinogradInCycles + out_vectors * kWinogradOutCycles);
+  if (m == 2) cycles += calib * tiles * 16 * (kIm2colTapCycles + p.in_c / kCopyFloatsPerCycle);  // F(2,3) gathers every patch
   return cycles;
 }
 
-double Strassen(double m, double n, double k, int depth, int nr) {
-  if (depth == 0) return GemmCall(m, n, k, nr);
+double Strassen(double m, double n, double k, int depth, int nr, double calib) {
+  if (depth == 0) return GemmCall(m, n, k, nr, calib);
   const double m2 = std::ceil(m / 2), n2 = std::ceil(n / 2), k2 = std::ceil(k / 2);
   // 7 operand combinations of A, 12 accumulations into C, C cleared: all
   // memory-bound passes at about a cycle per 2 floats.
   const double adds = (7 * m2 * k2 + 12 * m2 * n2 + m * n) * 0.5;
-  return 7 * Strassen(m2, n2, k2, depth - 1, nr) + adds;
+  return 7 * Strassen(m2, n2, k2, depth - 1, nr, calib) + calib * adds;
 }
 
 bool Pointwise(const ConvParams& p) {
@@ -111,6 +140,8 @@ bool StrassenShape(double m, double n, double k, int depth) {
 }
 
 std::string Isa(bool avx512) { return avx512 ? "_avx512" : "_avx2"; }
+
+double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib);
 
 }  // namespace
 
@@ -150,24 +181,28 @@ std::vector<ConvAlgo> FcCandidates(int rows, int in_dim, int out_dim, IsaFeature
 }
 
 double EstimateGemmCycles(int m, int n, int k, ConvAlgo algo) {
-  return Strassen(m, n, k, StrassenDepth(algo), Nr(algo));
+  return Strassen(m, n, k, StrassenDepth(algo), Nr(algo), Calibration(algo));
 }
 
-double EstimateConvCycles(const ConvParams& p, ConvAlgo algo) {
+double EstimateConvCycles(const ConvParams& p, ConvAlgo algo) { return RawConvCycles(p, algo, Calibration(algo)); }
+
+namespace {
+double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib) {
   switch (algo) {
-    case ConvAlgo::kGemm6x16: return GemmConv(p, 16);
-    case ConvAlgo::kGemm6x32: return GemmConv(p, 32);
-    case ConvAlgo::kSlidingAvx2: return Sliding(p, 8);
-    case ConvAlgo::kSlidingAvx512: return Sliding(p, 16);
+    case ConvAlgo::kGemm6x16: return GemmConv(p, 16, calib);
+    case ConvAlgo::kGemm6x32: return GemmConv(p, 32, calib);
+    case ConvAlgo::kSlidingAvx2: return calib * Sliding(p, 8);
+    case ConvAlgo::kSlidingAvx512: return calib * Sliding(p, 16);
     case ConvAlgo::kWinogradF23:
     case ConvAlgo::kWinogradF43:
-    case ConvAlgo::kWinogradF63: return Winograd(p, WinogradTile(algo), 32);
+    case ConvAlgo::kWinogradF63: return Winograd(p, WinogradTile(algo), 32, calib);
     case ConvAlgo::kStrassen1:
     case ConvAlgo::kStrassen2:
-      return Strassen(static_cast<double>(p.batch) * p.out_h * p.out_w, p.out_c, p.in_c, StrassenDepth(algo), 32);
+      return Strassen(static_cast<double>(p.batch) * p.out_h * p.out_w, p.out_c, p.in_c, StrassenDepth(algo), 32, calib);
   }
   return 1e300;
 }
+}  // namespace
 
 ConvAlgo ChooseConvAlgo(const ConvParams& p, IsaFeatures isa) {
   ConvAlgo best = isa.avx512 ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16;

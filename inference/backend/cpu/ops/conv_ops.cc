@@ -1,6 +1,8 @@
 // CONV_2D, DEPTHWISE_CONV_2D, transposed conv and FULLY_CONNECTED on the CPU.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,18 @@
 
 namespace rill::inference::cpu {
 namespace {
+
+// kTune diagnostics: with RILL_TUNE_LOG=FILE set, every measurement is
+// appended as `key choice measured_ms estimated_cycles` (the data the cost
+// model is calibrated against). Only at resize, never during a run.
+void LogMeasurement(const std::string& key, const std::string& choice, double ms, double cycles) {
+  const char* path = std::getenv("RILL_TUNE_LOG");
+  if (path == nullptr || *path == 0) return;
+  if (FILE* f = std::fopen(path, "a")) {
+    std::fprintf(f, "%s %s %.4f %.0f\n", key.c_str(), choice.c_str(), ms, cycles);
+    std::fclose(f);
+  }
+}
 
 class ConvOp : public CpuOp {
  public:
@@ -117,7 +131,7 @@ class ConvOp : public CpuOp {
  private:
   // Rows of one Strassen call: fixed by the shape (never by the thread
   // count), so every row block, and the result, is the same for any threads.
-  int StrassenRowBlock() const { return 512 << StrassenDepth(algo_); }
+  int StrassenRowBlock() const { return 256 << StrassenDepth(algo_); }
   long long GemmRows() const { return static_cast<long long>(p_.batch) * p_.out_h * p_.out_w; }
 
   // Transforms / packs the weights for `algo` (once per algorithm: a resize
@@ -285,14 +299,16 @@ class ConvOp : public CpuOp {
     for (ConvAlgo c : candidates) {
       SetUp(c);
       std::vector<float> scratch(ScratchFloats(1) + 1);
+      double c_ms = 1e30;
       for (int i = 0; i < 3; ++i) {
         const auto start = std::chrono::steady_clock::now();
         Execute(x.data(), y.data(), scratch.data(), /*use_pool=*/false);
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        if (ms < best_ms) {
-          best_ms = ms;
-          best = c;
-        }
+        c_ms = std::min(c_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      }
+      LogMeasurement(key, ConvAlgoToken(c), c_ms, EstimateConvCycles(p_, c));
+      if (c_ms < best_ms) {
+        best_ms = c_ms;
+        best = c;
       }
     }
     args_.tuning->choices[key] = ConvAlgoToken(best);
@@ -346,7 +362,7 @@ class FullyConnectedOp : public CpuOp {
   }
 
  private:
-  int StrassenRowBlock() const { return 512 << StrassenDepth(algo_); }
+  int StrassenRowBlock() const { return 256 << StrassenDepth(algo_); }
   size_t ScratchFloats() const {
     const int d = StrassenDepth(algo_);
     return d == 0 ? 0 : x86::StrassenScratchFloats(std::min(batch_, StrassenRowBlock()), out_dim_, in_dim_, d);
@@ -405,14 +421,16 @@ class FullyConnectedOp : public CpuOp {
     for (ConvAlgo c : candidates) {
       SetUp(c);
       std::vector<float> scratch(ScratchFloats() + 1);
+      double c_ms = 1e30;
       for (int i = 0; i < 3; ++i) {
         const auto start = std::chrono::steady_clock::now();
         Execute(x.data(), y.data(), scratch.data(), false);
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        if (ms < best_ms) {
-          best_ms = ms;
-          best = c;
-        }
+        c_ms = std::min(c_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      }
+      LogMeasurement(key, ConvAlgoToken(c), c_ms, EstimateGemmCycles(batch_, out_dim_, in_dim_, c));
+      if (c_ms < best_ms) {
+        best_ms = c_ms;
+        best = c;
       }
     }
     args_.tuning->choices[key] = ConvAlgoToken(best);

@@ -27,8 +27,10 @@ RILL_SIMD_INLINE void Tile(const Geometry& g, const float* bias, int ix0, int kx
   const ConvParams& p = *g.p;
   const int ic_n = p.in_c;
   V acc[R][NB];
+  #pragma GCC unroll 16
   for (int b = 0; b < NB; ++b) {
     const V bv = bias ? simd::Load<V>(bias + b * L) : V{};
+    #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) acc[r][b] = bv;
   }
   const size_t px_step = static_cast<size_t>(p.stride_w) * ic_n;
@@ -39,16 +41,21 @@ RILL_SIMD_INLINE void Tile(const Geometry& g, const float* bias, int ix0, int kx
       const float* w = g.w + static_cast<size_t>(ky * p.kernel_w + kx) * ic_n * L;
       for (int c = 0; c < ic_n; ++c) {
         V wv[NB];
+        #pragma GCC unroll 16
         for (int b = 0; b < NB; ++b) wv[b] = simd::Load<V>(w + b * g.block_stride + static_cast<size_t>(c) * L);
+        #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) {
           const V xv = simd::Splat<V>(x[r * px_step + c]);
+          #pragma GCC unroll 16
           for (int b = 0; b < NB; ++b) acc[r][b] += xv * wv[b];
         }
       }
     }
   }
   const size_t out_px = static_cast<size_t>(p.out_c);
+  #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
+    #pragma GCC unroll 16
     for (int b = 0; b < NB; ++b) {
       const V y = simd::Clamp(acc[r][b], p.activation);
       float* o = out + r * out_px + b * L;

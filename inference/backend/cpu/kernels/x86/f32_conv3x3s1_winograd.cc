@@ -83,15 +83,20 @@ RILL_SIMD_INLINE void OutputTransform1D(const V (&m)[8], V (&y)[6]) {
 template <int A, class V>
 RILL_SIMD_INLINE void InputTile(const float* src, size_t row_stride, size_t px_stride, float* v, size_t v_pos) {
   V t[A][A];
+  #pragma GCC unroll 16
   for (int j = 0; j < A; ++j) {
     V col[A], r[A];
+    #pragma GCC unroll 16
     for (int k = 0; k < A; ++k) col[k] = Load<V>(src + k * row_stride + j * px_stride);
     InputTransform1D(col, r);
+    #pragma GCC unroll 16
     for (int i = 0; i < A; ++i) t[i][j] = r[i];
   }
+  #pragma GCC unroll 16
   for (int i = 0; i < A; ++i) {
     V r[A];
     InputTransform1D(t[i], r);
+    #pragma GCC unroll 16
     for (int j = 0; j < A; ++j) Store(v + (i * A + j) * v_pos, r[j]);
   }
 }
@@ -101,16 +106,21 @@ RILL_SIMD_INLINE void OutputTile(const float* mb, size_t m_pos, const float* bia
                                  size_t row_stride, size_t px_stride, int rows, int cols) {
   constexpr int M = A - 2;
   V s[M][A];
+  #pragma GCC unroll 16
   for (int j = 0; j < A; ++j) {
     V col[A], r[M];
+    #pragma GCC unroll 16
     for (int k = 0; k < A; ++k) col[k] = Load<V>(mb + (k * A + j) * m_pos);
     OutputTransform1D(col, r);
+    #pragma GCC unroll 16
     for (int i = 0; i < M; ++i) s[i][j] = r[i];
   }
   const V b = bias ? Load<V>(bias) : V{};
+  #pragma GCC unroll 16
   for (int i = 0; i < rows; ++i) {
     V y[M];
     OutputTransform1D(s[i], y);
+    #pragma GCC unroll 16
     for (int j = 0; j < cols; ++j) Store(out + i * row_stride + j * px_stride, simd::Clamp(y[j] + b, act));
   }
 }
@@ -144,8 +154,10 @@ RILL_SIMD_INLINE void InputTransformT(const WinogradPlan& plan, const ConvParams
       continue;
     }
     const size_t row = static_cast<size_t>(A) * ic_n;
+    #pragma GCC unroll 16
     for (int i = 0; i < A; ++i) {
       const int y = y0 + i;
+      #pragma GCC unroll 16
       for (int j = 0; j < A; ++j) {
         const int x = x0 + j;
         float* dst = patch + i * row + static_cast<size_t>(j) * ic_n;
@@ -192,7 +204,9 @@ RILL_SIMD_INLINE void OutputTransformT(const WinogradPlan& plan, const ConvParam
                            cols);
     }
     if (p.activation == FusedActivation::kTanh) {
+      #pragma GCC unroll 16
       for (int i = 0; i < rows; ++i) {
+        #pragma GCC unroll 16
         for (int j = 0; j < cols; ++j) {
           float* o = out + i * row_stride + static_cast<size_t>(j) * oc_n;
           for (int k = 0; k < oc_n; ++k) o[k] = ApplyActivation(o[k], p.activation);

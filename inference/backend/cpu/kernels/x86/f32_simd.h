@@ -38,7 +38,7 @@ RILL_SIMD_INLINE void Store(float* p, V v) {
 }
 template <class V>
 RILL_SIMD_INLINE V Splat(float s) {
-  return V{} + s;
+  return V{} + s;  // vbroadcastss (+ one vaddss: GCC keeps 0 + s for -0)
 }
 template <class V>
 RILL_SIMD_INLINE V Max(V a, V b) {
