@@ -45,7 +45,7 @@ RILL_SIMD_INLINE void Tile(const Geometry& g, const float* bias, int ix0, int kx
         for (int b = 0; b < NB; ++b) wv[b] = simd::Load<V>(w + b * g.block_stride + static_cast<size_t>(c) * L);
         #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) {
-          const V xv = simd::Splat<V>(x[r * px_step + c]);
+          const V xv = simd::Broadcast<V>(x + r * px_step + c);
           #pragma GCC unroll 16
           for (int b = 0; b < NB; ++b) acc[r][b] += xv * wv[b];
         }
@@ -138,11 +138,11 @@ RILL_SIMD_INLINE void RowsT(const ConvParams& p, const float* input, const float
   }
 }
 
-__attribute__((target("avx512f"))) void RowsAvx512(const ConvParams& p, const float* input, const float* packed,
+__attribute__((target("avx512f"), flatten)) void RowsAvx512(const ConvParams& p, const float* input, const float* packed,
                                                    const float* bias, float* output, int row_begin, int row_end) {
   RowsT<F16>(p, input, packed, bias, output, row_begin, row_end);
 }
-__attribute__((target("avx2,fma"))) void RowsAvx2(const ConvParams& p, const float* input, const float* packed,
+__attribute__((target("avx2,fma"), flatten)) void RowsAvx2(const ConvParams& p, const float* input, const float* packed,
                                                   const float* bias, float* output, int row_begin, int row_end) {
   RowsT<F8>(p, input, packed, bias, output, row_begin, row_end);
 }

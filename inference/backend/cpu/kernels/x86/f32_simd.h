@@ -8,6 +8,8 @@
 #ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_SIMD_H_
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_SIMD_H_
 
+#include <immintrin.h>
+
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 
 // Passing 32/64-byte vectors by value from functions without AVX changes the
@@ -40,6 +42,20 @@ template <class V>
 RILL_SIMD_INLINE V Splat(float s) {
   return V{} + s;  // vbroadcastss (+ one vaddss: GCC keeps 0 + s for -0)
 }
+// One float from memory to every lane as a single vbroadcastss. Generic
+// vector code (V{} + s) costs an extra vaddss + shuffle per broadcast, which
+// competes with the FMAs for ports. The ISA overloads carry their target and
+// are not always_inline: entry points that use Broadcast must be declared
+// with __attribute__((flatten)) so they are inlined there, under the entry
+// point's target.
+__attribute__((target("avx512f"))) inline F16 BroadcastIsa(const float* p, F16*) { return (F16)_mm512_set1_ps(*p); }
+__attribute__((target("avx2"))) inline F8 BroadcastIsa(const float* p, F8*) { return (F8)_mm256_broadcast_ss(p); }
+inline float BroadcastIsa(const float* p, float*) { return *p; }
+template <class V>
+inline V Broadcast(const float* p) {
+  return BroadcastIsa(p, static_cast<V*>(nullptr));
+}
+
 template <class V>
 RILL_SIMD_INLINE V Max(V a, V b) {
   return a > b ? a : b;
