@@ -358,8 +358,9 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsAllChoicesOneAndTwoThreads) {
       {{2, 13, 11, 17, 40, 3, 1, 1, ir::Padding::kSame, FusedActivation::kRelu}, all3x3},
       {{1, 9, 16, 7, 3, 3, 1, 1, ir::Padding::kValid, FusedActivation::kNone}, all3x3},
       {{2, 15, 17, 3, 24, 5, 2, 1, ir::Padding::kSame, FusedActivation::kRelu6}, {"gemm_6x16", "sliding_avx2"}},
-      {{1, 16, 16, 300, 260, 1, 1, 1, ir::Padding::kValid, FusedActivation::kNone},
-       {"gemm_6x16", "sliding_avx2", "strassen_d1"}},
+      // 1152 rows: three Strassen row blocks of 512 (d1) spread over threads.
+      {{2, 24, 24, 300, 260, 1, 1, 1, ir::Padding::kValid, FusedActivation::kRelu},
+       {"gemm_6x16", "sliding_avx2", "strassen_d1", "strassen_d2"}},
   };
   if (avx512) {
     for (Case& c : cases) {
@@ -378,6 +379,71 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsAllChoicesOneAndTwoThreads) {
       const double tolerance = algo == ConvAlgo::kWinogradF63 ? 5e-5 : 2e-5;
       EXPECT_LE(MaxError(c, one.out), tolerance) << one.kernel << " " << Describe(c.p);
       EXPECT_EQ(one.out, two.out) << one.kernel << ": 1 and 2 threads differ, " << Describe(c.p);
+    }
+  }
+}
+
+OpResult RunFcOp(int rows, int in_dim, int out_dim, FusedActivation act, const std::vector<float>& x,
+                 const std::vector<float>& w, const std::vector<float>& bias, int threads, const std::string& choice) {
+  ir::Graph graph;
+  graph.source = "x86_algorithms_test";
+  ir::Node node;
+  node.name = "fc";
+  node.type = ir::OpType::kFullyConnected;
+  node.attrs.activation = ToIr(act);
+  graph.nodes.push_back(node);
+  TensorBinding xb{DataType::kFloat32, {rows, in_dim}, const_cast<float*>(x.data()), false};
+  TensorBinding wb{DataType::kFloat32, {out_dim, in_dim}, const_cast<float*>(w.data()), true};
+  TensorBinding bb{DataType::kFloat32, {out_dim}, const_cast<float*>(bias.data()), true};
+  OpResult r;
+  r.out.assign(static_cast<size_t>(rows) * out_dim, 123.0f);
+  TensorBinding yb{DataType::kFloat32, {rows, out_dim}, r.out.data(), false};
+  ThreadPool pool(threads);
+  TuningCache cache;
+  cache.choices[FcTuningKey(rows, in_dim, out_dim, x86::GetCpuFeatures().avx512f)] = choice;
+  ExecutionArgs args;
+  args.graph = &graph;
+  args.node = &graph.nodes[0];
+  args.inputs = {&xb, &wb, &bb};
+  args.outputs = {&yb};
+  args.pool = &pool;
+  args.algorithm = AlgorithmPolicy::kTune;
+  args.tuning = &cache;
+  std::unique_ptr<Execution> op = MakeFullyConnected(args);
+  EXPECT_TRUE(op->Prepare().ok());
+  std::vector<float> scratch(op->scratch_bytes() / sizeof(float) + 1);
+  op->set_scratch(scratch.data());
+  op->Run();
+  r.kernel = op->name();
+  return r;
+}
+
+TEST_F(X86AlgorithmsTest, FcExecutionsAllChoicesOneAndTwoThreads) {
+  const bool avx512 = x86::GetCpuFeatures().avx512f;
+  // 1100 rows: three row blocks at d1 (512 rows), two at d2 (1024); odd sizes.
+  const int rows = 1100, in_dim = 263, out_dim = 271;
+  const std::vector<float> x = Random(static_cast<size_t>(rows) * in_dim, &rng_);
+  const std::vector<float> w = Random(static_cast<size_t>(out_dim) * in_dim, &rng_);
+  const std::vector<float> bias = Random(out_dim, &rng_);
+  for (FusedActivation act : {FusedActivation::kNone, FusedActivation::kRelu6}) {
+    std::vector<float> want(static_cast<size_t>(rows) * out_dim), bound(want.size());
+    FullyConnectedRef(rows, in_dim, out_dim, act, x.data(), w.data(), bias.data(), want.data());
+    const std::vector<float> ax = Abs(x), aw = Abs(w), ab = Abs(bias);
+    FullyConnectedRef(rows, in_dim, out_dim, FusedActivation::kNone, ax.data(), aw.data(), ab.data(), bound.data());
+    std::vector<std::string> choices = {"gemm_6x16", "strassen_d1", "strassen_d2"};
+    if (avx512) choices.push_back("gemm_6x32");
+    for (const std::string& choice : choices) {
+      ConvAlgo algo;
+      ASSERT_TRUE(ParseConvAlgo(choice, &algo));
+      const OpResult one = RunFcOp(rows, in_dim, out_dim, act, x, w, bias, 1, choice);
+      const OpResult two = RunFcOp(rows, in_dim, out_dim, act, x, w, bias, 2, choice);
+      EXPECT_EQ(one.kernel, FcKernelName(algo, avx512));
+      double worst = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        worst = std::max(worst, std::fabs(static_cast<double>(one.out[i]) - want[i]) / (1.0 + bound[i]));
+      }
+      EXPECT_LE(worst, 2e-5) << one.kernel;
+      EXPECT_EQ(one.out, two.out) << one.kernel << ": 1 and 2 threads differ";
     }
   }
 }
