@@ -15,15 +15,15 @@
 namespace rill::inference::cpu {
 
 enum class ConvAlgo {
-  kGemm6x16,      // im2col / pointwise GEMM on f32_gemm_6x16_avx2
-  kGemm6x32,      // the same on f32_gemm_6x32_avx512
-  kSlidingAvx2,   // direct conv, 8-channel vectors
-  kSlidingAvx512, // direct conv, 16-channel vectors
+  kGemm6x16,       // im2col / pointwise GEMM on f32_gemm_6x16_avx2
+  kGemm6x32,       // the same on f32_gemm_6x32_avx512
+  kSlidingAvx2,    // direct conv, 8-channel vectors
+  kSlidingAvx512,  // direct conv, 16-channel vectors
   kWinogradF23,
   kWinogradF43,
   kWinogradF63,
-  kStrassen1,     // pointwise conv / FC as Strassen, one level
-  kStrassen2,     // two levels
+  kStrassen1,  // pointwise conv / FC as Strassen, one level
+  kStrassen2,  // two levels
 };
 
 struct IsaFeatures {
@@ -34,11 +34,13 @@ struct IsaFeatures {
 // Candidates of a conv layer (never empty when isa.avx2).
 std::vector<ConvAlgo> ConvCandidates(const ConvParams& p, IsaFeatures isa);
 // Candidates of a FULLY_CONNECTED layer (rows x in_dim times out_dim).
-std::vector<ConvAlgo> FcCandidates(int rows, int in_dim, int out_dim, IsaFeatures isa);
+std::vector<ConvAlgo> FcCandidates(int rows, int in_dim, int out_dim,
+                                   IsaFeatures isa);
 
 // Estimated cycles on one core.
 double EstimateConvCycles(const ConvParams& p, ConvAlgo algo);
-double EstimateGemmCycles(int m, int n, int k, ConvAlgo algo);  // kGemm*, kStrassen*
+double EstimateGemmCycles(int m, int n, int k,
+                          ConvAlgo algo);  // kGemm*, kStrassen*
 
 ConvAlgo ChooseConvAlgo(const ConvParams& p, IsaFeatures isa);
 ConvAlgo ChooseFcAlgo(int rows, int in_dim, int out_dim, IsaFeatures isa);

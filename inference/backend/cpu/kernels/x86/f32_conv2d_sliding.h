@@ -18,11 +18,13 @@ namespace rill::inference::cpu::x86 {
 
 // lanes: 16 for the AVX-512 kernel, 8 for AVX2.
 size_t SlidingPackedFloats(const ConvParams& p, int lanes);
-void PackSlidingWeights(const ConvParams& p, const float* filter_ohwi, int lanes, float* packed);
+void PackSlidingWeights(const ConvParams& p, const float* filter_ohwi,
+                        int lanes, float* packed);
 
 // Output rows [row_begin, row_end) of batch * out_h rows. Rows are
 // independent: any split over threads gives identical results.
-void Conv2DSlidingRows(const ConvParams& p, const float* input, const float* packed, const float* bias, bool avx512,
+void Conv2DSlidingRows(const ConvParams& p, const float* input,
+                       const float* packed, const float* bias, bool avx512,
                        float* output, int row_begin, int row_end);
 
 }  // namespace rill::inference::cpu::x86

@@ -37,8 +37,9 @@ struct WinogradPlan {
   long long total_tiles = 0;
   int tiles_per_block = 0;
   int blocks = 0;
-  size_t v_floats = 0;      // transformed inputs of one block: alpha^2 x tiles x in_c
-  size_t m_floats = 0;      // GEMM products of one block: alpha^2 x tiles x out_c
+  size_t v_floats =
+      0;  // transformed inputs of one block: alpha^2 x tiles x in_c
+  size_t m_floats = 0;  // GEMM products of one block: alpha^2 x tiles x out_c
   size_t patch_floats = 0;  // one zero-padded border patch (per thread)
 };
 WinogradPlan PlanWinograd(int m, const ConvParams& p);
@@ -51,27 +52,35 @@ struct WinogradWeights {
   std::vector<float> packed;
   size_t stride = 0;  // floats between consecutive packed matrices
 };
-void TransformWeightsWinograd(int m, const ConvParams& p, const float* filter_ohwi, bool avx512,
+void TransformWeightsWinograd(int m, const ConvParams& p,
+                              const float* filter_ohwi, bool avx512,
                               WinogradWeights* out);
 
 // Phase 1: tiles [t_begin, t_end) of `block` into v (AVX-512 transforms when
 // `avx512`, AVX2 otherwise). `patch` holds plan.patch_floats.
-void WinogradInputTransform(const WinogradPlan& plan, const ConvParams& p, const float* input, bool avx512, int block,
+void WinogradInputTransform(const WinogradPlan& plan, const ConvParams& p,
+                            const float* input, bool avx512, int block,
                             int t_begin, int t_end, float* v, float* patch);
-// Phase 2: the GEMMs of positions [pos_begin, pos_end): mbuf[pos] = v[pos] x U[pos]^T.
-void WinogradMultiply(const WinogradPlan& plan, const ConvParams& p, const WinogradWeights& w, GemmFn gemm, int block,
+// Phase 2: the GEMMs of positions [pos_begin, pos_end): mbuf[pos] = v[pos] x
+// U[pos]^T.
+void WinogradMultiply(const WinogradPlan& plan, const ConvParams& p,
+                      const WinogradWeights& w, GemmFn gemm, int block,
                       int pos_begin, int pos_end, const float* v, float* mbuf);
 // Phase 3: tiles [t_begin, t_end) of `block` from mbuf to the output, with
 // bias and the fused activation.
-void WinogradOutputTransform(const WinogradPlan& plan, const ConvParams& p, const float* bias, bool avx512, int block,
-                             int t_begin, int t_end, const float* mbuf, float* output);
+void WinogradOutputTransform(const WinogradPlan& plan, const ConvParams& p,
+                             const float* bias, bool avx512, int block,
+                             int t_begin, int t_end, const float* mbuf,
+                             float* output);
 // Tiles in `block` (the last block may be short).
 int WinogradBlockTiles(const WinogradPlan& plan, int block);
 
 // All three phases of every block on the calling thread; scratch holds
 // v_floats + m_floats + patch_floats.
-void WinogradConv(const WinogradPlan& plan, const ConvParams& p, const float* input, const WinogradWeights& w,
-                  const float* bias, GemmFn gemm, float* scratch, float* output);
+void WinogradConv(const WinogradPlan& plan, const ConvParams& p,
+                  const float* input, const WinogradWeights& w,
+                  const float* bias, GemmFn gemm, float* scratch,
+                  float* output);
 
 }  // namespace rill::inference::cpu::x86
 

@@ -24,17 +24,19 @@ struct StrassenWeights {
   int depth = 0;
   int n = 0, k = 0;
   bool avx512 = false;
-  std::vector<float> packed;       // all leaves, each packed for the GEMM
-  std::vector<size_t> leaf_offset; // 7^depth offsets into packed
+  std::vector<float> packed;        // all leaves, each packed for the GEMM
+  std::vector<size_t> leaf_offset;  // 7^depth offsets into packed
 };
 // w is [n, k] row-major; avx512 selects PackWeightsNK512 (for GemmF32Avx512).
-void PrepareStrassenWeights(const float* w, int n, int k, int depth, bool avx512, StrassenWeights* out);
+void PrepareStrassenWeights(const float* w, int n, int k, int depth,
+                            bool avx512, StrassenWeights* out);
 
 size_t StrassenScratchFloats(int m, int n, int k, int depth);
 // C rows [0, m) of one call; callers split large m into row blocks (each with
 // its own scratch) to use threads.
-void GemmStrassen(int m, const float* a, int lda, const StrassenWeights& w, const float* bias,
-                  FusedActivation activation, GemmFn gemm, float* c, int ldc, float* scratch);
+void GemmStrassen(int m, const float* a, int lda, const StrassenWeights& w,
+                  const float* bias, FusedActivation activation, GemmFn gemm,
+                  float* c, int ldc, float* scratch);
 
 }  // namespace rill::inference::cpu::x86
 

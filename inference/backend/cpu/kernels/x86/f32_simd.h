@@ -48,8 +48,13 @@ RILL_SIMD_INLINE V Splat(float s) {
 // are not always_inline: entry points that use Broadcast must be declared
 // with __attribute__((flatten)) so they are inlined there, under the entry
 // point's target.
-__attribute__((target("avx512f"))) inline F16 BroadcastIsa(const float* p, F16*) { return (F16)_mm512_set1_ps(*p); }
-__attribute__((target("avx2"))) inline F8 BroadcastIsa(const float* p, F8*) { return (F8)_mm256_broadcast_ss(p); }
+__attribute__((target("avx512f"))) inline F16 BroadcastIsa(const float* p,
+                                                           F16*) {
+  return (F16)_mm512_set1_ps(*p);
+}
+__attribute__((target("avx2"))) inline F8 BroadcastIsa(const float* p, F8*) {
+  return (F8)_mm256_broadcast_ss(p);
+}
 inline float BroadcastIsa(const float* p, float*) { return *p; }
 template <class V>
 inline V Broadcast(const float* p) {
@@ -70,10 +75,14 @@ RILL_SIMD_INLINE V Min(V a, V b) {
 template <class V>
 RILL_SIMD_INLINE V Clamp(V v, FusedActivation act) {
   switch (act) {
-    case FusedActivation::kRelu: return Max(v, Splat<V>(0.0f));
-    case FusedActivation::kRelu6: return Min(Max(v, Splat<V>(0.0f)), Splat<V>(6.0f));
-    case FusedActivation::kReluN1To1: return Min(Max(v, Splat<V>(-1.0f)), Splat<V>(1.0f));
-    default: return v;
+    case FusedActivation::kRelu:
+      return Max(v, Splat<V>(0.0f));
+    case FusedActivation::kRelu6:
+      return Min(Max(v, Splat<V>(0.0f)), Splat<V>(6.0f));
+    case FusedActivation::kReluN1To1:
+      return Min(Max(v, Splat<V>(-1.0f)), Splat<V>(1.0f));
+    default:
+      return v;
   }
 }
 
