@@ -165,7 +165,8 @@ TEST(OnnxImporterTest, TuningModeCachesChoices) {
   }
   const std::vector<uint8_t> text = testing::ReadBytes(cache);
   const std::string content(text.begin(), text.end());
-  EXPECT_NE(content.find("conv3x3s1:"), std::string::npos) << content;
+  // One line per conv layer shape, in the key format of ops/conv_algorithm.h.
+  EXPECT_NE(content.find("conv:n1:h56:w56:ic64:oc64:k3x3:s1x1"), std::string::npos) << content;
 }
 
 TEST(OnnxImporterTest, UnsupportedPrecisionIsAnError) {

@@ -1,6 +1,8 @@
 // CONV_2D, DEPTHWISE_CONV_2D, transposed conv and FULLY_CONNECTED on the CPU.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -10,15 +12,31 @@
 #include "inference/backend/cpu/kernels/ref/transpose_conv2d.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv2d_sliding.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd_f23.h"
 #include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
+#include "inference/backend/cpu/kernels/x86/f32_gemm_strassen.h"
+#include "inference/backend/cpu/ops/conv_algorithm.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 #include "inference/ir/conv_geometry.h"
 
 namespace rill::inference::cpu {
 namespace {
+
+// kTune diagnostics: with RILL_TUNE_LOG=FILE set, every measurement is
+// appended as `key choice measured_ms estimated_cycles` (the data the cost
+// model is calibrated against). Only at resize, never during a run.
+void LogMeasurement(const std::string& key, const std::string& choice, double ms, double cycles) {
+  const char* path = std::getenv("RILL_TUNE_LOG");
+  if (path == nullptr || *path == 0) return;
+  if (FILE* f = std::fopen(path, "a")) {
+    std::fprintf(f, "%s %s %.4f %.0f\n", key.c_str(), choice.c_str(), ms, cycles);
+    std::fclose(f);
+  }
+}
 
 class ConvOp : public CpuOp {
  public:
@@ -27,10 +45,7 @@ class ConvOp : public CpuOp {
 
   std::string name() const override {
     switch (kind_) {
-      case Kind::kConv:
-        if (!use_avx2_) return "conv2d_ref";
-        if (winograd_) return gemm_ == x86::GemmF32Avx512 ? "conv3x3s1_winograd_f23_avx512" : "conv3x3s1_winograd_f23_avx2";
-        return gemm_ == x86::GemmF32Avx512 ? "conv2d_gemm_6x32_avx512" : "conv2d_gemm_6x16_avx2";
+      case Kind::kConv: return use_avx2_ ? ConvKernelName(algo_, avx512_) : "conv2d_ref";
       case Kind::kDepthwise: return use_avx2_ ? "depthwise_conv2d_avx2" : "depthwise_conv2d_ref";
       case Kind::kTranspose: return "transpose_conv2d_ref";
     }
@@ -76,34 +91,12 @@ class ConvOp : public CpuOp {
     use_avx2_ = avx2 && (kind_ == Kind::kConv || (kind_ == Kind::kDepthwise && p_.depth_multiplier == 1));
     scratch_floats_ = 0;
     if (use_avx2_ && kind_ == Kind::kConv) {
-      const int k = p_.kernel_h * p_.kernel_w * p_.in_c;
-      // AVX-512 when the CPU has it: twice the columns per FMA.
-      const bool avx512 = x86::GetCpuFeatures().avx512f;
-      gemm_ = avx512 ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
-      // Cost model: Winograd F(2,3) needs 16 instead of 36 multiplies per
-      // 2x2 tile and channel pair but pays for its transforms (O(channels)
-      // per tile) and runs 16 smaller GEMMs. Measured with kTune on resnet18
-      // and resnet50 layers (AVX-512), it wins from 128 channels on; at 64 it
-      // is a toss-up, so kAuto stays with GEMM there.
-      winograd_ = x86::WinogradF23Applies(p_) && p_.in_c >= 128 && p_.out_c >= 128;
-      if (args_.tuning && x86::WinogradF23Applies(p_)) winograd_ = TuneWinograd(avx512, k);
-      if (winograd_) {
-        if (winograd_weights_.packed.empty()) x86::TransformWeightsF23(p_, In(1), avx512, &winograd_weights_);
-        tile_scratch_ = x86::WinogradF23ScratchFloats(p_);
-        scratch_floats_ = tile_scratch_ * threads();
-        return Status::Ok();
-      }
-      const size_t packed = avx512 ? x86::PackedWeightsFloats512(p_.out_c, k) : x86::PackedWeightsFloats(p_.out_c, k);
-      if (packed_.size() != packed) {  // weights are constant: pack once
-        packed_.assign(packed, 0.0f);
-        if (avx512) {
-          x86::PackWeightsNK512(In(1), p_.out_c, k, packed_.data());
-        } else {
-          x86::PackWeightsNK(In(1), p_.out_c, k, packed_.data());
-        }
-      }
-      tile_scratch_ = x86::Conv2DGemmScratchFloats(p_);
-      scratch_floats_ = tile_scratch_ * threads();
+      avx512_ = x86::GetCpuFeatures().avx512f;
+      const IsaFeatures isa{true, avx512_};
+      // kAuto: the cost model (conv_algorithm.cc); kTune: measured.
+      algo_ = args_.tuning ? Tune(isa) : ChooseConvAlgo(p_, isa);
+      SetUp(algo_);
+      scratch_floats_ = ScratchFloats(threads());
     }
     return Status::Ok();
   }
@@ -113,18 +106,8 @@ class ConvOp : public CpuOp {
   void Run() override {
     switch (kind_) {
       case Kind::kConv:
-        if (use_avx2_ && winograd_) {
-          auto block = [this](int b, int thread) {
-            x86::WinogradF23Block(p_, In(0), winograd_weights_, In(2), gemm_,
-                                  static_cast<float*>(scratch_) + tile_scratch_ * thread, Out(), b);
-          };
-          ParallelFor(x86::WinogradF23Blocks(p_), block);
-        } else if (use_avx2_) {
-          auto tile = [this](int t, int thread) {
-            x86::Conv2DGemmAvx2Tile(p_, In(0), packed_.data(), In(2),
-                                    static_cast<float*>(scratch_) + tile_scratch_ * thread, Out(), t, gemm_);
-          };
-          ParallelFor(x86::Conv2DGemmTiles(p_), tile);
+        if (use_avx2_) {
+          Execute(In(0), Out(), static_cast<float*>(scratch_), /*use_pool=*/true);
         } else {
           Conv2DRef(p_, In(0), In(1), In(2), Out());
         }
@@ -146,92 +129,324 @@ class ConvOp : public CpuOp {
   }
 
  private:
-  // Measures GEMM against Winograd on this layer's shapes (random data,
-  // best of 3 runs each), or reuses a cached measurement.
-  bool TuneWinograd(bool avx512, int k) {
-    const std::string key = "conv3x3s1:n" + std::to_string(p_.batch) + ":h" + std::to_string(p_.in_h) + ":w" +
-                            std::to_string(p_.in_w) + ":ic" + std::to_string(p_.in_c) + ":oc" +
-                            std::to_string(p_.out_c) + ":pt" + std::to_string(p_.pad_top) + ":oh" +
-                            std::to_string(p_.out_h) + (avx512 ? ":avx512" : ":avx2");
+  // Rows of one Strassen call: fixed by the shape (never by the thread
+  // count), so every row block, and the result, is the same for any threads.
+  int StrassenRowBlock() const { return 256 << StrassenDepth(algo_); }
+  long long GemmRows() const { return static_cast<long long>(p_.batch) * p_.out_h * p_.out_w; }
+
+  // Transforms / packs the weights for `algo` (once per algorithm: a resize
+  // that keeps the algorithm keeps the packed weights).
+  void SetUp(ConvAlgo algo) {
+    algo_ = algo;
+    const bool wide = avx512_ && algo != ConvAlgo::kGemm6x16;
+    gemm_ = wide ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
+    const int k = p_.kernel_h * p_.kernel_w * p_.in_c;
+    if (WinogradTile(algo) >= 4) plan_ = x86::PlanWinograd(WinogradTile(algo), p_);
+    if (prepared_ && prepared_algo_ == algo) return;
+    packed_.clear();
+    packed_.shrink_to_fit();
+    winograd23_ = {};
+    winograd_ = {};
+    strassen_ = {};
+    switch (algo) {
+      case ConvAlgo::kGemm6x16:
+      case ConvAlgo::kGemm6x32:
+        packed_.assign(wide ? x86::PackedWeightsFloats512(p_.out_c, k) : x86::PackedWeightsFloats(p_.out_c, k), 0.0f);
+        if (wide) x86::PackWeightsNK512(In(1), p_.out_c, k, packed_.data());
+        else x86::PackWeightsNK(In(1), p_.out_c, k, packed_.data());
+        break;
+      case ConvAlgo::kSlidingAvx2:
+      case ConvAlgo::kSlidingAvx512: {
+        const int lanes = algo == ConvAlgo::kSlidingAvx512 ? 16 : 8;
+        packed_.assign(x86::SlidingPackedFloats(p_, lanes), 0.0f);
+        x86::PackSlidingWeights(p_, In(1), lanes, packed_.data());
+        break;
+      }
+      case ConvAlgo::kWinogradF23: x86::TransformWeightsF23(p_, In(1), wide, &winograd23_); break;
+      case ConvAlgo::kWinogradF43:
+      case ConvAlgo::kWinogradF63:
+        x86::TransformWeightsWinograd(WinogradTile(algo), p_, In(1), wide, &winograd_);
+        break;
+      case ConvAlgo::kStrassen1:
+      case ConvAlgo::kStrassen2:
+        x86::PrepareStrassenWeights(In(1), p_.out_c, p_.in_c, StrassenDepth(algo), wide, &strassen_);
+        break;
+    }
+    prepared_ = true;
+    prepared_algo_ = algo;
+  }
+
+  // Scratch of the chosen algorithm when `n` threads run it.
+  size_t ScratchFloats(int n) const {
+    switch (algo_) {
+      case ConvAlgo::kGemm6x16:
+      case ConvAlgo::kGemm6x32: return x86::Conv2DGemmScratchFloats(p_) * n;
+      case ConvAlgo::kSlidingAvx2:
+      case ConvAlgo::kSlidingAvx512: return 0;
+      case ConvAlgo::kWinogradF23: return x86::WinogradF23ScratchFloats(p_) * n;
+      case ConvAlgo::kWinogradF43:
+      case ConvAlgo::kWinogradF63: return plan_.v_floats + plan_.m_floats + plan_.patch_floats * n;
+      case ConvAlgo::kStrassen1:
+      case ConvAlgo::kStrassen2:
+        return x86::StrassenScratchFloats(static_cast<int>(std::min<long long>(GemmRows(), StrassenRowBlock())),
+                                          p_.out_c, p_.in_c, StrassenDepth(algo_)) *
+               n;
+    }
+    return 0;
+  }
+
+  // f(task, thread) for tasks [0, n): on the session's threads, or in turn
+  // on the calling thread (kTune measures one core).
+  template <typename F>
+  void For(int n, F& f, bool use_pool) const {
+    if (use_pool) {
+      ParallelFor(n, f);
+    } else {
+      for (int i = 0; i < n; ++i) f(i, 0);
+    }
+  }
+
+  void Execute(const float* x, float* y, float* scratch, bool use_pool) {
+    const float* bias = In(2);
+    switch (algo_) {
+      case ConvAlgo::kGemm6x16:
+      case ConvAlgo::kGemm6x32: {
+        const size_t per_thread = x86::Conv2DGemmScratchFloats(p_);
+        auto tile = [&](int t, int thread) {
+          x86::Conv2DGemmAvx2Tile(p_, x, packed_.data(), bias, scratch + per_thread * thread, y, t, gemm_);
+        };
+        For(x86::Conv2DGemmTiles(p_), tile, use_pool);
+        break;
+      }
+      case ConvAlgo::kSlidingAvx2:
+      case ConvAlgo::kSlidingAvx512: {
+        const int rows = p_.batch * p_.out_h;
+        const int chunks = std::min(rows, 64);
+        const bool wide = algo_ == ConvAlgo::kSlidingAvx512;
+        auto chunk = [&](int c, int) {
+          x86::Conv2DSlidingRows(p_, x, packed_.data(), bias, wide, y, rows * c / chunks, rows * (c + 1) / chunks);
+        };
+        For(chunks, chunk, use_pool);
+        break;
+      }
+      case ConvAlgo::kWinogradF23: {
+        const size_t per_thread = x86::WinogradF23ScratchFloats(p_);
+        auto block = [&](int b, int thread) {
+          x86::WinogradF23Block(p_, x, winograd23_, bias, gemm_, scratch + per_thread * thread, y, b);
+        };
+        For(x86::WinogradF23Blocks(p_), block, use_pool);
+        break;
+      }
+      case ConvAlgo::kWinogradF43:
+      case ConvAlgo::kWinogradF63: {
+        // Three phases per block, each split over the threads: whole-block
+        // tasks would leave threads idle on small images (7x7: one block).
+        float* v = scratch;
+        float* m = v + plan_.v_floats;
+        float* patches = m + plan_.m_floats;
+        constexpr int kTilesPerTask = 4;
+        const int positions = plan_.alpha * plan_.alpha;
+        for (int b = 0; b < plan_.blocks; ++b) {
+          const int tiles = x86::WinogradBlockTiles(plan_, b);
+          const int tasks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
+          auto in = [&](int t, int thread) {
+            x86::WinogradInputTransform(plan_, p_, x, winograd_.avx512, b, t * kTilesPerTask,
+                                        std::min(tiles, (t + 1) * kTilesPerTask), v,
+                                        patches + plan_.patch_floats * thread);
+          };
+          For(tasks, in, use_pool);
+          auto mul = [&](int pos, int) { x86::WinogradMultiply(plan_, p_, winograd_, gemm_, b, pos, pos + 1, v, m); };
+          For(positions, mul, use_pool);
+          auto out = [&](int t, int) {
+            x86::WinogradOutputTransform(plan_, p_, bias, winograd_.avx512, b, t * kTilesPerTask,
+                                         std::min(tiles, (t + 1) * kTilesPerTask), m, y);
+          };
+          For(tasks, out, use_pool);
+        }
+        break;
+      }
+      case ConvAlgo::kStrassen1:
+      case ConvAlgo::kStrassen2: {
+        const long long rows = GemmRows();
+        const int block_rows = StrassenRowBlock();
+        const int blocks = static_cast<int>((rows + block_rows - 1) / block_rows);
+        const size_t per_thread = ScratchFloats(1);
+        auto block = [&](int b, int thread) {
+          const long long r0 = static_cast<long long>(b) * block_rows;
+          const int m = static_cast<int>(std::min<long long>(block_rows, rows - r0));
+          x86::GemmStrassen(m, x + r0 * p_.in_c, p_.in_c, strassen_, bias, p_.activation, gemm_, y + r0 * p_.out_c,
+                            p_.out_c, scratch + per_thread * thread);
+        };
+        For(blocks, block, use_pool);
+        break;
+      }
+    }
+  }
+
+  // Measures every candidate on this layer's shapes (one thread, synthetic
+  // input, best of 3 runs each), or reuses a cached measurement.
+  ConvAlgo Tune(IsaFeatures isa) {
+    const std::string key = ConvTuningKey(p_, isa.avx512);
+    ConvAlgo algo;
     auto cached = args_.tuning->choices.find(key);
-    if (cached != args_.tuning->choices.end()) return cached->second == "winograd_f23";
-    std::vector<float> x(static_cast<size_t>(p_.batch) * p_.in_h * p_.in_w * p_.in_c, 0.5f);
+    if (cached != args_.tuning->choices.end() && ParseConvAlgo(cached->second, &algo)) return algo;
+    const std::vector<ConvAlgo> candidates = ConvCandidates(p_, isa);
+    std::vector<float> x(static_cast<size_t>(p_.batch) * p_.in_h * p_.in_w * p_.in_c);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 1000) * 1e-3f - 0.5f;
     std::vector<float> y(static_cast<size_t>(p_.batch) * p_.out_h * p_.out_w * p_.out_c);
-    const x86::GemmFn gemm = avx512 ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
-    std::vector<float> packed(avx512 ? x86::PackedWeightsFloats512(p_.out_c, k) : x86::PackedWeightsFloats(p_.out_c, k));
-    if (avx512) x86::PackWeightsNK512(In(1), p_.out_c, k, packed.data());
-    else x86::PackWeightsNK(In(1), p_.out_c, k, packed.data());
-    x86::WinogradF23Weights uw;
-    x86::TransformWeightsF23(p_, In(1), avx512, &uw);
-    std::vector<float> scratch(std::max(x86::Conv2DGemmScratchFloats(p_), x86::WinogradF23ScratchFloats(p_)) + 1);
-    auto best_ms = [](auto&& run) {
-      double best = 1e30;
+    ConvAlgo best = candidates.front();
+    double best_ms = 1e30;
+    for (ConvAlgo c : candidates) {
+      SetUp(c);
+      std::vector<float> scratch(ScratchFloats(1) + 1);
+      double c_ms = 1e30;
       for (int i = 0; i < 3; ++i) {
         const auto start = std::chrono::steady_clock::now();
-        run();
-        best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        Execute(x.data(), y.data(), scratch.data(), /*use_pool=*/false);
+        c_ms = std::min(c_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
       }
-      return best;
-    };
-    const double gemm_ms = best_ms([&] {
-      for (int t = 0; t < x86::Conv2DGemmTiles(p_); ++t) {
-        x86::Conv2DGemmAvx2Tile(p_, x.data(), packed.data(), nullptr, scratch.data(), y.data(), t, gemm);
+      LogMeasurement(key, ConvAlgoToken(c), c_ms, EstimateConvCycles(p_, c));
+      if (c_ms < best_ms) {
+        best_ms = c_ms;
+        best = c;
       }
-    });
-    const double winograd_ms = best_ms([&] {
-      for (int b = 0; b < x86::WinogradF23Blocks(p_); ++b) {
-        x86::WinogradF23Block(p_, x.data(), uw, nullptr, gemm, scratch.data(), y.data(), b);
-      }
-    });
-    const bool winograd = winograd_ms < gemm_ms;
-    args_.tuning->choices[key] = winograd ? "winograd_f23" : "gemm";
+    }
+    args_.tuning->choices[key] = ConvAlgoToken(best);
     args_.tuning->dirty = true;
-    return winograd;
+    return best;
   }
 
   Kind kind_;
   ConvParams p_;
   bool use_avx2_ = false;
-  std::vector<float> packed_;
+  bool avx512_ = false;
+  ConvAlgo algo_ = ConvAlgo::kGemm6x16;
+  bool prepared_ = false;
+  ConvAlgo prepared_algo_ = ConvAlgo::kGemm6x16;
   x86::GemmFn gemm_ = nullptr;
-  bool winograd_ = false;
-  x86::WinogradF23Weights winograd_weights_;
-  size_t tile_scratch_ = 0;
+  std::vector<float> packed_;  // GEMM or sliding-window weights
+  x86::WinogradF23Weights winograd23_;
+  x86::WinogradWeights winograd_;
+  x86::WinogradPlan plan_;
+  x86::StrassenWeights strassen_;
   size_t scratch_floats_ = 0;
 };
 
 class FullyConnectedOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return use_avx2_ ? "fully_connected_gemm_avx2" : "fully_connected_ref"; }
+  std::string name() const override { return use_avx2_ ? FcKernelName(algo_, avx512_) : "fully_connected_ref"; }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(3));
     in_dim_ = InShape(1)[1];
     out_dim_ = InShape(1)[0];
     batch_ = static_cast<int>(NumElements(InShape(0)) / in_dim_);
     use_avx2_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && args_.inputs[1]->constant;
+    scratch_floats_ = 0;
     if (use_avx2_) {
-      const size_t packed = x86::PackedWeightsFloats(out_dim_, in_dim_);
-      if (packed_.size() != packed) {
-        packed_.assign(packed, 0.0f);
-        x86::PackWeightsNK(In(1), out_dim_, in_dim_, packed_.data());
-      }
+      avx512_ = x86::GetCpuFeatures().avx512f;
+      const IsaFeatures isa{true, avx512_};
+      algo_ = args_.tuning ? Tune(isa) : ChooseFcAlgo(batch_, in_dim_, out_dim_, isa);
+      SetUp(algo_);
+      scratch_floats_ = ScratchFloats() * threads();
     }
     return Status::Ok();
   }
+  size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
   void Run() override {
     if (use_avx2_) {
-      x86::GemmF32Avx2(batch_, out_dim_, in_dim_, In(0), in_dim_, packed_.data(), In(2), ToFused(attrs().activation),
-                       Out(), out_dim_);
+      Execute(In(0), Out(), static_cast<float*>(scratch_), true);
     } else {
       FullyConnectedRef(batch_, in_dim_, out_dim_, ToFused(attrs().activation), In(0), In(1), In(2), Out());
     }
   }
 
  private:
+  int StrassenRowBlock() const { return 256 << StrassenDepth(algo_); }
+  size_t ScratchFloats() const {
+    const int d = StrassenDepth(algo_);
+    return d == 0 ? 0 : x86::StrassenScratchFloats(std::min(batch_, StrassenRowBlock()), out_dim_, in_dim_, d);
+  }
+  void SetUp(ConvAlgo algo) {
+    algo_ = algo;
+    if (prepared_ && prepared_algo_ == algo) return;
+    const bool wide = avx512_ && algo != ConvAlgo::kGemm6x16;
+    packed_.clear();
+    strassen_ = {};
+    if (StrassenDepth(algo) > 0) {
+      x86::PrepareStrassenWeights(In(1), out_dim_, in_dim_, StrassenDepth(algo), wide, &strassen_);
+    } else {
+      packed_.assign(wide ? x86::PackedWeightsFloats512(out_dim_, in_dim_) : x86::PackedWeightsFloats(out_dim_, in_dim_),
+                     0.0f);
+      if (wide) x86::PackWeightsNK512(In(1), out_dim_, in_dim_, packed_.data());
+      else x86::PackWeightsNK(In(1), out_dim_, in_dim_, packed_.data());
+    }
+    prepared_ = true;
+    prepared_algo_ = algo;
+  }
+  void Execute(const float* x, float* y, float* scratch, bool use_pool) {
+    const FusedActivation act = ToFused(attrs().activation);
+    const bool wide = avx512_ && algo_ != ConvAlgo::kGemm6x16;
+    const x86::GemmFn gemm = wide ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
+    if (StrassenDepth(algo_) == 0) {
+      gemm(batch_, out_dim_, in_dim_, x, in_dim_, packed_.data(), In(2), act, y, out_dim_);
+      return;
+    }
+    const int block_rows = StrassenRowBlock();
+    const int blocks = (batch_ + block_rows - 1) / block_rows;
+    const size_t per_thread = ScratchFloats();
+    auto block = [&](int b, int thread) {
+      const long long r0 = static_cast<long long>(b) * block_rows;
+      const int m = static_cast<int>(std::min<long long>(block_rows, batch_ - r0));
+      x86::GemmStrassen(m, x + r0 * in_dim_, in_dim_, strassen_, In(2), act, gemm, y + r0 * out_dim_, out_dim_,
+                        scratch + per_thread * thread);
+    };
+    if (use_pool) {
+      ParallelFor(blocks, block);
+    } else {
+      for (int b = 0; b < blocks; ++b) block(b, 0);
+    }
+  }
+  ConvAlgo Tune(IsaFeatures isa) {
+    const std::string key = FcTuningKey(batch_, in_dim_, out_dim_, isa.avx512);
+    ConvAlgo algo;
+    auto cached = args_.tuning->choices.find(key);
+    if (cached != args_.tuning->choices.end() && ParseConvAlgo(cached->second, &algo)) return algo;
+    const std::vector<ConvAlgo> candidates = FcCandidates(batch_, in_dim_, out_dim_, isa);
+    std::vector<float> x(static_cast<size_t>(batch_) * in_dim_);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 1000) * 1e-3f - 0.5f;
+    std::vector<float> y(static_cast<size_t>(batch_) * out_dim_);
+    ConvAlgo best = candidates.front();
+    double best_ms = 1e30;
+    for (ConvAlgo c : candidates) {
+      SetUp(c);
+      std::vector<float> scratch(ScratchFloats() + 1);
+      double c_ms = 1e30;
+      for (int i = 0; i < 3; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        Execute(x.data(), y.data(), scratch.data(), false);
+        c_ms = std::min(c_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      }
+      LogMeasurement(key, ConvAlgoToken(c), c_ms, EstimateGemmCycles(batch_, out_dim_, in_dim_, c));
+      if (c_ms < best_ms) {
+        best_ms = c_ms;
+        best = c;
+      }
+    }
+    args_.tuning->choices[key] = ConvAlgoToken(best);
+    args_.tuning->dirty = true;
+    return best;
+  }
+
   int batch_ = 0, in_dim_ = 0, out_dim_ = 0;
   bool use_avx2_ = false;
+  bool avx512_ = false;
+  ConvAlgo algo_ = ConvAlgo::kGemm6x16;
+  bool prepared_ = false;
+  ConvAlgo prepared_algo_ = ConvAlgo::kGemm6x16;
   std::vector<float> packed_;
+  x86::StrassenWeights strassen_;
+  size_t scratch_floats_ = 0;
 };
 
 }  // namespace

@@ -1,0 +1,87 @@
+// 3x3 stride-1 convolution by Winograd F(m x m, 3x3) for m = 4 and 6 (F(2,3)
+// has its own hand-unrolled file). An m x m output tile costs (m+2)^2
+// multiplies per (input, output) channel pair instead of 9 m^2: 36 vs 144 for
+// F(4,3), 64 vs 324 for F(6,3). The (m+2)^2 element-wise products over
+// channels are GEMMs on the packed GEMM microkernels, batched over a block of
+// tiles; the input and output transforms run over NHWC channel vectors
+// (AVX-512 or AVX2, one body). Weights are transformed (G g G^T, in double)
+// and packed once at resize.
+//
+// Interpolation points 0, +-1, +-2, inf (F(4,3)) and 0, +-1, +-2, +-1/2, inf
+// (F(6,3)): the best-conditioned choice for these sizes. F(6,3)'s
+// transforms still grow the rounding error; the tests state the measured
+// bound (x86_kernels_test, WinogradF63MatchesReference).
+//
+// Work of one block splits into three phases, each over independent pieces
+// (tiles, GEMM positions, tiles), so the caller can spread every phase over
+// threads; each output value is computed by the same operations whichever
+// thread runs it, so results are identical for any thread count.
+#ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_CONV3X3S1_WINOGRAD_H_
+#define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_CONV3X3S1_WINOGRAD_H_
+
+#include <cstddef>
+#include <vector>
+
+#include "inference/backend/cpu/kernels/ref/kernel_params.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
+
+namespace rill::inference::cpu::x86 {
+
+// 3x3, stride 1, dilation 1 (any padding, any channel count, any batch).
+bool WinogradApplies(const ConvParams& p);
+
+struct WinogradPlan {
+  int m = 0;      // output tile side (4 or 6)
+  int alpha = 0;  // input tile side, m + 2
+  int tiles_h = 0, tiles_w = 0;
+  long long total_tiles = 0;
+  int tiles_per_block = 0;
+  int blocks = 0;
+  size_t v_floats =
+      0;  // transformed inputs of one block: alpha^2 x tiles x in_c
+  size_t m_floats = 0;  // GEMM products of one block: alpha^2 x tiles x out_c
+  size_t patch_floats = 0;  // one zero-padded border patch (per thread)
+};
+WinogradPlan PlanWinograd(int m, const ConvParams& p);
+
+// alpha^2 transformed filter matrices [out_c, in_c], each packed for the GEMM
+// (PackWeightsNK512 when avx512, PackWeightsNK otherwise).
+struct WinogradWeights {
+  int m = 0;
+  bool avx512 = false;
+  std::vector<float> packed;
+  size_t stride = 0;  // floats between consecutive packed matrices
+};
+void TransformWeightsWinograd(int m, const ConvParams& p,
+                              const float* filter_ohwi, bool avx512,
+                              WinogradWeights* out);
+
+// Phase 1: tiles [t_begin, t_end) of `block` into v (AVX-512 transforms when
+// `avx512`, AVX2 otherwise). `patch` holds plan.patch_floats.
+void WinogradInputTransform(const WinogradPlan& plan, const ConvParams& p,
+                            const float* input, bool avx512, int block,
+                            int t_begin, int t_end, float* v, float* patch);
+// Phase 2: the GEMMs of positions [pos_begin, pos_end): mbuf[pos] = v[pos] x
+// U[pos]^T.
+void WinogradMultiply(const WinogradPlan& plan, const ConvParams& p,
+                      const WinogradWeights& w, GemmFn gemm, int block,
+                      int pos_begin, int pos_end, const float* v, float* mbuf);
+// Phase 3: tiles [t_begin, t_end) of `block` from mbuf to the output, with
+// bias and the fused activation.
+void WinogradOutputTransform(const WinogradPlan& plan, const ConvParams& p,
+                             const float* bias, bool avx512, int block,
+                             int t_begin, int t_end, const float* mbuf,
+                             float* output);
+// Tiles in `block` (the last block may be short).
+int WinogradBlockTiles(const WinogradPlan& plan, int block);
+
+// All three phases of every block on the calling thread; scratch holds
+// v_floats + m_floats + patch_floats.
+void WinogradConv(const WinogradPlan& plan, const ConvParams& p,
+                  const float* input, const WinogradWeights& w,
+                  const float* bias, GemmFn gemm, float* scratch,
+                  float* output);
+
+}  // namespace rill::inference::cpu::x86
+
+#endif  // RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_CONV3X3S1_WINOGRAD_H_

@@ -1,0 +1,367 @@
+#include "inference/backend/cpu/ops/conv_algorithm.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rill::inference::cpu {
+namespace {
+
+// Machine constants of the model (one core, cycles). Calibrated against kTune
+// measurements on the six reference models (README, "Algorithm choice").
+constexpr double kGemmEfficiency = 0.8;  // microkernel FMA-port utilisation
+constexpr double kCallOverhead =
+    30;  // per microkernel call (C tile load/store)
+constexpr double kL2Bytes = 2 << 20;
+constexpr double kL2BytesPerCycle = 32;  // weights streamed from L2
+constexpr double kL3BytesPerCycle =
+    3.5;  // ... and from L3 / memory (one core, measured)
+constexpr double kIm2colTapCycles = 8;  // one memcpy call per (pixel, tap)
+constexpr double kCopyFloatsPerCycle = 4;
+constexpr double kWinogradInCycles =
+    3.5;  // per (tile, channel vector, alpha^2 element)
+constexpr double kWinogradOutCycles = 2.5;
+constexpr int kWinogradBlockTiles = 48;  // as f32_conv3x3s1_winograd*.cc
+constexpr int kIm2colRowTile = 96;       // as f32_conv2d_gemm_avx2.cc
+constexpr double kASliceL2Bytes = 256 << 10;
+constexpr double kASliceBytesPerCycle = 4;
+// Measured / modelled cycles per algorithm family (medians over the layers
+// of the six reference models under kTune, AVX-512 Xeon, 2 cores shared):
+// what the first-order counts above miss (loop overhead, port conflicts,
+// cache misses of the transforms).
+double Calibration(ConvAlgo a) {
+  switch (a) {
+    case ConvAlgo::kGemm6x16:
+      return 2.14;
+    case ConvAlgo::kGemm6x32:
+      return 1.37;
+    case ConvAlgo::kSlidingAvx2:
+      return 2.0;
+    case ConvAlgo::kSlidingAvx512:
+      return 2.15;
+    case ConvAlgo::kWinogradF23:
+      return 3.45;
+    case ConvAlgo::kWinogradF43:
+      return 2.04;
+    case ConvAlgo::kWinogradF63:
+      return 2.93;
+    case ConvAlgo::kStrassen1:
+    case ConvAlgo::kStrassen2:
+      return 1.37;  // leaves are the 6x32 GEMM
+  }
+  return 1.0;
+}
+
+double CeilDiv(double a, double b) { return std::ceil(a / b); }
+
+// Cycles of one packed GEMM call (m x n x k) on a 6 x nr microkernel.
+double GemmCall(double m, double n, double k, int nr, double calib) {
+  if (m <= 0 || n <= 0) return 0;
+  const double panels = CeilDiv(n, nr);
+  const double kblocks = std::max(1.0, CeilDiv(k, 256));
+  const double full = std::floor(m / 6), rest = m - 6 * full;
+  // Per k step a 6-row tile issues 12 FMAs (6 cycles on two FMA ports); a
+  // short tile of r rows, r cycles (at least the 2 weight loads).
+  const double per_panel =
+      full * (6 * k + kblocks * kCallOverhead) +
+      (rest > 0 ? std::max(rest, 1.5) * k + kblocks * kCallOverhead : 0);
+  const double compute = calib * panels * per_panel / kGemmEfficiency;
+  const double weight_bytes = panels * nr * k * 4;
+  double memory = weight_bytes / (weight_bytes > kL2Bytes ? kL3BytesPerCycle
+                                                          : kL2BytesPerCycle);
+  // The GEMM does not block rows: every weight panel re-reads the whole
+  // m x 256 slice of A, which falls out of L2 beyond a few hundred rows.
+  const double a_slice = m * std::min(k, 256.0) * 4;
+  if (a_slice > kASliceL2Bytes)
+    memory += panels * m * k * 4 / kASliceBytesPerCycle;
+  return std::max(compute, memory);
+}
+
+int Nr(ConvAlgo a) {
+  return a == ConvAlgo::kGemm6x16 || a == ConvAlgo::kSlidingAvx2 ? 16 : 32;
+}
+
+double GemmConv(const ConvParams& p, int nr, double calib) {
+  const double rows = static_cast<double>(p.batch) * p.out_h * p.out_w;
+  const double k = static_cast<double>(p.kernel_h) * p.kernel_w * p.in_c;
+  const bool pointwise = p.kernel_h == 1 && p.kernel_w == 1 &&
+                         p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
+                         p.pad_left == 0 && p.in_h == p.out_h &&
+                         p.in_w == p.out_w;
+  const double tiles = CeilDiv(rows, kIm2colRowTile);
+  const double last = rows - (tiles - 1) * kIm2colRowTile;
+  double cycles =
+      (tiles - 1) * GemmCall(kIm2colRowTile, p.out_c, k, nr, calib) +
+      GemmCall(last, p.out_c, k, nr, calib);
+  if (!pointwise)
+    cycles += calib * rows * p.kernel_h * p.kernel_w *
+              (kIm2colTapCycles + p.in_c / kCopyFloatsPerCycle);
+  return cycles;
+}
+
+double Sliding(const ConvParams& p, int lanes) {
+  const int blocks = (p.out_c + lanes - 1) / lanes;
+  const double taps = static_cast<double>(p.kernel_h) * p.kernel_w * p.in_c;
+  double per_row = 0;
+  for (int b = 0; b < blocks;) {
+    const int nb = std::min(3, blocks - b);
+    const int r = 12 / nb;
+    // Per tap a tile of r pixels x nb vectors: r * nb FMAs (two ports), r
+    // broadcasts + nb loads (two load ports), one cycle of loop overhead.
+    const double per_tap = std::max(r * nb / 2.0, (r + nb) / 2.0) + 1;
+    per_row += CeilDiv(p.out_w, r) * (taps * per_tap + 2 * r * nb);
+    b += nb;
+  }
+  return static_cast<double>(p.batch) * p.out_h * per_row;
+}
+
+double Winograd(const ConvParams& p, int m, int nr, double calib) {
+  const int alpha = m + 2;
+  const double a2 = static_cast<double>(alpha) * alpha;
+  const double tiles =
+      static_cast<double>(p.batch) * CeilDiv(p.out_h, m) * CeilDiv(p.out_w, m);
+  const double per_block = std::min<double>(kWinogradBlockTiles, tiles);
+  const double blocks = CeilDiv(tiles, per_block);
+  const double last = tiles - (blocks - 1) * per_block;
+  double cycles =
+      a2 * ((blocks - 1) * GemmCall(per_block, p.out_c, p.in_c, nr, calib) +
+            GemmCall(last, p.out_c, p.in_c, nr, calib));
+  // Each block streams all alpha^2 transformed filters once; beyond L2 they
+  // come from L3.
+  const double filters = a2 * CeilDiv(p.out_c, nr) * nr * p.in_c * 4;
+  cycles = std::max(
+      cycles, blocks * filters /
+                  (filters > kL2Bytes ? kL3BytesPerCycle : kL2BytesPerCycle));
+  const int lanes =
+      nr == 32 && m != 2 ? 16 : 8;  // F(2,3)'s transforms are AVX2 only
+  const double in_vectors =
+      CeilDiv(p.in_c, lanes) + (p.in_c % lanes) * 0.5;  // scalar tail is slow
+  const double out_vectors = CeilDiv(p.out_c, lanes) + (p.out_c % lanes) * 0.5;
+  cycles += calib * tiles * a2 *
+            (in_vectors * kWinogradInCycles + out_vectors * kWinogradOutCycles);
+  if (m == 2)
+    cycles += calib * tiles * 16 *
+              (kIm2colTapCycles +
+               p.in_c / kCopyFloatsPerCycle);  // F(2,3) gathers every patch
+  return cycles;
+}
+
+double Strassen(double m, double n, double k, int depth, int nr, double calib) {
+  if (depth == 0) return GemmCall(m, n, k, nr, calib);
+  const double m2 = std::ceil(m / 2), n2 = std::ceil(n / 2),
+               k2 = std::ceil(k / 2);
+  // 7 operand combinations of A, 12 accumulations into C, C cleared: all
+  // memory-bound passes at about a cycle per 2 floats.
+  const double adds = (7 * m2 * k2 + 12 * m2 * n2 + m * n) * 0.5;
+  return 7 * Strassen(m2, n2, k2, depth - 1, nr, calib) + calib * adds;
+}
+
+bool Pointwise(const ConvParams& p) {
+  return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 &&
+         p.stride_w == 1 && p.pad_top == 0 && p.pad_left == 0 &&
+         p.in_h == p.out_h && p.in_w == p.out_w;
+}
+
+bool WinogradShape(const ConvParams& p) {
+  return p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 &&
+         p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1;
+}
+
+// Strassen needs every dimension large enough that a leaf still fills the
+// microkernel well (at least 128 per dimension per leaf).
+bool StrassenShape(double m, double n, double k, int depth) {
+  const double min_dim = 128.0 * (1 << depth);
+  return m >= min_dim && n >= min_dim && k >= min_dim;
+}
+
+std::string Isa(bool avx512) { return avx512 ? "_avx512" : "_avx2"; }
+
+double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib);
+
+}  // namespace
+
+int StrassenDepth(ConvAlgo a) {
+  return a == ConvAlgo::kStrassen1 ? 1 : a == ConvAlgo::kStrassen2 ? 2 : 0;
+}
+int WinogradTile(ConvAlgo a) {
+  return a == ConvAlgo::kWinogradF23   ? 2
+         : a == ConvAlgo::kWinogradF43 ? 4
+         : a == ConvAlgo::kWinogradF63 ? 6
+                                       : 0;
+}
+
+std::vector<ConvAlgo> ConvCandidates(const ConvParams& p, IsaFeatures isa) {
+  std::vector<ConvAlgo> c;
+  if (!isa.avx2) return c;
+  c.push_back(ConvAlgo::kGemm6x16);
+  if (isa.avx512) c.push_back(ConvAlgo::kGemm6x32);
+  c.push_back(ConvAlgo::kSlidingAvx2);
+  if (isa.avx512) c.push_back(ConvAlgo::kSlidingAvx512);
+  if (WinogradShape(p)) {
+    c.push_back(ConvAlgo::kWinogradF23);
+    c.push_back(ConvAlgo::kWinogradF43);
+    c.push_back(ConvAlgo::kWinogradF63);
+  }
+  if (Pointwise(p)) {
+    const double m = static_cast<double>(p.batch) * p.out_h * p.out_w;
+    if (StrassenShape(m, p.out_c, p.in_c, 1)) c.push_back(ConvAlgo::kStrassen1);
+    if (StrassenShape(m, p.out_c, p.in_c, 2)) c.push_back(ConvAlgo::kStrassen2);
+  }
+  return c;
+}
+
+std::vector<ConvAlgo> FcCandidates(int rows, int in_dim, int out_dim,
+                                   IsaFeatures isa) {
+  std::vector<ConvAlgo> c;
+  if (!isa.avx2) return c;
+  c.push_back(ConvAlgo::kGemm6x16);
+  if (isa.avx512) c.push_back(ConvAlgo::kGemm6x32);
+  if (StrassenShape(rows, out_dim, in_dim, 1))
+    c.push_back(ConvAlgo::kStrassen1);
+  if (StrassenShape(rows, out_dim, in_dim, 2))
+    c.push_back(ConvAlgo::kStrassen2);
+  return c;
+}
+
+double EstimateGemmCycles(int m, int n, int k, ConvAlgo algo) {
+  return Strassen(m, n, k, StrassenDepth(algo), Nr(algo), Calibration(algo));
+}
+
+double EstimateConvCycles(const ConvParams& p, ConvAlgo algo) {
+  return RawConvCycles(p, algo, Calibration(algo));
+}
+
+namespace {
+double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib) {
+  switch (algo) {
+    case ConvAlgo::kGemm6x16:
+      return GemmConv(p, 16, calib);
+    case ConvAlgo::kGemm6x32:
+      return GemmConv(p, 32, calib);
+    case ConvAlgo::kSlidingAvx2:
+      return calib * Sliding(p, 8);
+    case ConvAlgo::kSlidingAvx512:
+      return calib * Sliding(p, 16);
+    case ConvAlgo::kWinogradF23:
+    case ConvAlgo::kWinogradF43:
+    case ConvAlgo::kWinogradF63:
+      return Winograd(p, WinogradTile(algo), 32, calib);
+    case ConvAlgo::kStrassen1:
+    case ConvAlgo::kStrassen2:
+      return Strassen(static_cast<double>(p.batch) * p.out_h * p.out_w, p.out_c,
+                      p.in_c, StrassenDepth(algo), 32, calib);
+  }
+  return 1e300;
+}
+}  // namespace
+
+ConvAlgo ChooseConvAlgo(const ConvParams& p, IsaFeatures isa) {
+  ConvAlgo best = isa.avx512 ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16;
+  double best_cycles = 1e300;
+  for (ConvAlgo a : ConvCandidates(p, isa)) {
+    const double c = EstimateConvCycles(p, a);
+    if (c < best_cycles) {
+      best_cycles = c;
+      best = a;
+    }
+  }
+  return best;
+}
+
+ConvAlgo ChooseFcAlgo(int rows, int in_dim, int out_dim, IsaFeatures isa) {
+  ConvAlgo best = isa.avx512 ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16;
+  double best_cycles = 1e300;
+  for (ConvAlgo a : FcCandidates(rows, in_dim, out_dim, isa)) {
+    const double c = EstimateGemmCycles(rows, out_dim, in_dim, a);
+    if (c < best_cycles) {
+      best_cycles = c;
+      best = a;
+    }
+  }
+  return best;
+}
+
+std::string ConvKernelName(ConvAlgo algo, bool avx512) {
+  switch (algo) {
+    case ConvAlgo::kGemm6x16:
+      return "conv2d_gemm_6x16_avx2";
+    case ConvAlgo::kGemm6x32:
+      return "conv2d_gemm_6x32_avx512";
+    case ConvAlgo::kSlidingAvx2:
+      return "conv2d_sliding_avx2";
+    case ConvAlgo::kSlidingAvx512:
+      return "conv2d_sliding_avx512";
+    case ConvAlgo::kWinogradF23:
+      return "conv3x3s1_winograd_f23" + Isa(avx512);
+    case ConvAlgo::kWinogradF43:
+      return "conv3x3s1_winograd_f43" + Isa(avx512);
+    case ConvAlgo::kWinogradF63:
+      return "conv3x3s1_winograd_f63" + Isa(avx512);
+    case ConvAlgo::kStrassen1:
+      return "conv1x1_strassen_d1" + Isa(avx512);
+    case ConvAlgo::kStrassen2:
+      return "conv1x1_strassen_d2" + Isa(avx512);
+  }
+  return "conv2d_unknown";
+}
+
+std::string FcKernelName(ConvAlgo algo, bool avx512) {
+  switch (algo) {
+    case ConvAlgo::kGemm6x16:
+      return "fully_connected_gemm_avx2";
+    case ConvAlgo::kGemm6x32:
+      return "fully_connected_gemm_6x32_avx512";
+    case ConvAlgo::kStrassen1:
+      return "fc_strassen_d1" + Isa(avx512);
+    case ConvAlgo::kStrassen2:
+      return "fc_strassen_d2" + Isa(avx512);
+    default:
+      return "fully_connected_unknown";
+  }
+}
+
+namespace {
+constexpr std::pair<ConvAlgo, const char*> kTokens[] = {
+    {ConvAlgo::kGemm6x16, "gemm_6x16"},
+    {ConvAlgo::kGemm6x32, "gemm_6x32"},
+    {ConvAlgo::kSlidingAvx2, "sliding_avx2"},
+    {ConvAlgo::kSlidingAvx512, "sliding_avx512"},
+    {ConvAlgo::kWinogradF23, "winograd_f23"},
+    {ConvAlgo::kWinogradF43, "winograd_f43"},
+    {ConvAlgo::kWinogradF63, "winograd_f63"},
+    {ConvAlgo::kStrassen1, "strassen_d1"},
+    {ConvAlgo::kStrassen2, "strassen_d2"}};
+}  // namespace
+
+std::string ConvAlgoToken(ConvAlgo algo) {
+  for (const auto& t : kTokens) {
+    if (t.first == algo) return t.second;
+  }
+  return "unknown";
+}
+
+bool ParseConvAlgo(const std::string& token, ConvAlgo* algo) {
+  for (const auto& t : kTokens) {
+    if (token == t.second) {
+      *algo = t.first;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string ConvTuningKey(const ConvParams& p, bool avx512) {
+  auto s = [](int v) { return std::to_string(v); };
+  return "conv:n" + s(p.batch) + ":h" + s(p.in_h) + ":w" + s(p.in_w) + ":ic" +
+         s(p.in_c) + ":oc" + s(p.out_c) + ":k" + s(p.kernel_h) + "x" +
+         s(p.kernel_w) + ":s" + s(p.stride_h) + "x" + s(p.stride_w) + ":d" +
+         s(p.dilation_h) + "x" + s(p.dilation_w) + ":p" + s(p.pad_top) + "x" +
+         s(p.pad_left) + ":o" + s(p.out_h) + "x" + s(p.out_w) +
+         (avx512 ? ":avx512" : ":avx2");
+}
+
+std::string FcTuningKey(int rows, int in_dim, int out_dim, bool avx512) {
+  return "fc:m" + std::to_string(rows) + ":k" + std::to_string(in_dim) + ":n" +
+         std::to_string(out_dim) + (avx512 ? ":avx512" : ":avx2");
+}
+
+}  // namespace rill::inference::cpu

@@ -1,0 +1,661 @@
+// The convolution algorithms beyond im2col GEMM against the reference
+// kernels: Winograd F(4x4,3x3) and F(6x6,3x3), the sliding-window (direct)
+// conv, Strassen GEMM; each on odd shapes (1, 3, 7, 17 channels; stride 2;
+// padding; batch 2; output sizes that are not multiples of the tile), with
+// and without fused activation, on both ISAs; then through the CPU backend's
+// executions at 1 and 2 threads (bit-identical), and the cost model's choices
+// on fixed shapes.
+//
+// Tolerances. Each output is compared against the reference with an error
+// normalised by its magnitude bound |b| + sum |w| |x| (the reference conv of
+// absolute values): float32 rounding of any summation order stays below
+// K * 2^-24 of it. Measured (this suite, random data in [-1, 1]):
+//   sliding window, GEMM:  < 1e-6  (same products, another order)  -> 1e-5
+//   Winograd F(4,3):       < 7e-6                                  -> 2e-5
+//   Winograd F(6,3):       < 8e-6  (transform entries up to 32 and
+//                                   21/4 grow the rounding)        -> 5e-5
+//   Strassen d1 / d2:      < 2e-6 / 4e-6                           -> 2e-5
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "inference/backend/backend.h"
+#include "inference/backend/cpu/kernels/ref/conv2d.h"
+#include "inference/backend/cpu/kernels/ref/fully_connected.h"
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv2d_sliding.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd.h"
+#include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
+#include "inference/backend/cpu/kernels/x86/f32_gemm_strassen.h"
+#include "inference/backend/cpu/ops/conv_algorithm.h"
+#include "inference/backend/cpu/ops/cpu_op.h"
+#include "inference/ir/conv_geometry.h"
+#include "inference/ir/graph.h"
+#include "inference/runtime/thread_pool.h"
+
+namespace rill::inference::cpu {
+namespace {
+
+std::vector<float> Random(size_t n, std::mt19937* rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(*rng);
+  return v;
+}
+std::vector<float> Abs(std::vector<float> v) {
+  for (float& x : v) x = std::fabs(x);
+  return v;
+}
+
+struct Shape4 {
+  int batch, h, w, in_c, out_c, k, stride, dilation;
+  ir::Padding padding;
+  FusedActivation act;
+};
+
+ConvParams Params(const Shape4& c) {
+  ConvParams p;
+  p.batch = c.batch;
+  p.in_h = c.h;
+  p.in_w = c.w;
+  p.in_c = c.in_c;
+  p.out_c = c.out_c;
+  p.kernel_h = p.kernel_w = c.k;
+  p.stride_h = p.stride_w = c.stride;
+  p.dilation_h = p.dilation_w = c.dilation;
+  p.out_h = ir::WindowOutputSize(c.h, c.k, c.stride, c.dilation, c.padding);
+  p.out_w = ir::WindowOutputSize(c.w, c.k, c.stride, c.dilation, c.padding);
+  p.pad_top =
+      ir::WindowPadBefore(c.h, p.out_h, c.k, c.stride, c.dilation, c.padding);
+  p.pad_left =
+      ir::WindowPadBefore(c.w, p.out_w, c.k, c.stride, c.dilation, c.padding);
+  p.activation = c.act;
+  return p;
+}
+
+std::string Describe(const ConvParams& p) {
+  char buf[160];
+  std::snprintf(buf, sizeof(buf),
+                "n%d %dx%dx%d -> %dx%dx%d k%d s%d d%d pad %d,%d act %d",
+                p.batch, p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c,
+                p.kernel_h, p.stride_h, p.dilation_h, p.pad_top, p.pad_left,
+                static_cast<int>(p.activation));
+  return buf;
+}
+
+// One conv problem with its reference result and magnitude bound.
+struct ConvProblem {
+  ConvParams p;
+  std::vector<float> x, w, bias, want, bound;
+  ConvProblem(const ConvParams& params, std::mt19937* rng) : p(params) {
+    x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * p.in_c, rng);
+    w = Random(static_cast<size_t>(p.out_c) * p.kernel_h * p.kernel_w * p.in_c,
+               rng);
+    bias = Random(p.out_c, rng);
+    const size_t out =
+        static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c;
+    want.resize(out);
+    bound.resize(out);
+    Conv2DRef(p, x.data(), w.data(), bias.data(), want.data());
+    ConvParams linear = p;
+    linear.activation = FusedActivation::kNone;
+    const std::vector<float> ax = Abs(x), aw = Abs(w), ab = Abs(bias);
+    Conv2DRef(linear, ax.data(), aw.data(), ab.data(), bound.data());
+  }
+  size_t out_size() const { return want.size(); }
+};
+
+// Largest |got - want| / (1 + bound) (activations are 1-Lipschitz, so the
+// bound of the linear part bounds the activated error too).
+double MaxError(const ConvProblem& c, const std::vector<float>& got) {
+  double worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i])) return 1e30;
+    worst = std::max(worst, std::fabs(static_cast<double>(got[i]) - c.want[i]) /
+                                (1.0 + c.bound[i]));
+  }
+  return worst;
+}
+
+const FusedActivation kActs[] = {
+    FusedActivation::kNone, FusedActivation::kRelu, FusedActivation::kRelu6,
+    FusedActivation::kReluN1To1, FusedActivation::kTanh};
+
+class X86AlgorithmsTest : public ::testing::Test {
+ public:
+  void SetUp() override {
+    if (!x86::HasAvx2Fma()) GTEST_SKIP() << "CPU has no AVX2/FMA";
+  }
+  static std::vector<bool> Isas() {
+    std::vector<bool> isas{false};
+    if (x86::GetCpuFeatures().avx512f) isas.push_back(true);
+    return isas;
+  }
+
+ protected:
+  std::mt19937 rng_{7};
+};
+
+// Runs Winograd F(m,3) through its three phases, split at odd places (as
+// threads would split them).
+std::vector<float> RunWinograd(int m, const ConvProblem& c, bool avx512,
+                               x86::WinogradWeights* keep = nullptr) {
+  x86::WinogradWeights uw;
+  x86::TransformWeightsWinograd(m, c.p, c.w.data(), avx512, &uw);
+  if (keep) *keep = uw;
+  const x86::WinogradPlan plan = x86::PlanWinograd(m, c.p);
+  std::vector<float> v(plan.v_floats), mb(plan.m_floats),
+      patch(plan.patch_floats);
+  std::vector<float> got(c.out_size(), 123.0f);
+  const x86::GemmFn gemm = avx512 ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
+  for (int b = 0; b < plan.blocks; ++b) {
+    const int tiles = x86::WinogradBlockTiles(plan, b);
+    const int split = tiles / 3;
+    x86::WinogradInputTransform(plan, c.p, c.x.data(), avx512, b, split, tiles,
+                                v.data(), patch.data());
+    x86::WinogradInputTransform(plan, c.p, c.x.data(), avx512, b, 0, split,
+                                v.data(), patch.data());
+    x86::WinogradMultiply(plan, c.p, uw, gemm, b, 0, 5, v.data(), mb.data());
+    x86::WinogradMultiply(plan, c.p, uw, gemm, b, 5, plan.alpha * plan.alpha,
+                          v.data(), mb.data());
+    x86::WinogradOutputTransform(plan, c.p, c.bias.data(), avx512, b, 0, tiles,
+                                 mb.data(), got.data());
+  }
+  return got;
+}
+
+void CheckWinograd(int m, double tolerance, std::mt19937* rng) {
+  int checked = 0;
+  double worst = 0;
+  for (bool avx512 : X86AlgorithmsTest::Isas()) {
+    for (int in_c : {1, 3, 7, 17, 40}) {
+      for (int out_c : {1, 7, 17, 40}) {
+        for (ir::Padding pad : {ir::Padding::kSame, ir::Padding::kValid}) {
+          for (int batch : {1, 2}) {
+            // Output sides 5..15: rarely a multiple of 4 or 6.
+            Shape4 s{batch,
+                     7 + (in_c + out_c) % 9,
+                     9 + in_c % 5,
+                     in_c,
+                     out_c,
+                     3,
+                     1,
+                     1,
+                     pad,
+                     kActs[checked % 5]};
+            ConvProblem c(Params(s), rng);
+            ASSERT_TRUE(x86::WinogradApplies(c.p));
+            const double err = MaxError(c, RunWinograd(m, c, avx512));
+            worst = std::max(worst, err);
+            ASSERT_LE(err, tolerance)
+                << "F(" << m << ",3) " << (avx512 ? "avx512 " : "avx2 ")
+                << Describe(c.p);
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked, 80);
+  std::printf(
+      "Winograd F(%d,3): %d cases, max normalised error %.3g (tolerance "
+      "%.3g)\n",
+      m, checked, worst, tolerance);
+}
+
+TEST_F(X86AlgorithmsTest, WinogradF43MatchesReference) {
+  CheckWinograd(4, 2e-5, &rng_);
+}
+TEST_F(X86AlgorithmsTest, WinogradF63MatchesReference) {
+  CheckWinograd(6, 5e-5, &rng_);
+}
+
+// Larger channel counts: the error of F(6,3) grows with K = 9 * in_c; the
+// bound still holds at 256 input channels.
+TEST_F(X86AlgorithmsTest, WinogradF63ErrorAtManyChannels) {
+  for (bool avx512 : Isas()) {
+    ConvProblem c(Params({1, 20, 20, 256, 48, 3, 1, 1, ir::Padding::kSame,
+                          FusedActivation::kNone}),
+                  &rng_);
+    const std::vector<float> y4 = RunWinograd(4, c, avx512),
+                             y6 = RunWinograd(6, c, avx512);
+    const double e4 = MaxError(c, y4);
+    const double e6 = MaxError(c, y6);
+    // Also as plain numbers: largest absolute error against the largest output.
+    double abs4 = 0, abs6 = 0, range = 0;
+    for (size_t i = 0; i < c.want.size(); ++i) {
+      abs4 = std::max(abs4, std::fabs(static_cast<double>(y4[i]) - c.want[i]));
+      abs6 = std::max(abs6, std::fabs(static_cast<double>(y6[i]) - c.want[i]));
+      range = std::max(range, std::fabs(static_cast<double>(c.want[i])));
+    }
+    std::printf(
+        "in_c 256 (%s): F(4,3) error %.3g (max abs %.3g), F(6,3) error %.3g "
+        "(max abs %.3g), max |y| %.3g\n",
+        avx512 ? "avx512" : "avx2", e4, abs4, e6, abs6, range);
+    EXPECT_LE(e4, 2e-5);
+    EXPECT_LE(e6, 5e-5);
+  }
+}
+
+// The comparison can fail: one wrong transformed weight is caught.
+TEST_F(X86AlgorithmsTest, WinogradCheckDetectsACorruptWeight) {
+  ConvProblem c(Params({1, 10, 10, 8, 16, 3, 1, 1, ir::Padding::kSame,
+                        FusedActivation::kNone}),
+                &rng_);
+  x86::WinogradWeights uw;
+  x86::TransformWeightsWinograd(6, c.p, c.w.data(), false, &uw);
+  uw.packed[uw.stride * 10 + 3] += 0.01f;
+  const x86::WinogradPlan plan = x86::PlanWinograd(6, c.p);
+  std::vector<float> scratch(plan.v_floats + plan.m_floats + plan.patch_floats);
+  std::vector<float> got(c.out_size());
+  x86::WinogradConv(plan, c.p, c.x.data(), uw, c.bias.data(), x86::GemmF32Avx2,
+                    scratch.data(), got.data());
+  EXPECT_GT(MaxError(c, got), 5e-5);
+}
+
+std::vector<Shape4> SlidingCases() {
+  std::vector<Shape4> cases;
+  int a = 0;
+  for (int in_c : {1, 3, 7, 17}) {
+    for (int out_c : {1, 3, 7, 17, 24, 40}) {
+      for (int k : {1, 3, 5}) {
+        for (int stride : {1, 2}) {
+          for (ir::Padding pad : {ir::Padding::kSame, ir::Padding::kValid}) {
+            const int dilation = (k == 3 && stride == 1 && out_c == 7) ? 2 : 1;
+            cases.push_back({(in_c + k) % 2 + 1, 9 + a % 3, 11 + a % 17, in_c,
+                             out_c, k, stride, dilation, pad, kActs[a % 5]});
+            ++a;
+          }
+        }
+      }
+    }
+  }
+  // The first layer of face_detection_short_range: 128x128x3, 5x5 stride 2.
+  cases.push_back(
+      {1, 32, 30, 3, 24, 5, 2, 1, ir::Padding::kSame, FusedActivation::kRelu});
+  return cases;
+}
+
+TEST_F(X86AlgorithmsTest, SlidingWindowMatchesReference) {
+  int checked = 0;
+  for (bool avx512 : Isas()) {
+    const int lanes = avx512 ? 16 : 8;
+    for (const Shape4& s : SlidingCases()) {
+      const ConvParams p = Params(s);
+      if (p.out_h <= 0 || p.out_w <= 0) continue;
+      ConvProblem c(p, &rng_);
+      std::vector<float> packed(x86::SlidingPackedFloats(p, lanes));
+      x86::PackSlidingWeights(p, c.w.data(), lanes, packed.data());
+      std::vector<float> got(c.out_size(), 123.0f);
+      const int rows = p.batch * p.out_h;
+      // Two uneven row ranges, as two threads would take them.
+      x86::Conv2DSlidingRows(p, c.x.data(), packed.data(), c.bias.data(),
+                             avx512, got.data(), rows / 3, rows);
+      x86::Conv2DSlidingRows(p, c.x.data(), packed.data(), c.bias.data(),
+                             avx512, got.data(), 0, rows / 3);
+      ASSERT_LE(MaxError(c, got), 1e-5)
+          << (avx512 ? "avx512 " : "avx2 ") << Describe(p);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 250);
+}
+
+TEST_F(X86AlgorithmsTest, StrassenMatchesReference) {
+  for (bool avx512 : Isas()) {
+    const x86::GemmFn gemm = avx512 ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
+    for (int depth : {0, 1, 2}) {
+      // Odd sizes at every level; k > 256 crosses the GEMM's K blocks.
+      for (auto [m, n, k] : {std::tuple{37, 45, 53}, std::tuple{1, 17, 7},
+                             std::tuple{130, 67, 301}}) {
+        for (FusedActivation act :
+             {FusedActivation::kNone, FusedActivation::kRelu6,
+              FusedActivation::kTanh}) {
+          const std::vector<float> a =
+              Random(static_cast<size_t>(m) * k, &rng_);
+          const std::vector<float> w =
+              Random(static_cast<size_t>(n) * k, &rng_);
+          const std::vector<float> bias = Random(n, &rng_);
+          std::vector<float> want(static_cast<size_t>(m) * n),
+              bound(want.size());
+          FullyConnectedRef(m, k, n, act, a.data(), w.data(), bias.data(),
+                            want.data());
+          const std::vector<float> aa = Abs(a), aw = Abs(w), ab = Abs(bias);
+          FullyConnectedRef(m, k, n, FusedActivation::kNone, aa.data(),
+                            aw.data(), ab.data(), bound.data());
+          x86::StrassenWeights sw;
+          x86::PrepareStrassenWeights(w.data(), n, k, depth, avx512, &sw);
+          std::vector<float> scratch(
+              x86::StrassenScratchFloats(m, n, k, depth) + 1);
+          std::vector<float> got(want.size(), 123.0f);
+          x86::GemmStrassen(m, a.data(), k, sw, bias.data(), act, gemm,
+                            got.data(), n, scratch.data());
+          for (size_t i = 0; i < got.size(); ++i) {
+            ASSERT_LE(std::fabs(got[i] - want[i]) / (1.0 + bound[i]), 2e-5)
+                << "strassen d" << depth << " m" << m << " n" << n << " k" << k
+                << " at " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- Through the CPU backend's executions: the kernel the choice names, at
+// 1 and 2 threads, bit-identical, matching the reference.
+
+struct OpResult {
+  std::string kernel;
+  std::vector<float> out;
+};
+
+ir::Activation ToIr(FusedActivation a) {
+  switch (a) {
+    case FusedActivation::kRelu:
+      return ir::Activation::kRelu;
+    case FusedActivation::kRelu6:
+      return ir::Activation::kRelu6;
+    case FusedActivation::kReluN1To1:
+      return ir::Activation::kReluN1To1;
+    case FusedActivation::kTanh:
+      return ir::Activation::kTanh;
+    default:
+      return ir::Activation::kNone;
+  }
+}
+
+// `choice` is a tuning-cache token forced through a pre-filled cache.
+OpResult RunConvOp(const ConvProblem& c, int threads,
+                   const std::string& choice) {
+  const ConvParams& p = c.p;
+  ir::Graph graph;
+  graph.source = "x86_algorithms_test";
+  ir::Node node;
+  node.name = "conv";
+  node.type = ir::OpType::kConv2D;
+  node.attrs.padding = ir::Padding::kExplicit;
+  node.attrs.pad_top = p.pad_top;
+  node.attrs.pad_left = p.pad_left;
+  node.attrs.stride_h = p.stride_h;
+  node.attrs.stride_w = p.stride_w;
+  node.attrs.dilation_h = p.dilation_h;
+  node.attrs.dilation_w = p.dilation_w;
+  node.attrs.activation = ToIr(p.activation);
+  graph.nodes.push_back(node);
+  TensorBinding x{DataType::kFloat32,
+                  {p.batch, p.in_h, p.in_w, p.in_c},
+                  const_cast<float*>(c.x.data()),
+                  false};
+  TensorBinding w{DataType::kFloat32,
+                  {p.out_c, p.kernel_h, p.kernel_w, p.in_c},
+                  const_cast<float*>(c.w.data()),
+                  true};
+  TensorBinding b{
+      DataType::kFloat32, {p.out_c}, const_cast<float*>(c.bias.data()), true};
+  OpResult r;
+  r.out.assign(c.out_size(), 123.0f);
+  TensorBinding y{DataType::kFloat32,
+                  {p.batch, p.out_h, p.out_w, p.out_c},
+                  r.out.data(),
+                  false};
+  ThreadPool pool(threads);
+  TuningCache cache;
+  ExecutionArgs args;
+  args.graph = &graph;
+  args.node = &graph.nodes[0];
+  args.inputs = {&x, &w, &b};
+  args.outputs = {&y};
+  args.pool = &pool;
+  if (!choice.empty()) {
+    cache.choices[ConvTuningKey(p, x86::GetCpuFeatures().avx512f)] = choice;
+    args.algorithm = AlgorithmPolicy::kTune;
+    args.tuning = &cache;
+  }
+  std::unique_ptr<Execution> op = MakeConv2D(args);
+  EXPECT_TRUE(op->Prepare().ok());
+  std::vector<float> scratch(op->scratch_bytes() / sizeof(float) + 1);
+  op->set_scratch(scratch.data());
+  op->Run();
+  r.kernel = op->name();
+  return r;
+}
+
+TEST_F(X86AlgorithmsTest, ConvExecutionsAllChoicesOneAndTwoThreads) {
+  const bool avx512 = x86::GetCpuFeatures().avx512f;
+  struct Case {
+    Shape4 shape;
+    std::vector<std::string> choices;
+  };
+  const std::vector<std::string> all3x3 = {"gemm_6x16", "sliding_avx2",
+                                           "winograd_f23", "winograd_f43",
+                                           "winograd_f63"};
+  std::vector<Case> cases = {
+      {{2, 13, 11, 17, 40, 3, 1, 1, ir::Padding::kSame, FusedActivation::kRelu},
+       all3x3},
+      {{1, 9, 16, 7, 3, 3, 1, 1, ir::Padding::kValid, FusedActivation::kNone},
+       all3x3},
+      {{2, 15, 17, 3, 24, 5, 2, 1, ir::Padding::kSame, FusedActivation::kRelu6},
+       {"gemm_6x16", "sliding_avx2"}},
+      // 1152 rows: three Strassen row blocks of 512 (d1) spread over threads.
+      {{2, 24, 24, 300, 260, 1, 1, 1, ir::Padding::kValid,
+        FusedActivation::kRelu},
+       {"gemm_6x16", "sliding_avx2", "strassen_d1", "strassen_d2"}},
+  };
+  if (avx512) {
+    for (Case& c : cases) {
+      c.choices.push_back("gemm_6x32");
+      c.choices.push_back("sliding_avx512");
+    }
+  }
+  for (const Case& tc : cases) {
+    ConvProblem c(Params(tc.shape), &rng_);
+    for (const std::string& choice : tc.choices) {
+      ConvAlgo algo;
+      ASSERT_TRUE(ParseConvAlgo(choice, &algo));
+      const OpResult one = RunConvOp(c, 1, choice);
+      const OpResult two = RunConvOp(c, 2, choice);
+      EXPECT_EQ(one.kernel, ConvKernelName(algo, avx512)) << choice;
+      const double tolerance = algo == ConvAlgo::kWinogradF63 ? 5e-5 : 2e-5;
+      EXPECT_LE(MaxError(c, one.out), tolerance)
+          << one.kernel << " " << Describe(c.p);
+      EXPECT_EQ(one.out, two.out)
+          << one.kernel << ": 1 and 2 threads differ, " << Describe(c.p);
+    }
+  }
+}
+
+OpResult RunFcOp(int rows, int in_dim, int out_dim, FusedActivation act,
+                 const std::vector<float>& x, const std::vector<float>& w,
+                 const std::vector<float>& bias, int threads,
+                 const std::string& choice) {
+  ir::Graph graph;
+  graph.source = "x86_algorithms_test";
+  ir::Node node;
+  node.name = "fc";
+  node.type = ir::OpType::kFullyConnected;
+  node.attrs.activation = ToIr(act);
+  graph.nodes.push_back(node);
+  TensorBinding xb{
+      DataType::kFloat32, {rows, in_dim}, const_cast<float*>(x.data()), false};
+  TensorBinding wb{DataType::kFloat32,
+                   {out_dim, in_dim},
+                   const_cast<float*>(w.data()),
+                   true};
+  TensorBinding bb{
+      DataType::kFloat32, {out_dim}, const_cast<float*>(bias.data()), true};
+  OpResult r;
+  r.out.assign(static_cast<size_t>(rows) * out_dim, 123.0f);
+  TensorBinding yb{DataType::kFloat32, {rows, out_dim}, r.out.data(), false};
+  ThreadPool pool(threads);
+  TuningCache cache;
+  cache.choices[FcTuningKey(rows, in_dim, out_dim,
+                            x86::GetCpuFeatures().avx512f)] = choice;
+  ExecutionArgs args;
+  args.graph = &graph;
+  args.node = &graph.nodes[0];
+  args.inputs = {&xb, &wb, &bb};
+  args.outputs = {&yb};
+  args.pool = &pool;
+  args.algorithm = AlgorithmPolicy::kTune;
+  args.tuning = &cache;
+  std::unique_ptr<Execution> op = MakeFullyConnected(args);
+  EXPECT_TRUE(op->Prepare().ok());
+  std::vector<float> scratch(op->scratch_bytes() / sizeof(float) + 1);
+  op->set_scratch(scratch.data());
+  op->Run();
+  r.kernel = op->name();
+  return r;
+}
+
+TEST_F(X86AlgorithmsTest, FcExecutionsAllChoicesOneAndTwoThreads) {
+  const bool avx512 = x86::GetCpuFeatures().avx512f;
+  // 1100 rows: three row blocks at d1 (512 rows), two at d2 (1024); odd sizes.
+  const int rows = 1100, in_dim = 263, out_dim = 271;
+  const std::vector<float> x =
+      Random(static_cast<size_t>(rows) * in_dim, &rng_);
+  const std::vector<float> w =
+      Random(static_cast<size_t>(out_dim) * in_dim, &rng_);
+  const std::vector<float> bias = Random(out_dim, &rng_);
+  for (FusedActivation act :
+       {FusedActivation::kNone, FusedActivation::kRelu6}) {
+    std::vector<float> want(static_cast<size_t>(rows) * out_dim),
+        bound(want.size());
+    FullyConnectedRef(rows, in_dim, out_dim, act, x.data(), w.data(),
+                      bias.data(), want.data());
+    const std::vector<float> ax = Abs(x), aw = Abs(w), ab = Abs(bias);
+    FullyConnectedRef(rows, in_dim, out_dim, FusedActivation::kNone, ax.data(),
+                      aw.data(), ab.data(), bound.data());
+    std::vector<std::string> choices = {"gemm_6x16", "strassen_d1",
+                                        "strassen_d2"};
+    if (avx512) choices.push_back("gemm_6x32");
+    for (const std::string& choice : choices) {
+      ConvAlgo algo;
+      ASSERT_TRUE(ParseConvAlgo(choice, &algo));
+      const OpResult one =
+          RunFcOp(rows, in_dim, out_dim, act, x, w, bias, 1, choice);
+      const OpResult two =
+          RunFcOp(rows, in_dim, out_dim, act, x, w, bias, 2, choice);
+      EXPECT_EQ(one.kernel, FcKernelName(algo, avx512));
+      double worst = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        worst = std::max(worst,
+                         std::fabs(static_cast<double>(one.out[i]) - want[i]) /
+                             (1.0 + bound[i]));
+      }
+      EXPECT_LE(worst, 2e-5) << one.kernel;
+      EXPECT_EQ(one.out, two.out) << one.kernel << ": 1 and 2 threads differ";
+    }
+  }
+}
+
+TEST_F(X86AlgorithmsTest, KernelNamesSayAlgorithmAndParameter) {
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kWinogradF63, true),
+            "conv3x3s1_winograd_f63_avx512");
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kWinogradF43, false),
+            "conv3x3s1_winograd_f43_avx2");
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kSlidingAvx512, true),
+            "conv2d_sliding_avx512");
+  EXPECT_EQ(FcKernelName(ConvAlgo::kStrassen1, true), "fc_strassen_d1_avx512");
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kStrassen2, true),
+            "conv1x1_strassen_d2_avx512");
+  for (const char* token : {"gemm_6x16", "gemm_6x32", "sliding_avx2",
+                            "sliding_avx512", "winograd_f23", "winograd_f43",
+                            "winograd_f63", "strassen_d1", "strassen_d2"}) {
+    ConvAlgo a;
+    ASSERT_TRUE(ParseConvAlgo(token, &a)) << token;
+    EXPECT_EQ(ConvAlgoToken(a), token);
+  }
+  ConvAlgo a;
+  EXPECT_FALSE(ParseConvAlgo(
+      "gemm", &a));  // the old vocabulary: re-measured, not misread
+}
+
+// The cost model's choices on fixed shapes of the reference models (AVX-512
+// machine model; measured winners noted).
+TEST(ConvCostModelTest, ChoicesOnFixedShapes) {
+  const IsaFeatures avx512{true, true};
+  auto conv = [](int h, int w, int ic, int oc, int k, int s, ir::Padding pad) {
+    return Params({1, h, w, ic, oc, k, s, 1, pad, FusedActivation::kNone});
+  };
+  // face_detection_short_range's first layer: 3 input channels, 5x5 stride 2.
+  EXPECT_EQ(
+      ChooseConvAlgo(conv(128, 128, 3, 24, 5, 2, ir::Padding::kSame), avx512),
+      ConvAlgo::kSlidingAvx512);
+  // resnet's stem: 7x7 stride 2 on 3 channels.
+  EXPECT_EQ(
+      ChooseConvAlgo(conv(230, 230, 3, 64, 7, 2, ir::Padding::kValid), avx512),
+      ConvAlgo::kSlidingAvx512);
+  // resnet18 layer1 3x3 64 -> 64 at 56x56: Winograd with large tiles.
+  const ConvAlgo l1 =
+      ChooseConvAlgo(conv(56, 56, 64, 64, 3, 1, ir::Padding::kSame), avx512);
+  EXPECT_TRUE(l1 == ConvAlgo::kWinogradF43 || l1 == ConvAlgo::kWinogradF63)
+      << ConvAlgoToken(l1);
+  // 7x7 maps: F(6,3) would compute 12x12 outputs for 7x7; not F(6,3).
+  EXPECT_NE(
+      ChooseConvAlgo(conv(7, 7, 512, 512, 3, 1, ir::Padding::kSame), avx512),
+      ConvAlgo::kWinogradF63);
+  // Pointwise convs with many channels stay on GEMM.
+  EXPECT_EQ(
+      ChooseConvAlgo(conv(56, 56, 64, 256, 1, 1, ir::Padding::kValid), avx512),
+      ConvAlgo::kGemm6x32);
+  // FC at batch 1 (memory-bound) stays on the plain GEMM; a 2048^3 GEMM
+  // takes Strassen.
+  EXPECT_EQ(StrassenDepth(ChooseFcAlgo(1, 2048, 1000, avx512)), 0);
+  EXPECT_GE(StrassenDepth(ChooseFcAlgo(2048, 2048, 2048, avx512)), 1);
+  // Without AVX-512 no AVX-512 kernel is offered.
+  for (ConvAlgo a : ConvCandidates(
+           conv(32, 32, 16, 16, 3, 1, ir::Padding::kSame), {true, false})) {
+    EXPECT_NE(a, ConvAlgo::kGemm6x32);
+    EXPECT_NE(a, ConvAlgo::kSlidingAvx512);
+  }
+}
+
+}  // namespace
+}  // namespace rill::inference::cpu
+
+namespace rill::inference::cpu {
+namespace {
+
+// Not a test: prints plain GEMM vs Strassen timings on large square GEMMs
+// (run with --gtest_also_run_disabled_tests; the cost model's Strassen
+// constants come from it).
+TEST(StrassenTiming, DISABLED_PrintTimings) {
+  if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP();
+  std::mt19937 rng(1);
+  for (int size : {512, 1024, 2048}) {
+    const std::vector<float> a = Random(static_cast<size_t>(size) * size, &rng);
+    const std::vector<float> w = Random(static_cast<size_t>(size) * size, &rng);
+    std::vector<float> c(static_cast<size_t>(size) * size);
+    for (int depth : {0, 1, 2}) {
+      x86::StrassenWeights sw;
+      x86::PrepareStrassenWeights(w.data(), size, size, depth, true, &sw);
+      std::vector<float> scratch(
+          x86::StrassenScratchFloats(size, size, size, depth) + 1);
+      double best = 1e30;
+      for (int run = 0; run < 3; ++run) {
+        const auto start = std::chrono::steady_clock::now();
+        x86::GemmStrassen(size, a.data(), size, sw, nullptr,
+                          FusedActivation::kNone, x86::GemmF32Avx512, c.data(),
+                          size, scratch.data());
+        best = std::min(best, std::chrono::duration<double, std::milli>(
+                                  std::chrono::steady_clock::now() - start)
+                                  .count());
+      }
+      std::printf("%d^3 depth %d: %.2f ms (estimate %.2f ms at 2 GHz)\n", size,
+                  depth, best,
+                  EstimateGemmCycles(size, size, size,
+                                     depth == 0   ? ConvAlgo::kGemm6x32
+                                     : depth == 1 ? ConvAlgo::kStrassen1
+                                                  : ConvAlgo::kStrassen2) /
+                      2e6);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rill::inference::cpu
