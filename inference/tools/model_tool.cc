@@ -144,10 +144,9 @@ int Bench(const Flags& f, Session& session) {
 
 // ---- compare ---------------------------------------------------------------
 
-// Tolerance of `compare`: max abs error <= kTolerance * (output range), the
-// range being ONNX Runtime's max - min (for a constant output, its largest
-// magnitude, or 1 if it is all zeros).
-constexpr double kTolerance = 1e-4;
+// Tolerance of `compare`: max abs error <= kTolerance * (ONNX Runtime's
+// output range; see ort::DiffOutputs for constant outputs).
+constexpr double kTolerance = ort::kCompareTolerance;
 
 std::string JsonEscape(const std::string& s) {
   std::string out;
@@ -182,12 +181,13 @@ StatusOr<std::vector<float>> ReadF32(const std::string& path, size_t count) {
   return v;
 }
 
-struct OutputDiff {
+struct OutputRow {
   std::string name;
   std::vector<int64_t> shape;
   double max_abs = 0, max_rel = 0, range = 0;
   bool pass = false;
 };
+
 
 int Compare(const Flags& f, Session& session) {
   if (f.model.size() < 5 || f.model.compare(f.model.size() - 5, 5, ".onnx") != 0) {
@@ -260,7 +260,7 @@ int Compare(const Flags& f, Session& session) {
   s = ort.Run(ort_inputs, &expected);
   if (!s.ok()) return Fail(s);
 
-  std::vector<OutputDiff> diffs;
+  std::vector<OutputRow> diffs;
   bool all_pass = true;
   for (size_t o = 0; o < expected.size(); ++o) {
     const ort::OrtTensor& ref = expected[o];
@@ -271,26 +271,14 @@ int Compare(const Flags& f, Session& session) {
       return Fail(InvalidArgumentError(f.model + ": output " + ref.name + " is " + ShapeToString(ours->shape()) +
                                        " in the engine but " + ShapeJson(ref.shape) + " in ONNX Runtime"));
     }
-    OutputDiff d;
+    OutputRow d;
     d.name = ref.name;
     d.shape = ref.shape;
-    double magnitude = 0;
-    if (!ref.data.empty()) {
-      const auto [lo, hi] = std::minmax_element(ref.data.begin(), ref.data.end());
-      d.range = static_cast<double>(*hi) - static_cast<double>(*lo);
-      magnitude = std::max(std::fabs(static_cast<double>(*lo)), std::fabs(static_cast<double>(*hi)));
-    }
-    const double scale = d.range > 0 ? d.range : magnitude > 0 ? magnitude : 1.0;
-    const float* got = ours->data_as<float>();
-    bool finite = true;
-    for (size_t i = 0; i < ref.data.size(); ++i) {
-      const double e = std::fabs(static_cast<double>(got[i]) - static_cast<double>(ref.data[i]));
-      if (!std::isfinite(e)) finite = false;
-      d.max_abs = std::max(d.max_abs, e);
-    }
-    if (!finite) d.max_abs = INFINITY;
-    d.max_rel = d.max_abs / scale;
-    d.pass = finite && d.max_rel <= kTolerance;
+    const ort::OutputDiff diff = ort::DiffOutputs(ours->data_as<float>(), ref.data.data(), ref.data.size());
+    d.max_abs = diff.max_abs;
+    d.range = diff.range;
+    d.max_rel = diff.max_rel();
+    d.pass = diff.Within(kTolerance);
     all_pass = all_pass && d.pass;
     diffs.push_back(d);
   }
@@ -302,7 +290,7 @@ int Compare(const Flags& f, Session& session) {
                 JsonEscape(f.model).c_str(), JsonEscape(ort.version()).c_str(), std::max(1, f.threads), policy,
                 JsonEscape(input_desc).c_str(), kTolerance, all_pass ? "true" : "false");
     for (size_t i = 0; i < diffs.size(); ++i) {
-      const OutputDiff& d = diffs[i];
+      const OutputRow& d = diffs[i];
       std::printf("%s{\"name\":\"%s\",\"shape\":%s,\"max_abs_error\":%.6g,\"max_rel_error\":%.6g,\"range\":%.6g,"
                   "\"pass\":%s}",
                   i ? "," : "", JsonEscape(d.name).c_str(), ShapeJson(d.shape).c_str(),
@@ -316,7 +304,7 @@ int Compare(const Flags& f, Session& session) {
                 source.empty() ? "random [0,1) (seed 42)" : source.c_str());
     std::printf("  %-24s %-18s %12s %12s %12s  %s\n", "output", "shape", "max abs err", "range", "max rel err",
                 "result");
-    for (const OutputDiff& d : diffs) {
+    for (const OutputRow& d : diffs) {
       std::printf("  %-24s %-18s %12.3g %12.4g %12.3g  %s\n", d.name.c_str(), ShapeJson(d.shape).c_str(), d.max_abs,
                   d.range, d.max_rel, d.pass ? "PASS" : "FAIL");
     }

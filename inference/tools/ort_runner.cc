@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -202,6 +204,24 @@ struct OrtRunner::Handles {
   OrtSessionOptions* options = nullptr;
   OrtSession* session = nullptr;
 };
+
+OutputDiff DiffOutputs(const float* got, const float* want, size_t n) {
+  OutputDiff d;
+  if (n == 0) return d;
+  double lo = want[0], hi = want[0];
+  for (size_t i = 1; i < n; ++i) {
+    lo = std::min(lo, static_cast<double>(want[i]));
+    hi = std::max(hi, static_cast<double>(want[i]));
+  }
+  d.range = hi - lo;
+  const double magnitude = std::max(std::fabs(lo), std::fabs(hi));
+  d.scale = d.range > 0 ? d.range : magnitude > 0 ? magnitude : 1.0;
+  for (size_t i = 0; i < n; ++i) {
+    const double e = std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
+    d.max_abs = std::isfinite(e) ? std::max(d.max_abs, e) : INFINITY;
+  }
+  return d;
+}
 
 std::string DefaultLibraryPath() {
   const std::string rel = "third_party/onnxruntime/libonnxruntime.so.1";

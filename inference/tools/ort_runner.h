@@ -15,6 +15,8 @@
 #ifndef RILL_INFERENCE_TOOLS_ORT_RUNNER_H_
 #define RILL_INFERENCE_TOOLS_ORT_RUNNER_H_
 
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,6 +52,20 @@ struct OrtOptions {
 // directory, else the same path in this program's Bazel runfiles. Returns the
 // first that exists (the working-directory path if none does).
 std::string DefaultLibraryPath();
+
+// How far an output `got` is from the reference `want` (n values each).
+// The tolerance is relative to `scale`: want's range (max - min), or for a
+// constant reference its largest magnitude, or 1 if it is all zeros. A
+// non-finite difference (NaN, inf) is an infinite error.
+struct OutputDiff {
+  double max_abs = 0, range = 0, scale = 1;
+  double max_rel() const { return max_abs / scale; }
+  bool Within(double tolerance) const { return std::isfinite(max_abs) && max_abs <= tolerance * scale; }
+};
+OutputDiff DiffOutputs(const float* got, const float* want, size_t n);
+
+// What `rill model compare` and onnx_vs_ort_test hold the engine to.
+inline constexpr double kCompareTolerance = 1e-4;
 
 class OrtRunner {
  public:

@@ -26,7 +26,7 @@ extern "C" const char* __lsan_default_suppressions() { return "leak:libonnxrunti
 namespace rill::inference {
 namespace {
 
-constexpr double kTolerance = 1e-4;
+constexpr double kTolerance = ort::kCompareTolerance;
 
 std::vector<float> ReadFloats(const std::string& path) {
   const std::vector<uint8_t> bytes = testing::ReadBytes(path);
@@ -35,26 +35,8 @@ std::vector<float> ReadFloats(const std::string& path) {
   return v;
 }
 
-struct Diff {
-  double max_abs = 0, scale = 1;
-  bool ok() const { return std::isfinite(max_abs) && max_abs <= kTolerance * scale; }
-};
-
-// Max abs error of `got` against the reference `want`, and the scale the
-// tolerance is relative to: the reference's range (its largest magnitude, or
-// 1, when it is constant).
-Diff Compare(const float* got, const std::vector<float>& want) {
-  Diff d;
-  if (want.empty()) return d;
-  const auto [lo, hi] = std::minmax_element(want.begin(), want.end());
-  const double range = static_cast<double>(*hi) - *lo;
-  const double magnitude = std::max(std::fabs(static_cast<double>(*lo)), std::fabs(static_cast<double>(*hi)));
-  d.scale = range > 0 ? range : magnitude > 0 ? magnitude : 1.0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    const double e = std::fabs(static_cast<double>(got[i]) - want[i]);
-    d.max_abs = std::isfinite(e) ? std::max(d.max_abs, e) : INFINITY;
-  }
-  return d;
+ort::OutputDiff Compare(const float* got, const std::vector<float>& want) {
+  return ort::DiffOutputs(got, want.data(), want.size());
 }
 
 std::string LibraryPath() { return ort::DefaultLibraryPath(); }
@@ -124,11 +106,11 @@ TEST_P(OnnxVsOrtTest, OutputsMatchOnnxRuntime) {
       const Tensor* got = s.output(want.name);
       ASSERT_NE(got, nullptr) << "the engine has no output " << want.name;
       ASSERT_EQ(std::vector<int64_t>(got->shape().begin(), got->shape().end()), want.shape) << want.name;
-      const Diff d = Compare(got->data_as<float>(), want.data);
+      const ort::OutputDiff d = Compare(got->data_as<float>(), want.data);
       std::printf("%s %s %d thread(s) %s %s: max abs error %.3g, range %.3g, max rel error %.3g\n",
                   GetParam().model.c_str(), policy_name, threads, want.name.c_str(), ShapeToString(got->shape()).c_str(),
                   d.max_abs, d.scale, d.max_abs / d.scale);
-      EXPECT_TRUE(d.ok()) << want.name << ": max abs error " << d.max_abs << " > " << kTolerance << " x " << d.scale;
+      EXPECT_TRUE(d.Within(kTolerance)) << want.name << ": max abs error " << d.max_abs << " > " << kTolerance << " x " << d.scale;
     }
   }
 }
@@ -166,17 +148,17 @@ TEST(OnnxVsOrtTest, ListCoversEveryOnnxModel) {
 TEST(OnnxVsOrtTest, ComparisonRejectsADifferentOutput) {
   std::vector<float> want = {0.0f, 1.0f, 2.0f, 4.0f};
   std::vector<float> got = want;
-  EXPECT_TRUE(Compare(got.data(), want).ok());
+  EXPECT_TRUE(Compare(got.data(), want).Within(kTolerance));
   got[2] += 3e-4f;  // 7.5e-5 of the range 4: within
-  EXPECT_TRUE(Compare(got.data(), want).ok());
+  EXPECT_TRUE(Compare(got.data(), want).Within(kTolerance));
   got[2] += 3e-4f;  // 1.5e-4 of the range: beyond
-  EXPECT_FALSE(Compare(got.data(), want).ok());
+  EXPECT_FALSE(Compare(got.data(), want).Within(kTolerance));
   got = want;
   got[0] = NAN;
-  EXPECT_FALSE(Compare(got.data(), want).ok());
+  EXPECT_FALSE(Compare(got.data(), want).Within(kTolerance));
   const std::vector<float> constant = {5.0f, 5.0f};
   const std::vector<float> near = {5.0f, 5.0004f};
-  EXPECT_TRUE(Compare(near.data(), constant).ok());  // 8e-5 of the magnitude 5
+  EXPECT_TRUE(Compare(near.data(), constant).Within(kTolerance));  // 8e-5 of the magnitude 5
 }
 
 TEST(OrtRunnerTest, MissingLibraryIsAnErrorNamingIt) {
