@@ -8,6 +8,10 @@
 #   third_party/models/*.tflite   MediaPipe face/selfie/hands/pose models
 #   third_party/models/*.onnx     torchvision CNNs (+ .input.f32/.output.f32 golden data)
 #   third_party/media/            astronaut.png messi5.jpg Megamind.avi vtest.avi
+#   third_party/onnxruntime/      libonnxruntime.so.1 (ONNX Runtime 1.30 from npm
+#                                 onnxruntime-node; x86_64 Linux only), the
+#                                 reference that `rill model compare` and
+#                                 bench_engines run against
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -104,6 +108,22 @@ if [ "$need_onnx" = 1 ] && [ "${RILL_SKIP_ONNX:-0}" != 1 ]; then
   fi
   echo "fetch_models: exporting torchvision models to ONNX"
   /usr/bin/python3 tests/inference/export_torchvision_onnx.py "$MODELS_DIR"
+fi
+
+# ONNX Runtime 1.30: the shared library inside npm's onnxruntime-node (it
+# ships no C headers; inference/tools/ort_runner.cc declares what it uses).
+ORT_VERSION=1.30.0
+ORT_DIR=third_party/onnxruntime
+ORT_LIB="$ORT_DIR/libonnxruntime.so.1"
+if [ "$(uname -s)-$(uname -m)" != "Linux-x86_64" ]; then
+  echo "fetch_models: ONNX Runtime is fetched for x86_64 Linux only; skipped on $(uname -s)-$(uname -m)"
+elif [ ! -s "$ORT_LIB" ]; then
+  echo "fetch_models: npm pack onnxruntime-node@$ORT_VERSION"
+  (cd "$TMP" && npm pack --silent "onnxruntime-node@$ORT_VERSION" >/dev/null)
+  mkdir -p "$TMP/ort"
+  tar xzf "$TMP/onnxruntime-node-$ORT_VERSION.tgz" -C "$TMP/ort" package/bin/napi-v6/linux/x64/libonnxruntime.so.1
+  mkdir -p "$ORT_DIR"
+  install -m 0755 "$TMP/ort/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$ORT_LIB"
 fi
 
 echo "fetch_models: ok ($(ls "$MODELS_DIR"/*.tflite | wc -l) TFLite and $(ls "$MODELS_DIR"/*.onnx 2>/dev/null | wc -l) ONNX models in $MODELS_DIR)"

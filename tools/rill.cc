@@ -62,6 +62,10 @@ commands:
                          planned arena, per-layer algorithm (--json)
   model bench MODEL      median/min latency (--threads=N --runs=N
                          --profile --json)
+  model compare MODEL    an .onnx model on the engine and on ONNX Runtime
+                         1.30: per output max abs/rel error, PASS within
+                         1e-4 of the output's range, else exit 1
+                         (--threads=N --input=FILE.f32 --reference --json)
   help [COMMAND]         shows help for a command
 
 every command takes:
@@ -612,7 +616,7 @@ int Main(int argc, char** argv) {
     }
   }
   if (command == "model") {
-    // The engine's model tool: argv[1] becomes "info"/"bench".
+    // The engine's model tool: argv[1] becomes "info"/"bench"/"compare".
     return inference::RunModelTool(argc - 1, argv + 1);
   }
   if (command == "validate") return Validate(argc, argv);

@@ -185,6 +185,46 @@ check_rc "model missing file" 1 $RILL model info /nonexistent/model.tflite
 expect "model missing file" "/nonexistent/model.tflite"
 check_rc "model usage" 2 $RILL model
 expect "model usage" "rill model info MODEL"
+expect "model usage compare" "rill model compare MODEL.onnx"
+
+# rill model compare: the engine against ONNX Runtime 1.30 (needs
+# scripts/fetch_models.sh to have fetched the models and libonnxruntime.so.1).
+ONNX=third_party/models/squeezenet1_1.onnx
+if [[ -f $ONNX && -f third_party/onnxruntime/libonnxruntime.so.1 ]]; then
+  check_rc "model compare" 0 $RILL model compare $ONNX --threads=2
+  expect "model compare output row" "output +\\[1,1000\\] .* PASS"
+  expect "model compare verdict" "PASS"
+  expect "model compare golden input" "squeezenet1_1.input.f32"
+  check_rc "model compare json" 0 $RILL model compare $ONNX --json
+  lines=$(printf '%s\n' "$OUT" | wc -l)
+  if [[ $lines -eq 1 && $OUT == '{"model":"'*'}' ]]; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL model compare json: not one JSON object on one line:"; echo "$OUT" | sed 's/^/    /'
+    failed=$((failed + 1))
+  fi
+  expect "model compare json verdict" '"pass":true'
+  expect "model compare json output" '"outputs":\[\{"name":"output","shape":\[1,1000\],"max_abs_error":'
+  expect "model compare json version" '"onnxruntime":"1.30.'
+  if command -v python3 >/dev/null; then
+    if printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["pass"] is True and d["threads"] == 1 and d["tolerance"] == 1e-4, d
+(o,) = d["outputs"]
+assert o["shape"] == [1, 1000] and o["pass"] is True, o
+assert 0 <= o["max_rel_error"] <= 1e-4 and o["max_abs_error"] <= 1e-4 * o["range"], o
+'; then passed=$((passed + 1)); else echo "FAIL model compare json fields"; failed=$((failed + 1)); fi
+  fi
+  check_rc "model compare bad input size" 1 $RILL model compare $ONNX --input=/dev/null
+  expect "model compare bad input size" "/dev/null: 0 bytes"
+  check_rc "model compare missing input file" 1 $RILL model compare $ONNX --input=/nonexistent/in.f32
+  expect "model compare missing input file" "/nonexistent/in.f32"
+else
+  echo "SKIP model compare: run scripts/fetch_models.sh (models and ONNX Runtime)"
+fi
+check_rc "model compare missing file" 1 $RILL model compare /nonexistent/model.onnx
+expect "model compare missing file" "/nonexistent/model.onnx"
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -2,20 +2,27 @@
 //
 //   rill_model info MODEL [--json] [--tune[=CACHE_FILE]]
 //   rill_model bench MODEL [--threads=N] [--runs=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]
+//   rill_model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--json]
 //
 // `info` prints ops, MACs, parameter bytes, the planned arena and the kernel
 // chosen per layer. `bench` prints median and min latency after warm-up
-// (and per-layer times with --profile). The framework's `rill model ...`
+// (and per-layer times with --profile). `compare` runs the engine and
+// ONNX Runtime 1.30 (ort_runner.h) on the same input and checks every output
+// against ONNX Runtime's within 1e-4 of that output's range. The framework's `rill model ...`
 // commands (//tools:rill) can forward to RunModelTool.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cmath>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "inference/ir/graph.h"
+#include "inference/tools/ort_runner.h"
 #include "rill/inference/inference.h"
 
 namespace rill::inference {
@@ -26,6 +33,7 @@ struct Flags {
   int threads = 1, runs = 20;
   bool json = false, profile = false, reference = false, tune = false;
   std::string tuning_cache;
+  std::string input_file;
 };
 
 bool ParseFlags(int argc, char** argv, Flags* f) {
@@ -41,9 +49,10 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     else if (a == "--reference") f->reference = true;
     else if (a == "--tune") f->tune = true;
     else if (a.rfind("--tune=", 0) == 0) f->tune = true, f->tuning_cache = a.substr(7);
+    else if (a.rfind("--input=", 0) == 0 && f->command == "compare") f->input_file = a.substr(8);
     else return false;
   }
-  return f->command == "info" || f->command == "bench";
+  return f->command == "info" || f->command == "bench" || f->command == "compare";
 }
 
 int Fail(const Status& s) {
@@ -133,6 +142,177 @@ int Bench(const Flags& f, Session& session) {
   return 0;
 }
 
+// ---- compare ---------------------------------------------------------------
+
+// Tolerance of `compare`: max abs error <= kTolerance * (ONNX Runtime's
+// output range; see ort::DiffOutputs for constant outputs).
+constexpr double kTolerance = ort::kCompareTolerance;
+
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string ShapeJson(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+StatusOr<std::vector<float>> ReadF32(const std::string& path, size_t count) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return NotFoundError(path + ": cannot open input file");
+  const std::streamoff bytes = in.tellg();
+  if (bytes != static_cast<std::streamoff>(count * sizeof(float))) {
+    return InvalidArgumentError(path + ": " + std::to_string(bytes) + " bytes, the model's inputs need " +
+                                std::to_string(count) + " float32 values (" + std::to_string(count * sizeof(float)) +
+                                " bytes)");
+  }
+  std::vector<float> v(count);
+  in.seekg(0);
+  if (count > 0 && !in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(count * sizeof(float)))) {
+    return DataLossError(path + ": read failed");
+  }
+  return v;
+}
+
+struct OutputRow {
+  std::string name;
+  std::vector<int64_t> shape;
+  double max_abs = 0, max_rel = 0, range = 0;
+  bool pass = false;
+};
+
+
+int Compare(const Flags& f, Session& session) {
+  if (f.model.size() < 5 || f.model.compare(f.model.size() - 5, 5, ".onnx") != 0) {
+    return Fail(InvalidArgumentError(f.model + ": compare needs an .onnx model (ONNX Runtime is the reference)"));
+  }
+  ort::OrtOptions options;
+  options.intra_op_threads = std::max(1, f.threads);
+  auto ort_or = ort::OrtRunner::Create(f.model, options);
+  if (!ort_or.ok()) return Fail(ort_or.status());
+  ort::OrtRunner& ort = **ort_or;
+
+  // The input: --input, else the golden MODEL.input.f32 beside the model,
+  // else fixed-seed uniform values in [0, 1). Several inputs take
+  // consecutive slices of the file, in the session's input order.
+  size_t total = 0;
+  for (int i = 0; i < session.num_inputs(); ++i) total += static_cast<size_t>(session.input(i)->num_elements());
+  std::string source = f.input_file;
+  if (source.empty()) {
+    const std::string stem = f.model.size() > 5 && f.model.compare(f.model.size() - 5, 5, ".onnx") == 0
+                                 ? f.model.substr(0, f.model.size() - 5)
+                                 : f.model;
+    if (std::ifstream(stem + ".input.f32").good()) source = stem + ".input.f32";
+  }
+  std::vector<float> values;
+  if (!source.empty()) {
+    auto read = ReadF32(source, total);
+    if (!read.ok()) return Fail(read.status());
+    values = std::move(*read);
+  } else {
+    std::mt19937 rng(42);
+    values.resize(total);
+    for (float& v : values) v = static_cast<float>(rng() >> 8) * (1.0f / 16777216.0f);
+  }
+  if (session.num_inputs() != static_cast<int>(ort.inputs().size())) {
+    return Fail(InvalidArgumentError(f.model + ": the engine sees " + std::to_string(session.num_inputs()) +
+                                     " inputs, ONNX Runtime " + std::to_string(ort.inputs().size())));
+  }
+  std::vector<ort::OrtTensor> ort_inputs;
+  size_t offset = 0;
+  for (int i = 0; i < session.num_inputs(); ++i) {
+    Tensor* t = session.input(i);
+    if (t->dtype() != DataType::kFloat32) {
+      return Fail(UnimplementedError(f.model + ": input " + t->name() + " is " + DataTypeName(t->dtype()) +
+                                     ", compare supports float32 inputs only"));
+    }
+    const ort::TensorSpec* spec = nullptr;
+    for (const ort::TensorSpec& s : ort.inputs()) {
+      if (s.name == t->name()) spec = &s;
+    }
+    if (spec == nullptr) spec = &ort.inputs()[i];
+    ort::OrtTensor in;
+    in.name = spec->name;
+    in.shape.assign(t->shape().begin(), t->shape().end());
+    bool same = in.shape.size() == spec->shape.size();
+    for (size_t d = 0; same && d < in.shape.size(); ++d) same = spec->shape[d] < 0 || spec->shape[d] == in.shape[d];
+    if (!same) {
+      return Fail(InvalidArgumentError(f.model + ": input " + t->name() + " is " + ShapeJson(in.shape) + " (" +
+                                       LayoutName(t->layout()) + ") in the engine but " + ShapeJson(spec->shape) +
+                                       " in ONNX Runtime"));
+    }
+    const size_t n = static_cast<size_t>(t->num_elements());
+    in.data.assign(values.begin() + offset, values.begin() + offset + n);
+    std::memcpy(t->data(), in.data.data(), n * sizeof(float));
+    offset += n;
+    ort_inputs.push_back(std::move(in));
+  }
+  Status s = session.Run();
+  if (!s.ok()) return Fail(s);
+  std::vector<ort::OrtTensor> expected;
+  s = ort.Run(ort_inputs, &expected);
+  if (!s.ok()) return Fail(s);
+
+  std::vector<OutputRow> diffs;
+  bool all_pass = true;
+  for (size_t o = 0; o < expected.size(); ++o) {
+    const ort::OrtTensor& ref = expected[o];
+    const Tensor* ours = session.output(ref.name);
+    if (ours == nullptr && static_cast<int>(o) < session.num_outputs()) ours = session.output(static_cast<int>(o));
+    if (ours == nullptr) return Fail(NotFoundError(f.model + ": the engine has no output " + ref.name));
+    if (static_cast<size_t>(ours->num_elements()) != ref.data.size()) {
+      return Fail(InvalidArgumentError(f.model + ": output " + ref.name + " is " + ShapeToString(ours->shape()) +
+                                       " in the engine but " + ShapeJson(ref.shape) + " in ONNX Runtime"));
+    }
+    OutputRow d;
+    d.name = ref.name;
+    d.shape = ref.shape;
+    const ort::OutputDiff diff = ort::DiffOutputs(ours->data_as<float>(), ref.data.data(), ref.data.size());
+    d.max_abs = diff.max_abs;
+    d.range = diff.range;
+    d.max_rel = diff.max_rel();
+    d.pass = diff.Within(kTolerance);
+    all_pass = all_pass && d.pass;
+    diffs.push_back(d);
+  }
+  const char* policy = f.reference ? "reference" : f.tune ? "tune" : "auto";
+  const std::string input_desc = source.empty() ? "random" : source;
+  if (f.json) {
+    std::printf("{\"model\":\"%s\",\"onnxruntime\":\"%s\",\"threads\":%d,\"algorithm\":\"%s\",\"input\":\"%s\","
+                "\"tolerance\":%g,\"pass\":%s,\"outputs\":[",
+                JsonEscape(f.model).c_str(), JsonEscape(ort.version()).c_str(), std::max(1, f.threads), policy,
+                JsonEscape(input_desc).c_str(), kTolerance, all_pass ? "true" : "false");
+    for (size_t i = 0; i < diffs.size(); ++i) {
+      const OutputRow& d = diffs[i];
+      std::printf("%s{\"name\":\"%s\",\"shape\":%s,\"max_abs_error\":%.6g,\"max_rel_error\":%.6g,\"range\":%.6g,"
+                  "\"pass\":%s}",
+                  i ? "," : "", JsonEscape(d.name).c_str(), ShapeJson(d.shape).c_str(),
+                  std::isfinite(d.max_abs) ? d.max_abs : 1e308, std::isfinite(d.max_rel) ? d.max_rel : 1e308, d.range,
+                  d.pass ? "true" : "false");
+    }
+    std::printf("]}\n");
+  } else {
+    std::printf("%s: engine (%d thread%s, %s kernels) vs ONNX Runtime %s, input %s\n", f.model.c_str(),
+                std::max(1, f.threads), f.threads > 1 ? "s" : "", policy, ort.version().c_str(),
+                source.empty() ? "random [0,1) (seed 42)" : source.c_str());
+    std::printf("  %-24s %-18s %12s %12s %12s  %s\n", "output", "shape", "max abs err", "range", "max rel err",
+                "result");
+    for (const OutputRow& d : diffs) {
+      std::printf("  %-24s %-18s %12.3g %12.4g %12.3g  %s\n", d.name.c_str(), ShapeJson(d.shape).c_str(), d.max_abs,
+                  d.range, d.max_rel, d.pass ? "PASS" : "FAIL");
+    }
+    std::printf("%s: max rel err (abs err / output range) must be <= %g\n", all_pass ? "PASS" : "FAIL", kTolerance);
+  }
+  return all_pass ? 0 : 1;
+}
+
 }  // namespace
 
 int RunModelTool(int argc, char** argv) {
@@ -140,7 +320,8 @@ int RunModelTool(int argc, char** argv) {
   if (!ParseFlags(argc, argv, &f)) {
     std::fprintf(stderr,
                  "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]]\n"
-                 "       rill model bench MODEL [--threads=N] [--runs=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]\n");
+                 "       rill model bench MODEL [--threads=N] [--runs=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]\n"
+                 "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--json]\n");
     return 2;
   }
   auto model = Model::FromFile(f.model);
@@ -151,6 +332,7 @@ int RunModelTool(int argc, char** argv) {
   config.tuning_cache = f.tuning_cache;
   auto session = Session::Create(*model, config);
   if (!session.ok()) return Fail(session.status());
+  if (f.command == "compare") return Compare(f, **session);
   return f.command == "info" ? Info(f, **model, **session) : Bench(f, **session);
 }
 
