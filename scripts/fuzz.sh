@@ -5,7 +5,7 @@
 # is untouched) and runs each for a bounded time over a seed corpus of real
 # models. Any crash, ASan report, leak, timeout or out-of-memory fails it; the
 # offending input is saved under fuzz-artifacts/ (add it to the gcc fuzz tests
-# as a regression case: tests/inference/fuzz/regressions/).
+# as a regression case: tests/inference/fuzz/regressions/{tflite,onnx}/).
 #
 #   scripts/fuzz.sh [SECONDS_PER_FUZZER]        (default 60)
 #   RILL_FUZZ_KEEP_CORPUS=DIR  keep the grown corpora in DIR/<fuzzer>/ (reused next time)
@@ -77,7 +77,7 @@ for f in "${FUZZERS[@]}"; do
     [ "$size" -le "$max_len" ] || max_len=$size
   done
   # Regression inputs found earlier start the corpus too.
-  for r in tests/inference/fuzz/regressions/"${name%_fuzzer}"_*; do
+  for r in tests/inference/fuzz/regressions/"${name%%_*}"/*; do
     [ -f "$r" ] && cp "$r" "$seeds/"
   done
   [ -n "$(ls -A "$seeds")" ] || echo "fuzz: $name: no seed models in $models (scripts/fetch_models.sh), fuzzing from scratch"
