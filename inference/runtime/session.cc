@@ -197,10 +197,21 @@ class Session::Impl {
       requests[tasks_[t].backend].push_back(BufferRequest{scratch, step, step});
       owner[tasks_[t].backend].push_back(-(t + 1));
     }
+    std::vector<ArenaPlan> plans;
+    size_t total = 0;
+    for (size_t k = 0; k < backends_.size(); ++k) {
+      plans.push_back(PlanArena(requests[k], kArenaAlignment));
+      total += plans.back().total_bytes;
+    }
+    if (config_.max_memory_bytes != 0 && total > config_.max_memory_bytes) {
+      return OutOfRangeError(graph_.source + ": needs " + std::to_string(total) +
+                             " bytes of activations, over SessionConfig::max_memory_bytes (" +
+                             std::to_string(config_.max_memory_bytes) + ")");
+    }
     arena_bytes_ = 0;
     for (size_t k = 0; k < backends_.size(); ++k) {
       BackendSlot& slot = backends_[k];
-      const ArenaPlan plan = PlanArena(requests[k], kArenaAlignment);
+      const ArenaPlan& plan = plans[k];
       if (!slot.buffer || plan.total_bytes > slot.buffer->size()) {
         slot.buffer.reset();
         slot.buffer = slot.backend->AllocateBuffer(plan.total_bytes);

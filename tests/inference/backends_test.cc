@@ -180,5 +180,27 @@ TEST(PlacementTest, ProfiledRunMatches) {
   }
 }
 
+// A memory budget fails planning before anything is allocated (models from
+// untrusted sources can ask for gigabytes; the fuzzers run under one).
+TEST(SessionConfigTest, MemoryBudget) {
+  const std::string name = "face_detection_short_range.tflite";
+  RILL_SKIP_IF_MISSING(testing::ModelPath(name));
+  auto model = Load(name);
+  ASSERT_TRUE(model);
+  auto unbounded = Session::Create(model);
+  ASSERT_TRUE(unbounded.ok());
+  const size_t need = (*unbounded)->arena_bytes();
+  SessionConfig config;
+  config.max_memory_bytes = need - 1;
+  auto over = Session::Create(model, config);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), StatusCode::kOutOfRange) << over.status().ToString();
+  config.max_memory_bytes = need;
+  auto fits = Session::Create(model, config);
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  EXPECT_FALSE((*fits)->Resize({{(*fits)->input(0)->name(), {2, 128, 128, 3}}}).ok());
+  EXPECT_FALSE((*fits)->Run().ok()) << "a failed resize leaves the session unplanned";
+}
+
 }  // namespace
 }  // namespace rill::inference

@@ -3,6 +3,7 @@
 #ifndef RILL_INFERENCE_CONFIG_H_
 #define RILL_INFERENCE_CONFIG_H_
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <string>
@@ -51,6 +52,11 @@ struct SessionConfig {
   AlgorithmPolicy algorithm = AlgorithmPolicy::kAuto;
   // File of measured choices for kTune ("" keeps them in the session only).
   std::string tuning_cache;
+  // Upper bound on the activation memory a session plans (all backends'
+  // arenas together); 0: no bound. Create/Resize fail with OutOfRange before
+  // allocating when a model needs more. Set it when models come from
+  // untrusted sources: a few hundred bytes of ONNX can ask for gigabytes.
+  size_t max_memory_bytes = 0;
 
   // Heterogeneous runs. The backend of a node: `node_backends[name]` if the
   // node is named there, else `placement(node)` if set, else `backend`.
