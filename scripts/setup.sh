@@ -10,7 +10,7 @@ DEBIAN_PACKAGES=(
   libopencv-dev opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
   libvulkan-dev mesa-vulkan-drivers libflatbuffers-dev flatbuffers-compiler
   libonnx-dev gstreamer1.0-tools gstreamer1.0-plugins-base graphviz
-
+  clang-14 libclang-rt-14-dev  # libFuzzer + ASan for scripts/fuzz.sh
 )
 
 missing=()

@@ -17,6 +17,13 @@ if [ "${RILL_SANITIZERS:-1}" = 1 ]; then
   run --config=tsan //framework/...
   run --config=asan //framework/...
 fi
+# Coverage-guided fuzzing of the model readers (libFuzzer + ASan, clang), a
+# bounded time per fuzzer; each fuzzer counts as one test.
+if [ "${RILL_FUZZ:-1}" = 1 ]; then
+  bash scripts/fuzz.sh "${RILL_FUZZ_SECONDS:-60}" 2>&1 | tee -a "$log" | grep -vE '^[0-9]+ passed, [0-9]+ failed$'
+  rcs=("${PIPESTATUS[@]}")
+  [ "${rcs[0]}" -eq 0 ] || status=1
+fi
 passed=$(grep -cE '^//\S+\s+(\(cached\) )?PASSED' "$log" || true)
 failed=$(grep -cE '^//\S+\s+(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|FLAKY|INCOMPLETE)' "$log" || true)
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi  # build error

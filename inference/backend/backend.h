@@ -2,8 +2,17 @@
 // factory of executions (one per node) plus the memory they run on; resize
 // (Prepare: read shapes, choose an algorithm, pack weights, ask for scratch)
 // is split from execute (Run: just compute). GPU backends implement the same
-// interface; a node a backend cannot run is reported by CreateExecution so
-// the session can place it elsewhere.
+// interface:
+// - memory: the session plans the lifetimes of the tensors that live on a
+//   backend (and its executions' scratch) into one arena per backend and asks
+//   the backend for it (AllocateBuffer, at resize only); a binding's `data` is
+//   whatever that backend's buffer hands out (a host pointer on the CPU, a
+//   device address elsewhere);
+// - transfers: CopyToHost / CopyFromHost move a tensor across the boundary
+//   between the backend and host memory; the session inserts them as copy
+//   executions wherever a tensor crosses backends;
+// - a node a backend cannot run is reported by CreateExecution (Unimplemented)
+//   and the session runs it on the CPU backend instead.
 #ifndef RILL_INFERENCE_BACKEND_BACKEND_H_
 #define RILL_INFERENCE_BACKEND_BACKEND_H_
 
@@ -23,11 +32,14 @@ namespace rill::inference {
 
 // A tensor as an execution sees it. The session owns these; their shapes are
 // final when Prepare runs and their data pointers when Run runs.
+// Constants are host memory (the model's weights); a device backend uploads
+// what it needs of them in Prepare.
 struct TensorBinding {
   DataType dtype = DataType::kFloat32;
   Shape shape;
   void* data = nullptr;
   bool constant = false;
+  size_t byte_size() const { return static_cast<size_t>(NumElements(shape)) * DataTypeSize(dtype); }
 };
 
 class Execution {
@@ -65,15 +77,51 @@ struct ExecutionArgs {
   TuningCache* tuning = nullptr;  // set with AlgorithmPolicy::kTune
 };
 
+// One block of a backend's memory: a session's arena on that backend.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual size_t size() const = 0;
+  // What a TensorBinding's `data` holds for the bytes at `offset`: a host
+  // pointer for host-memory backends, an opaque device address otherwise.
+  virtual void* At(size_t offset) = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
-  // An Unimplemented error when this backend cannot run the node.
+  // An Unimplemented error when this backend cannot run the node (the session
+  // then runs it on the CPU backend); any other error fails the session.
   virtual StatusOr<std::unique_ptr<Execution>> CreateExecution(const ExecutionArgs& args) = 0;
+
+  // Memory. Called at resize only (never during a run); nullptr when out of
+  // memory. The default is aligned host memory.
+  virtual std::unique_ptr<Buffer> AllocateBuffer(size_t bytes);
+  // True when the host may read and write this backend's buffers in place
+  // (the host CPU backend). Tensors that cross between a backend whose memory
+  // is not the host's and any other backend are copied through host memory.
+  virtual bool host_memory() const { return false; }
+  // Transfers of a whole tensor between this backend's memory (`device`) and
+  // host memory. Called during runs, from the backend's own stream: they must
+  // not allocate. `bytes` is device.byte_size().
+  virtual void CopyToHost(const TensorBinding& device, void* host, size_t bytes);
+  virtual void CopyFromHost(const void* host, const TensorBinding& device, size_t bytes);
 };
 
+// Host-memory buffer (aligned to 64 bytes), what AllocateBuffer returns by default.
+std::unique_ptr<Buffer> AllocateHostBuffer(size_t bytes);
+
+// The CPU backend: host memory, every op of the IR.
 std::unique_ptr<Backend> CreateCpuBackend(const SessionConfig& config);
+// The CPU kernels behind a device boundary (BackendKind::kCpuDevice): memory
+// of its own that the session reaches only through CopyToHost/CopyFromHost,
+// and only the ops named in config.cpu_device_ops (all when empty), so that
+// the heterogeneous paths (placement, fallback, copies, concurrent backends)
+// run for real without a GPU. A GPU backend plugs in the same way.
+std::unique_ptr<Backend> CreateCpuDeviceBackend(const SessionConfig& config);
+// The backend of a kind; an Unimplemented error for kinds not built in.
+StatusOr<std::unique_ptr<Backend>> CreateBackend(BackendKind kind, const SessionConfig& config);
 
 }  // namespace rill::inference
 

@@ -62,7 +62,8 @@ std::string Graph::NodeContext(const Node& node) const {
 
 namespace {
 
-constexpr int64_t kMaxElements = int64_t{1} << 31;
+// Kernels index elements with int: a tensor has at most INT32_MAX of them.
+constexpr int64_t kMaxElements = (int64_t{1} << 31) - 1;
 
 bool ShapeIsSane(const Shape& s) {
   if (s.size() > 8) return false;

@@ -11,7 +11,8 @@
 namespace rill::inference::ir {
 namespace {
 
-constexpr int64_t kMaxElements = int64_t{1} << 31;
+// Kernels index elements with int: a tensor has at most INT32_MAX of them.
+constexpr int64_t kMaxElements = (int64_t{1} << 31) - 1;
 
 class ShapeContext {
  public:

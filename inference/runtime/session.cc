@@ -3,9 +3,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
+#include <mutex>
+#include <thread>
+#include <utility>
 
 #include "inference/backend/backend.h"
 #include "inference/ir/graph.h"
@@ -18,8 +23,33 @@ namespace {
 
 constexpr size_t kArenaAlignment = 64;
 
-struct AlignedFree {
-  void operator()(uint8_t* p) const { std::free(p); }
+// Moves a whole tensor between a backend's memory and host memory; runs on
+// that backend's stream.
+class TransferExecution : public Execution {
+ public:
+  TransferExecution(Backend* device, const TensorBinding* src, const TensorBinding* dst, bool to_host)
+      : device_(device), src_(src), dst_(dst), to_host_(to_host) {}
+  std::string name() const override {
+    return std::string(to_host_ ? "copy_to_host(" : "copy_from_host(") + device_->name() + ")";
+  }
+  Status Prepare() override {
+    bytes_ = dst_->byte_size();
+    return Status::Ok();
+  }
+  void Run() override {
+    if (to_host_) {
+      device_->CopyToHost(*src_, dst_->data, bytes_);
+    } else {
+      device_->CopyFromHost(src_->data, *dst_, bytes_);
+    }
+  }
+
+ private:
+  Backend* device_;
+  const TensorBinding* src_;
+  const TensorBinding* dst_;
+  bool to_host_;
+  size_t bytes_ = 0;
 };
 
 }  // namespace
@@ -29,43 +59,48 @@ class Session::Impl {
   Impl(std::shared_ptr<const Model> model, const SessionConfig& config)
       : model_(std::move(model)), graph_(model_->graph()), config_(config) {}
 
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : stream_threads_) t.join();
+  }
+
   Status Init() {
     if (config_.num_threads < 1) return InvalidArgumentError(graph_.source + ": num_threads must be >= 1");
-    if (config_.backend != BackendKind::kCpu) return UnimplementedError(graph_.source + ": only the cpu backend exists");
     if (config_.precision != Precision::kFp32) {
       return UnimplementedError(graph_.source + ": only fp32 precision is implemented");
     }
     if (config_.num_threads > 256) return InvalidArgumentError(graph_.source + ": num_threads must be <= 256");
-    pool_ = std::make_unique<ThreadPool>(config_.num_threads);
-    backend_ = CreateCpuBackend(config_);
     if (config_.algorithm == AlgorithmPolicy::kTune && !config_.tuning_cache.empty()) LoadTuningCache();
-    bindings_.resize(graph_.tensors.size());
+    // Backend 0 is the host CPU: graph inputs and outputs live there, and
+    // nodes other backends cannot run fall back to it.
+    RILL_INF_RETURN_IF_ERROR(AddBackend(BackendKind::kCpu).status());
     for (size_t i = 0; i < graph_.tensors.size(); ++i) {
       const ir::TensorInfo& t = graph_.tensors[i];
-      TensorBinding& b = bindings_[i];
+      TensorBinding& b = bindings_.emplace_back();
       b.dtype = t.dtype;
       b.shape = t.shape;
       if (t.is_constant()) {
         b.constant = true;
         b.data = const_cast<uint8_t*>(t.data);  // kernels only read constants
       }
+      memory_.push_back(t.is_constant() ? -1 : 0);
+      source_.push_back(static_cast<int>(i));
+      writer_.push_back(-1);
     }
     for (int id : graph_.outputs) {
       if (graph_.tensors[id].is_constant()) {
         return UnimplementedError(graph_.source + ": output '" + graph_.tensors[id].name + "' is a constant");
       }
     }
-    for (const ir::Node& node : graph_.nodes) {
-      ExecutionArgs args;
-      args.graph = &graph_;
-      args.node = &node;
-      args.algorithm = config_.algorithm;
-      args.pool = pool_.get();
-      if (config_.algorithm == AlgorithmPolicy::kTune) args.tuning = &tuning_;
-      for (int id : node.inputs) args.inputs.push_back(id >= 0 ? &bindings_[id] : nullptr);
-      for (int id : node.outputs) args.outputs.push_back(&bindings_[id]);
-      RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<Execution> exec, backend_->CreateExecution(args));
-      executions_.push_back(std::move(exec));
+    for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+      RILL_INF_ASSIGN_OR_RETURN(int backend, BackendOf(static_cast<int>(n)));
+      Status status = AddNodeTask(static_cast<int>(n), backend);
+      if (status.code() == StatusCode::kUnimplemented && backend != 0) status = AddNodeTask(static_cast<int>(n), 0);
+      RILL_INF_RETURN_IF_ERROR(status);
     }
     const Layout layout = graph_.layout;
     for (int id : graph_.inputs) {
@@ -75,7 +110,9 @@ class Session::Impl {
     for (int id : graph_.outputs) {
       const ir::TensorInfo& t = graph_.tensors[id];
       outputs_.emplace_back(t.name, t.dtype, t.shape.size() == 4 ? layout : Layout::kAny, t.shape, nullptr);
+      host_outputs_.push_back(OnSpace(id, 0));
     }
+    SetUpStreams();
     std::vector<Shape> shapes = graph_.InitialShapes();
     return Plan(std::move(shapes));
   }
@@ -99,68 +136,103 @@ class Session::Impl {
     return Plan(std::move(shapes));
   }
 
-  // Infers shapes, prepares executions and lays out the arena. On failure the
-  // session keeps no half-planned state that Run could use.
+  // Infers shapes, prepares executions and lays out each backend's arena. On
+  // failure the session keeps no half-planned state that Run could use.
   Status Plan(std::vector<Shape> shapes) {
     planned_ = false;
     RILL_INF_RETURN_IF_ERROR(graph_.InferShapes(&shapes));
-    for (size_t i = 0; i < bindings_.size(); ++i) bindings_[i].shape = shapes[i];
-    for (auto& exec : executions_) RILL_INF_RETURN_IF_ERROR(exec->Prepare());
+    for (size_t i = 0; i < bindings_.size(); ++i) bindings_[i].shape = shapes[source_[i]];
+    for (Task& task : tasks_) RILL_INF_RETURN_IF_ERROR(task.exec->Prepare());
 
-    // Lifetimes in steps: node n runs at step n.
-    const int steps = static_cast<int>(graph_.nodes.size());
-    const int nt = static_cast<int>(graph_.tensors.size());
-    std::vector<int> first(nt, -1), last(nt, -1);
-    for (int id : graph_.inputs) first[id] = last[id] = 0;
-    for (int n = 0; n < steps; ++n) {
-      for (int id : graph_.nodes[n].inputs) {
-        if (id >= 0 && !graph_.tensors[id].is_constant()) last[id] = std::max(last[id], n);
-      }
-      for (int id : graph_.nodes[n].outputs) {
-        if (first[id] < 0) first[id] = n;
-        last[id] = std::max(last[id], n);
-      }
-    }
+    // Lifetimes in steps: task t runs at step t. When streams run
+    // concurrently, step order holds only within a stream, so a buffer that
+    // one stream alone touches is planned in that stream's own window of
+    // steps (it shares bytes only with buffers of the same stream), and a
+    // buffer several streams touch lives for the whole run.
+    const int steps = static_cast<int>(tasks_.size());
+    const int nb = static_cast<int>(bindings_.size());
+    std::vector<int> first(nb, -1), last(nb, -1), stream(nb, -1);
+    std::vector<bool> shared(nb, false);
+    auto touch = [&](int id, int step, int s) {
+      if (first[id] < 0) first[id] = step;
+      last[id] = std::max(last[id], step);
+      if (stream[id] >= 0 && stream[id] != s) shared[id] = true;
+      stream[id] = s;
+    };
     // Inputs stay intact through a run (a caller may run twice on one input);
     // outputs stay until the next run.
-    for (int id : graph_.inputs) last[id] = std::max(steps, 0);
-    for (int id : graph_.outputs) last[id] = std::max(steps, 0);
-    std::vector<BufferRequest> requests;
-    std::vector<int> owner;  // tensor id, or -(node+1) for scratch
-    for (int id = 0; id < nt; ++id) {
-      if (graph_.tensors[id].is_constant() || first[id] < 0) continue;
+    for (int id : graph_.inputs) {
+      touch(id, 0, 0);
+      shared[id] = true;
+    }
+    for (int t = 0; t < steps; ++t) {
+      for (int id : tasks_[t].writes) touch(id, t, tasks_[t].stream);
+      for (int id : tasks_[t].reads) {
+        if (!bindings_[id].constant) touch(id, t, tasks_[t].stream);
+      }
+    }
+    for (int id : host_outputs_) shared[id] = true;
+    const int window = steps + 1;
+    const int span = window * static_cast<int>(stream_tasks_.size()) - 1;
+    std::vector<std::vector<BufferRequest>> requests(backends_.size());
+    std::vector<std::vector<int>> owner(backends_.size());  // binding id, or -(task+1) for scratch
+    for (int id = 0; id < nb; ++id) {
+      if (bindings_[id].constant || first[id] < 0) continue;
       BufferRequest r;
-      r.bytes = static_cast<size_t>(NumElements(shapes[id])) * DataTypeSize(bindings_[id].dtype);
-      r.first_step = first[id];
-      r.last_step = last[id];
-      requests.push_back(r);
-      owner.push_back(id);
+      r.bytes = bindings_[id].byte_size();
+      if (shared[id]) {
+        r.first_step = 0;
+        r.last_step = span;
+      } else {
+        r.first_step = first[id] + stream[id] * window;
+        r.last_step = last[id] + stream[id] * window;
+      }
+      requests[memory_[id]].push_back(r);
+      owner[memory_[id]].push_back(id);
     }
-    for (int n = 0; n < steps; ++n) {
-      const size_t scratch = executions_[n]->scratch_bytes();
+    for (int t = 0; t < steps; ++t) {
+      const size_t scratch = tasks_[t].exec->scratch_bytes();
       if (scratch == 0) continue;
-      requests.push_back(BufferRequest{scratch, n, n});
-      owner.push_back(-(n + 1));
+      const int step = t + tasks_[t].stream * window;
+      requests[tasks_[t].backend].push_back(BufferRequest{scratch, step, step});
+      owner[tasks_[t].backend].push_back(-(t + 1));
     }
-    const ArenaPlan plan = PlanArena(requests, kArenaAlignment);
-    if (plan.total_bytes > arena_capacity_) {
-      uint8_t* p = static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, plan.total_bytes));
-      if (p == nullptr) return InternalError(graph_.source + ": cannot allocate a " + std::to_string(plan.total_bytes) + "-byte arena");
-      arena_.reset(p);
-      arena_capacity_ = plan.total_bytes;
+    std::vector<ArenaPlan> plans;
+    size_t total = 0;
+    for (size_t k = 0; k < backends_.size(); ++k) {
+      plans.push_back(PlanArena(requests[k], kArenaAlignment));
+      total += plans.back().total_bytes;
     }
-    arena_bytes_ = plan.total_bytes;
-    for (size_t i = 0; i < requests.size(); ++i) {
-      uint8_t* p = arena_.get() + plan.offsets[i];
-      if (owner[i] >= 0) bindings_[owner[i]].data = p;
-      else executions_[-owner[i] - 1]->set_scratch(p);
+    if (config_.max_memory_bytes != 0 && total > config_.max_memory_bytes) {
+      return OutOfRangeError(graph_.source + ": needs " + std::to_string(total) +
+                             " bytes of activations, over SessionConfig::max_memory_bytes (" +
+                             std::to_string(config_.max_memory_bytes) + ")");
+    }
+    arena_bytes_ = 0;
+    for (size_t k = 0; k < backends_.size(); ++k) {
+      BackendSlot& slot = backends_[k];
+      const ArenaPlan& plan = plans[k];
+      if (!slot.buffer || plan.total_bytes > slot.buffer->size()) {
+        slot.buffer.reset();
+        slot.buffer = slot.backend->AllocateBuffer(plan.total_bytes);
+        if (!slot.buffer) {
+          return InternalError(graph_.source + ": cannot allocate a " + std::to_string(plan.total_bytes) + "-byte arena on " +
+                               slot.backend->name());
+        }
+      }
+      arena_bytes_ += plan.total_bytes;
+      for (size_t i = 0; i < requests[k].size(); ++i) {
+        void* p = slot.buffer->At(plan.offsets[i]);
+        if (owner[k][i] >= 0) bindings_[owner[k][i]].data = p;
+        else tasks_[-owner[k][i] - 1].exec->set_scratch(p);
+      }
     }
     for (size_t i = 0; i < graph_.inputs.size(); ++i) {
       const TensorBinding& b = bindings_[graph_.inputs[i]];
       inputs_[i].Rebind(b.shape, b.data);
     }
     for (size_t i = 0; i < graph_.outputs.size(); ++i) {
-      const TensorBinding& b = bindings_[graph_.outputs[i]];
+      const TensorBinding& b = bindings_[host_outputs_[i]];
       outputs_[i].Rebind(b.shape, b.data);
     }
     planned_ = true;
@@ -182,20 +254,45 @@ class Session::Impl {
 
   Status Run() {
     if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
-    ScopedFlushDenormals flush;
-    for (auto& exec : executions_) exec->Run();
+    if (stream_threads_.empty()) {
+      ScopedFlushDenormals flush;
+      for (Task& task : tasks_) task.exec->Run();
+      return Status::Ok();
+    }
+    uint64_t generation;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      generation = ++generation_;
+    }
+    cv_.notify_all();
+    RunStream(0, generation);
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] {
+      for (size_t s = 1; s < stream_done_.size(); ++s) {
+        if (stream_done_[s] != generation) return false;
+      }
+      return true;
+    });
     return Status::Ok();
   }
 
+  // Runs every task in order on the calling thread; a transfer's time counts
+  // to the node it feeds (the downloads of outputs to the last node).
   Status RunProfiled(std::vector<double>* node_ms) {
     if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
-    node_ms->assign(executions_.size(), 0.0);
+    node_ms->assign(graph_.nodes.size(), 0.0);
     ScopedFlushDenormals flush;
-    for (size_t i = 0; i < executions_.size(); ++i) {
+    double pending = 0;
+    for (Task& task : tasks_) {
       const auto start = std::chrono::steady_clock::now();
-      executions_[i]->Run();
-      (*node_ms)[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      task.exec->Run();
+      pending += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      if (task.node >= 0) {
+        (*node_ms)[task.node] += pending;
+        pending = 0;
+      }
     }
+    if (!node_ms->empty()) node_ms->back() += pending;
     return Status::Ok();
   }
 
@@ -206,7 +303,9 @@ class Session::Impl {
       LayerInfo info;
       info.name = n.name;
       info.op = ir::OpTypeName(n.type);
-      info.kernel = executions_[i]->name();
+      const Task& task = tasks_[node_task_[i]];
+      info.kernel = task.exec->name();
+      info.backend = backends_[task.backend].backend->name();
       info.output_shape = bindings_[n.outputs[0]].shape;
       const int64_t out = NumElements(info.output_shape);
       if (n.inputs.size() >= 2 && n.inputs[1] >= 0) {
@@ -223,17 +322,243 @@ class Session::Impl {
     return layers;
   }
 
+  // A unit of a run: a node's execution or a transfer, on one backend's stream.
+  struct Task {
+    std::unique_ptr<Execution> exec;
+    int backend = 0;  // index into backends_
+    int stream = 0;   // index into stream_tasks_
+    int node = -1;    // graph node; -1 for a transfer
+    std::vector<int> reads, writes;  // binding ids
+    std::vector<int> waits;          // tasks of other streams that must finish first
+    bool signals = false;            // a task of another stream waits for it
+  };
+
+  struct BackendSlot {
+    BackendKind kind = BackendKind::kCpu;
+    std::unique_ptr<Backend> backend;
+    std::unique_ptr<ThreadPool> pool;  // each backend runs its kernels on threads of its own
+    std::unique_ptr<Buffer> buffer;    // this session's arena on the backend
+  };
+
+  // The backend index of a kind, creating the backend on first use.
+  StatusOr<int> AddBackend(BackendKind kind) {
+    for (size_t k = 0; k < backends_.size(); ++k) {
+      if (backends_[k].kind == kind) return static_cast<int>(k);
+    }
+    BackendSlot slot;
+    slot.kind = kind;
+    RILL_INF_ASSIGN_OR_RETURN(slot.backend, CreateBackend(kind, config_));
+    if (backends_.empty() && !slot.backend->host_memory()) {
+      return InternalError(graph_.source + ": the first backend must be the host's");
+    }
+    slot.pool = std::make_unique<ThreadPool>(config_.num_threads);
+    backends_.push_back(std::move(slot));
+    return static_cast<int>(backends_.size()) - 1;
+  }
+
+  StatusOr<int> BackendOf(int n) {
+    const ir::Node& node = graph_.nodes[n];
+    BackendKind kind = config_.backend;
+    auto it = config_.node_backends.find(node.name);
+    if (it != config_.node_backends.end()) {
+      kind = it->second;
+    } else if (config_.placement) {
+      kind = config_.placement(NodeRef{n, node.name, ir::OpTypeName(node.type)});
+    }
+    return AddBackend(kind);
+  }
+
+  // Memory space of a backend: 0 for host memory, else its own.
+  int SpaceOf(int backend) const { return backends_[backend].backend->host_memory() ? 0 : backend; }
+
+  // The binding that holds graph tensor `id` in memory space `space`,
+  // adding the transfers that bring it there (through host memory).
+  int OnSpace(int id, int space) {
+    if (bindings_[id].constant || SpaceOf(memory_[id]) == space) return id;
+    const auto key = std::make_pair(id, space);
+    auto it = copies_.find(key);
+    if (it != copies_.end()) return it->second;
+    int from;
+    int device;
+    if (space == 0) {
+      from = id;
+      device = memory_[id];
+    } else {
+      from = OnSpace(id, 0);
+      device = space;
+    }
+    const int copy = static_cast<int>(bindings_.size());
+    TensorBinding& b = bindings_.emplace_back();
+    b.dtype = bindings_[id].dtype;
+    b.shape = bindings_[id].shape;
+    memory_.push_back(space);
+    source_.push_back(id);
+    writer_.push_back(-1);
+    copies_[key] = copy;
+    copy_log_.push_back(key);
+    Task task;
+    task.exec = std::make_unique<TransferExecution>(backends_[device].backend.get(), &bindings_[from], &bindings_[copy],
+                                                    space == 0);
+    task.backend = device;
+    task.reads = {from};
+    task.writes = {copy};
+    AppendTask(std::move(task));
+    return copy;
+  }
+
+  void AppendTask(Task task) {
+    for (int id : task.writes) writer_[id] = static_cast<int>(tasks_.size());
+    tasks_.push_back(std::move(task));
+  }
+
+  // Adds node n's execution on `backend` (after the transfers its inputs
+  // need). On an error everything it added is taken back.
+  Status AddNodeTask(int n, int backend) {
+    const ir::Node& node = graph_.nodes[n];
+    const size_t bindings_mark = bindings_.size(), tasks_mark = tasks_.size(), log_mark = copy_log_.size();
+    const int space = SpaceOf(backend);
+    ExecutionArgs args;
+    args.graph = &graph_;
+    args.node = &node;
+    args.algorithm = config_.algorithm;
+    args.pool = backends_[backend].pool.get();
+    if (config_.algorithm == AlgorithmPolicy::kTune) args.tuning = &tuning_;
+    Task task;
+    task.backend = backend;
+    task.node = n;
+    for (int id : node.inputs) {
+      if (id < 0) {
+        args.inputs.push_back(nullptr);
+        continue;
+      }
+      const int b = OnSpace(id, space);
+      args.inputs.push_back(&bindings_[b]);
+      task.reads.push_back(b);
+    }
+    for (int id : node.outputs) {
+      args.outputs.push_back(&bindings_[id]);
+      task.writes.push_back(id);
+    }
+    StatusOr<std::unique_ptr<Execution>> exec = backends_[backend].backend->CreateExecution(args);
+    if (!exec.ok()) {
+      while (bindings_.size() > bindings_mark) {
+        bindings_.pop_back();
+        memory_.pop_back();
+        source_.pop_back();
+        writer_.pop_back();
+      }
+      tasks_.resize(tasks_mark);
+      while (copy_log_.size() > log_mark) {
+        copies_.erase(copy_log_.back());
+        copy_log_.pop_back();
+      }
+      return exec.status();
+    }
+    task.exec = std::move(*exec);
+    for (int id : node.outputs) memory_[id] = space;
+    node_task_.push_back(static_cast<int>(tasks_.size()));
+    AppendTask(std::move(task));
+    return Status::Ok();
+  }
+
+  // Streams: the host's (the calling thread) and, with concurrent_backends,
+  // one thread per other backend that has tasks. A task waits only for the
+  // writers of what it reads that run on other streams.
+  void SetUpStreams() {
+    std::vector<int> stream_of(backends_.size(), 0);
+    int streams = 1;
+    for (size_t k = 1; k < backends_.size(); ++k) {
+      bool used = false;
+      for (const Task& t : tasks_) used |= t.backend == static_cast<int>(k);
+      if (used && config_.concurrent_backends) stream_of[k] = streams++;
+    }
+    stream_tasks_.assign(streams, {});
+    for (size_t i = 0; i < tasks_.size(); ++i) {
+      Task& task = tasks_[i];
+      task.stream = stream_of[task.backend];
+      stream_tasks_[task.stream].push_back(static_cast<int>(i));
+    }
+    for (Task& task : tasks_) {
+      for (int id : task.reads) {
+        const int w = writer_[id];
+        if (w < 0 || tasks_[w].stream == task.stream) continue;
+        if (std::find(task.waits.begin(), task.waits.end(), w) == task.waits.end()) task.waits.push_back(w);
+        tasks_[w].signals = true;
+      }
+    }
+    task_done_.assign(tasks_.size(), 0);
+    stream_done_.assign(streams, 0);
+    for (int s = 1; s < streams; ++s) stream_threads_.emplace_back([this, s] { StreamLoop(s); });
+  }
+
+  void StreamLoop(int s) {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      RunStream(s, seen);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        stream_done_[s] = seen;
+      }
+      cv_.notify_all();
+    }
+  }
+
+  // Runs a stream's tasks in order for run `generation`. Allocation-free.
+  void RunStream(int s, uint64_t generation) {
+    ScopedFlushDenormals flush;
+    for (int i : stream_tasks_[s]) {
+      Task& task = tasks_[i];
+      if (!task.waits.empty()) {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] {
+          for (int w : task.waits) {
+            if (task_done_[w] != generation) return false;
+          }
+          return true;
+        });
+      }
+      task.exec->Run();
+      if (task.signals) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          task_done_[i] = generation;
+        }
+        cv_.notify_all();
+      }
+    }
+  }
+
   std::shared_ptr<const Model> model_;
   const ir::Graph& graph_;
   SessionConfig config_;
-  std::unique_ptr<ThreadPool> pool_;
   TuningCache tuning_;
-  std::unique_ptr<Backend> backend_;
-  std::vector<TensorBinding> bindings_;
-  std::vector<std::unique_ptr<Execution>> executions_;
+  std::vector<BackendSlot> backends_;  // [0]: the host CPU
+  // Bindings: the graph's tensors (same ids), then copies of tensors in other
+  // memory spaces. A deque, so that executions may keep pointers to them.
+  std::deque<TensorBinding> bindings_;
+  std::vector<int> memory_;  // backend whose arena holds each binding (-1: constant)
+  std::vector<int> source_;  // graph tensor each binding holds
+  std::vector<int> writer_;  // task that writes each binding (-1: none)
+  std::map<std::pair<int, int>, int> copies_;  // (tensor, space) -> binding
+  std::vector<std::pair<int, int>> copy_log_;
+  std::vector<Task> tasks_;  // in a valid sequential order
+  std::vector<int> node_task_;
+  std::vector<int> host_outputs_;  // binding of each graph output in host memory
+  std::vector<std::vector<int>> stream_tasks_;
+  std::vector<std::thread> stream_threads_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t generation_ = 0;
+  std::vector<uint64_t> task_done_;
+  std::vector<uint64_t> stream_done_;
+  bool stop_ = false;
   std::vector<Tensor> inputs_, outputs_;
-  std::unique_ptr<uint8_t, AlignedFree> arena_;
-  size_t arena_capacity_ = 0;
   size_t arena_bytes_ = 0;
   bool planned_ = false;
 };
@@ -278,7 +603,7 @@ size_t Session::arena_bytes() const { return impl_->arena_bytes_; }
 
 std::vector<std::string> Session::KernelNames() const {
   std::vector<std::string> names;
-  for (const auto& e : impl_->executions_) names.push_back(e->name());
+  for (int t : impl_->node_task_) names.push_back(impl_->tasks_[t].exec->name());
   return names;
 }
 

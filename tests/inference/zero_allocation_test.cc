@@ -60,10 +60,17 @@ TEST_P(ZeroAllocationTest, RunDoesNotAllocate) {
   RILL_SKIP_IF_MISSING(path);
   auto model = Model::FromFile(path);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 5; ++variant) {
     SessionConfig config;
     config.algorithm = variant == 0 ? AlgorithmPolicy::kReference : AlgorithmPolicy::kAuto;
     config.num_threads = variant == 2 ? 2 : 1;  // the thread pool's dispatch is allocation-free too
+    if (variant >= 3) {
+      // Two backends: convolutions on the device, the rest falls back to the
+      // CPU, copies between them; concurrent streams (3) or one thread (4).
+      config.backend = BackendKind::kCpuDevice;
+      config.cpu_device_ops = {"CONV_2D", "DEPTHWISE_CONV_2D"};
+      config.concurrent_backends = variant == 3;
+    }
     auto session = Session::Create(*model, config);
     ASSERT_TRUE(session.ok()) << session.status().ToString();
     Tensor* in = (*session)->input(0);

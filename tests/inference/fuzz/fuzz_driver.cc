@@ -1,6 +1,8 @@
 // Drives an LLVMFuzzerTestOneInput without libFuzzer (for gcc builds and
 // CI): every file named on the command line or found in a directory, plus a
-// sample of truncations and byte flips of each, deterministically.
+// sample of truncations and byte flips of each, deterministically. A path
+// that does not exist is skipped (an empty regressions directory is not in
+// the runfiles, and models may not be fetched).
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -44,6 +46,10 @@ int main(int argc, char** argv) {
       continue;
     }
     std::vector<std::string> paths;
+    if (!std::filesystem::exists(arg)) {
+      std::printf("fuzz_driver: %s is missing, skipped\n", arg.c_str());
+      continue;
+    }
     if (std::filesystem::is_directory(arg)) {
       for (const auto& e : std::filesystem::directory_iterator(arg)) paths.push_back(e.path().string());
     } else {

@@ -3,11 +3,31 @@
 #ifndef RILL_INFERENCE_CONFIG_H_
 #define RILL_INFERENCE_CONFIG_H_
 
+#include <cstddef>
+#include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace rill::inference {
 
-enum class BackendKind { kCpu = 0 };
+enum class BackendKind {
+  kCpu = 0,
+  // The CPU kernels behind a device boundary: buffers of its own, reached
+  // only through transfers, its own stream and threads, optionally only a
+  // subset of ops (SessionConfig::cpu_device_ops). It stands in for a GPU so
+  // that placement, fallback, copies and concurrent backends run for real.
+  kCpuDevice,
+};
+
+const char* BackendKindName(BackendKind kind);  // "cpu", "cpu_device"
+
+// A node as placement sees it.
+struct NodeRef {
+  int index = 0;     // in execution order (Session::Layers() order)
+  std::string name;  // Session::Layers()[index].name
+  std::string op;    // "CONV_2D"
+};
 
 enum class Precision {
   kFp32 = 0,  // bit-for-bit the reference semantics (up to summation order)
@@ -23,12 +43,32 @@ enum class AlgorithmPolicy {
 };
 
 struct SessionConfig {
+  // The backend of every node that `placement` does not place elsewhere.
+  // Nodes a backend cannot run fall back to the CPU backend, with copies
+  // inserted where tensors cross backends (inference/README.md "Backends").
   BackendKind backend = BackendKind::kCpu;
   int num_threads = 1;
   Precision precision = Precision::kFp32;
   AlgorithmPolicy algorithm = AlgorithmPolicy::kAuto;
   // File of measured choices for kTune ("" keeps them in the session only).
   std::string tuning_cache;
+  // Upper bound on the activation memory a session plans (all backends'
+  // arenas together); 0: no bound. Create/Resize fail with OutOfRange before
+  // allocating when a model needs more. Set it when models come from
+  // untrusted sources: a few hundred bytes of ONNX can ask for gigabytes.
+  size_t max_memory_bytes = 0;
+
+  // Heterogeneous runs. The backend of a node: `node_backends[name]` if the
+  // node is named there, else `placement(node)` if set, else `backend`.
+  std::map<std::string, BackendKind> node_backends;
+  std::function<BackendKind(const NodeRef&)> placement;
+  // Ops the kCpuDevice backend accepts, by IR op name ("CONV_2D"); empty: all.
+  std::vector<std::string> cpu_device_ops;
+  // Each backend other than the host CPU runs its nodes and transfers on a
+  // stream (thread) of its own, so parts of the graph that do not depend on
+  // each other run concurrently on different backends. Off: one thread runs
+  // everything in order.
+  bool concurrent_backends = true;
 };
 
 }  // namespace rill::inference

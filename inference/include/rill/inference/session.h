@@ -31,6 +31,7 @@ struct LayerInfo {
   std::string kernel;  // "conv2d_gemm_avx2"
   Shape output_shape;
   int64_t macs = 0;    // multiply-accumulates of conv / FC layers
+  std::string backend;  // where it runs: "cpu", "cpu_device" (after any fallback)
 };
 
 class Session {
