@@ -5,11 +5,11 @@
 // MediaPipe TFLite models at 1 and 2 threads.
 //
 //   bazel build //inference/tools:bench_engines
-//   bazel-bin/inference/tools/bench_engines [--runs=N] [--warmup=N] [--models=a,b]
+//   bazel-bin/inference/tools/bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--models=a,b]
 //       [--threads=1,2] [--ort_lib=PATH] [--json] [MODEL_DIR]
 //
 // Per model and thread count the three engines are set up side by side and
-// their timed runs interleaved (the order rotating every round, a 2 ms pause
+// their timed runs interleaved (the order rotating every round, a --pause_ms pause
 // between engines so that one's spinning worker threads have gone idle
 // before the next starts), so that drift of a shared machine hits all alike.
 #include <unistd.h>
@@ -44,6 +44,9 @@ namespace ort = rill::inference::ort;
 
 struct Flags {
   int runs = 15, warmup = 3;
+  // Idle time before each timed run, so the worker threads of the engine
+  // that ran before (ONNX Runtime's spin after a run) are off the cores.
+  int pause_ms = 20;
   std::vector<std::string> models;  // empty: all
   std::vector<int> threads = {1, 2};
   std::string dir = "third_party/models", ort_lib;
@@ -104,7 +107,7 @@ void Measure(std::vector<Engine*>& engines, const Flags& f) {
     for (size_t k = 0; k < engines.size(); ++k) {
       Engine* e = engines[(k + r) % engines.size()];
       if (!e->times.error.empty()) continue;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      std::this_thread::sleep_for(std::chrono::milliseconds(f.pause_ms));
       const auto start = std::chrono::steady_clock::now();
       const bool ok = e->run();
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -200,6 +203,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a.rfind("--runs=", 0) == 0) f.runs = std::max(1, std::atoi(a.c_str() + 7));
     else if (a.rfind("--warmup=", 0) == 0) f.warmup = std::max(0, std::atoi(a.c_str() + 9));
+    else if (a.rfind("--pause_ms=", 0) == 0) f.pause_ms = std::max(0, std::atoi(a.c_str() + 11));
     else if (a.rfind("--models=", 0) == 0) f.models = Split(a.substr(9));
     else if (a.rfind("--threads=", 0) == 0) {
       f.threads.clear();
@@ -208,7 +212,7 @@ int main(int argc, char** argv) {
     else if (a == "--json") f.json = true;
     else if (a.rfind("--", 0) == 0) {
       std::fprintf(stderr,
-                   "usage: bench_engines [--runs=N] [--warmup=N] [--models=a,b] [--threads=1,2] [--ort_lib=PATH] "
+                   "usage: bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--models=a,b] [--threads=1,2] [--ort_lib=PATH] "
                    "[--json] [MODEL_DIR]\n");
       return 2;
     } else f.dir = a;
