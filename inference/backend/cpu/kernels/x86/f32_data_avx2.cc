@@ -254,13 +254,30 @@ void PadCopy(const PadParams& p, const float* in, float* out) {
     out_strides[d] = s;
     s *= p.before[d] + p.in_dims[d] + p.after[d];
   }
-  std::fill(out, out + out_total, p.value);
+  // Rows made only of padding exist when an outer axis is padded; fill the
+  // whole output first then. Otherwise every row is written exactly once.
+  bool outer_padded = false;
+  for (int d = 0; d < q; ++d) outer_padded = outer_padded || p.before[d] != 0 || p.after[d] != 0;
+  if (outer_padded) std::fill(out, out + out_total, p.value);
   int index[PadParams::kMaxRank] = {};
   long long in_offset = 0;
   for (;;) {
     long long o = 0;
     for (int d = 0; d < q; ++d) o += (index[d] + p.before[d]) * out_strides[d];
-    std::memcpy(out + o + before, in + in_offset, static_cast<size_t>(in_row) * sizeof(float));
+    float* row = out + o;
+    const float* src = in + in_offset;
+    if (!outer_padded) {
+      for (long long i = 0; i < before; ++i) row[i] = p.value;
+      for (long long i = 0; i < after; ++i) row[before + in_row + i] = p.value;
+    }
+    if (in_row <= 64) {
+      // Short rows (channel padding of one pixel): fixed-size copies, no call.
+      long long i = 0;
+      for (; i + 8 <= in_row; i += 8) __builtin_memcpy(row + before + i, src + i, 8 * sizeof(float));
+      for (; i < in_row; ++i) row[before + i] = src[i];
+    } else {
+      std::memcpy(row + before, src, static_cast<size_t>(in_row) * sizeof(float));
+    }
     in_offset += in_row;
     int d = q - 1;
     for (; d >= 0; --d) {
