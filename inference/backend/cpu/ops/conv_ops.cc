@@ -389,7 +389,21 @@ class FullyConnectedOp : public CpuOp {
     const bool wide = avx512_ && algo_ != ConvAlgo::kGemm6x16;
     const x86::GemmFn gemm = wide ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
     if (StrassenDepth(algo_) == 0) {
-      gemm(batch_, out_dim_, in_dim_, x, in_dim_, packed_.data(), In(2), act, y, out_dim_);
+      // Columns in groups of 128 (whole panels of either microkernel) over
+      // the threads: at batch 1 this is a GEMV bound by reading the weights.
+      constexpr int kGroup = 128;
+      const int groups = (out_dim_ + kGroup - 1) / kGroup;
+      const float* bias = In(2);
+      if (!use_pool || groups < 2 || threads() == 1) {
+        gemm(batch_, out_dim_, in_dim_, x, in_dim_, packed_.data(), bias, act, y, out_dim_);
+        return;
+      }
+      auto group = [&](int g, int) {
+        const int n0 = g * kGroup;
+        gemm(batch_, std::min(kGroup, out_dim_ - n0), in_dim_, x, in_dim_,
+             packed_.data() + static_cast<size_t>(n0) * in_dim_, bias ? bias + n0 : nullptr, act, y + n0, out_dim_);
+      };
+      ParallelFor(groups, group);
       return;
     }
     const int block_rows = StrassenRowBlock();
