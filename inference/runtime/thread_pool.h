@@ -23,7 +23,7 @@ namespace rill::inference {
 class ThreadPool {
  public:
   // How long a worker polls for the next loop before it sleeps.
-  static constexpr int kSpinMicros = 100;
+  static constexpr int kSpinMicros = 20;
 
   // `num_threads` counts the caller: 1 means no workers.
   explicit ThreadPool(int num_threads);

@@ -114,10 +114,16 @@ class ConvOp : public CpuOp {
         break;
       case Kind::kDepthwise:
         if (use_avx2_) {
+          // Chunks of whole row pairs (the AVX-512 kernel computes two
+          // output rows at a time), two per thread; tiny layers stay on one.
           const int rows = p_.batch * p_.out_h;
-          const int chunks = std::min(rows, threads() * 4);
-          auto chunk = [this, rows, chunks](int c, int) {
-            x86::DepthwiseConv2DAvx2Rows(p_, In(0), In(1), In(2), Out(), rows * c / chunks, rows * (c + 1) / chunks);
+          const int pairs = (rows + 1) / 2;
+          const long long macs = 1LL * rows * p_.out_w * p_.out_c * p_.kernel_h * p_.kernel_w;
+          const int chunks = macs < 65536 ? 1 : std::min(pairs, threads() * 2);
+          auto chunk = [this, rows, pairs, chunks](int c, int) {
+            const int begin = 2 * (pairs * c / chunks);
+            const int end = std::min(rows, 2 * (pairs * (c + 1) / chunks));
+            x86::DepthwiseConv2DAvx2Rows(p_, In(0), In(1), In(2), Out(), begin, end);
           };
           ParallelFor(chunks, chunk);
         } else {
