@@ -28,13 +28,9 @@ __attribute__((target("avx2,fma"))) void Activate(float* o, int n, FusedActivati
   for (int c = 0; c < n; ++c) o[c] = ApplyActivation(o[c], act);
 }
 
-}  // namespace
-
-namespace {
-
 // o[c] = max(o[c], src[c]) / o[c] += src[c] over c in [0, n), 8 at a time.
-__attribute__((target("avx2,fma"))) inline void MaxInto(float* o, const float* src, int n) {
-  int c = 0;
+__attribute__((target("avx2,fma"))) inline void MaxInto(float* o, const float* src, long long n) {
+  long long c = 0;
   for (; c + 8 <= n; c += 8) _mm256_storeu_ps(o + c, _mm256_max_ps(_mm256_loadu_ps(o + c), _mm256_loadu_ps(src + c)));
   for (; c < n; ++c) o[c] = std::max(o[c], src[c]);
 }
@@ -57,10 +53,12 @@ __attribute__((target("avx2,fma"))) inline void DivideBy(float* o, float d, long
   for (; c < n; ++c) o[c] /= d;
 }
 
-}  // namespace
-
-__attribute__((target("avx2,fma"))) void MaxPool2DAvx2Rows(const PoolParams& p, const float* in, float* out,
-                                                            int row_begin, int row_end) {
+// Pooling over output rows [row_begin, row_end): every output pixel starts
+// at `init`, folds in the pixels of its clipped window with `fold`, and is
+// averaged by the window's size when `average` is set.
+template <void (*Fold)(float*, const float*, long long)>
+__attribute__((target("avx2,fma"))) void Pool2DRows(const PoolParams& p, const float* in, float* out, int row_begin,
+                                                    int row_end, float init, bool average) {
   const int ch = p.channels;
   for (int row = row_begin; row < row_end; ++row) {
     const int n = row / p.out_h, oy = row % p.out_h;
@@ -68,33 +66,25 @@ __attribute__((target("avx2,fma"))) void MaxPool2DAvx2Rows(const PoolParams& p, 
     for (int ox = 0; ox < p.out_w; ++ox) {
       const Window w = Clip(p, oy, ox);
       float* o = out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * ch;
-      Fill(o, -std::numeric_limits<float>::infinity(), ch);
+      Fill(o, init, ch);
       for (int y = w.y0; y < w.y1; ++y) {
-        for (int x = w.x0; x < w.x1; ++x) MaxInto(o, in_n + (static_cast<long long>(y) * p.in_w + x) * ch, ch);
+        for (int x = w.x0; x < w.x1; ++x) Fold(o, in_n + (static_cast<long long>(y) * p.in_w + x) * ch, ch);
       }
+      const int count = (w.y1 - w.y0) * (w.x1 - w.x0);
+      if (average && count > 0) DivideBy(o, static_cast<float>(count), ch);
       Activate(o, ch, p.activation);
     }
   }
 }
 
-__attribute__((target("avx2,fma"))) void AveragePool2DAvx2Rows(const PoolParams& p, const float* in, float* out,
-                                                                int row_begin, int row_end) {
-  const int ch = p.channels;
-  for (int row = row_begin; row < row_end; ++row) {
-    const int n = row / p.out_h, oy = row % p.out_h;
-    const float* in_n = in + static_cast<long long>(n) * p.in_h * p.in_w * ch;
-    for (int ox = 0; ox < p.out_w; ++ox) {
-      const Window w = Clip(p, oy, ox);
-      float* o = out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * ch;
-      Fill(o, 0.0f, ch);
-      for (int y = w.y0; y < w.y1; ++y) {
-        for (int x = w.x0; x < w.x1; ++x) AddInto(o, in_n + (static_cast<long long>(y) * p.in_w + x) * ch, ch);
-      }
-      const int count = (w.y1 - w.y0) * (w.x1 - w.x0);
-      if (count > 0) DivideBy(o, static_cast<float>(count), ch);
-      Activate(o, ch, p.activation);
-    }
-  }
+}  // namespace
+
+void MaxPool2DAvx2Rows(const PoolParams& p, const float* in, float* out, int row_begin, int row_end) {
+  Pool2DRows<MaxInto>(p, in, out, row_begin, row_end, -std::numeric_limits<float>::infinity(), false);
+}
+
+void AveragePool2DAvx2Rows(const PoolParams& p, const float* in, float* out, int row_begin, int row_end) {
+  Pool2DRows<AddInto>(p, in, out, row_begin, row_end, 0.0f, true);
 }
 
 namespace {
