@@ -1,8 +1,11 @@
-// Helpers shared by the engine's tests: locating fetched models and media.
+// Helpers shared by the engine's tests: locating fetched models and media,
+// random operands.
 #ifndef RILL_TESTS_INFERENCE_TEST_UTIL_H_
 #define RILL_TESTS_INFERENCE_TEST_UTIL_H_
 
+#include <cstddef>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,14 @@ inline std::vector<std::string> MediaPipeModels() {
           "selfie_segmentation_landscape.tflite", "hand_landmark_lite.tflite",
           "hand_landmark_full.tflite", "pose_landmark_lite.tflite",
           "pose_landmark_full.tflite", "pose_landmark_heavy.tflite"};
+}
+
+// n floats uniform in [lo, hi) from `rng` (kernel tests' random operands).
+inline std::vector<float> RandomFloats(size_t n, std::mt19937* rng, float lo = -1.0f, float hi = 1.0f) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(*rng);
+  return v;
 }
 
 inline std::vector<uint8_t> ReadBytes(const std::string& path) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/inference/test_util.h"
 #include "inference/backend/backend.h"
 #include "inference/backend/cpu/kernels/ref/conv2d.h"
 #include "inference/backend/cpu/kernels/ref/fully_connected.h"
@@ -41,12 +42,7 @@
 namespace rill::inference::cpu {
 namespace {
 
-std::vector<float> Random(size_t n, std::mt19937* rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(*rng);
-  return v;
-}
+std::vector<float> Random(size_t n, std::mt19937* rng) { return testing::RandomFloats(n, rng); }
 std::vector<float> Abs(std::vector<float> v) {
   for (float& x : v) x = std::fabs(x);
   return v;

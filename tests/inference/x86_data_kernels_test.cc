@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/inference/test_util.h"
 #include "inference/backend/cpu/kernels/ref/concatenation.h"
 #include "inference/backend/cpu/kernels/ref/mean.h"
 #include "inference/backend/cpu/kernels/ref/pad.h"
@@ -18,12 +19,7 @@
 namespace rill::inference::cpu {
 namespace {
 
-std::vector<float> Random(size_t n, std::mt19937* rng) {
-  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(*rng);
-  return v;
-}
+std::vector<float> Random(size_t n, std::mt19937* rng) { return testing::RandomFloats(n, rng, -2.0f, 2.0f); }
 
 long long Product(const int* dims, int rank) {
   long long n = 1;

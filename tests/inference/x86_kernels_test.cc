@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/inference/test_util.h"
 #include "inference/backend/cpu/kernels/ref/conv2d.h"
 #include "inference/backend/cpu/kernels/ref/depthwise_conv2d.h"
 #include "inference/backend/cpu/kernels/ref/fully_connected.h"
@@ -30,12 +31,7 @@ namespace {
 
 using ::rill::inference::Shape;
 
-std::vector<float> Random(size_t n, std::mt19937* rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(*rng);
-  return v;
-}
+std::vector<float> Random(size_t n, std::mt19937* rng) { return testing::RandomFloats(n, rng); }
 
 size_t NumElementsOf(const std::vector<int>& s) {
   size_t n = 1;

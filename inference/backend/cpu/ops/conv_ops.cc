@@ -38,6 +38,49 @@ void LogMeasurement(const std::string& key, const std::string& choice, double ms
   }
 }
 
+// Synthetic input for measuring candidates: deterministic, in [-0.5, 0.5).
+std::vector<float> TuningInput(size_t n) {
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>((i * 7919) % 1000) * 1e-3f - 0.5f;
+  return x;
+}
+
+// The best of three timed runs, in milliseconds.
+template <class Run>
+double BestOfThreeMs(Run&& run) {
+  double best = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+// kTune for one layer: the cached choice under `key`, or else every
+// candidate measured (`measure_ms`, one thread) and logged against the cost
+// model (`estimate`), the fastest cached and returned.
+template <class Measure, class Estimate>
+ConvAlgo MeasureCandidates(const std::string& key, const std::vector<ConvAlgo>& candidates, TuningCache* cache,
+                           Measure&& measure_ms, Estimate&& estimate) {
+  ConvAlgo algo;
+  auto cached = cache->choices.find(key);
+  if (cached != cache->choices.end() && ParseConvAlgo(cached->second, &algo)) return algo;
+  ConvAlgo best = candidates.front();
+  double best_ms = 1e30;
+  for (ConvAlgo c : candidates) {
+    const double ms = measure_ms(c);
+    LogMeasurement(key, ConvAlgoToken(c), ms, estimate(c));
+    if (ms < best_ms) {
+      best_ms = ms;
+      best = c;
+    }
+  }
+  cache->choices[key] = ConvAlgoToken(best);
+  cache->dirty = true;
+  return best;
+}
+
 class ConvOp : public CpuOp {
  public:
   enum class Kind { kConv, kDepthwise, kTranspose };
@@ -292,34 +335,16 @@ class ConvOp : public CpuOp {
   // Measures every candidate on this layer's shapes (one thread, synthetic
   // input, best of 3 runs each), or reuses a cached measurement.
   ConvAlgo Tune(IsaFeatures isa) {
-    const std::string key = ConvTuningKey(p_, isa.avx512);
-    ConvAlgo algo;
-    auto cached = args_.tuning->choices.find(key);
-    if (cached != args_.tuning->choices.end() && ParseConvAlgo(cached->second, &algo)) return algo;
-    const std::vector<ConvAlgo> candidates = ConvCandidates(p_, isa);
-    std::vector<float> x(static_cast<size_t>(p_.batch) * p_.in_h * p_.in_w * p_.in_c);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 1000) * 1e-3f - 0.5f;
+    const std::vector<float> x = TuningInput(static_cast<size_t>(p_.batch) * p_.in_h * p_.in_w * p_.in_c);
     std::vector<float> y(static_cast<size_t>(p_.batch) * p_.out_h * p_.out_w * p_.out_c);
-    ConvAlgo best = candidates.front();
-    double best_ms = 1e30;
-    for (ConvAlgo c : candidates) {
-      SetUp(c);
-      std::vector<float> scratch(ScratchFloats(1) + 1);
-      double c_ms = 1e30;
-      for (int i = 0; i < 3; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        Execute(x.data(), y.data(), scratch.data(), /*use_pool=*/false);
-        c_ms = std::min(c_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-      }
-      LogMeasurement(key, ConvAlgoToken(c), c_ms, EstimateConvCycles(p_, c));
-      if (c_ms < best_ms) {
-        best_ms = c_ms;
-        best = c;
-      }
-    }
-    args_.tuning->choices[key] = ConvAlgoToken(best);
-    args_.tuning->dirty = true;
-    return best;
+    return MeasureCandidates(
+        ConvTuningKey(p_, isa.avx512), ConvCandidates(p_, isa), args_.tuning,
+        [&](ConvAlgo c) {
+          SetUp(c);
+          std::vector<float> scratch(ScratchFloats(1) + 1);
+          return BestOfThreeMs([&] { Execute(x.data(), y.data(), scratch.data(), /*use_pool=*/false); });
+        },
+        [&](ConvAlgo c) { return EstimateConvCycles(p_, c); });
   }
 
   Kind kind_;
@@ -428,34 +453,17 @@ class FullyConnectedOp : public CpuOp {
     }
   }
   ConvAlgo Tune(IsaFeatures isa) {
-    const std::string key = FcTuningKey(batch_, in_dim_, out_dim_, isa.avx512);
-    ConvAlgo algo;
-    auto cached = args_.tuning->choices.find(key);
-    if (cached != args_.tuning->choices.end() && ParseConvAlgo(cached->second, &algo)) return algo;
-    const std::vector<ConvAlgo> candidates = FcCandidates(batch_, in_dim_, out_dim_, isa);
-    std::vector<float> x(static_cast<size_t>(batch_) * in_dim_);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 1000) * 1e-3f - 0.5f;
+    const std::vector<float> x = TuningInput(static_cast<size_t>(batch_) * in_dim_);
     std::vector<float> y(static_cast<size_t>(batch_) * out_dim_);
-    ConvAlgo best = candidates.front();
-    double best_ms = 1e30;
-    for (ConvAlgo c : candidates) {
-      SetUp(c);
-      std::vector<float> scratch(ScratchFloats() + 1);
-      double c_ms = 1e30;
-      for (int i = 0; i < 3; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        Execute(x.data(), y.data(), scratch.data(), false);
-        c_ms = std::min(c_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-      }
-      LogMeasurement(key, ConvAlgoToken(c), c_ms, EstimateGemmCycles(batch_, out_dim_, in_dim_, c));
-      if (c_ms < best_ms) {
-        best_ms = c_ms;
-        best = c;
-      }
-    }
-    args_.tuning->choices[key] = ConvAlgoToken(best);
-    args_.tuning->dirty = true;
-    return best;
+    return MeasureCandidates(
+        FcTuningKey(batch_, in_dim_, out_dim_, isa.avx512), FcCandidates(batch_, in_dim_, out_dim_, isa),
+        args_.tuning,
+        [&](ConvAlgo c) {
+          SetUp(c);
+          std::vector<float> scratch(ScratchFloats() + 1);
+          return BestOfThreeMs([&] { Execute(x.data(), y.data(), scratch.data(), false); });
+        },
+        [&](ConvAlgo c) { return EstimateGemmCycles(batch_, out_dim_, in_dim_, c); });
   }
 
   int batch_ = 0, in_dim_ = 0, out_dim_ = 0;
