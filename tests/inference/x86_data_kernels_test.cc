@@ -87,9 +87,10 @@ TEST_F(X86DataKernelsTest, MeanOverOneRunOfAxesMatchesReferenceExactly) {
     MeanRef(p, x.data(), want.data());
     const bool run = mask == 1 || mask == 2 || mask == 3 || mask == 4 || mask == 6 || mask == 7 || mask == 8 ||
                      mask == 12 || mask == 14 || mask == 15;
-    EXPECT_EQ(x86::MeanIsContiguous(p), run) << "mask " << mask;
-    ASSERT_EQ(x86::MeanContiguousAvx2(p, x.data(), got.data()), run) << "mask " << mask;
+    x86::MeanPlan plan;
+    ASSERT_EQ(x86::PlanContiguousMean(p, &plan), run) << "mask " << mask;
     if (run) {
+      x86::MeanContiguousAvx2(plan, x.data(), got.data());
       ASSERT_EQ(want, got) << "mask " << mask;
       ++fast;
     }
@@ -112,9 +113,10 @@ TEST_F(X86DataKernelsTest, TransposeOfEveryPermutationMatchesReference) {
         const std::vector<float> x = Random(Product(p.in_dims, rank), &rng_);
         std::vector<float> want(x.size()), got(x.size(), 3.0f);
         TransposeRef(p, x.data(), want.data());
-        const bool fast = x86::TransposeIsBatched2D(p);
-        ASSERT_EQ(x86::TransposeAsBatched2D(p, x.data(), got.data()), fast);
+        x86::TransposePlan plan;
+        const bool fast = x86::PlanBatched2DTranspose(p, &plan);
         if (fast) {
+          x86::TransposeBatched2D(plan, x.data(), got.data());
           std::string what = "perm";
           for (int v : perm) what += " " + std::to_string(v);
           ASSERT_EQ(want, got) << what << " rank " << rank << " variant " << variant;
@@ -134,7 +136,8 @@ TEST_F(X86DataKernelsTest, TransposeOfEveryPermutationMatchesReference) {
     nchw.in_dims[i] = d[i];
     nchw.perm[i] = to_nhwc[i];
   }
-  EXPECT_TRUE(x86::TransposeIsBatched2D(nchw));
+  x86::TransposePlan plan;
+  EXPECT_TRUE(x86::PlanBatched2DTranspose(nchw, &plan));
 }
 
 TEST_F(X86DataKernelsTest, PadCopyMatchesReference) {

@@ -184,15 +184,17 @@ class TransposeOp : public CpuOp {
       p_.in_dims[d] = x[d];
       p_.perm[d] = attrs().perm[d];
     }
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::TransposeIsBatched2D(p_);
+    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::PlanBatched2DTranspose(p_, &plan_);
     return Status::Ok();
   }
   void Run() override {
-    if (!fast_ || !x86::TransposeAsBatched2D(p_, In(0), Out())) TransposeRef(p_, In(0), Out());
+    if (fast_) x86::TransposeBatched2D(plan_, In(0), Out());
+    else TransposeRef(p_, In(0), Out());
   }
 
  private:
   TransposeParams p_;
+  x86::TransposePlan plan_;
   bool fast_ = false;
 };
 

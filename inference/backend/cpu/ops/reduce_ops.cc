@@ -77,15 +77,17 @@ class MeanOp : public CpuOp {
     p_.rank = static_cast<int>(x.size());
     for (int d = 0; d < p_.rank; ++d) p_.in_dims[d] = x[d];
     for (int ax : axes) p_.reduce[(ax + p_.rank) % p_.rank] = true;
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && x86::MeanIsContiguous(p_);
+    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && x86::PlanContiguousMean(p_, &plan_);
     return Status::Ok();
   }
   void Run() override {
-    if (!fast_ || !x86::MeanContiguousAvx2(p_, In(0), Out())) MeanRef(p_, In(0), Out());
+    if (fast_) x86::MeanContiguousAvx2(plan_, In(0), Out());
+    else MeanRef(p_, In(0), Out());
   }
 
  private:
   ReduceParams p_;
+  x86::MeanPlan plan_;
   bool fast_ = false;
 };
 

@@ -87,54 +87,35 @@ void AveragePool2DAvx2Rows(const PoolParams& p, const float* in, float* out, int
   Pool2DRows<AddInto>(p, in, out, row_begin, row_end, 0.0f, true);
 }
 
-namespace {
-
-// The reduced axes [first, last] when they are one run.
-bool ReducedRun(const ReduceParams& p, int* first, int* last) {
-  *first = *last = -1;
+bool PlanContiguousMean(const ReduceParams& p, MeanPlan* plan) {
+  int first = -1, last = -1;
   for (int d = 0; d < p.rank; ++d) {
     if (!p.reduce[d]) continue;
-    if (*first < 0) *first = d;
-    if (*last >= 0 && *last != d - 1) return false;  // a gap: not one run
-    *last = d;
+    if (first < 0) first = d;
+    if (last >= 0 && last != d - 1) return false;  // a gap: not one run
+    last = d;
   }
-  return *first >= 0;
+  if (first < 0) return false;
+  *plan = MeanPlan{};
+  for (int d = 0; d < first; ++d) plan->outer *= p.in_dims[d];
+  for (int d = first; d <= last; ++d) plan->middle *= p.in_dims[d];
+  for (int d = last + 1; d < p.rank; ++d) plan->inner *= p.in_dims[d];
+  return true;
 }
 
-}  // namespace
-
-bool MeanIsContiguous(const ReduceParams& p) {
-  int first, last;
-  return ReducedRun(p, &first, &last);
-}
-
-__attribute__((target("avx2,fma"))) bool MeanContiguousAvx2(const ReduceParams& p, const float* in, float* out) {
-  int first, last;
-  if (!ReducedRun(p, &first, &last)) return false;
-  long long outer = 1, middle = 1, inner = 1;
-  for (int d = 0; d < first; ++d) outer *= p.in_dims[d];
-  for (int d = first; d <= last; ++d) middle *= p.in_dims[d];
-  for (int d = last + 1; d < p.rank; ++d) inner *= p.in_dims[d];
+__attribute__((target("avx2,fma"))) void MeanContiguousAvx2(const MeanPlan& plan, const float* in, float* out) {
+  const long long middle = plan.middle, inner = plan.inner;
   const float divisor = middle > 0 ? static_cast<float>(middle) : 1.0f;
-  for (long long o = 0; o < outer; ++o) {
+  for (long long o = 0; o < plan.outer; ++o) {
     float* dst = out + o * inner;
     const float* src = in + o * middle * inner;
     Fill(dst, 0.0f, inner);
     for (long long m = 0; m < middle; ++m) AddInto(dst, src + m * inner, inner);
     DivideBy(dst, divisor, inner);
   }
-  return true;
 }
 
-namespace {
-
-struct Batched2D {
-  bool ok = false;
-  long long batch = 1, rows = 0, cols = 0, total = 1;
-};
-
-Batched2D AnalyzeTranspose(const TransposeParams& p) {
-  Batched2D t;
+bool PlanBatched2DTranspose(const TransposeParams& p, TransposePlan* plan) {
   // Axes of size 1 move nothing: number the others in input order, then
   // merge output axes whose input axes are consecutive ((2, 3) -> one axis).
   int input_rank[TransposeParams::kMaxRank];
@@ -154,34 +135,29 @@ Batched2D AnalyzeTranspose(const TransposeParams& p) {
     first[groups] = last[groups] = r;
     ++groups;
   }
+  TransposePlan t;
   for (int d = 0; d < p.rank; ++d) t.total *= p.in_dims[d];
   if (groups <= 1) {  // the identity in memory: rows = 1
-    t.ok = true;
     t.rows = 1;
     t.cols = t.total;
   } else if (groups == 2) {
-    t.ok = true;
     t.rows = size[1];  // input [rows, cols] = [group 1, group 0]
     t.cols = size[0];
   } else if (groups == 3 && first[0] < first[2] && first[2] < first[1]) {
-    t.ok = true;
     t.batch = size[0];
     t.rows = size[2];
     t.cols = size[1];
+  } else {
+    return false;
   }
-  return t;
+  *plan = t;
+  return true;
 }
 
-}  // namespace
-
-bool TransposeIsBatched2D(const TransposeParams& p) { return AnalyzeTranspose(p).ok; }
-
-bool TransposeAsBatched2D(const TransposeParams& p, const float* in, float* out) {
-  const Batched2D t = AnalyzeTranspose(p);
-  if (!t.ok) return false;
+void TransposeBatched2D(const TransposePlan& t, const float* in, float* out) {
   if (t.rows == 1 || t.cols == 1) {
     std::memcpy(out, in, static_cast<size_t>(t.total) * sizeof(float));
-    return true;
+    return;
   }
   const long long batch = t.batch, rows = t.rows, cols = t.cols;
   // out[b][c][r] = in[b][r][c], in tiles that fit L1 on both sides.
@@ -191,7 +167,7 @@ bool TransposeAsBatched2D(const TransposeParams& p, const float* in, float* out)
     float* dst = out + b * rows * cols;
     for (long long r0 = 0; r0 < rows; r0 += kTile) {
       const long long r1 = std::min(rows, r0 + kTile);
-      for (long long c0 = 0; c0 < cols; c0 += kTile) {
+    for (long long c0 = 0; c0 < cols; c0 += kTile) {
         const long long c1 = std::min(cols, c0 + kTile);
         for (long long c = c0; c < c1; ++c) {
           for (long long r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
@@ -199,7 +175,6 @@ bool TransposeAsBatched2D(const TransposeParams& p, const float* in, float* out)
       }
     }
   }
-  return true;
 }
 
 void ConcatenationCopy(int num_inputs, const float* const* inputs, const long long* chunk, long long outer,

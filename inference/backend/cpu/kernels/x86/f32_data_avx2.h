@@ -21,15 +21,21 @@ void AveragePool2DAvx2Rows(const PoolParams& p, const float* in, float* out, int
 
 // MEAN whose reduced axes are one contiguous run: the input is viewed as
 // [outer, middle, inner] and out[o][i] = sum over m of in[o][m][i] / middle.
-// Returns false (nothing written) for any other pattern.
-bool MeanIsContiguous(const ReduceParams& p);
-bool MeanContiguousAvx2(const ReduceParams& p, const float* in, float* out);
+// Plan once (false for any other pattern), run many times.
+struct MeanPlan {
+  long long outer = 1, middle = 1, inner = 1;
+};
+bool PlanContiguousMean(const ReduceParams& p, MeanPlan* plan);
+void MeanContiguousAvx2(const MeanPlan& plan, const float* in, float* out);
 
 // A transpose that, after merging axes that stay neighbours, is
 // [batch, rows, cols] -> [batch, cols, rows] (e.g. NCHW <-> NHWC). Returns
-// false (nothing written) for any other permutation.
-bool TransposeIsBatched2D(const TransposeParams& p);
-bool TransposeAsBatched2D(const TransposeParams& p, const float* in, float* out);
+// false for any other permutation. Plan once, run many times.
+struct TransposePlan {
+  long long batch = 1, rows = 0, cols = 0, total = 1;
+};
+bool PlanBatched2DTranspose(const TransposeParams& p, TransposePlan* plan);
+void TransposeBatched2D(const TransposePlan& plan, const float* in, float* out);
 
 // CONCATENATION without a fused activation: one memcpy per input chunk.
 void ConcatenationCopy(int num_inputs, const float* const* inputs, const long long* chunk, long long outer,

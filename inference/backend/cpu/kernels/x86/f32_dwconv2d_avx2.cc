@@ -27,8 +27,9 @@ __attribute__((target("avx2,fma"))) inline __m256 Activate(__m256 v, FusedActiva
 template <int K>
 __attribute__((target("avx2,fma"))) inline void InteriorPixel(const float* in, int in_w, int channels,
                                                                  const float* filter, const float* bias,
-                                                                 FusedActivation act, float* out, int c) {
+                                                                 FusedActivation act, float* out) {
   const int vec_end = channels / 8 * 8;
+  int c = 0;
   for (; c < vec_end; c += 8) {
     __m256 acc = bias ? _mm256_loadu_ps(bias + c) : _mm256_setzero_ps();
 #pragma GCC unroll 5
@@ -58,37 +59,6 @@ __attribute__((target("avx2,fma"))) inline void InteriorPixel(const float* in, i
     out[c] = ApplyActivation(acc, act);
   }
 }
-
-// The same with AVX-512 over 16-channel blocks; returns the first channel
-// it did not compute (the AVX2 path finishes the rest).
-template <int K>
-__attribute__((target("avx512f"))) inline int InteriorPixel512(const float* in, int in_w, int channels,
-                                                                const float* filter, const float* bias,
-                                                                FusedActivation act, float* out) {
-  if (act == FusedActivation::kTanh) return 0;
-  const int vec_end = channels / 16 * 16;
-  const __m512 lo = _mm512_set1_ps(act == FusedActivation::kReluN1To1 ? -1.0f : 0.0f);
-  const __m512 hi = _mm512_set1_ps(act == FusedActivation::kRelu6 ? 6.0f
-                                   : act == FusedActivation::kReluN1To1 ? 1.0f : 3.402823466e38f);
-  const bool clamp = act != FusedActivation::kNone;
-  int c = 0;
-  for (; c < vec_end; c += 16) {
-    __m512 acc = bias ? _mm512_loadu_ps(bias + c) : _mm512_setzero_ps();
-#pragma GCC unroll 5
-    for (int ky = 0; ky < K; ++ky) {
-      const float* row = in + static_cast<long long>(ky) * in_w * channels + c;
-      const float* f = filter + ky * K * channels + c;
-#pragma GCC unroll 5
-      for (int kx = 0; kx < K; ++kx) {
-        acc = _mm512_fmadd_ps(_mm512_loadu_ps(row + kx * channels), _mm512_loadu_ps(f + kx * channels), acc);
-      }
-    }
-    if (clamp) acc = _mm512_min_ps(_mm512_max_ps(acc, lo), hi);
-    _mm512_storeu_ps(out + c, acc);
-  }
-  return c;
-}
-
 
 // One output pixel with bounds checks (borders and a segment's remainder).
 // Taps of different rows go to different accumulators so the FMAs do not
@@ -293,7 +263,6 @@ __attribute__((target("avx2,fma"))) void DepthwiseConv2DAvx2Rows(const ConvParam
   const int channels = p.out_c;
   const int vec_end = channels / 8 * 8;
   const bool vector_act = p.activation != FusedActivation::kTanh;
-  const bool use512 = GetCpuFeatures().avx512f && channels >= 16;
   if (GetCpuFeatures().avx512f) {
     if (DwRowsFn rows_fn = PickDwRows512(p)) {
       // Row ranges are split per image of the batch.
@@ -328,11 +297,9 @@ __attribute__((target("avx2,fma"))) void DepthwiseConv2DAvx2Rows(const ConvParam
         if (interior && (p.kernel_h == 3 || p.kernel_h == 5)) {
           const float* window = in_n + (static_cast<long long>(iy0) * p.in_w + ix0) * channels;
           if (p.kernel_h == 3) {
-            const int c0 = use512 ? InteriorPixel512<3>(window, p.in_w, channels, filter, bias, p.activation, out) : 0;
-            InteriorPixel<3>(window, p.in_w, channels, filter, bias, p.activation, out, c0);
+            InteriorPixel<3>(window, p.in_w, channels, filter, bias, p.activation, out);
           } else {
-            const int c0 = use512 ? InteriorPixel512<5>(window, p.in_w, channels, filter, bias, p.activation, out) : 0;
-            InteriorPixel<5>(window, p.in_w, channels, filter, bias, p.activation, out, c0);
+            InteriorPixel<5>(window, p.in_w, channels, filter, bias, p.activation, out);
           }
           continue;
         }

@@ -1,6 +1,8 @@
-// Depthwise 2-D convolution for x86 AVX2/FMA (AVX-512 for 3x3/5x5 interior
-// pixels when present), depth multiplier 1: NHWC keeps channels contiguous,
-// so 8 (16) channels of one output pixel are one vector.
+// Depthwise 2-D convolution for x86, depth multiplier 1: NHWC keeps channels
+// contiguous, so 8 (16) channels of one output pixel are one vector. With
+// AVX-512, 3x3/5x5 windows at stride 1 or 2 run a row kernel (several pixels
+// and two rows per step, taps in registers); everything else runs the AVX2
+// per-pixel path.
 #ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_DWCONV2D_AVX2_H_
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_DWCONV2D_AVX2_H_
 
