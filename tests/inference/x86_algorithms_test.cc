@@ -350,6 +350,15 @@ struct OpResult {
   std::vector<float> out;
 };
 
+// Prepares the execution, gives it scratch, runs it once; records its name.
+void PrepareAndRun(Execution* op, OpResult* r) {
+  EXPECT_TRUE(op->Prepare().ok());
+  std::vector<float> scratch(op->scratch_bytes() / sizeof(float) + 1);
+  op->set_scratch(scratch.data());
+  op->Run();
+  r->kernel = op->name();
+}
+
 ir::Activation ToIr(FusedActivation a) {
   switch (a) {
     case FusedActivation::kRelu:
@@ -412,12 +421,7 @@ OpResult RunConvOp(const ConvProblem& c, int threads,
     args.algorithm = AlgorithmPolicy::kTune;
     args.tuning = &cache;
   }
-  std::unique_ptr<Execution> op = MakeConv2D(args);
-  EXPECT_TRUE(op->Prepare().ok());
-  std::vector<float> scratch(op->scratch_bytes() / sizeof(float) + 1);
-  op->set_scratch(scratch.data());
-  op->Run();
-  r.kernel = op->name();
+  PrepareAndRun(MakeConv2D(args).get(), &r);
   return r;
 }
 
@@ -499,12 +503,7 @@ OpResult RunFcOp(int rows, int in_dim, int out_dim, FusedActivation act,
   args.pool = &pool;
   args.algorithm = AlgorithmPolicy::kTune;
   args.tuning = &cache;
-  std::unique_ptr<Execution> op = MakeFullyConnected(args);
-  EXPECT_TRUE(op->Prepare().ok());
-  std::vector<float> scratch(op->scratch_bytes() / sizeof(float) + 1);
-  op->set_scratch(scratch.data());
-  op->Run();
-  r.kernel = op->name();
+  PrepareAndRun(MakeFullyConnected(args).get(), &r);
   return r;
 }
 
