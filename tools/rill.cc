@@ -61,7 +61,7 @@ commands:
   model info MODEL       a .tflite/.onnx model: ops, MACs, parameter bytes,
                          planned arena, per-layer algorithm (--json)
   model bench MODEL      median/min latency (--threads=N --runs=N
-                         --profile --json)
+                         --pause_ms=N --profile --json)
   model compare MODEL    an .onnx model on the engine and on ONNX Runtime
                          1.30: per output max abs/rel error, PASS within
                          1e-4 of the output's range, else exit 1

@@ -79,8 +79,11 @@ Status CheckExplicitPads(ShapeContext& c, const OpAttrs& a) {
   return Status::Ok();
 }
 
+// CONV_2D's optional fourth input is a residual fused by the optimizer:
+// [N, OH, OW, C'] with C' <= the output channels, added to the first C'
+// channels before the activation (see optimize::FuseResidualAdd).
 Status Conv(ShapeContext& c, const OpAttrs& a, bool depthwise) {
-  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(2, 3));
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(2, depthwise ? 3 : 4));
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(1, 4));
   const Shape& x = c.In(0);
@@ -107,6 +110,14 @@ Status Conv(ShapeContext& c, const OpAttrs& a, bool depthwise) {
                      ? ExplicitWindowOutputSize(x[2], w[2], a.stride_w, a.dilation_w, a.pad_left, a.pad_right, false)
                      : WindowOutputSize(x[2], w[2], a.stride_w, a.dilation_w, a.padding);
   if (oh <= 0 || ow <= 0) return c.Error("window " + ShapeToString(w) + " does not fit input " + ShapeToString(x));
+  if (c.Has(3)) {
+    RILL_INF_RETURN_IF_ERROR(c.NeedRank(3, 4));
+    const Shape& r = c.In(3);
+    if (r[0] != x[0] || r[1] != oh || r[2] != ow || r[3] <= 0 || r[3] > out_c) {
+      return c.Error("residual " + ShapeToString(r) + " does not fit output " +
+                     ShapeToString({x[0], oh, ow, out_c}));
+    }
+  }
   return c.SetOut({x[0], oh, ow, out_c});
 }
 

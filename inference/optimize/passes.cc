@@ -218,6 +218,97 @@ int FuseActivations(ir::Graph* g) {
   return fused;
 }
 
+namespace {
+
+// The channel count `id` holds when it is PAD(x) that pads only the end of
+// the channel axis of a 4-D x with zeros, read by nothing else; else -1.
+// `*unpadded` is x.
+int ChannelPadSource(const ir::Graph& g, const std::vector<Shape>& shape, const std::vector<int>& producer,
+                     const std::vector<int>& readers, int id, int* unpadded) {
+  const int p = producer[id];
+  if (p < 0 || readers[id] != 1) return -1;
+  const Node& pad = g.nodes[p];
+  if (pad.type != OpType::kPad || pad.inputs.empty() || pad.inputs[0] < 0) return -1;
+  std::vector<int> pads;
+  if (!ir::ReadConstInts(g, pad, 1, &pads).ok() || pads.size() != 8) return -1;
+  for (int i = 0; i < 7; ++i) {
+    if (pads[i] != 0) return -1;
+  }
+  if (pad.inputs.size() > 2 && pad.inputs[2] >= 0) {
+    const int v = pad.inputs[2];
+    if (!IsFloatConst(g, v) || NumElements(g.tensors[v].shape) != 1 || Floats(g, v)[0] != 0.0f) return -1;
+  }
+  const Shape& x = shape[pad.inputs[0]];
+  if (x.size() != 4 || g.tensors[pad.inputs[0]].dtype != DataType::kFloat32) return -1;
+  *unpadded = pad.inputs[0];
+  return x[3];
+}
+
+}  // namespace
+
+int FuseResidualAdd(ir::Graph* g) {
+  int fused = 0;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    const std::vector<int> producer = Producers(*g);
+    const std::vector<int> readers = ReaderCounts(*g);
+    // Shapes at the model's declared input sizes (importers need not have
+    // stored activations' shapes); a graph that does not infer is left alone.
+    std::vector<Shape> shape = g->InitialShapes();
+    if (!g->InferShapes(&shape).ok()) return fused;
+    for (size_t i = 0; i < g->nodes.size() && !changed; ++i) {
+      const Node& add = g->nodes[i];
+      if (add.type != OpType::kAdd || add.inputs.size() != 2 || add.outputs.size() != 1) continue;
+      const Shape& out = shape[add.outputs[0]];
+      if (out.size() != 4) continue;
+      // The conv to fuse into: the later-produced operand whose skip (the
+      // other operand, or what a channel zero-PAD pads) exists before it runs.
+      int best_conv = -1, res = -1, dead_pad = -1;
+      for (int side = 0; side < 2; ++side) {
+        const int a = add.inputs[side], b = add.inputs[1 - side];
+        if (a < 0 || b < 0 || shape[a] != out) continue;
+        const int c = producer[a];
+        if (c < 0 || readers[a] != 1 || c <= best_conv) continue;
+        const Node& conv = g->nodes[c];
+        if (conv.type != OpType::kConv2D || conv.attrs.activation != ir::Activation::kNone) continue;
+        if (conv.inputs.size() > 3 && conv.inputs[3] >= 0) continue;
+        if (g->tensors[b].is_constant() || g->tensors[b].dtype != DataType::kFloat32) continue;
+        int skip = b, pad = -1;
+        int unpadded = -1;
+        const int channels = ChannelPadSource(*g, shape, producer, readers, b, &unpadded);
+        if (channels > 0) {
+          // A channel zero-PAD of a smaller tensor: the conv reads that one.
+          const Shape& xs = shape[unpadded];
+          if (xs[0] != out[0] || xs[1] != out[1] || xs[2] != out[2] || channels > out[3]) continue;
+          skip = unpadded;
+          pad = producer[b];
+        } else if (shape[b] != out) {
+          continue;
+        }
+        if (producer[skip] >= c) continue;  // produced after the conv
+        best_conv = c;
+        res = skip;
+        dead_pad = pad;
+      }
+      if (best_conv < 0) continue;
+      Node& conv = g->nodes[best_conv];
+      std::vector<bool> dead(g->nodes.size(), false);
+      if (dead_pad >= 0) dead[dead_pad] = true;
+      if (conv.inputs.size() < 4) conv.inputs.resize(4, -1);
+      conv.inputs[3] = res;
+      conv.attrs.activation = add.attrs.activation;
+      conv.outputs[0] = add.outputs[0];
+      conv.name = add.name;
+      dead[i] = true;
+      Sweep(g, dead);
+      ++fused;
+      changed = true;
+    }
+  }
+  return fused;
+}
+
 int RemoveDeadNodes(ir::Graph* g) {
   int removed = 0;
   bool changed = true;
@@ -244,6 +335,7 @@ Status Optimize(ir::Graph* g) {
     int changes = FoldPadIntoConv(g);
     changes += FoldAffineIntoConv(g);
     changes += FuseActivations(g);
+    changes += FuseResidualAdd(g);
     changes += RemoveDeadNodes(g);
     if (changes == 0) break;
   }

@@ -18,6 +18,11 @@ int FoldAffineIntoConv(ir::Graph* g);
 // RELU / RELU6 / clamps to [0,6] or [-1,1] after an op with a fused
 // activation slot become that slot.
 int FuseActivations(ir::Graph* g);
+// conv -> ADD(skip) [-> activation] becomes one CONV_2D whose fourth input is
+// the skip (added in the conv's epilogue, before its activation); a skip that
+// is a zero PAD of the channel axis alone (BlazeFace) is read unpadded. The
+// conv must be the ADD's only reader and have no activation of its own.
+int FuseResidualAdd(ir::Graph* g);
 // Nodes whose outputs nobody reads are dropped.
 int RemoveDeadNodes(ir::Graph* g);
 

@@ -5,13 +5,16 @@
 // MediaPipe TFLite models at 1 and 2 threads.
 //
 //   bazel build //inference/tools:bench_engines
-//   bazel-bin/inference/tools/bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--models=a,b]
+//   bazel-bin/inference/tools/bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--block=N] [--models=a,b]
 //       [--threads=1,2] [--ort_lib=PATH] [--json] [MODEL_DIR]
 //
 // Per model and thread count the three engines are set up side by side and
 // their timed runs interleaved (the order rotating every round, a --pause_ms pause
 // between engines so that one's spinning worker threads have gone idle
 // before the next starts), so that drift of a shared machine hits all alike.
+// With --block=N each engine instead runs N times back to back per turn (one
+// untimed run first), the turns rotating: the steady-state latency of an
+// engine kept busy, next to the default's latency of a run that starts idle.
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,7 +50,13 @@ struct Flags {
   // Idle time before each timed run, so the worker threads of the engine
   // that ran before (ONNX Runtime's spin after a run) are off the cores.
   int pause_ms = 20;
+  // Runs per block: 1 interleaves the engines run by run (a pause before
+  // each run, so every run starts idle, like one inference per video frame);
+  // N > 1 runs each engine N times back to back per block (steady state, as
+  // MNN's and ONNX Runtime's own benchmark tools measure), blocks rotating.
+  int block = 1;
   std::vector<std::string> models;  // empty: all
+  std::vector<std::string> engines = {"ours", "onnxruntime", "opencv"};  // which engines run
   std::vector<int> threads = {1, 2};
   std::string dir = "third_party/models", ort_lib;
   bool json = false;
@@ -103,19 +112,24 @@ void Measure(std::vector<Engine*>& engines, const Flags& f) {
       if (!e->run()) e->times.error = "run failed";
     }
   }
-  for (int r = 0; r < f.runs; ++r) {
+  const int rounds = (f.runs + f.block - 1) / f.block;
+  for (int r = 0; r < rounds; ++r) {
     for (size_t k = 0; k < engines.size(); ++k) {
       Engine* e = engines[(k + r) % engines.size()];
-      if (!e->times.error.empty()) continue;
       std::this_thread::sleep_for(std::chrono::milliseconds(f.pause_ms));
-      const auto start = std::chrono::steady_clock::now();
-      const bool ok = e->run();
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      if (!ok) {
-        e->times.error = "run failed";
-        e->times.ms.clear();
-      } else {
-        e->times.ms.push_back(ms);
+      // In block mode the first run of a block is a warm-up, not timed.
+      if (f.block > 1 && e->times.error.empty() && !e->run()) e->times.error = "run failed";
+      for (int i = 0; i < f.block && r * f.block + i < f.runs; ++i) {
+        if (!e->times.error.empty()) break;
+        const auto start = std::chrono::steady_clock::now();
+        const bool ok = e->run();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        if (!ok) {
+          e->times.error = "run failed";
+          e->times.ms.clear();
+        } else {
+          e->times.ms.push_back(ms);
+        }
       }
     }
   }
@@ -205,6 +219,8 @@ int main(int argc, char** argv) {
     else if (a.rfind("--warmup=", 0) == 0) f.warmup = std::max(0, std::atoi(a.c_str() + 9));
     else if (a.rfind("--pause_ms=", 0) == 0) f.pause_ms = std::max(0, std::atoi(a.c_str() + 11));
     else if (a.rfind("--models=", 0) == 0) f.models = Split(a.substr(9));
+    else if (a.rfind("--block=", 0) == 0) f.block = std::max(1, std::atoi(a.c_str() + 8));
+    else if (a.rfind("--engines=", 0) == 0) f.engines = Split(a.substr(10));
     else if (a.rfind("--threads=", 0) == 0) {
       f.threads.clear();
       for (const std::string& t : Split(a.substr(10))) f.threads.push_back(std::max(1, std::atoi(t.c_str())));
@@ -212,8 +228,8 @@ int main(int argc, char** argv) {
     else if (a == "--json") f.json = true;
     else if (a.rfind("--", 0) == 0) {
       std::fprintf(stderr,
-                   "usage: bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--models=a,b] [--threads=1,2] [--ort_lib=PATH] "
-                   "[--json] [MODEL_DIR]\n");
+                   "usage: bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--block=N] [--models=a,b] [--engines=ours,onnxruntime,opencv] "
+                   "[--threads=1,2] [--ort_lib=PATH] [--json] [MODEL_DIR]\n");
       return 2;
     } else f.dir = a;
   }
@@ -317,7 +333,8 @@ int main(int argc, char** argv) {
 
       std::vector<Engine*> engines;
       for (Engine* e : {&ours_e, &ort_e, &cv_e}) {
-        if (e->run && e->times.error.empty()) engines.push_back(e);
+        const bool wanted = std::find(f.engines.begin(), f.engines.end(), e->name) != f.engines.end();
+        if (e->run && e->times.error.empty() && wanted) engines.push_back(e);
       }
       Measure(engines, f);
       for (Engine* e : {&ours_e, &ort_e, &cv_e}) {
@@ -435,8 +452,11 @@ int main(int argc, char** argv) {
     std::printf("]}\n");
   } else {
     std::printf("\nMachine: %u CPUs, %s, cpu MHz %.0f (/proc/cpuinfo, first core); load average %.2f at start, %.2f "
-                "at end. %d warm-up + %d timed runs per engine, interleaved; input fixed-seed random [0,1).\n",
-                cpus, cpu_name.c_str(), mhz, load_start[0], load_end[0], f.warmup, f.runs);
+                "at end. %d warm-up + %d timed runs per engine, %s; input fixed-seed random [0,1).\n",
+                cpus, cpu_name.c_str(), mhz, load_start[0], load_end[0], f.warmup, f.runs,
+                f.block > 1 ? ("in rotating blocks of " + std::to_string(f.block) + " back-to-back runs (" +
+                               std::to_string(f.pause_ms) + " ms pause before each block)").c_str()
+                            : ("interleaved (" + std::to_string(f.pause_ms) + " ms pause before each run)").c_str());
     if (!ort_version.empty()) std::printf("ONNX Runtime %s (intra-op threads = threads, inter-op 1, sequential, all graph optimizations).\n", ort_version.c_str());
     if (!ort_error.empty()) std::printf("ONNX Runtime unavailable: %s\n", ort_error.c_str());
     if (bound_ms > 0) {

@@ -1,7 +1,7 @@
 // rill_model: inspect and time a model with the engine alone.
 //
 //   rill_model info MODEL [--json] [--tune[=CACHE_FILE]]
-//   rill_model bench MODEL [--threads=N] [--runs=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]
+//   rill_model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]
 //   rill_model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--json]
 //
 // `info` prints ops, MACs, parameter bytes, the planned arena and the kernel
@@ -19,6 +19,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "inference/ir/graph.h"
@@ -31,6 +32,7 @@ namespace {
 struct Flags {
   std::string command, model;
   int threads = 1, runs = 20;
+  int pause_ms = 0;  // idle time before each timed run (a frame interval)
   bool json = false, profile = false, reference = false, tune = false;
   std::string tuning_cache;
   std::string input_file;
@@ -44,6 +46,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     const std::string a = argv[i];
     if (a.rfind("--threads=", 0) == 0) f->threads = std::atoi(a.c_str() + 10);
     else if (a.rfind("--runs=", 0) == 0) f->runs = std::max(1, std::atoi(a.c_str() + 7));
+    else if (a.rfind("--pause_ms=", 0) == 0) f->pause_ms = std::max(0, std::atoi(a.c_str() + 11));
     else if (a == "--json") f->json = true;
     else if (a == "--profile") f->profile = true;
     else if (a == "--reference") f->reference = true;
@@ -116,6 +119,7 @@ int Bench(const Flags& f, Session& session) {
   std::vector<double> times;
   std::vector<double> layer_sum(session.Layers().size(), 0.0), node_ms;
   for (int r = 0; r < f.runs; ++r) {
+    if (f.pause_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(f.pause_ms));
     const auto start = std::chrono::steady_clock::now();
     Status s = f.profile ? session.RunProfiled(&node_ms) : session.Run();
     if (!s.ok()) return Fail(s);
@@ -320,7 +324,7 @@ int RunModelTool(int argc, char** argv) {
   if (!ParseFlags(argc, argv, &f)) {
     std::fprintf(stderr,
                  "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]]\n"
-                 "       rill model bench MODEL [--threads=N] [--runs=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]\n"
+                 "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]\n"
                  "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--json]\n");
     return 2;
   }

@@ -26,6 +26,7 @@
 #include "tests/inference/test_util.h"
 #include "inference/backend/backend.h"
 #include "inference/backend/cpu/kernels/ref/conv2d.h"
+#include "inference/backend/cpu/kernels/ref/residual_add.h"
 #include "inference/backend/cpu/kernels/ref/fully_connected.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_sliding.h"
@@ -104,6 +105,22 @@ struct ConvProblem {
     Conv2DRef(linear, ax.data(), aw.data(), ab.data(), bound.data());
   }
   size_t out_size() const { return want.size(); }
+  // Gives the conv a fused residual of `res_c` channels (<= out_c; fewer
+  // stands for a skip zero-padded in its channels) and recomputes `want`.
+  void AddResidual(int res_c, std::mt19937* rng) {
+    residual_c = res_c;
+    const long long pixels = static_cast<long long>(p.batch) * p.out_h * p.out_w;
+    residual = Random(static_cast<size_t>(pixels) * res_c, rng);
+    ConvParams linear = p;
+    linear.activation = FusedActivation::kNone;
+    Conv2DRef(linear, x.data(), w.data(), bias.data(), want.data());
+    ResidualAddRef(pixels, p.out_c, residual.data(), res_c, p.activation, want.data());
+    for (long long r = 0; r < pixels; ++r) {
+      for (int c = 0; c < res_c; ++c) bound[r * p.out_c + c] += std::fabs(residual[r * res_c + c]);
+    }
+  }
+  std::vector<float> residual;
+  int residual_c = 0;
 };
 
 // Largest |got - want| / (1 + bound) (activations are 1-Lipschitz, so the
@@ -402,6 +419,10 @@ OpResult RunConvOp(const ConvProblem& c, int threads,
                   true};
   TensorBinding b{
       DataType::kFloat32, {p.out_c}, const_cast<float*>(c.bias.data()), true};
+  TensorBinding res{DataType::kFloat32,
+                    {p.batch, p.out_h, p.out_w, c.residual_c},
+                    const_cast<float*>(c.residual.data()),
+                    false};
   OpResult r;
   r.out.assign(c.out_size(), 123.0f);
   TensorBinding y{DataType::kFloat32,
@@ -414,9 +435,12 @@ OpResult RunConvOp(const ConvProblem& c, int threads,
   args.graph = &graph;
   args.node = &graph.nodes[0];
   args.inputs = {&x, &w, &b};
+  if (c.residual_c > 0) args.inputs.push_back(&res);
   args.outputs = {&y};
   args.pool = &pool;
-  if (!choice.empty()) {
+  if (choice == "reference") {
+    args.algorithm = AlgorithmPolicy::kReference;
+  } else if (!choice.empty()) {
     cache.choices[ConvTuningKey(p, x86::GetCpuFeatures().avx512f)] = choice;
     args.algorithm = AlgorithmPolicy::kTune;
     args.tuning = &cache;
@@ -467,6 +491,61 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsAllChoicesOneAndTwoThreads) {
           << one.kernel << ": 1 and 2 threads differ, " << Describe(c.p);
     }
   }
+}
+
+// A fused residual (optimize::FuseResidualAdd) through every algorithm: the
+// skip added to each output before the activation, a narrower skip only to
+// the first channels, 1 and 2 threads bit-identical.
+TEST_F(X86AlgorithmsTest, ConvExecutionsWithResidual) {
+  const bool avx512 = x86::GetCpuFeatures().avx512f;
+  struct Case {
+    Shape4 shape;
+    std::vector<std::string> choices;
+  };
+  std::vector<Case> cases = {
+      {{2, 13, 11, 17, 40, 3, 1, 1, ir::Padding::kSame, FusedActivation::kRelu},
+       {"reference", "gemm_6x16", "sliding_avx2", "winograd_f23",
+        "winograd_f43", "winograd_f63"}},
+      {{1, 9, 16, 7, 3, 3, 1, 1, ir::Padding::kSame, FusedActivation::kTanh},
+       {"reference", "gemm_6x16", "sliding_avx2", "winograd_f43"}},
+      {{2, 15, 17, 3, 24, 5, 2, 1, ir::Padding::kSame, FusedActivation::kRelu6},
+       {"reference", "gemm_6x16", "sliding_avx2"}},
+      {{2, 24, 24, 300, 260, 1, 1, 1, ir::Padding::kValid,
+        FusedActivation::kNone},
+       {"gemm_6x16", "strassen_d1"}},
+      {{1, 7, 5, 17, 129, 1, 1, 1, ir::Padding::kValid,
+        FusedActivation::kReluN1To1},
+       {"reference", "gemm_6x16", "sliding_avx2"}},
+  };
+  if (avx512) {
+    for (Case& c : cases) {
+      c.choices.push_back("gemm_6x32");
+      c.choices.push_back("sliding_avx512");
+    }
+  }
+  int checked = 0;
+  for (const Case& tc : cases) {
+    const ConvParams params = Params(tc.shape);
+    for (int res_c : {params.out_c, (params.out_c + 1) / 2, 1}) {
+      ConvProblem c(params, &rng_);
+      c.AddResidual(res_c, &rng_);
+      for (const std::string& choice : tc.choices) {
+        const OpResult one = RunConvOp(c, 1, choice);
+        const OpResult two = RunConvOp(c, 2, choice);
+        ConvAlgo algo;
+        if (choice != "reference") {
+          ASSERT_TRUE(ParseConvAlgo(choice, &algo));
+          EXPECT_EQ(one.kernel, ConvKernelName(algo, avx512)) << choice;
+        }
+        const double tolerance = choice == "winograd_f63" ? 5e-5 : 2e-5;
+        EXPECT_LE(MaxError(c, one.out), tolerance)
+            << one.kernel << " residual channels " << res_c << " " << Describe(c.p);
+        EXPECT_EQ(one.out, two.out) << one.kernel << ": 1 and 2 threads differ";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 45);
 }
 
 OpResult RunFcOp(int rows, int in_dim, int out_dim, FusedActivation act,

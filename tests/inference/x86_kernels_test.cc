@@ -15,6 +15,7 @@
 #include "inference/backend/cpu/kernels/ref/div.h"
 #include "inference/backend/cpu/kernels/ref/mul.h"
 #include "inference/backend/cpu/kernels/ref/sub.h"
+#include "inference/backend/cpu/kernels/ref/residual_add.h"
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
 #include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_resize_bilinear_avx2.h"
@@ -213,6 +214,45 @@ TEST_F(X86KernelsTest, BinaryMatchesReference) {
         x86::BinaryAvx2(ops[op], static_cast<long long>(a.size()), a.data(), b.data(),
                         static_cast<long long>(b.size()), act, got.data());
         ExpectClose(want, got, "binary op " + std::to_string(op));
+      }
+    }
+  }
+}
+
+// The fused-residual epilogue: the whole output in windows (as conv tiles
+// apply it) against the reference over the whole output, narrower skips
+// included; outside the window nothing changes.
+TEST_F(X86KernelsTest, ResidualAddMatchesReference) {
+  const FusedActivation acts[] = {FusedActivation::kNone, FusedActivation::kRelu, FusedActivation::kRelu6,
+                                  FusedActivation::kReluN1To1, FusedActivation::kTanh};
+  for (int out_c : {1, 3, 7, 17, 40}) {
+    for (int res_c : {1, (out_c + 1) / 2, out_c}) {
+      for (FusedActivation act : acts) {
+        const long long rows = 13;
+        const std::vector<float> y0 = Random(static_cast<size_t>(rows) * out_c, &rng_);
+        const std::vector<float> skip = Random(static_cast<size_t>(rows) * res_c, &rng_);
+        std::vector<float> want = y0, got = y0;
+        ResidualAddRef(rows, out_c, skip.data(), res_c, act, want.data());
+        // Windows: rows [0,5) and [5,13) x channels [0,c) and [c,out_c).
+        const int split = out_c / 3;
+        for (auto [r0, r1] : {std::pair{0LL, 5LL}, std::pair{5LL, rows}}) {
+          for (auto [c0, c1] : {std::pair{0, split}, std::pair{split, out_c}}) {
+            x86::ResidualAddAvx2(skip.data(), res_c, got.data(), out_c, r0, r1, c0, c1, act);
+          }
+        }
+        ExpectClose(want, got, "residual add out_c " + std::to_string(out_c) + " res_c " + std::to_string(res_c));
+        std::vector<float> window = y0;
+        x86::ResidualAddAvx2(skip.data(), res_c, window.data(), out_c, 2, 4, 0, out_c, act);
+        for (long long r = 0; r < rows; ++r) {
+          for (int c = 0; c < out_c; ++c) {
+            const size_t i = static_cast<size_t>(r) * out_c + c;
+            if (r >= 2 && r < 4) {
+              EXPECT_NEAR(window[i], want[i], 1e-6f);
+            } else {
+              EXPECT_EQ(window[i], y0[i]) << "row " << r << " outside the window changed";
+            }
+          }
+        }
       }
     }
   }

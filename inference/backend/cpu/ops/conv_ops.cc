@@ -9,8 +9,10 @@
 #include "inference/backend/cpu/kernels/ref/conv2d.h"
 #include "inference/backend/cpu/kernels/ref/depthwise_conv2d.h"
 #include "inference/backend/cpu/kernels/ref/fully_connected.h"
+#include "inference/backend/cpu/kernels/ref/residual_add.h"
 #include "inference/backend/cpu/kernels/ref/transpose_conv2d.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_sliding.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd.h"
@@ -96,7 +98,7 @@ class ConvOp : public CpuOp {
   }
 
   Status Prepare() override {
-    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(3));
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(4));
     const Shape& x = InShape(0);
     const Shape& w = InShape(1);
     const Shape& y = OutShape();
@@ -128,6 +130,14 @@ class ConvOp : public CpuOp {
       p_.pad_left = ir::WindowPadBefore(p_.in_w, p_.out_w, p_.kernel_w, p_.stride_w, p_.dilation_w, a.padding);
     }
     p_.depth_multiplier = kind_ == Kind::kDepthwise ? p_.out_c / p_.in_c : 1;
+    // A fused residual (optimizer: conv -> ADD(skip)): the kernels write the
+    // conv without activation and the epilogue adds the skip, then activates.
+    act_ = p_.activation;
+    residual_c_ = 0;
+    if (kind_ == Kind::kConv && HasInput(3)) {
+      residual_c_ = InShape(3)[3];
+      p_.activation = FusedActivation::kNone;
+    }
     // Algorithm choice: the AVX2/FMA kernels when the CPU has them and the
     // policy allows; the reference kernels otherwise.
     const bool avx2 = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && args_.inputs[1]->constant;
@@ -150,9 +160,10 @@ class ConvOp : public CpuOp {
     switch (kind_) {
       case Kind::kConv:
         if (use_avx2_) {
-          Execute(In(0), Out(), static_cast<float*>(scratch_), /*use_pool=*/true);
+          Execute(In(0), Out(), static_cast<float*>(scratch_), /*use_pool=*/true, residual_c_ ? In(3) : nullptr);
         } else {
           Conv2DRef(p_, In(0), In(1), In(2), Out());
+          if (residual_c_) ResidualAddRef(GemmRows(), p_.out_c, In(3), residual_c_, act_, Out());
         }
         break;
       case Kind::kDepthwise:
@@ -255,7 +266,17 @@ class ConvOp : public CpuOp {
     }
   }
 
-  void Execute(const float* x, float* y, float* scratch, bool use_pool) {
+  // Adds the fused residual to output pixels [begin, end), channels
+  // [col_begin, col_end), and applies the activation.
+  void AddResidual(const float* residual, float* y, long long begin, long long end, int col_begin = 0,
+                   int col_end = -1) const {
+    x86::ResidualAddAvx2(residual, residual_c_, y, p_.out_c, begin, end, col_begin, col_end < 0 ? p_.out_c : col_end,
+                         act_);
+  }
+
+  // `residual`: the fused skip tensor, or null; each task adds it to the
+  // part of the output it has just written, while that is still in cache.
+  void Execute(const float* x, float* y, float* scratch, bool use_pool, const float* residual = nullptr) {
     const float* bias = In(2);
     switch (algo_) {
       case ConvAlgo::kGemm6x16:
@@ -263,6 +284,12 @@ class ConvOp : public CpuOp {
         const size_t per_thread = x86::Conv2DGemmScratchFloats(p_);
         auto tile = [&](int t, int thread) {
           x86::Conv2DGemmAvx2Tile(p_, x, packed_.data(), bias, scratch + per_thread * thread, y, t, gemm_);
+          if (residual) {
+            long long r0, r1;
+            int c0, c1;
+            x86::Conv2DGemmTileWindow(p_, t, &r0, &r1, &c0, &c1);
+            AddResidual(residual, y, r0, r1, c0, c1);
+          }
         };
         For(x86::Conv2DGemmTiles(p_), tile, use_pool);
         break;
@@ -273,7 +300,9 @@ class ConvOp : public CpuOp {
         const int chunks = std::min(rows, 64);
         const bool wide = algo_ == ConvAlgo::kSlidingAvx512;
         auto chunk = [&](int c, int) {
-          x86::Conv2DSlidingRows(p_, x, packed_.data(), bias, wide, y, rows * c / chunks, rows * (c + 1) / chunks);
+          const int r0 = rows * c / chunks, r1 = rows * (c + 1) / chunks;
+          x86::Conv2DSlidingRows(p_, x, packed_.data(), bias, wide, y, r0, r1);
+          if (residual) AddResidual(residual, y, 1LL * r0 * p_.out_w, 1LL * r1 * p_.out_w);
         };
         For(chunks, chunk, use_pool);
         break;
@@ -325,10 +354,18 @@ class ConvOp : public CpuOp {
           const int m = static_cast<int>(std::min<long long>(block_rows, rows - r0));
           x86::GemmStrassen(m, x + r0 * p_.in_c, p_.in_c, strassen_, bias, p_.activation, gemm_, y + r0 * p_.out_c,
                             p_.out_c, scratch + per_thread * thread);
+          if (residual) AddResidual(residual, y, r0, r0 + m);
         };
         For(blocks, block, use_pool);
         break;
       }
+    }
+    if (residual && WinogradTile(algo_) > 0) {
+      // Winograd writes its output tile by tile across phases: one more pass.
+      const long long pixels = GemmRows();
+      const int chunks = static_cast<int>(std::min<long long>(pixels, 16));
+      auto chunk = [&](int c, int) { AddResidual(residual, y, pixels * c / chunks, pixels * (c + 1) / chunks); };
+      For(chunks, chunk, use_pool);
     }
   }
 
@@ -349,6 +386,8 @@ class ConvOp : public CpuOp {
 
   Kind kind_;
   ConvParams p_;
+  FusedActivation act_ = FusedActivation::kNone;  // the node's activation
+  int residual_c_ = 0;                            // channels of a fused residual (0: none)
   bool use_avx2_ = false;
   bool avx512_ = false;
   ConvAlgo algo_ = ConvAlgo::kGemm6x16;

@@ -74,4 +74,34 @@ void BinaryAvx2(BinaryOp op, long long n, const float* a, const float* b, long l
   }
 }
 
+__attribute__((target("avx2,fma"))) void ResidualAddAvx2(const float* residual, int res_c, float* y, int out_c,
+                                                         long long row_begin, long long row_end, int col_begin,
+                                                         int col_end, FusedActivation act) {
+  const bool clamp = act == FusedActivation::kRelu || act == FusedActivation::kRelu6 ||
+                     act == FusedActivation::kReluN1To1;
+  const __m256 lo = _mm256_set1_ps(act == FusedActivation::kReluN1To1 ? -1.0f : 0.0f);
+  const __m256 hi = _mm256_set1_ps(act == FusedActivation::kRelu6 ? 6.0f
+                                   : act == FusedActivation::kReluN1To1 ? 1.0f : 3.402823466e38f);
+  // Channels [col_begin, add_end) get the skip; [add_end, col_end) only the activation.
+  const int add_end = col_end < res_c ? col_end : (res_c > col_begin ? res_c : col_begin);
+  for (long long r = row_begin; r < row_end; ++r) {
+    float* row = y + r * out_c;
+    const float* skip = residual + r * res_c;
+    if (act == FusedActivation::kTanh) {
+      for (int c = col_begin; c < col_end; ++c) row[c] = ApplyActivation(row[c] + (c < add_end ? skip[c] : 0.0f), act);
+      continue;
+    }
+    int c = col_begin;
+    for (; c + 8 <= add_end; c += 8) {
+      __m256 v = _mm256_add_ps(_mm256_loadu_ps(row + c), _mm256_loadu_ps(skip + c));
+      if (clamp) v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+      _mm256_storeu_ps(row + c, v);
+    }
+    for (; c < add_end; ++c) row[c] = ApplyActivation(row[c] + skip[c], act);
+    if (!clamp) continue;
+    for (; c + 8 <= col_end; c += 8) _mm256_storeu_ps(row + c, _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(row + c), lo), hi));
+    for (; c < col_end; ++c) row[c] = ApplyActivation(row[c], act);
+  }
+}
+
 }  // namespace rill::inference::cpu::x86

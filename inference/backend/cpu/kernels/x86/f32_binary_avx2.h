@@ -16,6 +16,14 @@ enum class BinaryOp { kAdd, kSub, kMul, kDiv };
 void BinaryAvx2(BinaryOp op, long long n, const float* a, const float* b, long long b_period,
                 FusedActivation act, float* out);
 
+// A fused residual on a window of a conv's output (ResidualAddRef's twin):
+// for rows [row_begin, row_end) and channels [col_begin, col_end),
+//   y[r, c] = act(y[r, c] + (c < res_c ? residual[r, c] : 0)),
+// rows of y out_c floats apart and of `residual` res_c. A conv applies it to
+// each tile it has just written, while the tile is still in cache.
+void ResidualAddAvx2(const float* residual, int res_c, float* y, int out_c, long long row_begin, long long row_end,
+                     int col_begin, int col_end, FusedActivation act);
+
 }  // namespace rill::inference::cpu::x86
 
 #endif  // RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_BINARY_AVX2_H_

@@ -49,6 +49,17 @@ int Conv2DGemmTiles(const ConvParams& p) {
   return static_cast<int>((GemmRows(p) + rt - 1) / rt) * ColGroups(p);
 }
 
+void Conv2DGemmTileWindow(const ConvParams& p, int tile, long long* row_begin, long long* row_end, int* col_begin,
+                          int* col_end) {
+  const long long rows = GemmRows(p);
+  const int rt = RowTile(p);
+  const int groups = ColGroups(p);
+  *row_begin = static_cast<long long>(tile / groups) * rt;
+  *row_end = std::min(rows, *row_begin + rt);
+  *col_begin = (tile % groups) * kColGroup;
+  *col_end = std::min(p.out_c, *col_begin + kColGroup);
+}
+
 void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
                         float* scratch, float* output, int tile, GemmFn gemm) {
   if (gemm == nullptr) gemm = GemmF32Avx2;

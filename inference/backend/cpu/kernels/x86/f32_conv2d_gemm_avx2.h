@@ -24,6 +24,10 @@ size_t Conv2DGemmScratchFloats(const ConvParams& p);
 // the layer is big enough. Every output is computed the same way whatever
 // the tiling, so results do not depend on the number of threads.
 int Conv2DGemmTiles(const ConvParams& p);
+// The output window tile `tile` writes: GEMM rows (output pixels)
+// [row_begin, row_end) and output channels [col_begin, col_end).
+void Conv2DGemmTileWindow(const ConvParams& p, int tile, long long* row_begin, long long* row_end, int* col_begin,
+                          int* col_end);
 void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
                         float* scratch, float* output, int tile, GemmFn gemm = nullptr);
 // All tiles in turn.

@@ -1,0 +1,217 @@
+// optimize::FuseResidualAdd on small graphs built in memory: which patterns
+// fuse (conv -> ADD(skip) -> activation, BlazeFace's channel PAD of the skip)
+// and which must not, and that the fused graph computes what the raw graph
+// computes, on the optimized and the reference kernels, at 1 and 2 threads.
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "inference/ir/graph.h"
+#include "inference/optimize/passes.h"
+#include "rill/inference/inference.h"
+#include "tests/inference/test_util.h"
+
+namespace rill::inference {
+namespace {
+
+struct Builder {
+  ir::Graph g;
+  std::mt19937 rng{7};
+
+  int Activation(const std::string& name, const Shape& shape) {
+    ir::TensorInfo t;
+    t.name = name;
+    t.shape = shape;
+    g.tensors.push_back(t);
+    return static_cast<int>(g.tensors.size()) - 1;
+  }
+  int Floats(const std::string& name, const Shape& shape) {
+    const int id = Activation(name, shape);
+    const std::vector<float> v = testing::RandomFloats(static_cast<size_t>(NumElements(shape)), &rng);
+    std::vector<uint8_t> bytes(v.size() * 4);
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+    g.SetConstant(id, DataType::kFloat32, shape, std::move(bytes));
+    return id;
+  }
+  int Ints(const std::string& name, const Shape& shape, const std::vector<int32_t>& v) {
+    const int id = Activation(name, shape);
+    std::vector<uint8_t> bytes(v.size() * 4);
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+    g.SetConstant(id, DataType::kInt32, shape, std::move(bytes));
+    return id;
+  }
+  // A SAME conv of `out_c` filters of size k, returning its output tensor.
+  int Conv(const std::string& name, int x, int out_c, int k, ir::Activation act) {
+    const Shape xs = g.tensors[x].shape;  // a copy: adding tensors moves them
+    ir::Node n;
+    n.name = name;
+    n.type = ir::OpType::kConv2D;
+    n.attrs.padding = ir::Padding::kSame;
+    n.attrs.activation = act;
+    n.inputs = {x, Floats(name + "/w", {out_c, k, k, xs[3]}), Floats(name + "/b", {out_c})};
+    n.outputs = {Activation(name, {xs[0], xs[1], xs[2], out_c})};
+    g.nodes.push_back(n);
+    return n.outputs[0];
+  }
+  int Op(ir::OpType type, const std::string& name, std::vector<int> inputs, const Shape& out,
+         ir::Activation act = ir::Activation::kNone) {
+    ir::Node n;
+    n.name = name;
+    n.type = type;
+    n.attrs.activation = act;
+    n.inputs = std::move(inputs);
+    n.outputs = {Activation(name, out)};
+    g.nodes.push_back(n);
+    return n.outputs[0];
+  }
+};
+
+int Count(const ir::Graph& g, ir::OpType type) {
+  int n = 0;
+  for (const ir::Node& node : g.nodes) n += node.type == type;
+  return n;
+}
+
+// Runs the raw and the optimized graph on the same random input and expects
+// the same outputs (to float rounding), for both kernel policies and 1/2 threads.
+void ExpectSameOutputs(const ir::Graph& raw, const ir::Graph& fused) {
+  auto raw_model = std::make_shared<Model>(std::make_shared<const ir::Graph>(raw));
+  auto fused_model = std::make_shared<Model>(std::make_shared<const ir::Graph>(fused));
+  std::mt19937 rng(3);
+  for (AlgorithmPolicy policy : {AlgorithmPolicy::kAuto, AlgorithmPolicy::kReference}) {
+    for (int threads : {1, 2}) {
+      SessionConfig config;
+      config.algorithm = policy;
+      config.num_threads = threads;
+      auto a = Session::Create(raw_model, config);
+      auto b = Session::Create(fused_model, config);
+      ASSERT_TRUE(a.ok()) << a.status().ToString();
+      ASSERT_TRUE(b.ok()) << b.status().ToString();
+      Tensor* in_a = (*a)->input(0);
+      const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in_a->num_elements()), &rng);
+      std::memcpy(in_a->data(), x.data(), x.size() * 4);
+      std::memcpy((*b)->input(0)->data(), x.data(), x.size() * 4);
+      ASSERT_TRUE((*a)->Run().ok());
+      ASSERT_TRUE((*b)->Run().ok());
+      const Tensor* ya = (*a)->output(0);
+      const Tensor* yb = (*b)->output(0);
+      ASSERT_EQ(ya->shape(), yb->shape());
+      for (int64_t i = 0; i < ya->num_elements(); ++i) {
+        ASSERT_NEAR(ya->data_as<float>()[i], yb->data_as<float>()[i], 1e-4f) << "at " << i << " threads " << threads;
+      }
+    }
+  }
+}
+
+TEST(ResidualFusionTest, ConvAddActivationBecomesOneConv) {
+  Builder b;
+  const int x = b.Activation("x", {2, 6, 5, 8});
+  b.g.inputs = {x};
+  const int skip = b.Conv("skip", x, 8, 3, ir::Activation::kRelu);
+  const int main = b.Conv("main", skip, 8, 1, ir::Activation::kNone);
+  const int out = b.Op(ir::OpType::kAdd, "out", {main, skip}, {2, 6, 5, 8}, ir::Activation::kRelu6);
+  b.g.outputs = {out};
+  ir::Graph fused = b.g;
+  ASSERT_EQ(optimize::FuseResidualAdd(&fused), 1);
+  ASSERT_EQ(fused.nodes.size(), 2u);
+  const ir::Node& conv = fused.nodes[1];
+  EXPECT_EQ(conv.type, ir::OpType::kConv2D);
+  ASSERT_EQ(conv.inputs.size(), 4u);
+  EXPECT_EQ(conv.inputs[3], skip);
+  EXPECT_EQ(conv.outputs[0], out);
+  EXPECT_EQ(conv.attrs.activation, ir::Activation::kRelu6);
+  ExpectSameOutputs(b.g, fused);
+}
+
+TEST(ResidualFusionTest, ChannelPaddedSkipIsReadUnpadded) {
+  Builder b;
+  const int x = b.Activation("x", {1, 7, 9, 4});
+  b.g.inputs = {x};
+  const int skip = b.Conv("skip", x, 4, 3, ir::Activation::kRelu);
+  const int main = b.Conv("main", skip, 10, 1, ir::Activation::kNone);
+  const int pads = b.Ints("pads", {4, 2}, {0, 0, 0, 0, 0, 0, 0, 6});
+  const int padded = b.Op(ir::OpType::kPad, "padded", {skip, pads}, {1, 7, 9, 10});
+  const int out = b.Op(ir::OpType::kAdd, "out", {padded, main}, {1, 7, 9, 10}, ir::Activation::kRelu);
+  b.g.outputs = {out};
+  ir::Graph fused = b.g;
+  ASSERT_TRUE(optimize::Optimize(&fused).ok());
+  EXPECT_EQ(Count(fused, ir::OpType::kPad), 0);
+  EXPECT_EQ(Count(fused, ir::OpType::kAdd), 0);
+  ASSERT_EQ(fused.nodes.size(), 2u);
+  ASSERT_EQ(fused.nodes[1].inputs.size(), 4u);
+  EXPECT_EQ(fused.nodes[1].inputs[3], skip);
+  ExpectSameOutputs(b.g, fused);
+}
+
+TEST(ResidualFusionTest, PatternsThatMustNotFuse) {
+  {  // the conv has an activation of its own (it would run after the sum)
+    Builder b;
+    const int x = b.Activation("x", {1, 4, 4, 8});
+    b.g.inputs = {x};
+    const int main = b.Conv("main", x, 8, 1, ir::Activation::kRelu);
+    b.g.outputs = {b.Op(ir::OpType::kAdd, "out", {main, x}, {1, 4, 4, 8})};
+    EXPECT_EQ(optimize::FuseResidualAdd(&b.g), 0);
+  }
+  {  // the conv's output is read by another node too
+    Builder b;
+    const int x = b.Activation("x", {1, 4, 4, 8});
+    b.g.inputs = {x};
+    const int main = b.Conv("main", x, 8, 1, ir::Activation::kNone);
+    const int sum = b.Op(ir::OpType::kAdd, "sum", {main, x}, {1, 4, 4, 8});
+    b.g.outputs = {b.Op(ir::OpType::kMul, "out", {sum, main}, {1, 4, 4, 8})};
+    EXPECT_EQ(optimize::FuseResidualAdd(&b.g), 0);
+  }
+}
+
+// A broadcast operand does not fuse; a PAD of height (not channels) stays a
+// node of its own and its output is an ordinary skip.
+TEST(ResidualFusionTest, BroadcastDoesNotFuseAndHeightPadStays) {
+  Builder b;
+  const int x = b.Activation("x", {1, 4, 4, 8});
+  b.g.inputs = {x};
+  const int main = b.Conv("main", x, 8, 1, ir::Activation::kNone);
+  const int pooled = b.Op(ir::OpType::kMean, "pooled", {x, b.Ints("axes", {2}, {1, 2})}, {1, 1, 1, 8});
+  b.g.nodes.back().attrs.keep_dims = true;
+  const int sum = b.Op(ir::OpType::kAdd, "sum", {main, pooled}, {1, 4, 4, 8});
+  const int small = b.Conv("small", x, 8, 1, ir::Activation::kNone);
+  const int cut = b.Op(ir::OpType::kMaxPool2D, "cut", {small}, {1, 3, 4, 8});
+  b.g.nodes.back().attrs.kernel_h = 2;
+  b.g.nodes.back().attrs.kernel_w = 1;
+  const int padded =
+      b.Op(ir::OpType::kPad, "padded", {cut, b.Ints("pads", {4, 2}, {0, 0, 1, 0, 0, 0, 0, 0})}, {1, 4, 4, 8});
+  const int main2 = b.Conv("main2", sum, 8, 1, ir::Activation::kNone);
+  b.g.outputs = {b.Op(ir::OpType::kAdd, "out", {main2, padded}, {1, 4, 4, 8})};
+  ir::Graph fused = b.g;
+  EXPECT_EQ(optimize::FuseResidualAdd(&fused), 1);
+  EXPECT_EQ(Count(fused, ir::OpType::kAdd), 1);  // "sum" (broadcast) is left
+  EXPECT_EQ(Count(fused, ir::OpType::kPad), 1);
+  ASSERT_EQ(fused.nodes.back().inputs.size(), 4u);
+  EXPECT_EQ(fused.nodes.back().inputs[3], padded);
+  ExpectSameOutputs(b.g, fused);
+}
+
+// A residual that does not fit the conv's output is a clear error at
+// session creation (the optimizer never makes one; a hand-built or corrupt
+// graph can).
+TEST(ResidualFusionTest, MisfitResidualIsAnError) {
+  Builder b;
+  const int x = b.Activation("x", {1, 4, 4, 8});
+  b.g.inputs = {x};
+  const int main = b.Conv("main", x, 8, 1, ir::Activation::kNone);
+  b.g.outputs = {main};
+  const int wide = b.Activation("wide", {1, 4, 4, 9});
+  b.g.inputs.push_back(wide);
+  b.g.nodes[0].inputs.push_back(wide);
+  auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(b.g));
+  auto session = Session::Create(model, SessionConfig{});
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.status().message().find("residual [1,4,4,9] does not fit output [1,4,4,8]"), std::string::npos)
+      << session.status().ToString();
+  EXPECT_NE(session.status().message().find("main"), std::string::npos) << session.status().ToString();
+}
+
+}  // namespace
+}  // namespace rill::inference
