@@ -15,6 +15,7 @@
 #include "inference/backend/cpu/kernels/ref/div.h"
 #include "inference/backend/cpu/kernels/ref/mul.h"
 #include "inference/backend/cpu/kernels/ref/sub.h"
+#include "inference/backend/cpu/kernels/ref/activations.h"
 #include "inference/backend/cpu/kernels/ref/residual_add.h"
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
 #include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
@@ -216,6 +217,17 @@ TEST_F(X86KernelsTest, BinaryMatchesReference) {
         ExpectClose(want, got, "binary op " + std::to_string(op));
       }
     }
+  }
+}
+
+TEST_F(X86KernelsTest, HardSwishBitIdenticalToReference) {
+  for (long long n : {1LL, 7LL, 8LL, 17LL, 1000LL}) {
+    std::vector<float> x = Random(static_cast<size_t>(n), &rng_);
+    for (float& v : x) v *= 5.0f;  // both clamps and the middle
+    std::vector<float> want(x.size()), got(x.size(), 123.0f);
+    HardSwishRef(n, x.data(), want.data());
+    x86::HardSwishAvx2(n, x.data(), got.data());
+    EXPECT_EQ(want, got) << "n " << n;
   }
 }
 

@@ -3,6 +3,7 @@
 #ifndef RILL_INFERENCE_BACKEND_CPU_OPS_CPU_OP_H_
 #define RILL_INFERENCE_BACKEND_CPU_OPS_CPU_OP_H_
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -46,6 +47,28 @@ class CpuOp : public Execution {
     } else {
       for (int i = 0; i < n; ++i) f(i, 0);
     }
+  }
+
+  // Elementwise work below this many elements runs on the calling thread:
+  // handing it out costs more than it saves.
+  static constexpr long long kMinParallelElements = 16384;
+  // f(begin, end) over [0, n) in pieces starting at multiples of `align`, two
+  // per thread; one piece when `elements` (the work's size) is small.
+  template <typename F>
+  void ParallelRange(long long n, long long align, long long elements, F&& f) const {
+    const int t = threads();
+    if (t <= 1 || elements < kMinParallelElements || n <= align) {
+      f(0LL, n);
+      return;
+    }
+    const long long units = (n + align - 1) / align;
+    const int pieces = static_cast<int>(units < 2LL * t ? units : 2LL * t);
+    auto piece = [&](int i, int) {
+      const long long begin = units * i / pieces * align;
+      const long long end = std::min(n, units * (i + 1) / pieces * align);
+      if (begin < end) f(begin, end);
+    };
+    ParallelFor(pieces, piece);
   }
 
   ExecutionArgs args_;

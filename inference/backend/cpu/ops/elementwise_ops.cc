@@ -53,7 +53,15 @@ class BinaryOp : public CpuOp {
   }
   void Run() override {
     if (fast_) {
-      x86::BinaryAvx2(op_, n_, In(0), In(1), period_, p_.activation, Out());
+      // Pieces start on a period of b, so each piece reads b from its start.
+      const float* a = In(0);
+      const float* b = In(1);
+      float* y = Out();
+      const long long align = period_ == n_ || period_ == 1 ? 64 : period_;
+      ParallelRange(n_, align, n_, [&](long long begin, long long end) {
+        x86::BinaryAvx2(op_, end - begin, a + begin, period_ == n_ ? b + begin : b,
+                        period_ == n_ ? end - begin : period_, p_.activation, y + begin);
+      });
       return;
     }
     switch (args_.node->type) {
@@ -79,7 +87,9 @@ class UnaryOp : public CpuOp {
     switch (args_.node->type) {
       case ir::OpType::kRelu: return "relu_ref";
       case ir::OpType::kRelu6: return "relu6_ref";
-      case ir::OpType::kHardSwish: return "hard_swish_ref";
+      case ir::OpType::kHardSwish:
+        return args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() ? "hard_swish_avx2"
+                                                                                    : "hard_swish_ref";
       case ir::OpType::kClamp: return "clamp_ref";
       case ir::OpType::kLeakyRelu: return "leaky_relu_ref";
       case ir::OpType::kHardSigmoid: return "hard_sigmoid_ref";
@@ -92,15 +102,27 @@ class UnaryOp : public CpuOp {
     return Status::Ok();
   }
   void Run() override {
-    switch (args_.node->type) {
-      case ir::OpType::kRelu: ReluRef(n_, In(0), Out()); break;
-      case ir::OpType::kRelu6: Relu6Ref(n_, In(0), Out()); break;
-      case ir::OpType::kHardSwish: HardSwishRef(n_, In(0), Out()); break;
-      case ir::OpType::kClamp: ClampRef(n_, attrs().clamp_min, attrs().clamp_max, In(0), Out()); break;
-      case ir::OpType::kLeakyRelu: LeakyReluRef(n_, attrs().alpha, In(0), Out()); break;
-      case ir::OpType::kHardSigmoid: HardSigmoidRef(n_, attrs().alpha, attrs().beta, In(0), Out()); break;
-      default: LogisticRef(n_, In(0), Out()); break;
-    }
+    // Each element on its own: pieces over the threads (the same results).
+    const float* x = In(0);
+    float* y = Out();
+    const bool fast = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
+    ParallelRange(n_, 64, n_, [&](long long begin, long long end) {
+      const long long n = end - begin;
+      const float* in = x + begin;
+      float* out = y + begin;
+      switch (args_.node->type) {
+        case ir::OpType::kRelu: ReluRef(n, in, out); break;
+        case ir::OpType::kRelu6: Relu6Ref(n, in, out); break;
+        case ir::OpType::kHardSwish:
+          if (fast) x86::HardSwishAvx2(n, in, out);
+          else HardSwishRef(n, in, out);
+          break;
+        case ir::OpType::kClamp: ClampRef(n, attrs().clamp_min, attrs().clamp_max, in, out); break;
+        case ir::OpType::kLeakyRelu: LeakyReluRef(n, attrs().alpha, in, out); break;
+        case ir::OpType::kHardSigmoid: HardSigmoidRef(n, attrs().alpha, attrs().beta, in, out); break;
+        default: LogisticRef(n, in, out); break;
+      }
+    });
   }
 
  private:

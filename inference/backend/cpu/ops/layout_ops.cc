@@ -92,7 +92,20 @@ class ConcatenationOp : public CpuOp {
   void Run() override {
     for (size_t i = 0; i < pointers_.size(); ++i) pointers_[i] = In(i);
     if (fast_) {
-      x86::ConcatenationCopy(static_cast<int>(pointers_.size()), pointers_.data(), chunks_.data(), outer_, Out());
+      // Pieces of the outer dimension over the threads.
+      long long row = 0;
+      for (long long c : chunks_) row += c;
+      float* y = Out();
+      ParallelRange(outer_, 1, outer_ * row, [&](long long begin, long long end) {
+        const int n = static_cast<int>(pointers_.size());
+        const float* piece[kMaxPieceInputs];
+        if (n > kMaxPieceInputs) {
+          if (begin == 0) x86::ConcatenationCopy(n, pointers_.data(), chunks_.data(), outer_, y);
+          return;
+        }
+        for (int i = 0; i < n; ++i) piece[i] = pointers_[i] + begin * chunks_[i];
+        x86::ConcatenationCopy(n, piece, chunks_.data(), end - begin, y + begin * row);
+      });
     } else {
       ConcatenationRef(static_cast<int>(pointers_.size()), pointers_.data(), chunks_.data(), outer_,
                        ToFused(attrs().activation), Out());
@@ -100,6 +113,9 @@ class ConcatenationOp : public CpuOp {
   }
 
  private:
+  // Inputs a piece's pointers fit on the stack for (runs allocate nothing);
+  // more inputs than that copy on one thread.
+  static constexpr int kMaxPieceInputs = 32;
   bool fast_ = false;
   long long outer_ = 1;
   std::vector<long long> chunks_;

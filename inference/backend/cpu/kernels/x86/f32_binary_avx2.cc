@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
 namespace rill::inference::cpu::x86 {
 namespace {
 
@@ -71,6 +73,20 @@ void BinaryAvx2(BinaryOp op, long long n, const float* a, const float* b, long l
     case BinaryOp::kSub: Run<BinaryOp::kSub>(n, a, b, b_period, act, out); break;
     case BinaryOp::kMul: Run<BinaryOp::kMul>(n, a, b, b_period, act, out); break;
     case BinaryOp::kDiv: Run<BinaryOp::kDiv>(n, a, b, b_period, act, out); break;
+  }
+}
+
+__attribute__((target("avx2,fma"))) void HardSwishAvx2(long long n, const float* in, float* out) {
+  const __m256 three = _mm256_set1_ps(3.0f), six = _mm256_set1_ps(6.0f), zero = _mm256_setzero_ps();
+  long long i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(in + i);
+    const __m256 gate = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(x, three), zero), six);
+    _mm256_storeu_ps(out + i, _mm256_div_ps(_mm256_mul_ps(x, gate), six));
+  }
+  for (; i < n; ++i) {
+    const float x = in[i];
+    out[i] = x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
   }
 }
 

@@ -16,6 +16,10 @@ enum class BinaryOp { kAdd, kSub, kMul, kDiv };
 void BinaryAvx2(BinaryOp op, long long n, const float* a, const float* b, long long b_period,
                 FusedActivation act, float* out);
 
+// HARD_SWISH: x * min(max(x + 3, 0), 6) / 6, the reference's operations in
+// the reference's order (bit-identical).
+void HardSwishAvx2(long long n, const float* in, float* out);
+
 // A fused residual on a window of a conv's output (ResidualAddRef's twin):
 // for rows [row_begin, row_end) and channels [col_begin, col_end),
 //   y[r, c] = act(y[r, c] + (c < res_c ? residual[r, c] : 0)),
