@@ -337,7 +337,7 @@ TEST_F(X86KernelsTest, DepthwiseWideRowsMatchReference) {
     for (int stride : {1, 2}) {
       for (ir::Padding pad : {ir::Padding::kSame, ir::Padding::kValid}) {
         for (int channels : {1, 3, 16, 17, 40, 96}) {
-          for (int in_w : {6, 23, 40}) {
+          for (int in_w : {6, 7, 14, 23, 40}) {
             const FusedActivation act = (channels + in_w) % 3 == 0   ? FusedActivation::kRelu6
                                         : (channels + in_w) % 3 == 1 ? FusedActivation::kNone
                                                                      : FusedActivation::kReluN1To1;
@@ -365,7 +365,7 @@ TEST_F(X86KernelsTest, DepthwiseWideRowsMatchReference) {
       }
     }
   }
-  EXPECT_EQ(checked, 144);
+  EXPECT_EQ(checked, 240);
   EXPECT_EQ(x86::DepthwiseConv2DHasAvx512Rows(MakeParams({1, 9, 9, 8, 8, 3, 2, 1, ir::Padding::kSame,
                                                           FusedActivation::kNone}, true)),
             x86::GetCpuFeatures().avx512f);

@@ -172,6 +172,35 @@ __attribute__((target("avx512f"))) void DwBorder512(const ConvParams& p, const f
   }
 }
 
+// PP output pixels at column ox of `rows` (1 or 2) rows whose windows lie
+// inside the input, every 16-channel block.
+template <int K, int S, int PP>
+__attribute__((target("avx512f"), always_inline)) inline void DwSpan512(const ConvParams& p, const float* in_n,
+                                                                       const float* filter, const float* bias,
+                                                                       bool clamp, __m512 lo, __m512 hi, int iy0,
+                                                                       int rows, float* out_row, int ox) {
+  const int channels = p.out_c;
+  const long long cs = channels;
+  const long long row_stride = static_cast<long long>(p.in_w) * cs;
+  const long long out_stride = static_cast<long long>(p.out_w) * cs;
+  const float* base = in_n + (static_cast<long long>(iy0) * p.in_w + (ox * S - p.pad_left)) * cs;
+  float* out = out_row + ox * cs;
+  __m512 f[K * K];
+  for (int c = 0; c < channels; c += 16) {
+    const __mmask16 m = channels - c >= 16 ? static_cast<__mmask16>(0xFFFF)
+                                           : static_cast<__mmask16>((1u << (channels - c)) - 1);
+    LoadTaps512<K>(filter, cs, c, m, f);
+    const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
+    if constexpr (K == 3) {
+      if (rows == 2) {
+        DwBlock512<K, S, PP, 2>(base + c, row_stride, cs, f, b, m, clamp, lo, hi, out + c, out_stride);
+        continue;
+      }
+    }
+    DwBlock512<K, S, PP, 1>(base + c, row_stride, cs, f, b, m, clamp, lo, hi, out + c, out_stride);
+  }
+}
+
 // AVX-512 depthwise rows for 3x3 and 5x5 windows, stride 1 or 2, dilation
 // 1. What makes it fast:
 //  - P output pixels (of R = 2 rows for 3x3) per step, one accumulator
@@ -189,8 +218,7 @@ __attribute__((target("avx512f"))) void DwRows512(const ConvParams& p, const flo
                                                   const float* bias, float* out_n, int oy_begin, int oy_end) {
   constexpr int P = K == 3 ? 8 : 4;
   constexpr bool R2 = K == 3;  // 5x5: 25 filter registers leave no room for two rows
-  const int channels = p.out_c;
-  const long long cs = channels;  // floats between neighbouring pixels
+  const long long out_stride = static_cast<long long>(p.out_w) * p.out_c;
   // Output columns whose window lies inside the input horizontally.
   int ox_lo = (p.pad_left + S - 1) / S;
   int ox_hi = p.in_w - K + p.pad_left >= 0 ? (p.in_w - K + p.pad_left) / S + 1 : 0;
@@ -201,9 +229,6 @@ __attribute__((target("avx512f"))) void DwRows512(const ConvParams& p, const flo
   const __m512 hi = _mm512_set1_ps(p.activation == FusedActivation::kRelu6       ? 6.0f
                                    : p.activation == FusedActivation::kReluN1To1 ? 1.0f
                                                                                    : 3.402823466e38f);
-  const long long row_stride = static_cast<long long>(p.in_w) * cs;
-  const long long out_stride = static_cast<long long>(p.out_w) * cs;
-  __m512 f[K * K];
   for (int oy = oy_begin; oy < oy_end;) {
     const int iy0 = oy * S - p.pad_top;
     const bool full_rows = iy0 >= 0 && iy0 + K - 1 < p.in_h;
@@ -211,22 +236,24 @@ __attribute__((target("avx512f"))) void DwRows512(const ConvParams& p, const flo
     const int rows = (R2 && full_rows && oy + 1 < oy_end && iy0 + S + K - 1 < p.in_h) ? 2 : 1;
     float* out_row = out_n + static_cast<long long>(oy) * out_stride;
     int ox = 0;
-    if (full_rows && ox_hi - ox_lo >= P) {
+    if (full_rows && ox_hi > ox_lo) {
       DwBorder512<K, S>(p, in_n, filter, bias, clamp, lo, hi, iy0, rows, out_row, 0, ox_lo);
+      // Interior pixels in blocks of P, then 4, 2, 1: only the true border
+      // columns take the per-pixel path (a 7x7 map has 5 interior pixels of 7).
       for (ox = ox_lo; ox + P <= ox_hi; ox += P) {
-        const float* base = in_n + (static_cast<long long>(iy0) * p.in_w + (ox * S - p.pad_left)) * cs;
-        float* out = out_row + ox * cs;
-        for (int c = 0; c < channels; c += 16) {
-          const __mmask16 m = channels - c >= 16 ? static_cast<__mmask16>(0xFFFF)
-                                                 : static_cast<__mmask16>((1u << (channels - c)) - 1);
-          LoadTaps512<K>(filter, cs, c, m, f);
-          const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
-          if (rows == 2) {
-            DwBlock512<K, S, P, 2>(base + c, row_stride, cs, f, b, m, clamp, lo, hi, out + c, out_stride);
-          } else {
-            DwBlock512<K, S, P, 1>(base + c, row_stride, cs, f, b, m, clamp, lo, hi, out + c, out_stride);
-          }
-        }
+        DwSpan512<K, S, P>(p, in_n, filter, bias, clamp, lo, hi, iy0, rows, out_row, ox);
+      }
+      if (P > 4 && ox + 4 <= ox_hi) {
+        DwSpan512<K, S, 4>(p, in_n, filter, bias, clamp, lo, hi, iy0, rows, out_row, ox);
+        ox += 4;
+      }
+      if (ox + 2 <= ox_hi) {
+        DwSpan512<K, S, 2>(p, in_n, filter, bias, clamp, lo, hi, iy0, rows, out_row, ox);
+        ox += 2;
+      }
+      if (ox + 1 <= ox_hi) {
+        DwSpan512<K, S, 1>(p, in_n, filter, bias, clamp, lo, hi, iy0, rows, out_row, ox);
+        ox += 1;
       }
     }
     DwBorder512<K, S>(p, in_n, filter, bias, clamp, lo, hi, iy0, rows, out_row, ox, p.out_w);
