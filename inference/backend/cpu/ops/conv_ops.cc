@@ -201,7 +201,7 @@ class ConvOp : public CpuOp {
     const bool wide = avx512_ && algo != ConvAlgo::kGemm6x16;
     gemm_ = wide ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
     const int k = p_.kernel_h * p_.kernel_w * p_.in_c;
-    if (WinogradTile(algo) >= 4) plan_ = x86::PlanWinograd(WinogradTile(algo), p_);
+    if (WinogradTile(algo) >= 4) plan_ = x86::PlanWinograd(WinogradTile(algo), p_, threads());
     if (prepared_ && prepared_algo_ == algo) return;
     packed_.clear();
     packed_.shrink_to_fit();
@@ -236,6 +236,14 @@ class ConvOp : public CpuOp {
     prepared_algo_ = algo;
   }
 
+  // Winograd on `n` threads: whole blocks per thread (one parallel loop, each
+  // thread with its own transformed-input and product buffers) when there
+  // are blocks enough to share; else each block's three phases are split
+  // over the threads (three loops per block: small maps have one block).
+  bool WinogradBlockPerThread(int n) const {
+    return x86::WinogradBlocksPerThread(plan_.total_tiles, n) && plan_.blocks % n == 0;
+  }
+
   // Scratch of the chosen algorithm when `n` threads run it.
   size_t ScratchFloats(int n) const {
     switch (algo_) {
@@ -245,7 +253,9 @@ class ConvOp : public CpuOp {
       case ConvAlgo::kSlidingAvx512: return 0;
       case ConvAlgo::kWinogradF23: return x86::WinogradF23ScratchFloats(p_) * n;
       case ConvAlgo::kWinogradF43:
-      case ConvAlgo::kWinogradF63: return plan_.v_floats + plan_.m_floats + plan_.patch_floats * n;
+      case ConvAlgo::kWinogradF63:
+        if (WinogradBlockPerThread(n)) return (plan_.v_floats + plan_.m_floats + plan_.patch_floats) * n;
+        return plan_.v_floats + plan_.m_floats + plan_.patch_floats * n;
       case ConvAlgo::kStrassen1:
       case ConvAlgo::kStrassen2:
         return x86::StrassenScratchFloats(static_cast<int>(std::min<long long>(GemmRows(), StrassenRowBlock())),
@@ -319,11 +329,24 @@ class ConvOp : public CpuOp {
       case ConvAlgo::kWinogradF63: {
         // Three phases per block, each split over the threads: whole-block
         // tasks would leave threads idle on small images (7x7: one block).
+        const int positions = plan_.alpha * plan_.alpha;
+        if (use_pool && WinogradBlockPerThread(threads())) {
+          const size_t per_thread = plan_.v_floats + plan_.m_floats + plan_.patch_floats;
+          auto whole = [&](int b, int thread) {
+            float* v = scratch + per_thread * thread;
+            float* m = v + plan_.v_floats;
+            const int tiles = x86::WinogradBlockTiles(plan_, b);
+            x86::WinogradInputTransform(plan_, p_, x, winograd_.avx512, b, 0, tiles, v, m + plan_.m_floats);
+            x86::WinogradMultiply(plan_, p_, winograd_, gemm_, b, 0, positions, v, m);
+            x86::WinogradOutputTransform(plan_, p_, bias, winograd_.avx512, b, 0, tiles, m, y);
+          };
+          For(plan_.blocks, whole, use_pool);
+          break;
+        }
         float* v = scratch;
         float* m = v + plan_.v_floats;
         float* patches = m + plan_.m_floats;
         constexpr int kTilesPerTask = 4;
-        const int positions = plan_.alpha * plan_.alpha;
         for (int b = 0; b < plan_.blocks; ++b) {
           const int tiles = x86::WinogradBlockTiles(plan_, b);
           const int tasks = (tiles + kTilesPerTask - 1) / kTilesPerTask;

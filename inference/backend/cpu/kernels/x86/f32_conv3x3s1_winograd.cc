@@ -292,7 +292,7 @@ bool WinogradApplies(const ConvParams& p) {
          p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1;
 }
 
-WinogradPlan PlanWinograd(int m, const ConvParams& p) {
+WinogradPlan PlanWinograd(int m, const ConvParams& p, int threads) {
   WinogradPlan plan;
   plan.m = m;
   plan.alpha = m + 2;
@@ -302,6 +302,12 @@ WinogradPlan PlanWinograd(int m, const ConvParams& p) {
       static_cast<long long>(p.batch) * plan.tiles_h * plan.tiles_w;
   plan.tiles_per_block = static_cast<int>(
       std::min<long long>(kMaxTilesPerBlock, std::max(1LL, plan.total_tiles)));
+  if (WinogradBlocksPerThread(plan.total_tiles, threads)) {
+    // A multiple of `threads` blocks of equal size (to a tile).
+    long long blocks = (plan.total_tiles + kMaxTilesPerBlock - 1) / kMaxTilesPerBlock;
+    blocks = (blocks + threads - 1) / threads * threads;
+    plan.tiles_per_block = static_cast<int>((plan.total_tiles + blocks - 1) / blocks);
+  }
   plan.blocks = static_cast<int>((plan.total_tiles + plan.tiles_per_block - 1) /
                                  plan.tiles_per_block);
   const size_t a2 = static_cast<size_t>(plan.alpha) * plan.alpha;
@@ -309,6 +315,10 @@ WinogradPlan PlanWinograd(int m, const ConvParams& p) {
   plan.m_floats = a2 * plan.tiles_per_block * p.out_c;
   plan.patch_floats = a2 * p.in_c;
   return plan;
+}
+
+bool WinogradBlocksPerThread(long long total_tiles, int threads) {
+  return threads > 1 && total_tiles >= 8LL * threads;
 }
 
 int WinogradBlockTiles(const WinogradPlan& plan, int block) {

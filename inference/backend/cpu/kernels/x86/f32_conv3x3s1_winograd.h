@@ -42,7 +42,12 @@ struct WinogradPlan {
   size_t m_floats = 0;  // GEMM products of one block: alpha^2 x tiles x out_c
   size_t patch_floats = 0;  // one zero-padded border patch (per thread)
 };
-WinogradPlan PlanWinograd(int m, const ConvParams& p);
+// For `threads` > 1 with tiles enough (WinogradBlocksPerThread), the tiles
+// split into a multiple of `threads` equal blocks so that each thread can run
+// whole blocks, all three phases, in one parallel loop. Outputs do not depend
+// on the blocking (each GEMM row is computed alone, in the same order).
+WinogradPlan PlanWinograd(int m, const ConvParams& p, int threads = 1);
+bool WinogradBlocksPerThread(long long total_tiles, int threads);
 
 // alpha^2 transformed filter matrices [out_c, in_c], each packed for the GEMM
 // (PackWeightsNK512 when avx512, PackWeightsNK otherwise).
