@@ -46,6 +46,15 @@ enum class OpType {
   kHardSigmoid,  // max(0, min(1, alpha*x + beta))
   kSoftmax,    // attrs.axis
   kTranspose,  // attrs.perm
+  // Made by the optimizer (optimize::FuseDepthwiseBlocks), never read from a
+  // file: [1x1 expand conv ->] depthwise conv -> 1x1 project conv [+ residual]
+  // run band by band so the intermediate tensors stay in cache. Inputs: x,
+  // expand filter [Ce,1,1,Cin] and bias (both -1 without an expand),
+  // depthwise filter [1,kh,kw,Ce] and bias, project filter [Cout,1,1,Ce] and
+  // bias, residual (or -1). attrs: the depthwise conv's window, strides and
+  // padding; expand_activation, depthwise_activation, and activation (after
+  // the project conv and the residual).
+  kDepthwiseBlock,
 };
 
 const char* OpTypeName(OpType type);
@@ -77,6 +86,8 @@ struct OpAttrs {
   float clamp_min = 0.0f, clamp_max = 0.0f;
   float alpha = 0.0f, beta = 0.0f;
   std::vector<int> perm;            // transpose
+  Activation expand_activation = Activation::kNone;     // depthwise block
+  Activation depthwise_activation = Activation::kNone;  // depthwise block
 };
 
 // TFLite-style block-sparse storage of a constant (DENSIFY's input).

@@ -20,6 +20,7 @@ class ShapeContext {
       : g_(g), node_(node), shapes_(shapes) {}
 
   Status Error(const std::string& what) const { return InvalidArgumentError(g_.NodeContext(node_) + what); }
+  const Node& node() const { return node_; }
 
   Status NeedInputs(size_t min, size_t max) const {
     if (node_.inputs.size() < min || node_.inputs.size() > max) {
@@ -119,6 +120,56 @@ Status Conv(ShapeContext& c, const OpAttrs& a, bool depthwise) {
     }
   }
   return c.SetOut({x[0], oh, ow, out_c});
+}
+
+// DEPTHWISE_BLOCK (see OpType::kDepthwiseBlock for the inputs).
+Status DepthwiseBlock(ShapeContext& c, const OpAttrs& a) {
+  if (c.node().inputs.size() < 6 || c.node().inputs.size() > 8 || !c.Has(0) || !c.Has(3) || !c.Has(5) ||
+      (c.Has(2) && !c.Has(1))) {
+    return c.Error("expects x, [expand filter, bias], depthwise filter, bias, project filter, bias[, residual]");
+  }
+  RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
+  RILL_INF_RETURN_IF_ERROR(c.NeedRank(3, 4));
+  RILL_INF_RETURN_IF_ERROR(c.NeedRank(5, 4));
+  const Shape& x = c.In(0);
+  int ce = x[3];
+  if (c.Has(1)) {
+    RILL_INF_RETURN_IF_ERROR(c.NeedRank(1, 4));
+    const Shape& we = c.In(1);
+    if (we[1] != 1 || we[2] != 1 || we[3] != x[3]) {
+      return c.Error("expand filter " + ShapeToString(we) + " is not 1x1 over the " + std::to_string(x[3]) +
+                     " input channels");
+    }
+    ce = we[0];
+    if (c.Has(2) && NumElements(c.In(2)) != ce) return c.Error("expand bias does not match the filter");
+  }
+  const Shape& wd = c.In(3);
+  if (wd[0] != 1 || wd[3] != ce) return c.Error("depthwise filter " + ShapeToString(wd) + " does not match " +
+                                                std::to_string(ce) + " channels");
+  if (c.Has(4) && NumElements(c.In(4)) != ce) return c.Error("depthwise bias does not match the filter");
+  const Shape& wp = c.In(5);
+  if (wp[1] != 1 || wp[2] != 1 || wp[3] != ce) {
+    return c.Error("project filter " + ShapeToString(wp) + " is not 1x1 over " + std::to_string(ce) + " channels");
+  }
+  if (c.Has(6) && NumElements(c.In(6)) != wp[0]) return c.Error("project bias does not match the filter");
+  RILL_INF_RETURN_IF_ERROR(CheckWindow(c, a, wd[1], wd[2]));
+  RILL_INF_RETURN_IF_ERROR(CheckExplicitPads(c, a));
+  const int oh = a.padding == Padding::kExplicit
+                     ? ExplicitWindowOutputSize(x[1], wd[1], a.stride_h, a.dilation_h, a.pad_top, a.pad_bottom, false)
+                     : WindowOutputSize(x[1], wd[1], a.stride_h, a.dilation_h, a.padding);
+  const int ow = a.padding == Padding::kExplicit
+                     ? ExplicitWindowOutputSize(x[2], wd[2], a.stride_w, a.dilation_w, a.pad_left, a.pad_right, false)
+                     : WindowOutputSize(x[2], wd[2], a.stride_w, a.dilation_w, a.padding);
+  if (oh <= 0 || ow <= 0) return c.Error("window " + ShapeToString(wd) + " does not fit input " + ShapeToString(x));
+  const Shape out = {x[0], oh, ow, wp[0]};
+  if (c.Has(7)) {
+    RILL_INF_RETURN_IF_ERROR(c.NeedRank(7, 4));
+    const Shape& r = c.In(7);
+    if (r[0] != x[0] || r[1] != oh || r[2] != ow || r[3] <= 0 || r[3] > wp[0]) {
+      return c.Error("residual " + ShapeToString(r) + " does not fit output " + ShapeToString(out));
+    }
+  }
+  return c.SetOut(out);
 }
 
 Status TransposeConv(ShapeContext& c, const OpAttrs& a) {
@@ -376,6 +427,7 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes) cons
       case OpType::kDepthToSpace: s = DepthToSpace(c, a); break;
       case OpType::kSoftmax: s = Softmax(c, a); break;
       case OpType::kTranspose: s = Transpose(c, a); break;
+      case OpType::kDepthwiseBlock: s = DepthwiseBlock(c, a); break;
     }
     RILL_INF_RETURN_IF_ERROR(s);
   }

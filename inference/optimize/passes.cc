@@ -309,6 +309,92 @@ int FuseResidualAdd(ir::Graph* g) {
   return fused;
 }
 
+namespace {
+
+// A 1x1, stride-1, unpadded conv with constant float weights and bias.
+bool IsPointwiseConv(const ir::Graph& g, const Node& n) {
+  if (n.type != OpType::kConv2D || n.inputs.size() < 2 || !IsFloatConst(g, n.inputs[1])) return false;
+  const Shape& w = g.tensors[n.inputs[1]].shape;
+  if (w.size() != 4 || w[1] != 1 || w[2] != 1) return false;
+  if (n.inputs.size() > 2 && n.inputs[2] >= 0 && !IsFloatConst(g, n.inputs[2])) return false;
+  const ir::OpAttrs& a = n.attrs;
+  if (a.stride_h != 1 || a.stride_w != 1) return false;
+  return a.padding != ir::Padding::kExplicit ||
+         (a.pad_top == 0 && a.pad_left == 0 && a.pad_bottom == 0 && a.pad_right == 0);
+}
+
+int OptionalInput(const Node& n, size_t i) { return i < n.inputs.size() ? n.inputs[i] : -1; }
+
+}  // namespace
+
+int FuseDepthwiseBlocks(ir::Graph* g) {
+  std::vector<Shape> shape = g->InitialShapes();
+  if (!g->InferShapes(&shape).ok()) return 0;
+  const std::vector<int> producer = Producers(*g);
+  const std::vector<int> readers = ReaderCounts(*g);
+  std::vector<bool> dead(g->nodes.size(), false);
+  std::vector<Node> replacement(g->nodes.size());
+  std::vector<bool> replaced(g->nodes.size(), false);
+  int fused = 0;
+  for (size_t pi = 0; pi < g->nodes.size(); ++pi) {
+    const Node& project = g->nodes[pi];
+    if (!IsPointwiseConv(*g, project) || project.inputs[0] < 0) continue;
+    const int d_out = project.inputs[0];
+    const int di = producer[d_out];
+    if (di < 0 || dead[di] || replaced[di] || readers[d_out] != 1) continue;
+    const Node& dw = g->nodes[di];
+    if (dw.type != OpType::kDepthwiseConv2D || dw.inputs.size() < 2 || dw.inputs[0] < 0 ||
+        !IsFloatConst(*g, dw.inputs[1])) {
+      continue;
+    }
+    if (OptionalInput(dw, 2) >= 0 && !IsFloatConst(*g, dw.inputs[2])) continue;
+    if (dw.attrs.dilation_h != 1 || dw.attrs.dilation_w != 1) continue;
+    const Shape& wd = g->tensors[dw.inputs[1]].shape;
+    const Shape& dx = shape[dw.inputs[0]];
+    if (wd.size() != 4 || dx.size() != 4 || wd[3] != dx[3]) continue;  // depth multiplier 1 only
+    // An expanding 1x1 conv in front, when the depthwise conv is its only reader.
+    const int e_out = dw.inputs[0];
+    int ei = producer[e_out];
+    if (ei >= 0 && (dead[ei] || replaced[ei] || readers[e_out] != 1 || !IsPointwiseConv(*g, g->nodes[ei]) ||
+                    OptionalInput(g->nodes[ei], 3) >= 0)) {
+      ei = -1;
+    }
+    // Worth it when the tensors kept in cache are big: the expanded input
+    // (with an expand) and the depthwise output, per image.
+    const Shape& d_shape = shape[d_out];
+    long long kept = static_cast<long long>(d_shape[1]) * d_shape[2] * d_shape[3];
+    if (ei >= 0) kept += static_cast<long long>(dx[1]) * dx[2] * dx[3];
+    if (kept * 4 < kMinDepthwiseBlockBytes) continue;
+    Node block;
+    block.name = project.name;
+    block.type = OpType::kDepthwiseBlock;
+    block.attrs = dw.attrs;
+    block.attrs.depthwise_activation = dw.attrs.activation;
+    block.attrs.activation = project.attrs.activation;
+    block.attrs.expand_activation = ei >= 0 ? g->nodes[ei].attrs.activation : ir::Activation::kNone;
+    const Node* expand = ei >= 0 ? &g->nodes[ei] : nullptr;
+    block.inputs = {expand ? expand->inputs[0] : e_out,
+                    expand ? expand->inputs[1] : -1,
+                    expand ? OptionalInput(*expand, 2) : -1,
+                    dw.inputs[1],
+                    OptionalInput(dw, 2),
+                    project.inputs[1],
+                    OptionalInput(project, 2),
+                    OptionalInput(project, 3)};
+    block.outputs = project.outputs;
+    replacement[pi] = std::move(block);
+    replaced[pi] = true;
+    dead[di] = true;
+    if (ei >= 0) dead[ei] = true;
+    ++fused;
+  }
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    if (replaced[i]) g->nodes[i] = std::move(replacement[i]);
+  }
+  Sweep(g, dead);
+  return fused;
+}
+
 int RemoveDeadNodes(ir::Graph* g) {
   int removed = 0;
   bool changed = true;
@@ -339,6 +425,8 @@ Status Optimize(ir::Graph* g) {
     changes += RemoveDeadNodes(g);
     if (changes == 0) break;
   }
+  // Last: it consumes the convs the passes above have finished with.
+  FuseDepthwiseBlocks(g);
   RILL_INF_RETURN_IF_ERROR(g->Validate());
   std::vector<Shape> shapes = g->InitialShapes();
   return g->InferShapes(&shapes);

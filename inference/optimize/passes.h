@@ -23,6 +23,15 @@ int FuseActivations(ir::Graph* g);
 // is a zero PAD of the channel axis alone (BlazeFace) is read unpadded. The
 // conv must be the ADD's only reader and have no activation of its own.
 int FuseResidualAdd(ir::Graph* g);
+// [1x1 expand conv ->] depthwise conv -> 1x1 project conv (MobileNetV2's
+// inverted residual; the project conv may carry a fused residual) becomes one
+// DEPTHWISE_BLOCK node, which runs band by band so that the expanded and the
+// depthwise tensors never leave the cache. Only where those intermediate
+// tensors hold at least kMinDepthwiseBlockBytes per image (below that they
+// stay in cache anyway, and the separate convs split their work better over
+// threads); the depthwise conv has depth multiplier 1 and dilation 1.
+constexpr long long kMinDepthwiseBlockBytes = 512 * 1024;
+int FuseDepthwiseBlocks(ir::Graph* g);
 // Nodes whose outputs nobody reads are dropped.
 int RemoveDeadNodes(ir::Graph* g);
 

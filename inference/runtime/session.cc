@@ -317,6 +317,14 @@ class Session::Impl {
         }
         if (n.type == ir::OpType::kFullyConnected && w.size() == 2) info.macs = out * w[1];
       }
+      if (n.type == ir::OpType::kDepthwiseBlock && n.inputs.size() > 5 && n.inputs[3] >= 0 && n.inputs[5] >= 0) {
+        const Shape& x = bindings_[n.inputs[0]].shape;
+        const Shape& wd = bindings_[n.inputs[3]].shape;
+        const Shape& wp = bindings_[n.inputs[5]].shape;
+        const int64_t pixels = out / std::max(1, wp[0]);
+        info.macs = pixels * wd[1] * wd[2] * wd[3] + pixels * wp[0] * wp[3];
+        if (n.inputs[1] >= 0) info.macs += NumElements(x) * bindings_[n.inputs[1]].shape[0];
+      }
       layers.push_back(std::move(info));
     }
     return layers;

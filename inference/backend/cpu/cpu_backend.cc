@@ -46,6 +46,7 @@ class CpuBackend : public Backend {
       case OpType::kResizeBilinear: return cpu::MakeResizeBilinear(args);
       case OpType::kSoftmax: return cpu::MakeSoftmax(args);
       case OpType::kTranspose: return cpu::MakeTranspose(args);
+      case OpType::kDepthwiseBlock: return cpu::MakeDepthwiseBlock(args);
       case OpType::kDequantize:
       case OpType::kDensify:
         break;  // folded at import when their input is constant

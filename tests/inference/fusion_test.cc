@@ -1,7 +1,10 @@
-// optimize::FuseResidualAdd on small graphs built in memory: which patterns
-// fuse (conv -> ADD(skip) -> activation, BlazeFace's channel PAD of the skip)
-// and which must not, and that the fused graph computes what the raw graph
-// computes, on the optimized and the reference kernels, at 1 and 2 threads.
+// The fusing passes on graphs built in memory: optimize::FuseResidualAdd
+// (conv -> ADD(skip) -> activation, BlazeFace's channel PAD of the skip) and
+// optimize::FuseDepthwiseBlocks ([expand ->] depthwise -> project): which
+// patterns fuse and which must not, and that the fused graph computes what
+// the raw graph computes, on the optimized and the reference kernels, at 1, 2
+// and 3 threads (the optimized kernels bit-identical for any thread count).
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -56,6 +59,21 @@ struct Builder {
     g.nodes.push_back(n);
     return n.outputs[0];
   }
+  // A k x k depthwise conv (multiplier 1), output shape given.
+  int Depthwise(const std::string& name, int x, int k, int stride, ir::Padding padding, ir::Activation act,
+                const Shape& out) {
+    const Shape xs = g.tensors[x].shape;
+    ir::Node n;
+    n.name = name;
+    n.type = ir::OpType::kDepthwiseConv2D;
+    n.attrs.padding = padding;
+    n.attrs.stride_h = n.attrs.stride_w = stride;
+    n.attrs.activation = act;
+    n.inputs = {x, Floats(name + "/w", {1, k, k, xs[3]}), Floats(name + "/b", {xs[3]})};
+    n.outputs = {Activation(name, out)};
+    g.nodes.push_back(n);
+    return n.outputs[0];
+  }
   int Op(ir::OpType type, const std::string& name, std::vector<int> inputs, const Shape& out,
          ir::Activation act = ir::Activation::kNone) {
     ir::Node n;
@@ -81,8 +99,10 @@ void ExpectSameOutputs(const ir::Graph& raw, const ir::Graph& fused) {
   auto raw_model = std::make_shared<Model>(std::make_shared<const ir::Graph>(raw));
   auto fused_model = std::make_shared<Model>(std::make_shared<const ir::Graph>(fused));
   std::mt19937 rng(3);
+  std::vector<float> single;
   for (AlgorithmPolicy policy : {AlgorithmPolicy::kAuto, AlgorithmPolicy::kReference}) {
-    for (int threads : {1, 2}) {
+    for (int threads : {1, 2, 3}) {
+      rng.seed(3);  // the same input for every run
       SessionConfig config;
       config.algorithm = policy;
       config.num_threads = threads;
@@ -100,7 +120,17 @@ void ExpectSameOutputs(const ir::Graph& raw, const ir::Graph& fused) {
       const Tensor* yb = (*b)->output(0);
       ASSERT_EQ(ya->shape(), yb->shape());
       for (int64_t i = 0; i < ya->num_elements(); ++i) {
-        ASSERT_NEAR(ya->data_as<float>()[i], yb->data_as<float>()[i], 1e-4f) << "at " << i << " threads " << threads;
+        const float want = ya->data_as<float>()[i];
+        ASSERT_NEAR(want, yb->data_as<float>()[i], 1e-4f * (1.0f + std::fabs(want)))
+            << "at " << i << " threads " << threads;
+      }
+      if (policy != AlgorithmPolicy::kAuto) continue;
+      // The optimized kernels give the same bits for any thread count.
+      std::vector<float> got(yb->data_as<float>(), yb->data_as<float>() + yb->num_elements());
+      if (threads == 1) {
+        single = got;
+      } else {
+        ASSERT_EQ(single, got) << threads << " threads differ from 1";
       }
     }
   }
@@ -211,6 +241,125 @@ TEST(ResidualFusionTest, MisfitResidualIsAnError) {
   EXPECT_NE(session.status().message().find("residual [1,4,4,9] does not fit output [1,4,4,8]"), std::string::npos)
       << session.status().ToString();
   EXPECT_NE(session.status().message().find("main"), std::string::npos) << session.status().ToString();
+}
+
+// ---- Depthwise blocks.
+
+std::string KernelOf(const ir::Graph& g, ir::OpType type) {
+  auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(g));
+  auto session = Session::Create(model, SessionConfig{});
+  if (!session.ok()) return session.status().ToString();
+  for (const LayerInfo& l : (*session)->Layers()) {
+    if (l.op == ir::OpTypeName(type)) return l.kernel;
+  }
+  return "";
+}
+
+// MobileNetV2's inverted residual: expand 1x1 (relu6) -> depthwise 3x3 (relu6)
+// -> project 1x1 + the block's input, batch 2, odd sizes.
+TEST(DepthwiseBlockTest, InvertedResidualBecomesOneNode) {
+  Builder b;
+  const int x = b.Activation("x", {2, 30, 27, 16});
+  b.g.inputs = {x};
+  const int e = b.Conv("expand", x, 96, 1, ir::Activation::kRelu6);
+  const int d = b.Depthwise("dw", e, 3, 1, ir::Padding::kSame, ir::Activation::kRelu6, {2, 30, 27, 96});
+  const int p = b.Conv("project", d, 16, 1, ir::Activation::kNone);
+  b.g.outputs = {b.Op(ir::OpType::kAdd, "out", {p, x}, {2, 30, 27, 16})};
+  ir::Graph fused = b.g;
+  ASSERT_TRUE(optimize::Optimize(&fused).ok());
+  ASSERT_EQ(fused.nodes.size(), 1u);
+  const ir::Node& block = fused.nodes[0];
+  EXPECT_EQ(block.type, ir::OpType::kDepthwiseBlock);
+  ASSERT_EQ(block.inputs.size(), 8u);
+  EXPECT_EQ(block.inputs[0], x);
+  EXPECT_EQ(block.inputs[7], x);  // the residual
+  EXPECT_EQ(block.attrs.expand_activation, ir::Activation::kRelu6);
+  EXPECT_EQ(block.attrs.depthwise_activation, ir::Activation::kRelu6);
+  EXPECT_NE(KernelOf(fused, ir::OpType::kDepthwiseBlock).find("depthwise_block"), std::string::npos);
+  ExpectSameOutputs(b.g, fused);
+}
+
+// Stride 2 with VALID padding and channel counts off the SIMD width (masked
+// tails: 90 expanded, 17 out), and SAME at stride 2.
+TEST(DepthwiseBlockTest, StrideTwoOddChannels) {
+  for (ir::Padding padding : {ir::Padding::kValid, ir::Padding::kSame}) {
+    Builder b;
+    const int x = b.Activation("x", {1, 41, 39, 7});
+    b.g.inputs = {x};
+    const int e = b.Conv("expand", x, 90, 1, ir::Activation::kRelu);
+    const Shape mid = padding == ir::Padding::kValid ? Shape{1, 20, 19, 90} : Shape{1, 21, 20, 90};
+    const int d = b.Depthwise("dw", e, 3, 2, padding, ir::Activation::kNone, mid);
+    b.g.outputs = {b.Conv("project", d, 17, 1, ir::Activation::kRelu6)};
+    ir::Graph fused = b.g;
+    ASSERT_EQ(optimize::FuseDepthwiseBlocks(&fused), 1);
+    ASSERT_EQ(fused.nodes.size(), 1u);
+    ExpectSameOutputs(b.g, fused);
+  }
+}
+
+// No expand in front (MobileNetV2's first block, BlazeFace's 5x5 blocks):
+// the depthwise conv reads the block's input directly.
+TEST(DepthwiseBlockTest, WithoutExpandFiveByFive) {
+  Builder b;
+  const int x = b.Activation("x", {1, 40, 36, 100});
+  b.g.inputs = {x};
+  const int d = b.Depthwise("dw", x, 5, 1, ir::Padding::kSame, ir::Activation::kNone, {1, 40, 36, 100});
+  const int p = b.Conv("project", d, 3, 1, ir::Activation::kNone);
+  b.g.nodes.back().attrs.activation = ir::Activation::kTanh;
+  b.g.outputs = {p};
+  ir::Graph fused = b.g;
+  ASSERT_EQ(optimize::FuseDepthwiseBlocks(&fused), 1);
+  ASSERT_EQ(fused.nodes.size(), 1u);
+  EXPECT_EQ(fused.nodes[0].inputs[1], -1);
+  EXPECT_EQ(fused.nodes[0].attrs.activation, ir::Activation::kTanh);
+  ExpectSameOutputs(b.g, fused);
+}
+
+TEST(DepthwiseBlockTest, PatternsThatMustNotFuse) {
+  {  // intermediate tensors too small to leave the cache
+    Builder b;
+    const int x = b.Activation("x", {1, 8, 8, 16});
+    b.g.inputs = {x};
+    const int e = b.Conv("expand", x, 32, 1, ir::Activation::kRelu6);
+    const int d = b.Depthwise("dw", e, 3, 1, ir::Padding::kSame, ir::Activation::kRelu6, {1, 8, 8, 32});
+    b.g.outputs = {b.Conv("project", d, 16, 1, ir::Activation::kNone)};
+    EXPECT_EQ(optimize::FuseDepthwiseBlocks(&b.g), 0);
+  }
+  {  // the depthwise output is read twice; a 3x3 "project" conv
+    Builder b;
+    const int x = b.Activation("x", {1, 40, 40, 96});
+    b.g.inputs = {x};
+    const int d = b.Depthwise("dw", x, 3, 1, ir::Padding::kSame, ir::Activation::kNone, {1, 40, 40, 96});
+    const int p = b.Conv("project", d, 16, 1, ir::Activation::kNone);
+    const int q = b.Conv("other", d, 16, 1, ir::Activation::kNone);
+    const int d2 = b.Depthwise("dw2", x, 3, 1, ir::Padding::kSame, ir::Activation::kNone, {1, 40, 40, 96});
+    const int r = b.Conv("wide", d2, 16, 3, ir::Activation::kNone);
+    b.g.outputs = {p, q, r};
+    EXPECT_EQ(optimize::FuseDepthwiseBlocks(&b.g), 0);
+  }
+}
+
+// A block whose filters do not fit is an error naming the node, not a crash.
+TEST(DepthwiseBlockTest, MisfitFiltersAreErrors) {
+  Builder b;
+  const int x = b.Activation("x", {1, 6, 6, 8});
+  b.g.inputs = {x};
+  ir::Node n;
+  n.name = "block";
+  n.type = ir::OpType::kDepthwiseBlock;
+  n.attrs.padding = ir::Padding::kSame;
+  n.inputs = {x, b.Floats("we", {12, 1, 1, 8}), -1, b.Floats("wd", {1, 3, 3, 11}), -1, b.Floats("wp", {4, 1, 1, 12}),
+              -1, -1};
+  n.outputs = {b.Activation("y", {1, 6, 6, 4})};
+  b.g.nodes.push_back(n);
+  b.g.outputs = {n.outputs[0]};
+  auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(b.g));
+  auto session = Session::Create(model, SessionConfig{});
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.status().message().find("depthwise filter [1,3,3,11] does not match 12 channels"),
+            std::string::npos)
+      << session.status().ToString();
+  EXPECT_NE(session.status().message().find("'block'"), std::string::npos) << session.status().ToString();
 }
 
 }  // namespace

@@ -1,0 +1,234 @@
+// DEPTHWISE_BLOCK on the CPU: [1x1 expand ->] depthwise -> 1x1 project
+// [+ residual], made by optimize::FuseDepthwiseBlocks.
+//
+// The separate convs write the expanded tensor (MobileNetV2's first blocks:
+// 112x112x96, 4.8 MB) to memory and read it back, and the same again for the
+// depthwise output; bound by memory, and more so with two threads sharing it.
+// Here each thread takes a range of output rows and walks it band by band:
+// the expand GEMM fills the input rows the band's depthwise windows need into
+// a buffer of ~256 KB (rows shared with the previous band are moved, not
+// recomputed), the depthwise kernel writes the band's rows into a second
+// buffer, and the project GEMM (with the residual and the activation) writes
+// the block's output. Both buffers stay in L2.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "inference/backend/cpu/kernels/ref/conv2d.h"
+#include "inference/backend/cpu/kernels/ref/depthwise_conv2d.h"
+#include "inference/backend/cpu/kernels/ref/residual_add.h"
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
+#include "inference/backend/cpu/ops/cpu_op.h"
+#include "inference/ir/conv_geometry.h"
+
+namespace rill::inference::cpu {
+namespace {
+
+// Bytes of expanded input rows one band holds (per thread).
+constexpr long long kBandBytes = 256 * 1024;
+
+class DepthwiseBlockOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+
+  std::string name() const override {
+    if (!fast_) return "depthwise_block_ref";
+    return avx512_ ? "depthwise_block_gemm_6x32_avx512" : "depthwise_block_gemm_6x16_avx2";
+  }
+
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(8));
+    const Shape& x = InShape(0);
+    const Shape& wd = InShape(3);
+    const Shape& y = OutShape();
+    const ir::OpAttrs& a = attrs();
+    batch_ = x[0];
+    in_h_ = x[1];
+    in_w_ = x[2];
+    in_c_ = x[3];
+    has_expand_ = HasInput(1);
+    mid_c_ = has_expand_ ? InShape(1)[0] : in_c_;
+    out_c_ = InShape(5)[0];
+    // The depthwise conv, on the expanded tensor of one image.
+    dw_ = ConvParams{};
+    dw_.batch = 1;
+    dw_.in_h = in_h_;
+    dw_.in_w = in_w_;
+    dw_.in_c = mid_c_;
+    dw_.out_h = y[1];
+    dw_.out_w = y[2];
+    dw_.out_c = mid_c_;
+    dw_.kernel_h = wd[1];
+    dw_.kernel_w = wd[2];
+    dw_.stride_h = a.stride_h;
+    dw_.stride_w = a.stride_w;
+    dw_.activation = ToFused(a.depthwise_activation);
+    if (a.padding == ir::Padding::kExplicit) {
+      dw_.pad_top = a.pad_top;
+      dw_.pad_left = a.pad_left;
+    } else {
+      dw_.pad_top = ir::WindowPadBefore(in_h_, dw_.out_h, dw_.kernel_h, dw_.stride_h, 1, a.padding);
+      dw_.pad_left = ir::WindowPadBefore(in_w_, dw_.out_w, dw_.kernel_w, dw_.stride_w, 1, a.padding);
+    }
+    expand_act_ = ToFused(a.expand_activation);
+    act_ = ToFused(a.activation);
+    residual_c_ = HasInput(7) ? InShape(7)[3] : 0;
+    bool constant = args_.inputs[3]->constant && args_.inputs[5]->constant;
+    if (has_expand_) constant = constant && args_.inputs[1]->constant;
+    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && constant;
+    if (!fast_) {
+      scratch_floats_ = static_cast<size_t>(batch_) * dw_.out_h * dw_.out_w * mid_c_;
+      if (has_expand_) scratch_floats_ += static_cast<size_t>(batch_) * in_h_ * in_w_ * mid_c_;
+      return Status::Ok();
+    }
+    avx512_ = x86::GetCpuFeatures().avx512f;
+    gemm_ = avx512_ ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
+    Pack(In(5), out_c_, mid_c_, &packed_project_);
+    if (has_expand_) Pack(In(1), mid_c_, in_c_, &packed_expand_);
+    // Output rows per band: the expanded rows they read fit kBandBytes.
+    const long long row_floats = static_cast<long long>(in_w_) * mid_c_;
+    const long long fit_rows = std::max<long long>(dw_.kernel_h, kBandBytes / 4 / std::max<long long>(1, row_floats));
+    const int max_band =
+        static_cast<int>(std::clamp<long long>((fit_rows - dw_.kernel_h) / dw_.stride_h + 1, 1, dw_.out_h));
+    chunks_ = std::min(dw_.out_h, threads());
+    // Bands of equal height within a thread's rows (7 rows at 6 at most: 4 + 3, not 6 + 1).
+    const int chunk_rows = (dw_.out_h + chunks_ - 1) / chunks_;
+    const int bands = (chunk_rows + max_band - 1) / max_band;
+    band_ = (chunk_rows + bands - 1) / bands;
+    expand_floats_ = has_expand_ ? static_cast<size_t>(BandInputRows(band_)) * row_floats : 0;
+    mid_floats_ = static_cast<size_t>(band_) * dw_.out_w * mid_c_;
+    scratch_floats_ = (expand_floats_ + mid_floats_) * threads();
+    return Status::Ok();
+  }
+
+  size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
+
+  void Run() override {
+    if (!fast_) {
+      RunReference();
+      return;
+    }
+    auto task = [this](int t, int thread) {
+      const int n = t / chunks_, c = t % chunks_;
+      RunRows(n, dw_.out_h * c / chunks_, dw_.out_h * (c + 1) / chunks_,
+              static_cast<float*>(scratch_) + (expand_floats_ + mid_floats_) * thread);
+    };
+    ParallelFor(batch_ * chunks_, task);
+  }
+
+ private:
+  void Pack(const float* w, int n, int k, std::vector<float>* packed) const {
+    if (avx512_) {
+      packed->assign(x86::PackedWeightsFloats512(n, k), 0.0f);
+      x86::PackWeightsNK512(w, n, k, packed->data());
+    } else {
+      packed->assign(x86::PackedWeightsFloats(n, k), 0.0f);
+      x86::PackWeightsNK(w, n, k, packed->data());
+    }
+  }
+
+  // Input rows the depthwise windows of `rows` output rows span.
+  int BandInputRows(int rows) const { return (rows - 1) * dw_.stride_h + dw_.kernel_h; }
+
+  // Output rows [row_begin, row_end) of image n, band by band.
+  void RunRows(int n, int row_begin, int row_end, float* scratch) const {
+    float* expanded = scratch;
+    float* mid = scratch + expand_floats_;
+    const long long in_row = static_cast<long long>(in_w_) * in_c_;
+    const long long mid_row = static_cast<long long>(in_w_) * mid_c_;
+    const float* x = In(0) + static_cast<long long>(n) * in_h_ * in_row;
+    const long long out_pixels = static_cast<long long>(dw_.out_h) * dw_.out_w;
+    float* y = Out() + n * out_pixels * out_c_;
+    const float* residual = residual_c_ ? In(7) + n * out_pixels * residual_c_ : nullptr;
+    int held_lo = 0, held_hi = 0;  // expanded image rows in `expanded`, from its first row
+    for (int b0 = row_begin; b0 < row_end; b0 += band_) {
+      const int b1 = std::min(row_end, b0 + band_);
+      const int first = b0 * dw_.stride_h - dw_.pad_top;
+      const int i0 = std::max(0, first);
+      const int i1 = std::min(in_h_, (b1 - 1) * dw_.stride_h - dw_.pad_top + dw_.kernel_h);
+      const float* source = x + i0 * in_row;
+      if (has_expand_) {
+        // Rows the previous band expanded move to the front; the rest are new.
+        int have = 0;
+        if (i0 >= held_lo && i0 < held_hi) {
+          have = std::min(held_hi, i1) - i0;
+          if (i0 > held_lo) std::memmove(expanded, expanded + (i0 - held_lo) * mid_row, have * mid_row * sizeof(float));
+        }
+        if (i1 > i0 + have) {
+          gemm_((i1 - i0 - have) * in_w_, mid_c_, in_c_, x + (i0 + have) * in_row, in_c_, packed_expand_.data(), In(2),
+                expand_act_, expanded + have * mid_row, mid_c_);
+        }
+        held_lo = i0;
+        held_hi = std::max(i1, i0 + have);
+        source = expanded;
+      }
+      // The band as a depthwise conv of its own: its input rows start at
+      // image row i0 (rows outside the image are the conv's padding).
+      ConvParams band = dw_;
+      band.in_h = std::max(0, i1 - i0);
+      band.out_h = b1 - b0;
+      band.pad_top = i0 - first;
+      x86::DepthwiseConv2DAvx2Rows(band, source, In(3), In(4), mid, 0, band.out_h);
+      const long long p0 = static_cast<long long>(b0) * dw_.out_w, p1 = static_cast<long long>(b1) * dw_.out_w;
+      gemm_(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, packed_project_.data(), In(6),
+            residual ? FusedActivation::kNone : act_, y + p0 * out_c_, out_c_);
+      if (residual) x86::ResidualAddAvx2(residual, residual_c_, y, out_c_, p0, p1, 0, out_c_, act_);
+    }
+  }
+
+  // The three convs one after the other on whole tensors (the oracle).
+  void RunReference() const {
+    float* mid = static_cast<float*>(scratch_);
+    const float* source = In(0);
+    if (has_expand_) {
+      float* expanded = mid + static_cast<size_t>(batch_) * dw_.out_h * dw_.out_w * mid_c_;
+      ConvParams e;
+      e.batch = batch_;
+      e.in_h = e.out_h = in_h_;
+      e.in_w = e.out_w = in_w_;
+      e.in_c = in_c_;
+      e.out_c = mid_c_;
+      e.activation = expand_act_;
+      Conv2DRef(e, In(0), In(1), In(2), expanded);
+      source = expanded;
+    }
+    ConvParams d = dw_;
+    d.batch = batch_;
+    DepthwiseConv2DRef(d, source, In(3), In(4), mid);
+    ConvParams pr;
+    pr.batch = batch_;
+    pr.in_h = pr.out_h = dw_.out_h;
+    pr.in_w = pr.out_w = dw_.out_w;
+    pr.in_c = mid_c_;
+    pr.out_c = out_c_;
+    pr.activation = residual_c_ ? FusedActivation::kNone : act_;
+    Conv2DRef(pr, mid, In(5), In(6), Out());
+    if (residual_c_) {
+      ResidualAddRef(static_cast<long long>(batch_) * dw_.out_h * dw_.out_w, out_c_, In(7), residual_c_, act_, Out());
+    }
+  }
+
+  int batch_ = 1, in_h_ = 0, in_w_ = 0, in_c_ = 0, mid_c_ = 0, out_c_ = 0;
+  bool has_expand_ = false;
+  ConvParams dw_;
+  FusedActivation expand_act_ = FusedActivation::kNone, act_ = FusedActivation::kNone;
+  int residual_c_ = 0;
+  bool fast_ = false, avx512_ = false;
+  x86::GemmFn gemm_ = nullptr;
+  std::vector<float> packed_expand_, packed_project_;
+  int band_ = 1, chunks_ = 1;
+  size_t expand_floats_ = 0, mid_floats_ = 0, scratch_floats_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Execution> MakeDepthwiseBlock(const ExecutionArgs& args) {
+  return std::make_unique<DepthwiseBlockOp>(args);
+}
+
+}  // namespace rill::inference::cpu
