@@ -117,10 +117,17 @@ __attribute__((target("avx512f"), always_inline)) inline void DwBlock512(const f
   }
 #pragma GCC unroll 7
   for (int r = 0; r < kRows; ++r) {
-    const float* row = base + r * row_stride;
+    // One pointer stepped by the channel stride. Left to itself GCC
+    // precomputes every column's address once for all channel blocks, keeps
+    // them in vector registers (no GPRs left) and moves each to a GPR before
+    // its load: a port-0 uop per load that the FMAs need. The empty asm keeps
+    // the pointer in a register and the step an add.
+    const float* col = base + r * row_stride;
 #pragma GCC unroll 19
     for (int j = 0; j < kCols; ++j) {
-      const __m512 v = _mm512_maskz_loadu_ps(m, row + j * cs);
+      const __m512 v = _mm512_maskz_loadu_ps(m, col);
+      col += cs;
+      asm("" : "+r"(col));
 #pragma GCC unroll 2
       for (int o = 0; o < R; ++o) {
         const int ky = r - o * S;
