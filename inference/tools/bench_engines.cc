@@ -48,8 +48,12 @@ namespace ort = rill::inference::ort;
 struct Flags {
   int runs = 15, warmup = 3;
   // Idle time before each timed run, so the worker threads of the engine
-  // that ran before (ONNX Runtime's spin after a run) are off the cores.
-  int pause_ms = 20;
+  // that ran before are off the cores. ONNX Runtime's intra-op workers spin
+  // for longer than 20 ms after a run: on the device CPU (2 pinned cores) a
+  // 20 ms pause left them on our second core, and our 2-thread MobileNetV2
+  // median went from 6.3 ms (alone) to 11.1 ms (after ORT); at 100 ms it was
+  // 7.1 ms and ORT's own 7.9 ms (measured 2026-11-23).
+  int pause_ms = 100;
   // Runs per block: 1 interleaves the engines run by run (a pause before
   // each run, so every run starts idle, like one inference per video frame);
   // N > 1 runs each engine N times back to back per block (steady state, as
