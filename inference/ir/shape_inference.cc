@@ -80,6 +80,21 @@ Status CheckExplicitPads(ShapeContext& c, const OpAttrs& a) {
   return Status::Ok();
 }
 
+// Output height and width of a conv window (kernel kh x kw) over x, or an
+// error naming the window when it does not fit.
+Status ConvWindowOutput(ShapeContext& c, const OpAttrs& a, const Shape& x, const Shape& w, int kh, int kw, int* oh,
+                        int* ow) {
+  RILL_INF_RETURN_IF_ERROR(CheckExplicitPads(c, a));
+  *oh = a.padding == Padding::kExplicit
+            ? ExplicitWindowOutputSize(x[1], kh, a.stride_h, a.dilation_h, a.pad_top, a.pad_bottom, false)
+            : WindowOutputSize(x[1], kh, a.stride_h, a.dilation_h, a.padding);
+  *ow = a.padding == Padding::kExplicit
+            ? ExplicitWindowOutputSize(x[2], kw, a.stride_w, a.dilation_w, a.pad_left, a.pad_right, false)
+            : WindowOutputSize(x[2], kw, a.stride_w, a.dilation_w, a.padding);
+  if (*oh <= 0 || *ow <= 0) return c.Error("window " + ShapeToString(w) + " does not fit input " + ShapeToString(x));
+  return Status::Ok();
+}
+
 // CONV_2D's optional fourth input is a residual fused by the optimizer:
 // [N, OH, OW, C'] with C' <= the output channels, added to the first C'
 // channels before the activation (see optimize::FuseResidualAdd).
@@ -103,14 +118,8 @@ Status Conv(ShapeContext& c, const OpAttrs& a, bool depthwise) {
   if (c.Has(2) && NumElements(c.In(2)) != out_c) {
     return c.Error("bias " + ShapeToString(c.In(2)) + " does not match " + std::to_string(out_c) + " output channels");
   }
-  RILL_INF_RETURN_IF_ERROR(CheckExplicitPads(c, a));
-  const int oh = a.padding == Padding::kExplicit
-                     ? ExplicitWindowOutputSize(x[1], w[1], a.stride_h, a.dilation_h, a.pad_top, a.pad_bottom, false)
-                     : WindowOutputSize(x[1], w[1], a.stride_h, a.dilation_h, a.padding);
-  const int ow = a.padding == Padding::kExplicit
-                     ? ExplicitWindowOutputSize(x[2], w[2], a.stride_w, a.dilation_w, a.pad_left, a.pad_right, false)
-                     : WindowOutputSize(x[2], w[2], a.stride_w, a.dilation_w, a.padding);
-  if (oh <= 0 || ow <= 0) return c.Error("window " + ShapeToString(w) + " does not fit input " + ShapeToString(x));
+  int oh = 0, ow = 0;
+  RILL_INF_RETURN_IF_ERROR(ConvWindowOutput(c, a, x, w, w[1], w[2], &oh, &ow));
   if (c.Has(3)) {
     RILL_INF_RETURN_IF_ERROR(c.NeedRank(3, 4));
     const Shape& r = c.In(3);
@@ -153,14 +162,8 @@ Status DepthwiseBlock(ShapeContext& c, const OpAttrs& a) {
   }
   if (c.Has(6) && NumElements(c.In(6)) != wp[0]) return c.Error("project bias does not match the filter");
   RILL_INF_RETURN_IF_ERROR(CheckWindow(c, a, wd[1], wd[2]));
-  RILL_INF_RETURN_IF_ERROR(CheckExplicitPads(c, a));
-  const int oh = a.padding == Padding::kExplicit
-                     ? ExplicitWindowOutputSize(x[1], wd[1], a.stride_h, a.dilation_h, a.pad_top, a.pad_bottom, false)
-                     : WindowOutputSize(x[1], wd[1], a.stride_h, a.dilation_h, a.padding);
-  const int ow = a.padding == Padding::kExplicit
-                     ? ExplicitWindowOutputSize(x[2], wd[2], a.stride_w, a.dilation_w, a.pad_left, a.pad_right, false)
-                     : WindowOutputSize(x[2], wd[2], a.stride_w, a.dilation_w, a.padding);
-  if (oh <= 0 || ow <= 0) return c.Error("window " + ShapeToString(wd) + " does not fit input " + ShapeToString(x));
+  int oh = 0, ow = 0;
+  RILL_INF_RETURN_IF_ERROR(ConvWindowOutput(c, a, x, wd, wd[1], wd[2], &oh, &ow));
   const Shape out = {x[0], oh, ow, wp[0]};
   if (c.Has(7)) {
     RILL_INF_RETURN_IF_ERROR(c.NeedRank(7, 4));

@@ -60,6 +60,11 @@ __attribute__((target("avx2,fma"))) inline void InteriorPixel(const float* in, i
   }
 }
 
+// Lanes of the 16-channel block at c that hold channels (all but the tail).
+inline __mmask16 ChannelBlockMask(int channels, int c) {
+  return channels - c >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (channels - c)) - 1);
+}
+
 // One output pixel with bounds checks (borders and a segment's remainder).
 // Taps of different rows go to different accumulators so the FMAs do not
 // wait on each other's latency.
@@ -163,8 +168,7 @@ __attribute__((target("avx512f"))) void DwBorder512(const ConvParams& p, const f
   const long long out_stride = static_cast<long long>(p.out_w) * cs;
   __m512 f[K * K];
   for (int c = 0; c < channels; c += 16) {
-    const __mmask16 m = channels - c >= 16 ? static_cast<__mmask16>(0xFFFF)
-                                           : static_cast<__mmask16>((1u << (channels - c)) - 1);
+    const __mmask16 m = ChannelBlockMask(channels, c);
     LoadTaps512<K>(filter, cs, c, m, f);
     const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
     for (int o = 0; o < rows; ++o) {
@@ -194,8 +198,7 @@ __attribute__((target("avx512f"), always_inline)) inline void DwSpan512(const Co
   float* out = out_row + ox * cs;
   __m512 f[K * K];
   for (int c = 0; c < channels; c += 16) {
-    const __mmask16 m = channels - c >= 16 ? static_cast<__mmask16>(0xFFFF)
-                                           : static_cast<__mmask16>((1u << (channels - c)) - 1);
+    const __mmask16 m = ChannelBlockMask(channels, c);
     LoadTaps512<K>(filter, cs, c, m, f);
     const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
     if constexpr (K == 3) {
