@@ -252,17 +252,8 @@ class Session::Impl {
     tuning_.dirty = false;
   }
 
-  // Workers asleep since the last run start waking now, while the first
-  // (often single-threaded) nodes run.
-  void WakePools() {
-    for (auto& b : backends_) {
-      if (b.pool) b.pool->Wake();
-    }
-  }
-
   Status Run() {
     if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
-    WakePools();
     if (stream_threads_.empty()) {
       ScopedFlushDenormals flush;
       for (Task& task : tasks_) task.exec->Run();
@@ -290,7 +281,6 @@ class Session::Impl {
   Status RunProfiled(std::vector<double>* node_ms) {
     if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
     node_ms->assign(graph_.nodes.size(), 0.0);
-    WakePools();
     ScopedFlushDenormals flush;
     double pending = 0;
     for (Task& task : tasks_) {

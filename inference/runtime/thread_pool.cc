@@ -76,18 +76,12 @@ void ThreadPool::WorkerLoop(int thread) {
       if ((spins & 63) == 63 && std::chrono::steady_clock::now() > deadline) {
         std::unique_lock<std::mutex> lock(mu_);
         sleepers_.fetch_add(1);
-        const uint64_t wake_gen = wake_gen_.load();
-        bool woken = false;  // by Wake(), not by a loop
         while (!stop_.load() && Epoch(state_.load()) == seen) {
-          if (wake_gen_.load() != wake_gen) {
-            woken = true;
-            break;
-          }
           sleeps_.fetch_add(1, std::memory_order_relaxed);
           wake_cv_.wait(lock);
         }
         sleepers_.fetch_sub(1);
-        deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(woken ? kWakeSpinMicros : SpinMicros());
+        deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(SpinMicros());
         continue;
       }
       RILL_CPU_RELAX();
@@ -98,15 +92,6 @@ void ThreadPool::WorkerLoop(int thread) {
       finished_workers_.fetch_add(1, std::memory_order_release);
     }
   }
-}
-
-void ThreadPool::Wake() {
-  if (workers_.empty() || sleepers_.load() == 0) return;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    wake_gen_.fetch_add(1);
-  }
-  wake_cv_.notify_all();
 }
 
 void ThreadPool::Run(int tasks, void (*fn)(void*, int, int), void* ctx) {

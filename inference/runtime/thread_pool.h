@@ -44,13 +44,6 @@ class ThreadPool {
     Run(tasks, [](void* c, int task, int thread) { (*static_cast<F*>(c))(task, thread); }, &f);
   }
 
-  // Wakes sleeping workers ahead of the loops to come (a session calls it as
-  // a run starts): they poll for up to kWakeSpinMicros, so the first parallel
-  // layer finds them awake instead of paying the wake-up (60 us measured on
-  // an idle Xeon) inside the layer. Allocation-free; no-op if none sleeps.
-  void Wake();
-  static constexpr int kWakeSpinMicros = 1000;
-
   // How many times a worker went to sleep (for tests: an idle pool sleeps).
   uint64_t sleeps() const { return sleeps_.load(std::memory_order_relaxed); }
 
@@ -79,7 +72,6 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable wake_cv_;
   std::atomic<int> sleepers_{0};
-  std::atomic<uint64_t> wake_gen_{0};  // bumped by Wake()
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> sleeps_{0};
 };

@@ -56,29 +56,6 @@ TEST(ThreadPoolTest, IdleWorkersSleepAndWakeForTheNextLoop) {
   EXPECT_EQ(sum.load(), 5050);
 }
 
-// Wake() gets sleeping workers up without a loop; they poll for a bounded
-// time and go back to sleep (so each sleeps once more), and a loop after
-// Wake() still runs every task once.
-TEST(ThreadPoolTest, WakeRousesSleepersThatSleepAgain) {
-  ThreadPool pool(3);
-  auto wait_for_sleeps = [&](uint64_t n) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (pool.sleeps() < n && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return pool.sleeps();
-  };
-  ASSERT_GE(wait_for_sleeps(2), 2u);  // both workers asleep
-  const uint64_t before = pool.sleeps();
-  pool.Wake();
-  EXPECT_GE(wait_for_sleeps(before + 2), before + 2) << "Wake() did not rouse both workers";
-  pool.Wake();
-  std::atomic<int> sum{0};
-  auto body = [&](int task, int) { sum += task + 1; };
-  pool.ParallelFor(50, body);
-  EXPECT_EQ(sum.load(), 1275);
-}
-
 TEST(ThreadPoolTest, ManyBackToBackLoopsOfUnevenTasks) {
   ThreadPool pool(2);
   std::vector<int> out(64);
