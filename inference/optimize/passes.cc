@@ -55,6 +55,13 @@ int AddFloatConst(ir::Graph* g, const std::string& name, const Shape& shape, con
 
 bool IsConv(OpType t) { return t == OpType::kConv2D || t == OpType::kDepthwiseConv2D; }
 
+// Whether a PAD node pads with zeros (no value input, or a constant 0).
+bool PadValueIsZero(const ir::Graph& g, const Node& pad) {
+  if (pad.inputs.size() < 3 || pad.inputs[2] < 0) return true;
+  const int v = pad.inputs[2];
+  return IsFloatConst(g, v) && NumElements(g.tensors[v].shape) == 1 && Floats(g, v)[0] == 0.0f;
+}
+
 // Removes nodes marked dead, keeping order.
 void Sweep(ir::Graph* g, const std::vector<bool>& dead) {
   std::vector<Node> kept;
@@ -91,10 +98,7 @@ int FoldPadIntoConv(ir::Graph* g) {
     const Node& pad = g->nodes[p];
     std::vector<int> pads;
     if (!ir::ReadConstInts(*g, pad, 1, &pads).ok() || pads.size() != 8) continue;
-    if (pad.inputs.size() > 2 && pad.inputs[2] >= 0) {
-      const ir::TensorInfo& v = g->tensors[pad.inputs[2]];
-      if (!IsFloatConst(*g, pad.inputs[2]) || NumElements(v.shape) != 1 || Floats(*g, pad.inputs[2])[0] != 0.0f) continue;
-    }
+    if (!PadValueIsZero(*g, pad)) continue;
     if (pads[0] || pads[1] || pads[6] || pads[7]) continue;  // only H and W
     ir::OpAttrs& a = conv.attrs;
     if (a.padding == ir::Padding::kValid) {
@@ -234,10 +238,7 @@ int ChannelPadSource(const ir::Graph& g, const std::vector<Shape>& shape, const 
   for (int i = 0; i < 7; ++i) {
     if (pads[i] != 0) return -1;
   }
-  if (pad.inputs.size() > 2 && pad.inputs[2] >= 0) {
-    const int v = pad.inputs[2];
-    if (!IsFloatConst(g, v) || NumElements(g.tensors[v].shape) != 1 || Floats(g, v)[0] != 0.0f) return -1;
-  }
+  if (!PadValueIsZero(g, pad)) return -1;
   const Shape& x = shape[pad.inputs[0]];
   if (x.size() != 4 || g.tensors[pad.inputs[0]].dtype != DataType::kFloat32) return -1;
   *unpadded = pad.inputs[0];
@@ -333,8 +334,7 @@ int FuseDepthwiseBlocks(ir::Graph* g) {
   const std::vector<int> producer = Producers(*g);
   const std::vector<int> readers = ReaderCounts(*g);
   std::vector<bool> dead(g->nodes.size(), false);
-  std::vector<Node> replacement(g->nodes.size());
-  std::vector<bool> replaced(g->nodes.size(), false);
+  std::vector<bool> replaced(g->nodes.size(), false);  // already a block: not an expand or depthwise conv
   int fused = 0;
   for (size_t pi = 0; pi < g->nodes.size(); ++pi) {
     const Node& project = g->nodes[pi];
@@ -365,14 +365,14 @@ int FuseDepthwiseBlocks(ir::Graph* g) {
     long long kept = static_cast<long long>(d_shape[1]) * d_shape[2] * d_shape[3];
     if (ei >= 0) kept += static_cast<long long>(dx[1]) * dx[2] * dx[3];
     if (kept * 4 < kMinDepthwiseBlockBytes) continue;
+    const Node* expand = ei >= 0 ? &g->nodes[ei] : nullptr;
     Node block;
     block.name = project.name;
     block.type = OpType::kDepthwiseBlock;
     block.attrs = dw.attrs;
     block.attrs.depthwise_activation = dw.attrs.activation;
     block.attrs.activation = project.attrs.activation;
-    block.attrs.expand_activation = ei >= 0 ? g->nodes[ei].attrs.activation : ir::Activation::kNone;
-    const Node* expand = ei >= 0 ? &g->nodes[ei] : nullptr;
+    block.attrs.expand_activation = expand ? expand->attrs.activation : ir::Activation::kNone;
     block.inputs = {expand ? expand->inputs[0] : e_out,
                     expand ? expand->inputs[1] : -1,
                     expand ? OptionalInput(*expand, 2) : -1,
@@ -382,14 +382,11 @@ int FuseDepthwiseBlocks(ir::Graph* g) {
                     OptionalInput(project, 2),
                     OptionalInput(project, 3)};
     block.outputs = project.outputs;
-    replacement[pi] = std::move(block);
+    g->nodes[pi] = std::move(block);  // `project` is not used below
     replaced[pi] = true;
     dead[di] = true;
     if (ei >= 0) dead[ei] = true;
     ++fused;
-  }
-  for (size_t i = 0; i < g->nodes.size(); ++i) {
-    if (replaced[i]) g->nodes[i] = std::move(replacement[i]);
   }
   Sweep(g, dead);
   return fused;

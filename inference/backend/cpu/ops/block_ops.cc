@@ -24,7 +24,6 @@
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
-#include "inference/ir/conv_geometry.h"
 
 namespace rill::inference::cpu {
 namespace {
@@ -68,13 +67,7 @@ class DepthwiseBlockOp : public CpuOp {
     dw_.stride_h = a.stride_h;
     dw_.stride_w = a.stride_w;
     dw_.activation = ToFused(a.depthwise_activation);
-    if (a.padding == ir::Padding::kExplicit) {
-      dw_.pad_top = a.pad_top;
-      dw_.pad_left = a.pad_left;
-    } else {
-      dw_.pad_top = ir::WindowPadBefore(in_h_, dw_.out_h, dw_.kernel_h, dw_.stride_h, 1, a.padding);
-      dw_.pad_left = ir::WindowPadBefore(in_w_, dw_.out_w, dw_.kernel_w, dw_.stride_w, 1, a.padding);
-    }
+    SetWindowPadding(a, &dw_);
     expand_act_ = ToFused(a.expand_activation);
     act_ = ToFused(a.activation);
     residual_c_ = HasInput(7) ? InShape(7)[3] : 0;
@@ -88,8 +81,8 @@ class DepthwiseBlockOp : public CpuOp {
     }
     avx512_ = x86::GetCpuFeatures().avx512f;
     gemm_ = avx512_ ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
-    Pack(In(5), out_c_, mid_c_, &packed_project_);
-    if (has_expand_) Pack(In(1), mid_c_, in_c_, &packed_expand_);
+    x86::PackGemmWeights(In(5), out_c_, mid_c_, avx512_, &packed_project_);
+    if (has_expand_) x86::PackGemmWeights(In(1), mid_c_, in_c_, avx512_, &packed_expand_);
     // Output rows per band: the expanded rows they read fit kBandBytes.
     const long long row_floats = static_cast<long long>(in_w_) * mid_c_;
     const long long fit_rows = std::max<long long>(dw_.kernel_h, kBandBytes / 4 / std::max<long long>(1, row_floats));
@@ -122,16 +115,6 @@ class DepthwiseBlockOp : public CpuOp {
   }
 
  private:
-  void Pack(const float* w, int n, int k, std::vector<float>* packed) const {
-    if (avx512_) {
-      packed->assign(x86::PackedWeightsFloats512(n, k), 0.0f);
-      x86::PackWeightsNK512(w, n, k, packed->data());
-    } else {
-      packed->assign(x86::PackedWeightsFloats(n, k), 0.0f);
-      x86::PackWeightsNK(w, n, k, packed->data());
-    }
-  }
-
   // Input rows the depthwise windows of `rows` output rows span.
   int BandInputRows(int rows) const { return (rows - 1) * dw_.stride_h + dw_.kernel_h; }
 

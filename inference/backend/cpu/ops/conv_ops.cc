@@ -118,16 +118,12 @@ class ConvOp : public CpuOp {
     p_.dilation_h = kind_ == Kind::kTranspose ? 1 : a.dilation_h;
     p_.dilation_w = kind_ == Kind::kTranspose ? 1 : a.dilation_w;
     p_.activation = ToFused(a.activation);
-    if (a.padding == ir::Padding::kExplicit) {
-      p_.pad_top = a.pad_top;
-      p_.pad_left = a.pad_left;
-    } else if (kind_ == Kind::kTranspose) {
+    if (kind_ == Kind::kTranspose && a.padding != ir::Padding::kExplicit) {
       // Padding of the forward conv that maps the output back to the input.
       p_.pad_top = ir::WindowPadBefore(p_.out_h, p_.in_h, p_.kernel_h, p_.stride_h, 1, a.padding);
       p_.pad_left = ir::WindowPadBefore(p_.out_w, p_.in_w, p_.kernel_w, p_.stride_w, 1, a.padding);
     } else {
-      p_.pad_top = ir::WindowPadBefore(p_.in_h, p_.out_h, p_.kernel_h, p_.stride_h, p_.dilation_h, a.padding);
-      p_.pad_left = ir::WindowPadBefore(p_.in_w, p_.out_w, p_.kernel_w, p_.stride_w, p_.dilation_w, a.padding);
+      SetWindowPadding(a, &p_);
     }
     p_.depth_multiplier = kind_ == Kind::kDepthwise ? p_.out_c / p_.in_c : 1;
     // A fused residual (optimizer: conv -> ADD(skip)): the kernels write the
@@ -211,9 +207,7 @@ class ConvOp : public CpuOp {
     switch (algo) {
       case ConvAlgo::kGemm6x16:
       case ConvAlgo::kGemm6x32:
-        packed_.assign(wide ? x86::PackedWeightsFloats512(p_.out_c, k) : x86::PackedWeightsFloats(p_.out_c, k), 0.0f);
-        if (wide) x86::PackWeightsNK512(In(1), p_.out_c, k, packed_.data());
-        else x86::PackWeightsNK(In(1), p_.out_c, k, packed_.data());
+        x86::PackGemmWeights(In(1), p_.out_c, k, wide, &packed_);
         break;
       case ConvAlgo::kSlidingAvx2:
       case ConvAlgo::kSlidingAvx512: {
@@ -469,10 +463,7 @@ class FullyConnectedOp : public CpuOp {
     if (StrassenDepth(algo) > 0) {
       x86::PrepareStrassenWeights(In(1), out_dim_, in_dim_, StrassenDepth(algo), wide, &strassen_);
     } else {
-      packed_.assign(wide ? x86::PackedWeightsFloats512(out_dim_, in_dim_) : x86::PackedWeightsFloats(out_dim_, in_dim_),
-                     0.0f);
-      if (wide) x86::PackWeightsNK512(In(1), out_dim_, in_dim_, packed_.data());
-      else x86::PackWeightsNK(In(1), out_dim_, in_dim_, packed_.data());
+      x86::PackGemmWeights(In(1), out_dim_, in_dim_, wide, &packed_);
     }
     prepared_ = true;
     prepared_algo_ = algo;

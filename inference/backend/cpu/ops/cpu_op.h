@@ -9,6 +9,7 @@
 
 #include "inference/backend/backend.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
+#include "inference/ir/conv_geometry.h"
 
 namespace rill::inference::cpu {
 
@@ -83,6 +84,18 @@ inline FusedActivation ToFused(ir::Activation a) {
     case ir::Activation::kTanh: return FusedActivation::kTanh;
   }
   return FusedActivation::kNone;
+}
+
+// The padding before the first row and column of a (forward) conv window:
+// the explicit pads, or SAME/VALID's from p's sizes, kernel, stride, dilation.
+inline void SetWindowPadding(const ir::OpAttrs& a, ConvParams* p) {
+  if (a.padding == ir::Padding::kExplicit) {
+    p->pad_top = a.pad_top;
+    p->pad_left = a.pad_left;
+  } else {
+    p->pad_top = ir::WindowPadBefore(p->in_h, p->out_h, p->kernel_h, p->stride_h, p->dilation_h, a.padding);
+    p->pad_left = ir::WindowPadBefore(p->in_w, p->out_w, p->kernel_w, p->stride_w, p->dilation_w, a.padding);
+  }
 }
 
 // Factories, one per op family file.

@@ -87,9 +87,7 @@ class UnaryOp : public CpuOp {
     switch (args_.node->type) {
       case ir::OpType::kRelu: return "relu_ref";
       case ir::OpType::kRelu6: return "relu6_ref";
-      case ir::OpType::kHardSwish:
-        return args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() ? "hard_swish_avx2"
-                                                                                    : "hard_swish_ref";
+      case ir::OpType::kHardSwish: return fast_ ? "hard_swish_avx2" : "hard_swish_ref";
       case ir::OpType::kClamp: return "clamp_ref";
       case ir::OpType::kLeakyRelu: return "leaky_relu_ref";
       case ir::OpType::kHardSigmoid: return "hard_sigmoid_ref";
@@ -99,13 +97,13 @@ class UnaryOp : public CpuOp {
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     n_ = NumElements(InShape(0));
+    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
     return Status::Ok();
   }
   void Run() override {
     // Each element on its own: pieces over the threads (the same results).
     const float* x = In(0);
     float* y = Out();
-    const bool fast = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
     ParallelRange(n_, 64, n_, [&](long long begin, long long end) {
       const long long n = end - begin;
       const float* in = x + begin;
@@ -114,7 +112,7 @@ class UnaryOp : public CpuOp {
         case ir::OpType::kRelu: ReluRef(n, in, out); break;
         case ir::OpType::kRelu6: Relu6Ref(n, in, out); break;
         case ir::OpType::kHardSwish:
-          if (fast) x86::HardSwishAvx2(n, in, out);
+          if (fast_) x86::HardSwishAvx2(n, in, out);
           else HardSwishRef(n, in, out);
           break;
         case ir::OpType::kClamp: ClampRef(n, attrs().clamp_min, attrs().clamp_max, in, out); break;
@@ -127,6 +125,7 @@ class UnaryOp : public CpuOp {
 
  private:
   long long n_ = 0;
+  bool fast_ = false;  // AVX2 kernels where there are some (HARD_SWISH)
 };
 
 }  // namespace

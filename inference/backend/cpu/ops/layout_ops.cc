@@ -85,6 +85,8 @@ class ConcatenationOp : public CpuOp {
       for (int d = axis; d < rank; ++d) chunk *= InShape(i)[d];
       chunks_.push_back(chunk);
     }
+    row_ = 0;
+    for (long long c : chunks_) row_ += c;
     pointers_.assign(args_.inputs.size(), nullptr);
     fast_ = args_.algorithm != AlgorithmPolicy::kReference && ToFused(attrs().activation) == FusedActivation::kNone;
     return Status::Ok();
@@ -93,10 +95,8 @@ class ConcatenationOp : public CpuOp {
     for (size_t i = 0; i < pointers_.size(); ++i) pointers_[i] = In(i);
     if (fast_) {
       // Pieces of the outer dimension over the threads.
-      long long row = 0;
-      for (long long c : chunks_) row += c;
       float* y = Out();
-      ParallelRange(outer_, 1, outer_ * row, [&](long long begin, long long end) {
+      ParallelRange(outer_, 1, outer_ * row_, [&](long long begin, long long end) {
         const int n = static_cast<int>(pointers_.size());
         const float* piece[kMaxPieceInputs];
         if (n > kMaxPieceInputs) {
@@ -104,7 +104,7 @@ class ConcatenationOp : public CpuOp {
           return;
         }
         for (int i = 0; i < n; ++i) piece[i] = pointers_[i] + begin * chunks_[i];
-        x86::ConcatenationCopy(n, piece, chunks_.data(), end - begin, y + begin * row);
+        x86::ConcatenationCopy(n, piece, chunks_.data(), end - begin, y + begin * row_);
       });
     } else {
       ConcatenationRef(static_cast<int>(pointers_.size()), pointers_.data(), chunks_.data(), outer_,
@@ -118,6 +118,7 @@ class ConcatenationOp : public CpuOp {
   static constexpr int kMaxPieceInputs = 32;
   bool fast_ = false;
   long long outer_ = 1;
+  long long row_ = 0;  // output floats per outer index: the chunks together
   std::vector<long long> chunks_;
   std::vector<const float*> pointers_;
 };

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 
 namespace rill::inference::cpu::x86 {
 namespace {
@@ -33,6 +34,16 @@ int RowTile(const ConvParams& p) {
 }
 
 }  // namespace
+
+void PackGemmWeights(const float* w, int n, int k, bool avx512, std::vector<float>* packed) {
+  if (avx512) {
+    packed->assign(PackedWeightsFloats512(n, k), 0.0f);
+    PackWeightsNK512(w, n, k, packed->data());
+  } else {
+    packed->assign(PackedWeightsFloats(n, k), 0.0f);
+    PackWeightsNK(w, n, k, packed->data());
+  }
+}
 
 bool ConvIsPointwise(const ConvParams& p) {
   return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&

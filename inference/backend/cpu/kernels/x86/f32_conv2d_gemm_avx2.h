@@ -6,6 +6,7 @@
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_CONV2D_GEMM_AVX2_H_
 
 #include <cstddef>
+#include <vector>
 
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 
@@ -15,6 +16,9 @@ namespace rill::inference::cpu::x86 {
 // weights packed by the matching PackWeightsNK*).
 using GemmFn = void (*)(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
                         FusedActivation activation, float* c, int ldc);
+
+// Packs an [n, k] weight matrix for GemmF32Avx512 (`avx512`) or GemmF32Avx2.
+void PackGemmWeights(const float* w, int n, int k, bool avx512, std::vector<float>* packed);
 
 bool ConvIsPointwise(const ConvParams& p);
 // Scratch floats one tile needs (0 for pointwise convs).
