@@ -205,8 +205,15 @@ class TransposeOp : public CpuOp {
     return Status::Ok();
   }
   void Run() override {
-    if (fast_) x86::TransposeBatched2D(plan_, In(0), Out());
-    else TransposeRef(p_, In(0), Out());
+    if (!fast_) {
+      TransposeRef(p_, In(0), Out());
+      return;
+    }
+    // Output rows (input columns) in pieces over the threads.
+    const float* x = In(0);
+    float* y = Out();
+    ParallelRange(plan_.cols, 16, plan_.total,
+                  [&](long long begin, long long end) { x86::TransposeBatched2DColumns(plan_, x, y, begin, end); });
   }
 
  private:

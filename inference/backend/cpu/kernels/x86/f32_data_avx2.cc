@@ -1,10 +1,15 @@
 #include "inference/backend/cpu/kernels/x86/f32_data_avx2.h"
 
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
+
+// GCC 12's avx512fintrin.h max trips -Wmaybe-uninitialized (a false positive).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace rill::inference::cpu::x86 {
 namespace {
@@ -77,13 +82,69 @@ __attribute__((target("avx2,fma"))) void Pool2DRows(const PoolParams& p, const f
   }
 }
 
+// The same with AVX-512, accumulating in registers: each output pixel's
+// channels go in groups of up to 4 vectors (64 channels) that fold the whole
+// window before one store (the AVX2 loop above reads and writes the output
+// once per window pixel). Same operations in the same order per channel.
+template <bool kMax>
+__attribute__((target("avx512f"))) void Pool2DRowsAvx512(const PoolParams& p, const float* in, float* out,
+                                                         int row_begin, int row_end) {
+  const int ch = p.channels;
+  const __m512 init = _mm512_set1_ps(kMax ? -std::numeric_limits<float>::infinity() : 0.0f);
+  for (int row = row_begin; row < row_end; ++row) {
+    const int n = row / p.out_h, oy = row % p.out_h;
+    const float* in_n = in + static_cast<long long>(n) * p.in_h * p.in_w * ch;
+    for (int ox = 0; ox < p.out_w; ++ox) {
+      const Window w = Clip(p, oy, ox);
+      float* o = out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * ch;
+      const int count = (w.y1 - w.y0) * (w.x1 - w.x0);
+      const __m512 divisor = _mm512_set1_ps(static_cast<float>(count));
+      for (int c0 = 0; c0 < ch; c0 += 64) {
+        const int left = std::min(64, ch - c0);
+        const int vecs = (left + 15) / 16;
+        __mmask16 mask[4];
+        for (int v = 0; v < 4; ++v) {
+          const int lanes = std::max(0, std::min(16, left - 16 * v));
+          mask[v] = static_cast<__mmask16>((1u << lanes) - 1u);
+        }
+        __m512 acc[4] = {init, init, init, init};
+        for (int y = w.y0; y < w.y1; ++y) {
+          const float* src = in_n + (static_cast<long long>(y) * p.in_w + w.x0) * ch + c0;
+          for (int x = w.x0; x < w.x1; ++x, src += ch) {
+            if (vecs == 4 && left == 64) {
+#pragma GCC unroll 4
+              for (int v = 0; v < 4; ++v) {
+                const __m512 s = _mm512_loadu_ps(src + 16 * v);
+                acc[v] = kMax ? _mm512_max_ps(acc[v], s) : _mm512_add_ps(acc[v], s);
+              }
+            } else {
+              for (int v = 0; v < vecs; ++v) {
+                const __m512 s = _mm512_maskz_loadu_ps(mask[v], src + 16 * v);
+                acc[v] = kMax ? _mm512_max_ps(acc[v], s) : _mm512_add_ps(acc[v], s);
+              }
+            }
+          }
+        }
+        for (int v = 0; v < vecs; ++v) {
+          __m512 r = acc[v];
+          if (!kMax && count > 0) r = _mm512_div_ps(r, divisor);
+          _mm512_mask_storeu_ps(o + c0 + 16 * v, mask[v], r);
+        }
+      }
+      Activate(o, ch, p.activation);
+    }
+  }
+}
+
 }  // namespace
 
 void MaxPool2DAvx2Rows(const PoolParams& p, const float* in, float* out, int row_begin, int row_end) {
+  if (GetCpuFeatures().avx512f) return Pool2DRowsAvx512<true>(p, in, out, row_begin, row_end);
   Pool2DRows<MaxInto>(p, in, out, row_begin, row_end, -std::numeric_limits<float>::infinity(), false);
 }
 
 void AveragePool2DAvx2Rows(const PoolParams& p, const float* in, float* out, int row_begin, int row_end) {
+  if (GetCpuFeatures().avx512f) return Pool2DRowsAvx512<false>(p, in, out, row_begin, row_end);
   Pool2DRows<AddInto>(p, in, out, row_begin, row_end, 0.0f, true);
 }
 
@@ -154,21 +215,77 @@ bool PlanBatched2DTranspose(const TransposeParams& p, TransposePlan* plan) {
   return true;
 }
 
+namespace {
+
+// out[c][r] = in[r][c] for columns [c0, c1) of a [R, cols] matrix with few
+// rows (NCHW -> NHWC of an image: R = 3): 16 columns at a time, each of the
+// R output vectors gathered from the R row vectors by masked permutes.
+template <int R>
+__attribute__((target("avx512f"))) void TransposeFewRowsAvx512(const float* src, long long cols, float* dst,
+                                                               long long c0, long long c1) {
+  __m512i idx[R];
+  __mmask16 mask[R][R] = {};
+  for (int j = 0; j < R; ++j) {
+    alignas(64) int lane_col[16];
+    for (int l = 0; l < 16; ++l) {
+      const int k = 16 * j + l;
+      lane_col[l] = k / R;
+      mask[j][k % R] = static_cast<__mmask16>(mask[j][k % R] | (1u << l));
+    }
+    idx[j] = _mm512_load_si512(lane_col);
+  }
+  long long c = c0;
+  for (; c + 16 <= c1; c += 16) {
+    __m512 v[R];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) v[r] = _mm512_loadu_ps(src + r * cols + c);
+#pragma GCC unroll 8
+    for (int j = 0; j < R; ++j) {
+      __m512 o = _mm512_setzero_ps();
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) o = _mm512_mask_permutexvar_ps(o, mask[j][r], idx[j], v[r]);
+      _mm512_storeu_ps(dst + c * R + 16 * j, o);
+    }
+  }
+  for (; c < c1; ++c) {
+    for (int r = 0; r < R; ++r) dst[c * R + r] = src[r * cols + c];
+  }
+}
+
+}  // namespace
+
 void TransposeBatched2D(const TransposePlan& t, const float* in, float* out) {
-  if (t.rows == 1 || t.cols == 1) {
-    std::memcpy(out, in, static_cast<size_t>(t.total) * sizeof(float));
+  TransposeBatched2DColumns(t, in, out, 0, t.cols);
+}
+
+void TransposeBatched2DColumns(const TransposePlan& t, const float* in, float* out, long long c_begin,
+                               long long c_end) {
+  const long long batch = t.batch, rows = t.rows, cols = t.cols;
+  if (rows == 1 || cols == 1) {
+    // The identity in memory: per batch, the columns' floats are one run.
+    for (long long b = 0; b < batch; ++b) {
+      const long long at = b * rows * cols + c_begin * rows;
+      std::memcpy(out + at, in + at, static_cast<size_t>((c_end - c_begin) * rows) * sizeof(float));
+    }
     return;
   }
-  const long long batch = t.batch, rows = t.rows, cols = t.cols;
-  // out[b][c][r] = in[b][r][c], in tiles that fit L1 on both sides.
-  constexpr long long kTile = 32;
+  const bool avx512 = GetCpuFeatures().avx512f;
   for (long long b = 0; b < batch; ++b) {
     const float* src = in + b * rows * cols;
     float* dst = out + b * rows * cols;
+    if (avx512 && rows <= 4) {
+      switch (rows) {
+        case 2: TransposeFewRowsAvx512<2>(src, cols, dst, c_begin, c_end); continue;
+        case 3: TransposeFewRowsAvx512<3>(src, cols, dst, c_begin, c_end); continue;
+        case 4: TransposeFewRowsAvx512<4>(src, cols, dst, c_begin, c_end); continue;
+      }
+    }
+    // out[b][c][r] = in[b][r][c], in tiles that fit L1 on both sides.
+    constexpr long long kTile = 32;
     for (long long r0 = 0; r0 < rows; r0 += kTile) {
       const long long r1 = std::min(rows, r0 + kTile);
-    for (long long c0 = 0; c0 < cols; c0 += kTile) {
-        const long long c1 = std::min(cols, c0 + kTile);
+      for (long long c0 = c_begin; c0 < c_end; c0 += kTile) {
+        const long long c1 = std::min(c_end, c0 + kTile);
         for (long long c = c0; c < c1; ++c) {
           for (long long r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
         }

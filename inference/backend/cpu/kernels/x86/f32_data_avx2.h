@@ -15,7 +15,8 @@
 
 namespace rill::inference::cpu::x86 {
 
-// NHWC pooling, output rows [row_begin, row_end) of batch*out_h.
+// NHWC pooling, output rows [row_begin, row_end) of batch*out_h (AVX-512
+// register accumulation where the CPU has it).
 void MaxPool2DAvx2Rows(const PoolParams& p, const float* in, float* out, int row_begin, int row_end);
 void AveragePool2DAvx2Rows(const PoolParams& p, const float* in, float* out, int row_begin, int row_end);
 
@@ -36,6 +37,11 @@ struct TransposePlan {
 };
 bool PlanBatched2DTranspose(const TransposeParams& p, TransposePlan* plan);
 void TransposeBatched2D(const TransposePlan& plan, const float* in, float* out);
+// Output rows (input columns) [c_begin, c_end) of every batch: pieces of one
+// transpose for separate threads. Few rows (2-4) go 16 columns at a time by
+// AVX-512 permutes where the CPU has them.
+void TransposeBatched2DColumns(const TransposePlan& plan, const float* in, float* out, long long c_begin,
+                               long long c_end);
 
 // CONCATENATION without a fused activation: one memcpy per input chunk.
 void ConcatenationCopy(int num_inputs, const float* const* inputs, const long long* chunk, long long outer,
