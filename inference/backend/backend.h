@@ -53,6 +53,12 @@ class Execution {
   // Bytes of scratch memory Run needs; placed in the arena by the session.
   virtual size_t scratch_bytes() const { return 0; }
   void set_scratch(void* scratch) { scratch_ = scratch; }
+  // Asks the execution to write its (NHWC) output with `floats` between
+  // consecutive pixels instead of the channel count (0: dense again), so
+  // that the output can be a channel slice of a wider tensor: the session
+  // elides a channel CONCATENATION by pointing its inputs into its output.
+  // Called after Prepare (which resets it); false when not supported.
+  virtual bool SetOutputPixelStride(int floats) { return floats == 0; }
   // Computes the outputs. Must not allocate.
   virtual void Run() = 0;
 

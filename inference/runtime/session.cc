@@ -143,6 +143,7 @@ class Session::Impl {
     RILL_INF_RETURN_IF_ERROR(graph_.InferShapes(&shapes));
     for (size_t i = 0; i < bindings_.size(); ++i) bindings_[i].shape = shapes[source_[i]];
     for (Task& task : tasks_) RILL_INF_RETURN_IF_ERROR(task.exec->Prepare());
+    ElideConcatenations();
 
     // Lifetimes in steps: task t runs at step t. When streams run
     // concurrently, step order holds only within a stream, so a buffer that
@@ -154,6 +155,7 @@ class Session::Impl {
     std::vector<int> first(nb, -1), last(nb, -1), stream(nb, -1);
     std::vector<bool> shared(nb, false);
     auto touch = [&](int id, int step, int s) {
+      if (alias_of_[id] >= 0) id = alias_of_[id];  // an elided concatenation's input lives in its output
       if (first[id] < 0) first[id] = step;
       last[id] = std::max(last[id], step);
       if (stream[id] >= 0 && stream[id] != s) shared[id] = true;
@@ -177,7 +179,7 @@ class Session::Impl {
     std::vector<std::vector<BufferRequest>> requests(backends_.size());
     std::vector<std::vector<int>> owner(backends_.size());  // binding id, or -(task+1) for scratch
     for (int id = 0; id < nb; ++id) {
-      if (bindings_[id].constant || first[id] < 0) continue;
+      if (bindings_[id].constant || alias_of_[id] >= 0 || first[id] < 0) continue;
       BufferRequest r;
       r.bytes = bindings_[id].byte_size();
       if (shared[id]) {
@@ -227,6 +229,9 @@ class Session::Impl {
         else tasks_[-owner[k][i] - 1].exec->set_scratch(p);
       }
     }
+    for (int id = 0; id < nb; ++id) {
+      if (alias_of_[id] >= 0) bindings_[id].data = static_cast<char*>(bindings_[alias_of_[id]].data) + alias_offset_[id];
+    }
     for (size_t i = 0; i < graph_.inputs.size(); ++i) {
       const TensorBinding& b = bindings_[graph_.inputs[i]];
       inputs_[i].Rebind(b.shape, b.data);
@@ -238,6 +243,65 @@ class Session::Impl {
     planned_ = true;
     if (tuning_.dirty && !config_.tuning_cache.empty()) SaveTuningCache();
     return Status::Ok();
+  }
+
+  // A CONCATENATION along the last (NHWC channel) axis costs nothing when
+  // each input is written by one task, on the same backend and stream, that
+  // can write its output with a pixel stride (x86 CONV_2D) and that no other
+  // task reads: those tasks write straight into their channel slice of the
+  // concatenation's output, which is planned to live from the first of them,
+  // and the concatenation does not run. Decided at every plan, after Prepare
+  // (which resets the strides).
+  void ElideConcatenations() {
+    const int nb = static_cast<int>(bindings_.size());
+    alias_of_.assign(nb, -1);
+    alias_offset_.assign(nb, 0);
+    std::vector<int> readers(nb, 0);
+    std::vector<bool> boundary(nb, false);  // graph inputs and outputs keep their own bytes
+    for (const Task& t : tasks_) {
+      for (int id : t.reads) ++readers[id];
+    }
+    for (int id : graph_.inputs) boundary[id] = true;
+    for (int id : graph_.outputs) boundary[id] = true;
+    for (int id : host_outputs_) boundary[id] = true;
+    for (size_t ti = 0; ti < tasks_.size(); ++ti) {
+      Task& task = tasks_[ti];
+      task.elided = false;
+      if (task.node < 0 || task.writes.size() != 1) continue;
+      const ir::Node& node = graph_.nodes[task.node];
+      const int out = task.writes[0];
+      const int rank = static_cast<int>(bindings_[out].shape.size());
+      if (node.type != ir::OpType::kConcatenation || node.attrs.activation != ir::Activation::kNone || rank < 2 ||
+          (node.attrs.axis + rank) % rank != rank - 1 || bindings_[out].dtype != DataType::kFloat32 ||
+          task.reads.size() != node.inputs.size() || task.reads.size() < 2) {
+        continue;
+      }
+      std::vector<int> producers;
+      for (int id : task.reads) {
+        const int w = writer_[id];
+        if (bindings_[id].constant || boundary[id] || readers[id] != 1 || alias_of_[id] >= 0 || w < 0 ||
+            w >= static_cast<int>(ti) || tasks_[w].node < 0 || tasks_[w].writes.size() != 1 ||
+            tasks_[w].backend != task.backend || tasks_[w].stream != task.stream || memory_[id] != memory_[out]) {
+          break;
+        }
+        producers.push_back(w);
+      }
+      if (producers.size() != task.reads.size()) continue;
+      const int stride = bindings_[out].shape[rank - 1];
+      size_t asked = 0;
+      while (asked < producers.size() && tasks_[producers[asked]].exec->SetOutputPixelStride(stride)) ++asked;
+      if (asked < producers.size()) {
+        for (size_t k = 0; k < asked; ++k) tasks_[producers[k]].exec->SetOutputPixelStride(0);
+        continue;
+      }
+      size_t offset = 0;
+      for (int id : task.reads) {
+        alias_of_[id] = out;
+        alias_offset_[id] = offset;
+        offset += static_cast<size_t>(bindings_[id].shape[rank - 1]) * sizeof(float);
+      }
+      task.elided = true;
+    }
   }
 
   // One "key choice" pair per line.
@@ -256,7 +320,9 @@ class Session::Impl {
     if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
     if (stream_threads_.empty()) {
       ScopedFlushDenormals flush;
-      for (Task& task : tasks_) task.exec->Run();
+      for (Task& task : tasks_) {
+        if (!task.elided) task.exec->Run();
+      }
       return Status::Ok();
     }
     uint64_t generation;
@@ -285,7 +351,7 @@ class Session::Impl {
     double pending = 0;
     for (Task& task : tasks_) {
       const auto start = std::chrono::steady_clock::now();
-      task.exec->Run();
+      if (!task.elided) task.exec->Run();
       pending += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       if (task.node >= 0) {
         (*node_ms)[task.node] += pending;
@@ -304,7 +370,7 @@ class Session::Impl {
       info.name = n.name;
       info.op = ir::OpTypeName(n.type);
       const Task& task = tasks_[node_task_[i]];
-      info.kernel = task.exec->name();
+      info.kernel = task.elided ? "concatenation_in_place" : task.exec->name();
       info.backend = backends_[task.backend].backend->name();
       info.output_shape = bindings_[n.outputs[0]].shape;
       const int64_t out = NumElements(info.output_shape);
@@ -339,6 +405,7 @@ class Session::Impl {
     std::vector<int> reads, writes;  // binding ids
     std::vector<int> waits;          // tasks of other streams that must finish first
     bool signals = false;            // a task of another stream waits for it
+    bool elided = false;             // a CONCATENATION whose inputs are written in place
   };
 
   struct BackendSlot {
@@ -531,7 +598,7 @@ class Session::Impl {
           return true;
         });
       }
-      task.exec->Run();
+      if (!task.elided) task.exec->Run();
       if (task.signals) {
         {
           std::lock_guard<std::mutex> lock(mu_);
@@ -553,6 +620,10 @@ class Session::Impl {
   std::vector<int> memory_;  // backend whose arena holds each binding (-1: constant)
   std::vector<int> source_;  // graph tensor each binding holds
   std::vector<int> writer_;  // task that writes each binding (-1: none)
+  // Bindings that live inside another's bytes (an elided concatenation's
+  // inputs): the binding holding them (-1: none) and the byte offset there.
+  std::vector<int> alias_of_;
+  std::vector<size_t> alias_offset_;
   std::map<std::pair<int, int>, int> copies_;  // (tensor, space) -> binding
   std::vector<std::pair<int, int>> copy_log_;
   std::vector<Task> tasks_;  // in a valid sequential order

@@ -364,3 +364,132 @@ TEST(DepthwiseBlockTest, MisfitFiltersAreErrors) {
 
 }  // namespace
 }  // namespace rill::inference
+
+namespace rill::inference {
+namespace {
+
+// The kernel a session planned for the node named `name`.
+std::string KernelOf(const Session& s, const std::string& name) {
+  for (const LayerInfo& l : s.Layers()) {
+    if (l.name == name) return l.kernel;
+  }
+  return "";
+}
+
+// Runs `g` with the optimized kernels (1, 2, 3 threads) and the reference
+// kernels on one random input: same outputs to rounding, the optimized ones
+// bit-identical for any thread count; returns the concatenation's kernel.
+std::string RunAgainstReference(const ir::Graph& g, const std::string& concat, int resize_h = 0) {
+  auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(g));
+  std::vector<float> want, single;
+  std::string kernel;
+  for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
+    for (int threads : {1, 2, 3}) {
+      SessionConfig config;
+      config.algorithm = policy;
+      config.num_threads = threads;
+      auto s = Session::Create(model, config);
+      EXPECT_TRUE(s.ok()) << s.status().ToString();
+      if (!s.ok()) return "";
+      if (resize_h > 0) {
+        Shape shape = (*s)->input(0)->shape();
+        shape[1] = resize_h;
+        const Status r = (*s)->Resize({{g.tensors[g.inputs[0]].name, shape}});
+        EXPECT_TRUE(r.ok()) << r.ToString();
+      }
+      std::mt19937 rng(5);
+      Tensor* in = (*s)->input(0);
+      const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in->num_elements()), &rng);
+      std::memcpy(in->data(), x.data(), x.size() * 4);
+      EXPECT_TRUE((*s)->Run().ok());
+      const Tensor* y = (*s)->output(0);
+      std::vector<float> got(y->data_as<float>(), y->data_as<float>() + y->num_elements());
+      if (policy == AlgorithmPolicy::kReference) {
+        EXPECT_EQ(KernelOf(**s, concat), "concatenation_ref");
+        if (threads == 1) want = got;
+        continue;
+      }
+      kernel = KernelOf(**s, concat);
+      EXPECT_EQ(want.size(), got.size());
+      for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
+        EXPECT_NEAR(want[i], got[i], 1e-4f * (1.0f + std::fabs(want[i]))) << "at " << i << " threads " << threads;
+        if (std::fabs(want[i] - got[i]) > 1e-4f * (1.0f + std::fabs(want[i]))) break;
+      }
+      if (threads == 1) single = got;
+      else EXPECT_EQ(single, got) << threads << " threads differ from 1";
+    }
+  }
+  return kernel;
+}
+
+// SqueezeNet's fire module: a 1x1 squeeze, then a 1x1 and a 3x3 expand
+// concatenated on channels, read by one more conv. The expands (GEMM and
+// Winograd; a 5x5 sliding window or im2col GEMM; odd channel counts, batch 2)
+// write straight into their slices of the concatenation's output.
+TEST(ConcatInPlaceTest, ConvOutputsAreWrittenIntoTheirSlices) {
+  for (int variant = 0; variant < 3; ++variant) {
+    Builder b;
+    const int c = variant == 0 ? 32 : variant == 1 ? 7 : 24;
+    const Shape xs = variant == 1 ? Shape{2, 9, 11, 5} : Shape{1, 20, 20, 16};
+    const int x = b.Activation("x", xs);
+    b.g.inputs = {x};
+    const int squeeze = b.Conv("squeeze", x, 8, 1, ir::Activation::kRelu);
+    const int e1 = b.Conv("expand1", squeeze, c, 1, ir::Activation::kRelu);
+    const int e3 = b.Conv("expand3", squeeze, c + 3, variant == 2 ? 5 : 3, ir::Activation::kRelu6);
+    const int e5 = b.Conv("expand_odd", squeeze, 3, 3, ir::Activation::kNone);
+    const int cat = b.Op(ir::OpType::kConcatenation, "cat", {e1, e3, e5}, {xs[0], xs[1], xs[2], 2 * c + 6});
+    b.g.nodes.back().attrs.axis = 3;
+    b.g.outputs = {b.Conv("after", cat, 6, 1, ir::Activation::kNone)};
+    EXPECT_EQ(RunAgainstReference(b.g, "cat"), "concatenation_in_place") << "variant " << variant;
+    // A resize re-plans the strides and the aliasing.
+    EXPECT_EQ(RunAgainstReference(b.g, "cat", xs[1] + 3), "concatenation_in_place") << "variant " << variant;
+  }
+}
+
+// The concatenation is a graph output and also on the channel axis written
+// as -1: still in place.
+TEST(ConcatInPlaceTest, OutputConcatenationAndNegativeAxis) {
+  Builder b;
+  const int x = b.Activation("x", {1, 6, 7, 9});
+  b.g.inputs = {x};
+  const int a = b.Conv("a", x, 16, 3, ir::Activation::kRelu);
+  const int c = b.Conv("c", x, 17, 1, ir::Activation::kNone);
+  b.g.outputs = {b.Op(ir::OpType::kConcatenation, "cat", {a, c}, {1, 6, 7, 33})};
+  b.g.nodes.back().attrs.axis = -1;
+  EXPECT_EQ(RunAgainstReference(b.g, "cat"), "concatenation_in_place");
+}
+
+// Inputs that must keep their own bytes: a graph input, a conv output read
+// by another node too, a depthwise conv (dense writes only), a
+// concatenation on another axis. Each stays a copy, with the same results.
+TEST(ConcatInPlaceTest, InputsThatCannotBeSlicesAreCopied) {
+  for (int variant = 0; variant < 4; ++variant) {
+    Builder b;
+    const int x = b.Activation("x", {1, 6, 6, 8});
+    b.g.inputs = {x};
+    const int a = b.Conv("a", x, 8, 3, ir::Activation::kRelu);
+    int other = x;
+    Shape out = {1, 6, 6, 16};
+    int axis = 3;
+    if (variant == 1) {
+      other = b.Conv("other", x, 8, 1, ir::Activation::kNone);
+    } else if (variant == 2) {
+      other = b.Depthwise("dw", x, 3, 1, ir::Padding::kSame, ir::Activation::kNone, {1, 6, 6, 8});
+    } else if (variant == 3) {
+      other = b.Conv("other", x, 8, 1, ir::Activation::kNone);
+      out = {1, 6, 12, 8};
+      axis = 2;
+    }
+    const int cat = b.Op(ir::OpType::kConcatenation, "cat", {a, other}, out);
+    b.g.nodes.back().attrs.axis = axis;
+    int y = b.Conv("after", cat, 4, 1, ir::Activation::kNone);
+    if (variant == 1) {  // `other` is read by a second node
+      y = b.Op(ir::OpType::kAdd, "sum", {y, b.Conv("side", other, 4, 1, ir::Activation::kNone)}, {1, 6, 6, 4});
+    }
+    b.g.outputs = {y};
+    EXPECT_EQ(RunAgainstReference(b.g, "cat"), "concatenation_copy") << "variant " << variant;
+  }
+}
+
+}  // namespace
+}  // namespace rill::inference

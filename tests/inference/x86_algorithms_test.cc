@@ -368,8 +368,12 @@ struct OpResult {
 };
 
 // Prepares the execution, gives it scratch, runs it once; records its name.
-void PrepareAndRun(Execution* op, OpResult* r) {
+// A non-zero `pixel_stride` asks for strided output first (must be taken).
+void PrepareAndRun(Execution* op, OpResult* r, int pixel_stride = 0) {
   EXPECT_TRUE(op->Prepare().ok());
+  if (pixel_stride > 0) {
+    EXPECT_TRUE(op->SetOutputPixelStride(pixel_stride)) << op->name();
+  }
   std::vector<float> scratch(op->scratch_bytes() / sizeof(float) + 1);
   op->set_scratch(scratch.data());
   op->Run();
@@ -392,8 +396,11 @@ ir::Activation ToIr(FusedActivation a) {
 }
 
 // `choice` is a tuning-cache token forced through a pre-filled cache.
+// `extra` > 0 writes the output as the first out_c channels of a tensor
+// with out_c + extra (its slice of a channel concatenation): r.out is then
+// that wider tensor.
 OpResult RunConvOp(const ConvProblem& c, int threads,
-                   const std::string& choice) {
+                   const std::string& choice, int extra = 0) {
   const ConvParams& p = c.p;
   ir::Graph graph;
   graph.source = "x86_algorithms_test";
@@ -424,7 +431,7 @@ OpResult RunConvOp(const ConvProblem& c, int threads,
                     const_cast<float*>(c.residual.data()),
                     false};
   OpResult r;
-  r.out.assign(c.out_size(), 123.0f);
+  r.out.assign(c.out_size() / p.out_c * (p.out_c + extra), 123.0f);
   TensorBinding y{DataType::kFloat32,
                   {p.batch, p.out_h, p.out_w, p.out_c},
                   r.out.data(),
@@ -445,7 +452,7 @@ OpResult RunConvOp(const ConvProblem& c, int threads,
     args.algorithm = AlgorithmPolicy::kTune;
     args.tuning = &cache;
   }
-  PrepareAndRun(MakeConv2D(args).get(), &r);
+  PrepareAndRun(MakeConv2D(args).get(), &r, extra > 0 ? p.out_c + extra : 0);
   return r;
 }
 
@@ -546,6 +553,80 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsWithResidual) {
     }
   }
   EXPECT_GE(checked, 45);
+}
+
+// Every x86 algorithm writing its output with a pixel stride (into its
+// channel slice of a concatenation, ConcatInPlaceTest in fusion_test): the
+// slice holds what the dense output holds, bit for bit, with or without a
+// fused residual; the other channels are untouched.
+TEST_F(X86AlgorithmsTest, ConvExecutionsWriteStridedSlices) {
+  const bool avx512 = x86::GetCpuFeatures().avx512f;
+  struct Case {
+    Shape4 shape;
+    std::vector<std::string> choices;
+  };
+  std::vector<Case> cases = {
+      {{2, 13, 11, 17, 40, 3, 1, 1, ir::Padding::kSame, FusedActivation::kRelu},
+       {"gemm_6x16", "sliding_avx2", "winograd_f23", "winograd_f43", "winograd_f63"}},
+      {{1, 9, 16, 7, 3, 3, 1, 1, ir::Padding::kSame, FusedActivation::kTanh},
+       {"gemm_6x16", "sliding_avx2", "winograd_f23", "winograd_f43"}},
+      {{2, 15, 17, 3, 24, 5, 2, 1, ir::Padding::kSame, FusedActivation::kRelu6},
+       {"gemm_6x16", "sliding_avx2"}},
+      {{2, 24, 24, 300, 260, 1, 1, 1, ir::Padding::kValid, FusedActivation::kNone},
+       {"gemm_6x16", "strassen_d1", "strassen_d2"}},
+  };
+  if (avx512) {
+    for (Case& c : cases) {
+      c.choices.push_back("gemm_6x32");
+      c.choices.push_back("sliding_avx512");
+    }
+  }
+  int checked = 0;
+  for (const Case& tc : cases) {
+    const ConvParams params = Params(tc.shape);
+    for (int res_c : {0, params.out_c}) {
+      ConvProblem c(params, &rng_);
+      if (res_c > 0) c.AddResidual(res_c, &rng_);
+      for (const std::string& choice : tc.choices) {
+        const OpResult dense = RunConvOp(c, 2, choice);
+        for (int extra : {5, 16}) {
+          const OpResult wide = RunConvOp(c, 2, choice, extra);
+          const int oc = params.out_c, px = oc + extra;
+          std::vector<float> slice;
+          bool untouched = true;
+          for (size_t pixel = 0; pixel < wide.out.size() / px; ++pixel) {
+            slice.insert(slice.end(), wide.out.begin() + pixel * px, wide.out.begin() + pixel * px + oc);
+            for (int e = oc; e < px; ++e) untouched = untouched && wide.out[pixel * px + e] == 123.0f;
+          }
+          EXPECT_EQ(dense.out, slice) << wide.kernel << " extra " << extra << " residual " << res_c;
+          EXPECT_TRUE(untouched) << wide.kernel << " wrote outside its slice";
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked, 40);
+  // The reference kernels write dense outputs only: they say so.
+  ConvProblem c(Params(cases[0].shape), &rng_);
+  ir::Graph graph;
+  ir::Node node;
+  node.type = ir::OpType::kConv2D;
+  graph.nodes.push_back(node);
+  const ConvParams& p = c.p;
+  TensorBinding x{DataType::kFloat32, {p.batch, p.in_h, p.in_w, p.in_c}, const_cast<float*>(c.x.data()), false};
+  TensorBinding w{DataType::kFloat32, {p.out_c, p.kernel_h, p.kernel_w, p.in_c}, const_cast<float*>(c.w.data()), true};
+  std::vector<float> out(c.out_size());
+  TensorBinding y{DataType::kFloat32, {p.batch, p.out_h, p.out_w, p.out_c}, out.data(), false};
+  ExecutionArgs args;
+  args.graph = &graph;
+  args.node = &graph.nodes[0];
+  args.inputs = {&x, &w, nullptr};
+  args.outputs = {&y};
+  args.algorithm = AlgorithmPolicy::kReference;
+  auto ref = MakeConv2D(args);
+  ASSERT_TRUE(ref->Prepare().ok());
+  EXPECT_FALSE(ref->SetOutputPixelStride(p.out_c + 4));
+  EXPECT_TRUE(ref->SetOutputPixelStride(0));
 }
 
 OpResult RunFcOp(int rows, int in_dim, int out_dim, FusedActivation act,

@@ -152,6 +152,15 @@ class ConvOp : public CpuOp {
 
   size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
 
+  // Every x86 CONV_2D algorithm writes with a pixel stride (the session
+  // points the output into a channel CONCATENATION's); the reference and
+  // depthwise kernels write dense outputs only.
+  bool SetOutputPixelStride(int floats) override {
+    if (floats != 0 && (kind_ != Kind::kConv || !use_avx2_ || floats < p_.out_c)) return false;
+    p_.out_stride = floats;
+    return true;
+  }
+
   void Run() override {
     switch (kind_) {
       case Kind::kConv:
@@ -274,8 +283,8 @@ class ConvOp : public CpuOp {
   // [col_begin, col_end), and applies the activation.
   void AddResidual(const float* residual, float* y, long long begin, long long end, int col_begin = 0,
                    int col_end = -1) const {
-    x86::ResidualAddAvx2(residual, residual_c_, y, p_.out_c, begin, end, col_begin, col_end < 0 ? p_.out_c : col_end,
-                         act_);
+    x86::ResidualAddAvx2(residual, residual_c_, y, OutPixelStride(p_), begin, end, col_begin,
+                         col_end < 0 ? p_.out_c : col_end, act_);
   }
 
   // `residual`: the fused skip tensor, or null; each task adds it to the
@@ -369,8 +378,8 @@ class ConvOp : public CpuOp {
         auto block = [&](int b, int thread) {
           const long long r0 = static_cast<long long>(b) * block_rows;
           const int m = static_cast<int>(std::min<long long>(block_rows, rows - r0));
-          x86::GemmStrassen(m, x + r0 * p_.in_c, p_.in_c, strassen_, bias, p_.activation, gemm_, y + r0 * p_.out_c,
-                            p_.out_c, scratch + per_thread * thread);
+          x86::GemmStrassen(m, x + r0 * p_.in_c, p_.in_c, strassen_, bias, p_.activation, gemm_,
+                            y + r0 * OutPixelStride(p_), OutPixelStride(p_), scratch + per_thread * thread);
           if (residual) AddResidual(residual, y, r0, r0 + m);
         };
         For(blocks, block, use_pool);

@@ -35,7 +35,14 @@ struct ConvParams {
   int pad_top = 0, pad_left = 0;
   int depth_multiplier = 1;  // depthwise only
   FusedActivation activation = FusedActivation::kNone;
+  // Floats between consecutive output pixels; 0 means out_c (dense). A conv
+  // writing one channel slice of a wider tensor (its part of a channel
+  // CONCATENATION) sets the wider tensor's channel count. The x86 CONV_2D
+  // kernels honour it; the reference and depthwise kernels do not.
+  int out_stride = 0;
 };
+
+inline int OutPixelStride(const ConvParams& p) { return p.out_stride > 0 ? p.out_stride : p.out_c; }
 
 struct PoolParams {
   int batch = 1;

@@ -86,9 +86,10 @@ void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* pa
   const int n = std::min(kColGroup, p.out_c - n0);
   const float* w = packed_filter + static_cast<size_t>(n0) * k;
   const float* b = bias ? bias + n0 : nullptr;
-  float* out = output + r0 * p.out_c + n0;
+  const int ldc = OutPixelStride(p);
+  float* out = output + r0 * ldc + n0;
   if (ConvIsPointwise(p)) {
-    gemm(m, n, k, input + r0 * p.in_c, p.in_c, w, b, p.activation, out, p.out_c);
+    gemm(m, n, k, input + r0 * p.in_c, p.in_c, w, b, p.activation, out, ldc);
     return;
   }
   const size_t row_bytes = static_cast<size_t>(p.in_c) * sizeof(float);
@@ -112,7 +113,7 @@ void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* pa
       }
     }
   }
-  gemm(m, n, k, scratch, k, w, b, p.activation, out, p.out_c);
+  gemm(m, n, k, scratch, k, w, b, p.activation, out, ldc);
 }
 
 void Conv2DGemmAvx2(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,

@@ -67,7 +67,7 @@ RILL_SIMD_INLINE void Tile(const Geometry& g, const float* bias, int ix0,
       }
     }
   }
-  const size_t out_px = static_cast<size_t>(p.out_c);
+  const size_t out_px = static_cast<size_t>(OutPixelStride(p));
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 16
@@ -98,7 +98,7 @@ RILL_SIMD_INLINE void RowGroup(const Geometry& g, const float* bias,
          x_hi * p.stride_w - p.pad_left + (p.kernel_w - 1) * p.dilation_w <
              p.in_w)
     ++x_hi;
-  const size_t out_px = static_cast<size_t>(p.out_c);
+  const size_t out_px = static_cast<size_t>(OutPixelStride(p));
   auto edge = [&](int ox) __attribute__((always_inline)) {
     const int ix0 = ox * p.stride_w - p.pad_left;
     int kx0 = 0, kx1 = p.kernel_w;
@@ -138,8 +138,9 @@ RILL_SIMD_INLINE void RowsT(const ConvParams& p, const float* input,
     while (g.ky0 < g.ky1 && g.iy0 + g.ky0 * p.dilation_h < 0) ++g.ky0;
     while (g.ky1 > g.ky0 && g.iy0 + (g.ky1 - 1) * p.dilation_h >= p.in_h)
       --g.ky1;
+    const size_t out_px = static_cast<size_t>(OutPixelStride(p));
     float* out_row =
-        output + (static_cast<size_t>(n) * p.out_h + oy) * p.out_w * p.out_c;
+        output + (static_cast<size_t>(n) * p.out_h + oy) * p.out_w * out_px;
     for (int b = 0; b < blocks;) {
       const int nb = std::min(3, blocks - b);
       const int valid = std::min(L, p.out_c - (b + nb - 1) * L);
@@ -161,8 +162,11 @@ RILL_SIMD_INLINE void RowsT(const ConvParams& p, const float* input,
       b += nb;
     }
     if (p.activation == FusedActivation::kTanh) {
-      for (size_t i = 0; i < static_cast<size_t>(p.out_w) * p.out_c; ++i) {
-        out_row[i] = ApplyActivation(out_row[i], p.activation);
+      for (int x = 0; x < p.out_w; ++x) {
+        for (int c = 0; c < p.out_c; ++c) {
+          float& v = out_row[x * out_px + c];
+          v = ApplyActivation(v, p.activation);
+        }
       }
     }
   }

@@ -205,10 +205,11 @@ RILL_SIMD_INLINE void OutputTransformT(const WinogradPlan& plan,
                                        const float* mbuf, float* output) {
   constexpr int M = A - 2;
   const int oc_n = p.out_c;
+  const int px = OutPixelStride(p);  // floats between output pixels
   const size_t m_pos = static_cast<size_t>(plan.tiles_per_block) * oc_n;
   const long long per_image =
       static_cast<long long>(plan.tiles_h) * plan.tiles_w;
-  const size_t row_stride = static_cast<size_t>(p.out_w) * oc_n;
+  const size_t row_stride = static_cast<size_t>(p.out_w) * px;
   for (int t = t_begin; t < t_end; ++t) {
     const long long tile =
         static_cast<long long>(block) * plan.tiles_per_block + t;
@@ -219,29 +220,29 @@ RILL_SIMD_INLINE void OutputTransformT(const WinogradPlan& plan,
               cols = std::min(M, p.out_w - ox);
     float* out =
         output +
-        ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * oc_n;
+        ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * px;
     const float* mt = mbuf + static_cast<size_t>(t) * oc_n;
     int c = 0;
     for (; c + simd::Lanes<Wide>() <= oc_n; c += simd::Lanes<Wide>()) {
       OutputTile<A, Wide>(mt + c, m_pos, bias ? bias + c : nullptr,
-                          p.activation, out + c, row_stride, oc_n, rows, cols);
+                          p.activation, out + c, row_stride, px, rows, cols);
     }
     if (simd::Lanes<Wide>() > 8) {
       for (; c + 8 <= oc_n; c += 8) {
         OutputTile<A, F8>(mt + c, m_pos, bias ? bias + c : nullptr,
-                          p.activation, out + c, row_stride, oc_n, rows, cols);
+                          p.activation, out + c, row_stride, px, rows, cols);
       }
     }
     for (; c < oc_n; ++c) {
       OutputTile<A, float>(mt + c, m_pos, bias ? bias + c : nullptr,
-                           p.activation, out + c, row_stride, oc_n, rows, cols);
+                           p.activation, out + c, row_stride, px, rows, cols);
     }
     if (p.activation == FusedActivation::kTanh) {
 #pragma GCC unroll 16
       for (int i = 0; i < rows; ++i) {
 #pragma GCC unroll 16
         for (int j = 0; j < cols; ++j) {
-          float* o = out + i * row_stride + static_cast<size_t>(j) * oc_n;
+          float* o = out + i * row_stride + static_cast<size_t>(j) * px;
           for (int k = 0; k < oc_n; ++k)
             o[k] = ApplyActivation(o[k], p.activation);
         }

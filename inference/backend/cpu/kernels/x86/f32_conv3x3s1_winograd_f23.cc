@@ -111,6 +111,7 @@ size_t WinogradF23ScratchFloats(const ConvParams& p) {
 void WinogradF23Block(const ConvParams& p, const float* input, const WinogradF23Weights& w, const float* bias,
                       GemmFn gemm, float* scratch, float* output, int block) {
   const int ic_n = p.in_c, oc_n = p.out_c;
+  const int px = OutPixelStride(p);  // floats between output pixels
   const int th = TilesH(p), tw = TilesW(p);
   const long long t0 = static_cast<long long>(block) * kTilesPerBlock;
   const int tiles = static_cast<int>(std::min<long long>(kTilesPerBlock, TotalTiles(p) - t0));
@@ -171,7 +172,7 @@ void WinogradF23Block(const ConvParams& p, const float* input, const WinogradF23
     const int n = static_cast<int>(tile / (static_cast<long long>(th) * tw));
     const int rem = static_cast<int>(tile % (static_cast<long long>(th) * tw));
     const int oy = (rem / tw) * 2, ox = (rem % tw) * 2;
-    float* out_n = output + static_cast<long long>(n) * p.out_h * p.out_w * oc_n;
+    float* out_n = output + static_cast<long long>(n) * p.out_h * p.out_w * px;
     const int vec_end = HasAvx2Fma() ? oc_n / 8 * 8 : 0;
     for (int c = 0; c < vec_end; c += 8) {
       float y[4][8];
@@ -179,7 +180,7 @@ void WinogradF23Block(const ConvParams& p, const float* input, const WinogradF23
       for (int q = 0; q < 4; ++q) {
         const int i = q / 2, j = q % 2;
         if (oy + i >= p.out_h || ox + j >= p.out_w) continue;
-        float* dst = out_n + (static_cast<long long>(oy + i) * p.out_w + ox + j) * oc_n + c;
+        float* dst = out_n + (static_cast<long long>(oy + i) * p.out_w + ox + j) * px + c;
         for (int l = 0; l < 8; ++l) dst[l] = ApplyActivation(y[q][l], p.activation);
       }
     }
@@ -199,7 +200,7 @@ void WinogradF23Block(const ConvParams& p, const float* input, const WinogradF23
         if (oy + i >= p.out_h) continue;
         for (int j = 0; j < 2; ++j) {
           if (ox + j >= p.out_w) continue;
-          out_n[(static_cast<long long>(oy + i) * p.out_w + ox + j) * oc_n + c] = ApplyActivation(y[i][j] + b, p.activation);
+          out_n[(static_cast<long long>(oy + i) * p.out_w + ox + j) * px + c] = ApplyActivation(y[i][j] + b, p.activation);
         }
       }
     }
