@@ -94,7 +94,11 @@ class DepthwiseBlockOp : public CpuOp {
     const int bands = (chunk_rows + max_band - 1) / max_band;
     band_ = (chunk_rows + bands - 1) / bands;
     expand_floats_ = has_expand_ ? static_cast<size_t>(BandInputRows(band_)) * row_floats : 0;
-    mid_floats_ = static_cast<size_t>(band_) * dw_.out_w * mid_c_;
+    // Depthwise -> project in pieces of two output rows (the depthwise
+    // kernel's row pair), more where rows are so short that the project
+    // GEMM would get fewer than 24 pixels.
+    sub_rows_ = std::min(band_, std::max(2, (24 + dw_.out_w - 1) / dw_.out_w));
+    mid_floats_ = static_cast<size_t>(sub_rows_) * dw_.out_w * mid_c_;
     scratch_floats_ = (expand_floats_ + mid_floats_) * threads();
     return Status::Ok();
   }
@@ -150,17 +154,28 @@ class DepthwiseBlockOp : public CpuOp {
         held_hi = std::max(i1, i0 + have);
         source = expanded;
       }
-      // The band as a depthwise conv of its own: its input rows start at
-      // image row i0 (rows outside the image are the conv's padding).
-      ConvParams band = dw_;
-      band.in_h = std::max(0, i1 - i0);
-      band.out_h = b1 - b0;
-      band.pad_top = i0 - first;
-      x86::DepthwiseConv2DAvx2Rows(band, source, In(3), In(4), mid, 0, band.out_h);
-      const long long p0 = static_cast<long long>(b0) * dw_.out_w, p1 = static_cast<long long>(b1) * dw_.out_w;
-      gemm_(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, packed_project_.data(), In(6),
-            residual ? FusedActivation::kNone : act_, y + p0 * out_c_, out_c_);
-      if (residual) x86::ResidualAddAvx2(residual, residual_c_, y, out_c_, p0, p1, 0, out_c_, act_);
+      // The band's output rows a few at a time (sub_rows_): each piece as a
+      // depthwise conv of its own, its input rows starting at image row s_i0
+      // (rows outside the image are the conv's padding), into `mid`, small
+      // enough to stay in L1 for the project GEMM that reads it right away
+      // (the depthwise stores into a band-sized buffer missed L1 and cost as
+      // much as the arithmetic on the Xeon).
+      for (int s0 = b0; s0 < b1; s0 += sub_rows_) {
+        const int s1 = std::min(b1, s0 + sub_rows_);
+        const int s_first = s0 * dw_.stride_h - dw_.pad_top;
+        const int s_i0 = std::max(0, s_first);
+        const int s_i1 = std::min(in_h_, (s1 - 1) * dw_.stride_h - dw_.pad_top + dw_.kernel_h);
+        ConvParams piece = dw_;
+        piece.in_h = std::max(0, s_i1 - s_i0);
+        piece.out_h = s1 - s0;
+        piece.pad_top = s_i0 - s_first;
+        const float* rows = has_expand_ ? source + (s_i0 - i0) * mid_row : x + s_i0 * in_row;
+        x86::DepthwiseConv2DAvx2Rows(piece, rows, In(3), In(4), mid, 0, piece.out_h);
+        const long long p0 = static_cast<long long>(s0) * dw_.out_w, p1 = static_cast<long long>(s1) * dw_.out_w;
+        gemm_(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, packed_project_.data(), In(6),
+              residual ? FusedActivation::kNone : act_, y + p0 * out_c_, out_c_);
+        if (residual) x86::ResidualAddAvx2(residual, residual_c_, y, out_c_, p0, p1, 0, out_c_, act_);
+      }
     }
   }
 
@@ -204,7 +219,7 @@ class DepthwiseBlockOp : public CpuOp {
   bool fast_ = false, avx512_ = false;
   x86::GemmFn gemm_ = nullptr;
   std::vector<float> packed_expand_, packed_project_;
-  int band_ = 1, chunks_ = 1;
+  int band_ = 1, chunks_ = 1, sub_rows_ = 1;
   size_t expand_floats_ = 0, mid_floats_ = 0, scratch_floats_ = 0;
 };
 

@@ -33,57 +33,64 @@ void PackWeightsNK512(const float* w, int n, int k, float* packed) {
 
 namespace {
 
-template <int MR>
+// MR rows x NB 16-column vectors of C. NB = 2 is the 6x32 kernel; NB = 1
+// takes panels of at most 16 valid columns (N = 16 or 24's last part:
+// MobileNet's 16- and 24-channel projections) with up to 12 rows, instead of
+// computing 32 columns of which half are padding.
+template <int MR, int NB>
 __attribute__((target("avx512f"))) void MicroKernel512(int k, const float* a, int lda, const float* w,
                                                         const float* bias32, bool accumulate, FusedActivation act,
                                                         float* c, int ldc, int nr) {
   // Columns [0, 16) and [16, 32) each get a store mask for the last panel.
-  const __mmask16 m0 = nr >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << nr) - 1);
-  const __mmask16 m1 = nr >= 32 ? static_cast<__mmask16>(0xFFFF)
-                                : nr > 16 ? static_cast<__mmask16>((1u << (nr - 16)) - 1) : static_cast<__mmask16>(0);
-  __m512 acc0[MR], acc1[MR];
+  __mmask16 mask[NB];
+  mask[0] = nr >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << nr) - 1);
+  if (NB > 1) {
+    mask[NB - 1] = nr >= 32 ? static_cast<__mmask16>(0xFFFF)
+                   : nr > 16 ? static_cast<__mmask16>((1u << (nr - 16)) - 1) : static_cast<__mmask16>(0);
+  }
+  __m512 acc[NB][MR];
   if (accumulate) {
-#pragma GCC unroll 6
+#pragma GCC unroll 12
     for (int r = 0; r < MR; ++r) {
-      acc0[r] = _mm512_maskz_loadu_ps(m0, c + static_cast<size_t>(r) * ldc);
-      acc1[r] = _mm512_maskz_loadu_ps(m1, c + static_cast<size_t>(r) * ldc + 16);
+#pragma GCC unroll 2
+      for (int v = 0; v < NB; ++v) acc[v][r] = _mm512_maskz_loadu_ps(mask[v], c + static_cast<size_t>(r) * ldc + 16 * v);
     }
   } else {
-    const __m512 b0 = _mm512_loadu_ps(bias32);
-    const __m512 b1 = _mm512_loadu_ps(bias32 + 16);
-#pragma GCC unroll 6
-    for (int r = 0; r < MR; ++r) {
-      acc0[r] = b0;
-      acc1[r] = b1;
+#pragma GCC unroll 2
+    for (int v = 0; v < NB; ++v) {
+      const __m512 b = _mm512_loadu_ps(bias32 + 16 * v);
+#pragma GCC unroll 12
+      for (int r = 0; r < MR; ++r) acc[v][r] = b;
     }
   }
   const float* arow[MR];
-#pragma GCC unroll 6
+#pragma GCC unroll 12
   for (int r = 0; r < MR; ++r) arow[r] = a + static_cast<size_t>(r) * lda;
   for (int p = 0; p < k; ++p) {
-    const __m512 w0 = _mm512_loadu_ps(w + p * kNr);
-    const __m512 w1 = _mm512_loadu_ps(w + p * kNr + 16);
-#pragma GCC unroll 6
+    __m512 wv[NB];
+#pragma GCC unroll 2
+    for (int v = 0; v < NB; ++v) wv[v] = _mm512_loadu_ps(w + p * kNr + 16 * v);
+#pragma GCC unroll 12
     for (int r = 0; r < MR; ++r) {
       const __m512 av = _mm512_set1_ps(arow[r][p]);
-      acc0[r] = _mm512_fmadd_ps(av, w0, acc0[r]);
-      acc1[r] = _mm512_fmadd_ps(av, w1, acc1[r]);
+#pragma GCC unroll 2
+      for (int v = 0; v < NB; ++v) acc[v][r] = _mm512_fmadd_ps(av, wv[v], acc[v][r]);
     }
   }
   if (act == FusedActivation::kRelu || act == FusedActivation::kRelu6 || act == FusedActivation::kReluN1To1) {
     const __m512 lo = _mm512_set1_ps(act == FusedActivation::kReluN1To1 ? -1.0f : 0.0f);
     const __m512 hi = _mm512_set1_ps(act == FusedActivation::kRelu ? 3.402823466e38f
                                      : act == FusedActivation::kRelu6 ? 6.0f : 1.0f);
-#pragma GCC unroll 6
+#pragma GCC unroll 12
     for (int r = 0; r < MR; ++r) {
-      acc0[r] = _mm512_min_ps(_mm512_max_ps(acc0[r], lo), hi);
-      acc1[r] = _mm512_min_ps(_mm512_max_ps(acc1[r], lo), hi);
+#pragma GCC unroll 2
+      for (int v = 0; v < NB; ++v) acc[v][r] = _mm512_min_ps(_mm512_max_ps(acc[v][r], lo), hi);
     }
   }
-#pragma GCC unroll 6
+#pragma GCC unroll 12
   for (int r = 0; r < MR; ++r) {
-    _mm512_mask_storeu_ps(c + static_cast<size_t>(r) * ldc, m0, acc0[r]);
-    _mm512_mask_storeu_ps(c + static_cast<size_t>(r) * ldc + 16, m1, acc1[r]);
+#pragma GCC unroll 2
+    for (int v = 0; v < NB; ++v) _mm512_mask_storeu_ps(c + static_cast<size_t>(r) * ldc + 16 * v, mask[v], acc[v][r]);
   }
   if (act == FusedActivation::kTanh) {
     for (int r = 0; r < MR; ++r) {
@@ -97,9 +104,29 @@ __attribute__((target("avx512f"))) void MicroKernel512(int k, const float* a, in
 
 using MicroKernelFn = void (*)(int, const float*, int, const float*, const float*, bool, FusedActivation, float*,
                                int, int);
-constexpr MicroKernelFn kKernels[kMr + 1] = {nullptr,           MicroKernel512<1>, MicroKernel512<2>,
-                                             MicroKernel512<3>, MicroKernel512<4>, MicroKernel512<5>,
-                                             MicroKernel512<6>};
+constexpr MicroKernelFn kKernels[kMr + 1] = {nullptr,
+                                             MicroKernel512<1, 2>,
+                                             MicroKernel512<2, 2>,
+                                             MicroKernel512<3, 2>,
+                                             MicroKernel512<4, 2>,
+                                             MicroKernel512<5, 2>,
+                                             MicroKernel512<6, 2>};
+// Narrow panels (at most 16 valid columns): 12 rows per call.
+constexpr int kMrNarrow = 12;
+constexpr MicroKernelFn kNarrowKernels[kMrNarrow + 1] = {
+    nullptr,
+    MicroKernel512<1, 1>,
+    MicroKernel512<2, 1>,
+    MicroKernel512<3, 1>,
+    MicroKernel512<4, 1>,
+    MicroKernel512<5, 1>,
+    MicroKernel512<6, 1>,
+    MicroKernel512<7, 1>,
+    MicroKernel512<8, 1>,
+    MicroKernel512<9, 1>,
+    MicroKernel512<10, 1>,
+    MicroKernel512<11, 1>,
+    MicroKernel512<12, 1>};
 
 }  // namespace
 
@@ -118,6 +145,14 @@ void GemmF32Avx512(int m, int n, int k, const float* a, int lda, const float* pa
         for (int j = 0; j < nr; ++j) bias32[j] = bias[col + j];
       }
       const float* w = packed_w + static_cast<size_t>(p) * kNr * k + static_cast<size_t>(k0) * kNr;
+      if (nr <= 16) {
+        for (int row = 0; row < m; row += kMrNarrow) {
+          const int mr = m - row < kMrNarrow ? m - row : kMrNarrow;
+          kNarrowKernels[mr](kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
+                             c + static_cast<size_t>(row) * ldc + col, ldc, nr);
+        }
+        continue;
+      }
       for (int row = 0; row < m; row += kMr) {
         const int mr = m - row < kMr ? m - row : kMr;
         kKernels[mr](kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
