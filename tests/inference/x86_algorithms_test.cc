@@ -708,6 +708,39 @@ TEST_F(X86AlgorithmsTest, FcExecutionsAllChoicesOneAndTwoThreads) {
   }
 }
 
+// Batch 1 (a classifier head) on AVX-512 is a GEMV over the 6x32 panels,
+// chosen by the cost model: odd K (the last k step alone), N not a multiple
+// of the panel or of the threads' 128-column groups, every activation.
+TEST_F(X86AlgorithmsTest, FcBatchOneIsAGemv) {
+  if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP() << "no AVX-512";
+  EXPECT_EQ(ChooseFcAlgo(1, 1280, 1000, IsaFeatures{true, true}), ConvAlgo::kGemm6x32);
+  int checked = 0;
+  for (int in_dim : {1, 2, 263, 1280}) {
+    for (int out_dim : {1, 17, 300}) {
+      const std::vector<float> x = Random(in_dim, &rng_);
+      const std::vector<float> w = Random(static_cast<size_t>(out_dim) * in_dim, &rng_);
+      const std::vector<float> bias = Random(out_dim, &rng_);
+      for (FusedActivation act : {FusedActivation::kNone, FusedActivation::kRelu, FusedActivation::kRelu6,
+                                  FusedActivation::kReluN1To1, FusedActivation::kTanh}) {
+        std::vector<float> want(out_dim), bound(out_dim);
+        FullyConnectedRef(1, in_dim, out_dim, act, x.data(), w.data(), bias.data(), want.data());
+        const std::vector<float> ax = Abs(x), aw = Abs(w), ab = Abs(bias);
+        FullyConnectedRef(1, in_dim, out_dim, FusedActivation::kNone, ax.data(), aw.data(), ab.data(), bound.data());
+        const OpResult one = RunFcOp(1, in_dim, out_dim, act, x, w, bias, 1, "gemm_6x32");
+        const OpResult two = RunFcOp(1, in_dim, out_dim, act, x, w, bias, 2, "gemm_6x32");
+        EXPECT_EQ(one.kernel, "fully_connected_gemv_avx512");
+        for (int i = 0; i < out_dim; ++i) {
+          ASSERT_LE(std::fabs(static_cast<double>(one.out[i]) - want[i]) / (1.0 + bound[i]), 2e-6)
+              << "k " << in_dim << " n " << out_dim << " column " << i;
+        }
+        EXPECT_EQ(one.out, two.out) << "1 and 2 threads differ";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 60);
+}
+
 TEST_F(X86AlgorithmsTest, KernelNamesSayAlgorithmAndParameter) {
   EXPECT_EQ(ConvKernelName(ConvAlgo::kWinogradF63, true),
             "conv3x3s1_winograd_f63_avx512");

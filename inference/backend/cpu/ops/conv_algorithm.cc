@@ -268,6 +268,9 @@ ConvAlgo ChooseConvAlgo(const ConvParams& p, IsaFeatures isa) {
 }
 
 ConvAlgo ChooseFcAlgo(int rows, int in_dim, int out_dim, IsaFeatures isa) {
+  // One row is a GEMV, bound by reading the weights: the AVX-512 panels
+  // have the dedicated GemvF32Avx512 (conv_ops.cc).
+  if (rows == 1 && isa.avx512) return ConvAlgo::kGemm6x32;
   ConvAlgo best = isa.avx512 ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16;
   double best_cycles = 1e300;
   for (ConvAlgo a : FcCandidates(rows, in_dim, out_dim, isa)) {

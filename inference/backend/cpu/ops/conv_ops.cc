@@ -431,7 +431,11 @@ class ConvOp : public CpuOp {
 class FullyConnectedOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return use_avx2_ ? FcKernelName(algo_, avx512_) : "fully_connected_ref"; }
+  std::string name() const override {
+    if (!use_avx2_) return "fully_connected_ref";
+    if (Gemv()) return "fully_connected_gemv_avx512";
+    return FcKernelName(algo_, avx512_);
+  }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(3));
     in_dim_ = InShape(1)[1];
@@ -459,6 +463,8 @@ class FullyConnectedOp : public CpuOp {
 
  private:
   int StrassenRowBlock() const { return 256 << StrassenDepth(algo_); }
+  // Batch 1 on the AVX-512 panels: GemvF32Avx512.
+  bool Gemv() const { return batch_ == 1 && avx512_ && algo_ == ConvAlgo::kGemm6x32; }
   size_t ScratchFloats() const {
     const int d = StrassenDepth(algo_);
     return d == 0 ? 0 : x86::StrassenScratchFloats(std::min(batch_, StrassenRowBlock()), out_dim_, in_dim_, d);
@@ -487,14 +493,21 @@ class FullyConnectedOp : public CpuOp {
       constexpr int kGroup = 128;
       const int groups = (out_dim_ + kGroup - 1) / kGroup;
       const float* bias = In(2);
+      // One row on AVX-512: the GEMV streams the same panels faster.
+      const bool gemv = Gemv();
+      auto columns = [&](int n0, int n) {
+        const float* w = packed_.data() + static_cast<size_t>(n0) * in_dim_;
+        const float* b = bias ? bias + n0 : nullptr;
+        if (gemv) x86::GemvF32Avx512(n, in_dim_, x, w, b, act, y + n0);
+        else gemm(batch_, n, in_dim_, x, in_dim_, w, b, act, y + n0, out_dim_);
+      };
       if (!use_pool || groups < 2 || threads() == 1) {
-        gemm(batch_, out_dim_, in_dim_, x, in_dim_, packed_.data(), bias, act, y, out_dim_);
+        columns(0, out_dim_);
         return;
       }
       auto group = [&](int g, int) {
         const int n0 = g * kGroup;
-        gemm(batch_, std::min(kGroup, out_dim_ - n0), in_dim_, x, in_dim_,
-             packed_.data() + static_cast<size_t>(n0) * in_dim_, bias ? bias + n0 : nullptr, act, y + n0, out_dim_);
+        columns(n0, std::min(kGroup, out_dim_ - n0));
       };
       ParallelFor(groups, group);
       return;

@@ -163,4 +163,52 @@ void GemmF32Avx512(int m, int n, int k, const float* a, int lda, const float* pa
   }
 }
 
+__attribute__((target("avx512f"))) void GemvF32Avx512(int n, int k, const float* x, const float* packed_w,
+                                                       const float* bias, FusedActivation activation, float* y) {
+  const int panels = (n + kNr - 1) / kNr;
+  const bool clamp = activation == FusedActivation::kRelu || activation == FusedActivation::kRelu6 ||
+                     activation == FusedActivation::kReluN1To1;
+  const __m512 lo = _mm512_set1_ps(activation == FusedActivation::kReluN1To1 ? -1.0f : 0.0f);
+  const __m512 hi = _mm512_set1_ps(activation == FusedActivation::kRelu    ? 3.402823466e38f
+                                   : activation == FusedActivation::kRelu6 ? 6.0f
+                                                                           : 1.0f);
+  for (int p = 0; p < panels; ++p) {
+    const float* w = packed_w + static_cast<size_t>(p) * kNr * k;
+    __m512 even0 = _mm512_setzero_ps(), even1 = _mm512_setzero_ps();
+    __m512 odd0 = _mm512_setzero_ps(), odd1 = _mm512_setzero_ps();
+    int kk = 0;
+    for (; kk + 2 <= k; kk += 2) {
+      const __m512 x0 = _mm512_set1_ps(x[kk]), x1 = _mm512_set1_ps(x[kk + 1]);
+      even0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + kk * kNr), even0);
+      even1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + kk * kNr + 16), even1);
+      odd0 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(w + kk * kNr + 32), odd0);
+      odd1 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(w + kk * kNr + 48), odd1);
+    }
+    if (kk < k) {
+      const __m512 x0 = _mm512_set1_ps(x[kk]);
+      even0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + kk * kNr), even0);
+      even1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + kk * kNr + 16), even1);
+    }
+    const int col = p * kNr;
+    const int nr = n - col < kNr ? n - col : kNr;
+    const __mmask16 m0 = nr >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << nr) - 1);
+    const __mmask16 m1 = nr >= 32 ? static_cast<__mmask16>(0xFFFF)
+                         : nr > 16 ? static_cast<__mmask16>((1u << (nr - 16)) - 1) : static_cast<__mmask16>(0);
+    __m512 y0 = _mm512_add_ps(even0, odd0), y1 = _mm512_add_ps(even1, odd1);
+    if (bias) {
+      y0 = _mm512_add_ps(y0, _mm512_maskz_loadu_ps(m0, bias + col));
+      y1 = _mm512_add_ps(y1, _mm512_maskz_loadu_ps(m1, bias + col + 16));
+    }
+    if (clamp) {
+      y0 = _mm512_min_ps(_mm512_max_ps(y0, lo), hi);
+      y1 = _mm512_min_ps(_mm512_max_ps(y1, lo), hi);
+    }
+    _mm512_mask_storeu_ps(y + col, m0, y0);
+    _mm512_mask_storeu_ps(y + col + 16, m1, y1);
+    if (activation == FusedActivation::kTanh) {
+      for (int j = 0; j < nr; ++j) y[col + j] = ApplyActivation(y[col + j], activation);
+    }
+  }
+}
+
 }  // namespace rill::inference::cpu::x86

@@ -16,6 +16,13 @@ size_t PackedWeightsFloats512(int n, int k);
 void PackWeightsNK512(const float* w, int n, int k, float* packed);
 void GemmF32Avx512(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
                    FusedActivation activation, float* c, int ldc);
+// One row (a FULLY_CONNECTED layer at batch 1): y = act(x W^T + bias) over
+// the same packed panels. Bound by reading the weights once: each panel's
+// k steps go two at a time into two accumulator pairs (even and odd k,
+// summed at the end), which keeps more loads in flight than the GEMM's
+// one-row tile (measured 25 -> 32 GB/s from memory, 63 -> 82 GB/s from L3).
+void GemvF32Avx512(int n, int k, const float* x, const float* packed_w, const float* bias,
+                   FusedActivation activation, float* y);
 
 }  // namespace rill::inference::cpu::x86
 
