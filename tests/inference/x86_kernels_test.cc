@@ -159,6 +159,37 @@ TEST_F(X86KernelsTest, ConvGemmAvx512MatchesReference) {
   ExpectClose(want, got, "avx512 large k");
 }
 
+// The residual in the AVX-512 GEMM's epilogue gives, bit for bit, what the
+// GEMM followed by ResidualAddAvx2 gives: narrow (<= 16 column) and wide
+// panels, K over one 256-step chunk, a residual narrower than the output.
+TEST_F(X86KernelsTest, GemmAvx512ResidualEpilogueEqualsSecondPass) {
+  if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP() << "no AVX-512";
+  int checked = 0;
+  for (int n : {7, 16, 24, 50, 97}) {
+    for (int k : {3, 300}) {
+      for (int res_c : {n, (n + 1) / 2, 1}) {
+        for (FusedActivation act : {FusedActivation::kNone, FusedActivation::kRelu6, FusedActivation::kTanh}) {
+          const int m = 13;
+          const std::vector<float> a = Random(static_cast<size_t>(m) * k, &rng_);
+          const std::vector<float> w = Random(static_cast<size_t>(n) * k, &rng_);
+          const std::vector<float> bias = Random(n, &rng_);
+          const std::vector<float> res = Random(static_cast<size_t>(m) * res_c, &rng_);
+          std::vector<float> packed(x86::PackedWeightsFloats512(n, k));
+          x86::PackWeightsNK512(w.data(), n, k, packed.data());
+          std::vector<float> want(static_cast<size_t>(m) * n), got(want.size());
+          x86::GemmF32Avx512(m, n, k, a.data(), k, packed.data(), bias.data(), FusedActivation::kNone, want.data(), n);
+          x86::ResidualAddAvx2(res.data(), res_c, want.data(), n, 0, m, 0, n, act);
+          x86::GemmF32Avx512Residual(m, n, k, a.data(), k, packed.data(), bias.data(), act, got.data(), n, res.data(),
+                                     res_c, res_c);
+          ASSERT_EQ(want, got) << "n " << n << " k " << k << " res_c " << res_c;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 90);
+}
+
 TEST_F(X86KernelsTest, WinogradF23MatchesReference) {
   int checked = 0;
   for (bool avx512 : {false, true}) {

@@ -172,6 +172,12 @@ class DepthwiseBlockOp : public CpuOp {
         const float* rows = has_expand_ ? source + (s_i0 - i0) * mid_row : x + s_i0 * in_row;
         x86::DepthwiseConv2DAvx2Rows(piece, rows, In(3), In(4), mid, 0, piece.out_h);
         const long long p0 = static_cast<long long>(s0) * dw_.out_w, p1 = static_cast<long long>(s1) * dw_.out_w;
+        if (residual && avx512_) {  // the skip added in the GEMM's epilogue
+          x86::GemmF32Avx512Residual(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, packed_project_.data(),
+                                     In(6), act_, y + p0 * out_c_, out_c_, residual + p0 * residual_c_, residual_c_,
+                                     residual_c_);
+          continue;
+        }
         gemm_(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, packed_project_.data(), In(6),
               residual ? FusedActivation::kNone : act_, y + p0 * out_c_, out_c_);
         if (residual) x86::ResidualAddAvx2(residual, residual_c_, y, out_c_, p0, p1, 0, out_c_, act_);

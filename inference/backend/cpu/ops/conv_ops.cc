@@ -295,7 +295,17 @@ class ConvOp : public CpuOp {
       case ConvAlgo::kGemm6x16:
       case ConvAlgo::kGemm6x32: {
         const size_t per_thread = x86::Conv2DGemmScratchFloats(p_);
+        // The AVX-512 GEMM adds the residual in its epilogue (in registers);
+        // the AVX2 one leaves it to a pass over the tile it has just written.
+        const bool epilogue = residual && algo_ == ConvAlgo::kGemm6x32;
+        ConvParams with_act = p_;  // the node's activation after the sum
+        with_act.activation = act_;
         auto tile = [&](int t, int thread) {
+          if (epilogue) {
+            x86::Conv2DGemmAvx2Tile(with_act, x, packed_.data(), bias, scratch + per_thread * thread, y, t, gemm_,
+                                    residual, residual_c_);
+            return;
+          }
           x86::Conv2DGemmAvx2Tile(p_, x, packed_.data(), bias, scratch + per_thread * thread, y, t, gemm_);
           if (residual) {
             long long r0, r1;

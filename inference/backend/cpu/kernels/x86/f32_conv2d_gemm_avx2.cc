@@ -72,7 +72,7 @@ void Conv2DGemmTileWindow(const ConvParams& p, int tile, long long* row_begin, l
 }
 
 void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
-                        float* scratch, float* output, int tile, GemmFn gemm) {
+                        float* scratch, float* output, int tile, GemmFn gemm, const float* residual, int res_c) {
   if (gemm == nullptr) gemm = GemmF32Avx2;
   const int k = p.kernel_h * p.kernel_w * p.in_c;
   const long long rows = GemmRows(p);
@@ -88,8 +88,15 @@ void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* pa
   const float* b = bias ? bias + n0 : nullptr;
   const int ldc = OutPixelStride(p);
   float* out = output + r0 * ldc + n0;
+  // The GEMM of rows [r0, r0 + m) x columns [n0, n0 + n), with the residual
+  // of those rows and columns.
+  const float* res = residual != nullptr && n0 < res_c ? residual + r0 * res_c + n0 : nullptr;
+  auto run = [&](const float* a, int lda) {
+    if (res) GemmF32Avx512Residual(m, n, k, a, lda, w, b, p.activation, out, ldc, res, res_c, res_c - n0);
+    else gemm(m, n, k, a, lda, w, b, p.activation, out, ldc);
+  };
   if (ConvIsPointwise(p)) {
-    gemm(m, n, k, input + r0 * p.in_c, p.in_c, w, b, p.activation, out, ldc);
+    run(input + r0 * p.in_c, p.in_c);
     return;
   }
   const size_t row_bytes = static_cast<size_t>(p.in_c) * sizeof(float);
@@ -113,7 +120,7 @@ void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* pa
       }
     }
   }
-  gemm(m, n, k, scratch, k, w, b, p.activation, out, ldc);
+  run(scratch, k);
 }
 
 void Conv2DGemmAvx2(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,

@@ -32,8 +32,12 @@ int Conv2DGemmTiles(const ConvParams& p);
 // [row_begin, row_end) and output channels [col_begin, col_end).
 void Conv2DGemmTileWindow(const ConvParams& p, int tile, long long* row_begin, long long* row_end, int* col_begin,
                           int* col_end);
+// `residual` (AVX-512 panels only; null: none): the conv's fused skip
+// connection, [pixels, res_c], added in the GEMM's epilogue before the
+// activation (GemmF32Avx512Residual).
 void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
-                        float* scratch, float* output, int tile, GemmFn gemm = nullptr);
+                        float* scratch, float* output, int tile, GemmFn gemm = nullptr,
+                        const float* residual = nullptr, int res_c = 0);
 // All tiles in turn.
 void Conv2DGemmAvx2(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
                     float* scratch, float* output);

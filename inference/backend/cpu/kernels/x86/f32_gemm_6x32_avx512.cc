@@ -37,10 +37,13 @@ namespace {
 // takes panels of at most 16 valid columns (N = 16 or 24's last part:
 // MobileNet's 16- and 24-channel projections) with up to 12 rows, instead of
 // computing 32 columns of which half are padding.
+// `res` (null: none): a residual added before the activation, `res_ld`
+// floats between its rows, `res_cols` of the tile's columns present in it.
 template <int MR, int NB>
 __attribute__((target("avx512f"))) void MicroKernel512(int k, const float* a, int lda, const float* w,
                                                         const float* bias32, bool accumulate, FusedActivation act,
-                                                        float* c, int ldc, int nr) {
+                                                        float* c, int ldc, int nr, const float* res, int res_ld,
+                                                        int res_cols) {
   // Columns [0, 16) and [16, 32) each get a store mask for the last panel.
   __mmask16 mask[NB];
   mask[0] = nr >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << nr) - 1);
@@ -77,6 +80,22 @@ __attribute__((target("avx512f"))) void MicroKernel512(int k, const float* a, in
       for (int v = 0; v < NB; ++v) acc[v][r] = _mm512_fmadd_ps(av, wv[v], acc[v][r]);
     }
   }
+  if (res != nullptr && res_cols > 0) {
+    const int cols = res_cols < nr ? res_cols : nr;
+    __mmask16 rmask[NB];
+#pragma GCC unroll 2
+    for (int v = 0; v < NB; ++v) {
+      const int lanes = cols - 16 * v >= 16 ? 16 : cols - 16 * v > 0 ? cols - 16 * v : 0;
+      rmask[v] = static_cast<__mmask16>((1u << lanes) - 1u);
+    }
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 2
+      for (int v = 0; v < NB; ++v) {
+        acc[v][r] = _mm512_add_ps(acc[v][r], _mm512_maskz_loadu_ps(rmask[v], res + static_cast<size_t>(r) * res_ld + 16 * v));
+      }
+    }
+  }
   if (act == FusedActivation::kRelu || act == FusedActivation::kRelu6 || act == FusedActivation::kReluN1To1) {
     const __m512 lo = _mm512_set1_ps(act == FusedActivation::kReluN1To1 ? -1.0f : 0.0f);
     const __m512 hi = _mm512_set1_ps(act == FusedActivation::kRelu ? 3.402823466e38f
@@ -103,7 +122,7 @@ __attribute__((target("avx512f"))) void MicroKernel512(int k, const float* a, in
 }
 
 using MicroKernelFn = void (*)(int, const float*, int, const float*, const float*, bool, FusedActivation, float*,
-                               int, int);
+                               int, int, const float*, int, int);
 constexpr MicroKernelFn kKernels[kMr + 1] = {nullptr,
                                              MicroKernel512<1, 2>,
                                              MicroKernel512<2, 2>,
@@ -132,11 +151,18 @@ constexpr MicroKernelFn kNarrowKernels[kMrNarrow + 1] = {
 
 void GemmF32Avx512(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
                    FusedActivation activation, float* c, int ldc) {
+  GemmF32Avx512Residual(m, n, k, a, lda, packed_w, bias, activation, c, ldc, nullptr, 0, 0);
+}
+
+void GemmF32Avx512Residual(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
+                           FusedActivation activation, float* c, int ldc, const float* residual, int res_ld,
+                           int res_c) {
   const int panels = (n + kNr - 1) / kNr;
   for (int k0 = 0; k0 < k || k0 == 0; k0 += kKc) {
     const int kc = k - k0 < kKc ? k - k0 : kKc;
     const bool first = k0 == 0;
-    const FusedActivation act = k0 + kc >= k ? activation : FusedActivation::kNone;
+    const bool last = k0 + kc >= k;
+    const FusedActivation act = last ? activation : FusedActivation::kNone;
     for (int p = 0; p < panels; ++p) {
       const int col = p * kNr;
       const int nr = n - col < kNr ? n - col : kNr;
@@ -145,18 +171,23 @@ void GemmF32Avx512(int m, int n, int k, const float* a, int lda, const float* pa
         for (int j = 0; j < nr; ++j) bias32[j] = bias[col + j];
       }
       const float* w = packed_w + static_cast<size_t>(p) * kNr * k + static_cast<size_t>(k0) * kNr;
+      // The residual joins at the last k chunk, before the activation.
+      const float* res = last && residual != nullptr && col < res_c ? residual + col : nullptr;
+      const int res_cols = res ? res_c - col : 0;
       if (nr <= 16) {
         for (int row = 0; row < m; row += kMrNarrow) {
           const int mr = m - row < kMrNarrow ? m - row : kMrNarrow;
           kNarrowKernels[mr](kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
-                             c + static_cast<size_t>(row) * ldc + col, ldc, nr);
+                             c + static_cast<size_t>(row) * ldc + col, ldc, nr,
+                             res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
         }
         continue;
       }
       for (int row = 0; row < m; row += kMr) {
         const int mr = m - row < kMr ? m - row : kMr;
         kKernels[mr](kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
-                     c + static_cast<size_t>(row) * ldc + col, ldc, nr);
+                     c + static_cast<size_t>(row) * ldc + col, ldc, nr,
+                     res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
       }
     }
     if (k == 0) break;

@@ -16,6 +16,14 @@ size_t PackedWeightsFloats512(int n, int k);
 void PackWeightsNK512(const float* w, int n, int k, float* packed);
 void GemmF32Avx512(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
                    FusedActivation activation, float* c, int ldc);
+// The same with a residual (a conv's fused skip connection) added to each
+// output before the activation, in the microkernel's registers:
+//   c[i][j] = act(sum + bias[j] + (j < res_c ? residual[i * res_ld + j] : 0)).
+// Same value, bit for bit, as GemmF32Avx512 without activation followed by
+// ResidualAddAvx2, without a second pass over the output.
+void GemmF32Avx512Residual(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
+                           FusedActivation activation, float* c, int ldc, const float* residual, int res_ld,
+                           int res_c);
 // One row (a FULLY_CONNECTED layer at batch 1): y = act(x W^T + bias) over
 // the same packed panels. Bound by reading the weights once: each panel's
 // k steps go two at a time into two accumulator pairs (even and odd k,
