@@ -69,6 +69,15 @@ __attribute__((target("avx512f"))) void MicroKernel512(int k, const float* a, in
   const float* arow[MR];
 #pragma GCC unroll 12
   for (int r = 0; r < MR; ++r) arow[r] = a + static_cast<size_t>(r) * lda;
+  if (res != nullptr) {
+    // The residual is read after the k loop: ask for its lines now, so the
+    // loads do not wait on memory at the end of every tile.
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 2
+      for (int v = 0; v < NB; ++v) _mm_prefetch(reinterpret_cast<const char*>(res + static_cast<size_t>(r) * res_ld + 16 * v), _MM_HINT_T0);
+    }
+  }
   for (int p = 0; p < k; ++p) {
     __m512 wv[NB];
 #pragma GCC unroll 2
@@ -174,17 +183,21 @@ void GemmF32Avx512Residual(int m, int n, int k, const float* a, int lda, const f
       // The residual joins at the last k chunk, before the activation.
       const float* res = last && residual != nullptr && col < res_c ? residual + col : nullptr;
       const int res_cols = res ? res_c - col : 0;
+      // Rows in blocks of near-equal height (49 = 4 x 6 + 5 x 5, not 8 x 6
+      // + 1: a one-row tile costs most of a full one).
       if (nr <= 16) {
-        for (int row = 0; row < m; row += kMrNarrow) {
-          const int mr = m - row < kMrNarrow ? m - row : kMrNarrow;
+        const int blocks = (m + kMrNarrow - 1) / kMrNarrow;
+        for (int b = 0, row = 0, mr = 0; b < blocks; ++b, row += mr) {
+          mr = m / blocks + (b < m % blocks ? 1 : 0);
           kNarrowKernels[mr](kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
                              c + static_cast<size_t>(row) * ldc + col, ldc, nr,
                              res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
         }
         continue;
       }
-      for (int row = 0; row < m; row += kMr) {
-        const int mr = m - row < kMr ? m - row : kMr;
+      const int blocks = (m + kMr - 1) / kMr;
+      for (int b = 0, row = 0, mr = 0; b < blocks; ++b, row += mr) {
+        mr = m / blocks + (b < m % blocks ? 1 : 0);
         kKernels[mr](kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
                      c + static_cast<size_t>(row) * ldc + col, ldc, nr,
                      res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
