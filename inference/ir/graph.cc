@@ -22,6 +22,7 @@ const char* OpTypeName(OpType type) {
     case OpType::kAveragePool2D: return "AVERAGE_POOL_2D";
     case OpType::kMean: return "MEAN";
     case OpType::kResizeBilinear: return "RESIZE_BILINEAR";
+    case OpType::kResizeNearest: return "RESIZE_NEAREST_NEIGHBOR";
     case OpType::kReshape: return "RESHAPE";
     case OpType::kConcatenation: return "CONCATENATION";
     case OpType::kDepthToSpace: return "DEPTH_TO_SPACE";

@@ -32,6 +32,7 @@ enum class OpType {
   kAveragePool2D,
   kMean,
   kResizeBilinear,
+  kResizeNearest,  // inputs: x, size [2]; attrs: the nearest_* fields
   kReshape,
   kConcatenation,
   kDepthToSpace,
@@ -67,6 +68,15 @@ enum class Padding { kSame, kValid, kExplicit };
 
 // Attributes of all ops in one flat struct: each op reads the fields it
 // documents in shape_inference.cc; the rest stay at their defaults.
+// RESIZE_NEAREST_NEIGHBOR: how an output index maps to an input index.
+// kTflite: TFLite's align_corners / half_pixel_centers (the scale, in/out,
+// multiplied); the others are ONNX Resize's coordinate_transformation_mode
+// (the scale, out/in or the model's, divided by, as ONNX Runtime does).
+enum class NearestCoordinate { kTflite, kAsymmetric, kHalfPixel, kPytorchHalfPixel, kAlignCorners, kTfHalfPixelForNn };
+// ONNX Resize's nearest_mode; kSimple is opset < 11 (Upsample, Resize-10):
+// floor when enlarging, ceil when shrinking.
+enum class NearestRounding { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
+
 struct OpAttrs {
   Padding padding = Padding::kValid;
   int stride_h = 1, stride_w = 1;
@@ -79,6 +89,9 @@ struct OpAttrs {
   bool keep_num_dims = false;       // fully connected
   bool align_corners = false;       // resize
   bool half_pixel_centers = false;  // resize
+  NearestCoordinate nearest_coordinate = NearestCoordinate::kTflite;   // resize nearest
+  NearestRounding nearest_rounding = NearestRounding::kRoundPreferFloor;  // resize nearest (ONNX)
+  float scale_h = 0.0f, scale_w = 0.0f;  // resize nearest (ONNX): the model's scales; 0: out / in
   int block_size = 0;               // depth-to-space
   std::vector<int> new_shape;       // reshape (when not given as an input)
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // Padding::kExplicit

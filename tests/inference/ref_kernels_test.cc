@@ -22,6 +22,7 @@
 #include "inference/backend/cpu/kernels/ref/pad.h"
 #include "inference/backend/cpu/kernels/ref/pooling.h"
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
+#include "inference/backend/cpu/kernels/ref/resize_nearest.h"
 #include "inference/backend/cpu/kernels/ref/reshape.h"
 #include "inference/backend/cpu/kernels/ref/transpose_conv2d.h"
 #include "inference/ir/conv_geometry.h"
@@ -359,6 +360,73 @@ TEST(ResizeBilinearRefTest, TwoChannels) {
   std::vector<float> y(6);
   ResizeBilinearRef(p, x.data(), y.data());
   EXPECT_THAT(y, Pointwise(FloatNear(1e-6f), std::vector<float>{0, 10, 1, 20, 2, 30}));
+}
+
+// ONNX scales: coordinates divide by the model's scale, not by out / in
+// (9 columns x 1.5 give 13, whose out / in is 1.444).
+TEST(ResizeBilinearRefTest, OnnxScaleDividesCoordinates) {
+  ResizeParams p;
+  p.in_w = 9;
+  p.out_w = 13;
+  p.scale_w = 1.5f;
+  std::vector<float> x(9), y(13);
+  for (int i = 0; i < 9; ++i) x[i] = static_cast<float>(i);
+  ResizeBilinearRef(p, x.data(), y.data());  // asymmetric: column o reads o / 1.5
+  for (int o = 0; o < 12; ++o) EXPECT_FLOAT_EQ(y[o], o / 1.5f) << o;
+  EXPECT_FLOAT_EQ(y[12], 8.0f);  // 12 / 1.5 = 8, the last column
+  p.half_pixel_centers = true;   // (o + 0.5) / 1.5 - 0.5
+  ResizeBilinearRef(p, x.data(), y.data());
+  EXPECT_FLOAT_EQ(y[0], 0.0f);  // -0.17 clamps to column 0
+  EXPECT_NEAR(y[5], 5.5f / 1.5f - 0.5f, 1e-6f);
+}
+
+// TFLite's RESIZE_NEAREST_NEIGHBOR rules, output columns of one row holding
+// the source column index: floor(o * in/out); align_corners rounds
+// o * (in-1)/(out-1) half away from zero; half_pixel_centers takes
+// floor((o + 0.5) * in/out).
+TEST(ResizeNearestRefTest, TfliteRules) {
+  auto columns = [](int in, int out, bool align, bool half) {
+    ResizeNearestParams p;
+    p.in_w = in;
+    p.out_w = out;
+    p.align_corners = align;
+    p.half_pixel_centers = half;
+    std::vector<float> x(in), y(out);
+    for (int i = 0; i < in; ++i) x[i] = static_cast<float>(i);
+    ResizeNearestRef(p, x.data(), y.data());
+    return y;
+  };
+  EXPECT_THAT(columns(4, 8, false, false), ElementsAre(0, 0, 1, 1, 2, 2, 3, 3));
+  EXPECT_THAT(columns(4, 7, true, false), ElementsAre(0, 1, 1, 2, 2, 3, 3));
+  EXPECT_THAT(columns(4, 8, false, true), ElementsAre(0, 0, 1, 1, 2, 2, 3, 3));
+  EXPECT_THAT(columns(8, 3, false, true), ElementsAre(1, 4, 6));
+  EXPECT_THAT(columns(8, 3, false, false), ElementsAre(0, 2, 5));
+  EXPECT_THAT(columns(3, 1, true, false), ElementsAre(0));
+}
+
+// Channels and rows move together; ONNX modes pick the rows ONNX Runtime
+// picks (onnx_resize_test checks every mode against it).
+TEST(ResizeNearestRefTest, ChannelsRowsAndOnnxModes) {
+  ResizeNearestParams p;
+  p.in_h = 2;
+  p.in_w = 1;
+  p.channels = 2;
+  p.out_h = 4;
+  p.out_w = 2;
+  const std::vector<float> x = {1, 2, 3, 4};
+  std::vector<float> y(16);
+  ResizeNearestRef(p, x.data(), y.data());
+  EXPECT_THAT(y, ElementsAre(1, 2, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 3, 4));
+  p.coordinate = ir::NearestCoordinate::kHalfPixel;  // rows (o + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25
+  p.rounding = ir::NearestRounding::kRoundPreferFloor;
+  EXPECT_EQ(NearestSourceIndex(p, 0, 2, 4, 2.0f), 0);
+  EXPECT_EQ(NearestSourceIndex(p, 2, 2, 4, 2.0f), 1);
+  p.coordinate = ir::NearestCoordinate::kAsymmetric;  // 3 / 2 = 1.5: the tie
+  EXPECT_EQ(NearestSourceIndex(p, 3, 3, 6, 2.0f), 1);
+  p.rounding = ir::NearestRounding::kRoundPreferCeil;
+  EXPECT_EQ(NearestSourceIndex(p, 3, 3, 6, 2.0f), 2);
+  p.rounding = ir::NearestRounding::kCeil;
+  EXPECT_EQ(NearestSourceIndex(p, 5, 3, 6, 2.0f), 2);  // ceil(2.5) = 3 clamps to 2
 }
 
 TEST(ConcatenationRefTest, Axis1AndLastAxis) {

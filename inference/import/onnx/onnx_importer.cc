@@ -974,24 +974,37 @@ class Importer {
   Status Resize(const onnx::NodeProto& node, const std::string& out_name) {
     RILL_INF_ASSIGN_OR_RETURN(Value x, Input(node, 0));
     const std::string mode = AttrString(node, "mode", "nearest");
-    if (mode != "linear" && mode != "bilinear") return Unsupported("Resize mode '" + mode + "' (only linear)");
+    const bool nearest = mode == "nearest";
+    if (mode != "linear" && mode != "bilinear" && !nearest) {
+      return Unsupported("Resize mode '" + mode + "' (linear and nearest only)");
+    }
     RILL_INF_ASSIGN_OR_RETURN(int xi, ToNhwc(x));
     const Shape s = ShapeOf(xi);  // N H W C
     int out_h = 0, out_w = 0;
-    const int scales_input = node.op_type() == "Upsample" ? 1 : 2;
-    if (node.op_type() == "Resize" && HasInput(node, 3)) {
+    float scale_h = 0.0f, scale_w = 0.0f;  // the model's scales, when it gives them
+    // Upsample and Resize before opset 11 take (X, scales); later Resize (X, roi, scales, sizes).
+    const bool old_resize = node.op_type() == "Upsample" || opset_ < 11;
+    const int scales_input = old_resize ? 1 : 2;
+    if (!old_resize && HasInput(node, 3)) {
       RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, 3));
       const std::vector<int64_t> sizes = ConstInts(id);
       if (sizes.size() != 4) return Unsupported("sizes must have 4 values");
+      if (sizes[0] != s[0] || sizes[1] != s[3]) return Unsupported("sizes must keep N and C");
+      if (sizes[2] < 1 || sizes[3] < 1 || sizes[2] > (1 << 24) || sizes[3] > (1 << 24)) {
+        return Unsupported("invalid sizes");
+      }
       out_h = static_cast<int>(sizes[2]);
       out_w = static_cast<int>(sizes[3]);
     } else if (HasInput(node, scales_input)) {
       RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, scales_input));
       const std::vector<float> scales = ConstFloats(id);
       if (scales.size() != 4) return Unsupported("scales must have 4 values");
+      if (scales[0] != 1.0f || scales[1] != 1.0f) return Unsupported("scales must keep N and C (1, 1, h, w)");
       if (!(scales[2] > 0.0f && scales[2] < 65536.0f && scales[3] > 0.0f && scales[3] < 65536.0f)) {
         return Unsupported("invalid scales");
       }
+      scale_h = scales[2];
+      scale_w = scales[3];
       const double h = std::floor(s[1] * static_cast<double>(scales[2]));
       const double w = std::floor(s[2] * static_cast<double>(scales[3]));
       if (h < 1 || w < 1 || h > (1 << 24) || w > (1 << 24)) return Unsupported("invalid output size");
@@ -1002,10 +1015,40 @@ class Importer {
     }
     ir::OpAttrs a;
     const std::string ctm = AttrString(node, "coordinate_transformation_mode", "half_pixel");
+    if (nearest) {
+      // ONNX Runtime's conventions: before opset 11 the asymmetric transform
+      // with its "simple" rounding; after, the attributes (default
+      // half_pixel and round_prefer_floor).
+      a.scale_h = scale_h;
+      a.scale_w = scale_w;
+      if (old_resize) {
+        a.nearest_coordinate = ir::NearestCoordinate::kAsymmetric;
+        a.nearest_rounding = ir::NearestRounding::kSimple;
+      } else {
+        if (ctm == "half_pixel") a.nearest_coordinate = ir::NearestCoordinate::kHalfPixel;
+        else if (ctm == "pytorch_half_pixel") a.nearest_coordinate = ir::NearestCoordinate::kPytorchHalfPixel;
+        else if (ctm == "align_corners") a.nearest_coordinate = ir::NearestCoordinate::kAlignCorners;
+        else if (ctm == "asymmetric") a.nearest_coordinate = ir::NearestCoordinate::kAsymmetric;
+        else if (ctm == "tf_half_pixel_for_nn") a.nearest_coordinate = ir::NearestCoordinate::kTfHalfPixelForNn;
+        else return Unsupported("coordinate_transformation_mode '" + ctm + "' with mode nearest");
+        const std::string nm = AttrString(node, "nearest_mode", "round_prefer_floor");
+        if (nm == "round_prefer_floor") a.nearest_rounding = ir::NearestRounding::kRoundPreferFloor;
+        else if (nm == "round_prefer_ceil") a.nearest_rounding = ir::NearestRounding::kRoundPreferCeil;
+        else if (nm == "floor") a.nearest_rounding = ir::NearestRounding::kFloor;
+        else if (nm == "ceil") a.nearest_rounding = ir::NearestRounding::kCeil;
+        else return Unsupported("nearest_mode '" + nm + "'");
+      }
+      RILL_INF_ASSIGN_OR_RETURN(
+          int out, Emit(OpType::kResizeNearest, {xi, NewInt32Const(out_name + "/size", {2}, {out_h, out_w})}, out_name, a));
+      Define(node, out, true);
+      return Status::Ok();
+    }
     if (ctm == "align_corners") a.align_corners = true;
     else if (ctm == "half_pixel" || ctm == "pytorch_half_pixel") a.half_pixel_centers = true;
     else if (ctm != "asymmetric") return Unsupported("coordinate_transformation_mode '" + ctm + "'");
-    if (node.op_type() == "Upsample") a.half_pixel_centers = false;
+    if (old_resize) a.half_pixel_centers = a.align_corners = false;  // asymmetric before opset 11
+    a.scale_h = scale_h;  // coordinates divide by the model's scales, as in ONNX Runtime
+    a.scale_w = scale_w;
     RILL_INF_ASSIGN_OR_RETURN(int out, Emit(OpType::kResizeBilinear, {xi, NewInt32Const(out_name + "/size", {2}, {out_h, out_w})}, out_name, a));
     Define(node, out, true);
     return Status::Ok();

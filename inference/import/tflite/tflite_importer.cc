@@ -31,7 +31,8 @@ constexpr int kFormat = 0, kDenseSize = 1, kSegmentsType = 2, kSegments = 3, kIn
 enum Builtin : int32_t {
   kAdd = 0, kAveragePool2D = 1, kConcatenation = 2, kConv2D = 3, kDepthwiseConv2D = 4, kDepthToSpace = 5,
   kDequantize = 6, kFullyConnected = 9, kLogistic = 14, kMaxPool2D = 17, kMul = 18, kRelu = 19, kRelu6 = 21,
-  kReshape = 22, kResizeBilinear = 23, kCustom = 32, kPad = 34, kMean = 40, kHardSwish = 117, kDensify = 124,
+  kReshape = 22, kResizeBilinear = 23, kCustom = 32, kPad = 34, kMean = 40, kResizeNearest = 97, kHardSwish = 117,
+  kDensify = 124,
 };
 
 std::string BuiltinName(int32_t code) {
@@ -371,6 +372,11 @@ class Importer {
           node.type = ir::OpType::kResizeBilinear;
           a.align_corners = r_.Scalar<uint8_t>(opts, 2, 0) != 0;
           a.half_pixel_centers = r_.Scalar<uint8_t>(opts, 3, 0) != 0;
+          break;
+        case kResizeNearest:  // ResizeNearestNeighborOptions: align_corners, half_pixel_centers
+          node.type = ir::OpType::kResizeNearest;
+          a.align_corners = r_.Scalar<uint8_t>(opts, 0, 0) != 0;
+          a.half_pixel_centers = r_.Scalar<uint8_t>(opts, 1, 0) != 0;
           break;
         case kMean:
           node.type = ir::OpType::kMean;

@@ -1,5 +1,6 @@
 // Ops that move data without arithmetic: PAD, RESHAPE, CONCATENATION,
 // DEPTH_TO_SPACE; and RESIZE_BILINEAR.
+#include <cstring>
 #include <vector>
 
 #include "inference/backend/cpu/kernels/ref/concatenation.h"
@@ -7,6 +8,7 @@
 #include "inference/backend/cpu/kernels/ref/pad.h"
 #include "inference/backend/cpu/kernels/ref/reshape.h"
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
+#include "inference/backend/cpu/kernels/ref/resize_nearest.h"
 #include "inference/backend/cpu/kernels/ref/softmax.h"
 #include "inference/backend/cpu/kernels/ref/transpose.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
@@ -151,6 +153,8 @@ class ResizeBilinearOp : public CpuOp {
     p_.out_w = y[2];
     p_.align_corners = attrs().align_corners;
     p_.half_pixel_centers = attrs().half_pixel_centers;
+    p_.scale_h = attrs().scale_h;
+    p_.scale_w = attrs().scale_w;
     fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
     if (fast_) x86::ComputeResizeTaps(p_, &y_taps_, &x_taps_);
     return Status::Ok();
@@ -164,6 +168,71 @@ class ResizeBilinearOp : public CpuOp {
   ResizeParams p_;
   bool fast_ = false;
   std::vector<x86::ResizeTap> y_taps_, x_taps_;
+};
+
+class ResizeNearestOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return fast_ ? "resize_nearest_copy" : "resize_nearest_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    const Shape& x = InShape(0);
+    const Shape& y = OutShape();
+    const ir::OpAttrs& a = attrs();
+    p_ = ResizeNearestParams{};
+    p_.batch = x[0];
+    p_.in_h = x[1];
+    p_.in_w = x[2];
+    p_.channels = x[3];
+    p_.out_h = y[1];
+    p_.out_w = y[2];
+    p_.coordinate = a.nearest_coordinate;
+    p_.rounding = a.nearest_rounding;
+    p_.align_corners = a.align_corners;
+    p_.half_pixel_centers = a.half_pixel_centers;
+    p_.scale_h = a.scale_h;
+    p_.scale_w = a.scale_w;
+    fast_ = args_.algorithm != AlgorithmPolicy::kReference;
+    // The source row and column of every output row and column, once.
+    rows_.resize(p_.out_h);
+    cols_.resize(p_.out_w);
+    for (int i = 0; i < p_.out_h; ++i) rows_[i] = NearestSourceIndex(p_, i, p_.in_h, p_.out_h, p_.scale_h);
+    for (int i = 0; i < p_.out_w; ++i) cols_[i] = NearestSourceIndex(p_, i, p_.in_w, p_.out_w, p_.scale_w);
+    return Status::Ok();
+  }
+  void Run() override {
+    if (!fast_) {
+      ResizeNearestRef(p_, In(0), Out());
+      return;
+    }
+    // Output rows over the threads; each pixel one copy of its channels, and
+    // a row that repeats the previous one's source row one copy of that row.
+    const float* x = In(0);
+    float* y = Out();
+    const long long c = p_.channels;
+    const long long out_row = p_.out_w * c;
+    ParallelRange(static_cast<long long>(p_.batch) * p_.out_h, 1, static_cast<long long>(p_.batch) * p_.out_h * out_row,
+                  [&](long long begin, long long end) {
+                    for (long long r = begin; r < end; ++r) {
+                      const long long n = r / p_.out_h;
+                      const int oy = static_cast<int>(r % p_.out_h);
+                      float* dst = y + r * out_row;
+                      if (r > begin && oy > 0 && rows_[oy] == rows_[oy - 1]) {
+                        std::memcpy(dst, dst - out_row, static_cast<size_t>(out_row) * sizeof(float));
+                        continue;
+                      }
+                      const float* src = x + (n * p_.in_h + rows_[oy]) * p_.in_w * c;
+                      for (int ox = 0; ox < p_.out_w; ++ox) {
+                        std::memcpy(dst + ox * c, src + cols_[ox] * c, static_cast<size_t>(c) * sizeof(float));
+                      }
+                    }
+                  });
+  }
+
+ private:
+  ResizeNearestParams p_;
+  bool fast_ = false;
+  std::vector<int> rows_, cols_;
 };
 
 class SoftmaxOp : public CpuOp {
@@ -237,6 +306,9 @@ std::unique_ptr<Execution> MakeDepthToSpace(const ExecutionArgs& args) {
 }
 std::unique_ptr<Execution> MakeResizeBilinear(const ExecutionArgs& args) {
   return std::make_unique<ResizeBilinearOp>(args);
+}
+std::unique_ptr<Execution> MakeResizeNearest(const ExecutionArgs& args) {
+  return std::make_unique<ResizeNearestOp>(args);
 }
 
 }  // namespace rill::inference::cpu

@@ -6,28 +6,13 @@
 #include <cmath>
 
 namespace rill::inference::cpu::x86 {
-namespace {
-
-// The reference kernel's source coordinate rule, kept identical.
-ResizeTap SourceTap(int out_index, int in_size, int out_size, bool align_corners, bool half_pixel) {
-  const float scale = (align_corners && out_size > 1) ? static_cast<float>(in_size - 1) / (out_size - 1)
-                                                      : static_cast<float>(in_size) / out_size;
-  const float src = half_pixel ? (out_index + 0.5f) * scale - 0.5f : out_index * scale;
-  const float floor_src = std::floor(src);
-  ResizeTap t;
-  t.lo = std::min(std::max(static_cast<int>(floor_src), 0), in_size - 1);
-  t.hi = std::min(static_cast<int>(std::ceil(src)), in_size - 1);
-  t.frac = src - floor_src;
-  return t;
-}
-
-}  // namespace
 
 void ComputeResizeTaps(const ResizeParams& p, std::vector<ResizeTap>* y_taps, std::vector<ResizeTap>* x_taps) {
   y_taps->resize(p.out_h);
   x_taps->resize(p.out_w);
-  for (int y = 0; y < p.out_h; ++y) (*y_taps)[y] = SourceTap(y, p.in_h, p.out_h, p.align_corners, p.half_pixel_centers);
-  for (int x = 0; x < p.out_w; ++x) (*x_taps)[x] = SourceTap(x, p.in_w, p.out_w, p.align_corners, p.half_pixel_centers);
+  // The reference kernel's rule, shared.
+  for (int y = 0; y < p.out_h; ++y) (*y_taps)[y] = BilinearSourceTap(p, y, p.in_h, p.out_h, p.scale_h);
+  for (int x = 0; x < p.out_w; ++x) (*x_taps)[x] = BilinearSourceTap(p, x, p.in_w, p.out_w, p.scale_w);
 }
 
 __attribute__((target("avx2,fma"))) void ResizeBilinearAvx2(const ResizeParams& p, const ResizeTap* y_taps,

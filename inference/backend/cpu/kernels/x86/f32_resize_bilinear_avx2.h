@@ -10,10 +10,7 @@
 
 namespace rill::inference::cpu::x86 {
 
-struct ResizeTap {
-  int lo, hi;
-  float frac;  // weight of `hi`
-};
+using ResizeTap = BilinearTap;
 
 // Taps for every output row (y) and column (x).
 void ComputeResizeTaps(const ResizeParams& p, std::vector<ResizeTap>* y_taps, std::vector<ResizeTap>* x_taps);
