@@ -39,6 +39,21 @@ class CpuOp : public Execution {
     return Status::Ok();
   }
 
+  // The batch, input and output sizes of a one-input NHWC op (pooling,
+  // resize) into its kernel parameters (fields batch, in_h, in_w, channels,
+  // out_h, out_w).
+  template <class Params>
+  void SetNhwcSizes(Params* p) const {
+    const Shape& x = InShape(0);
+    const Shape& y = OutShape();
+    p->batch = x[0];
+    p->in_h = x[1];
+    p->in_w = x[2];
+    p->channels = x[3];
+    p->out_h = y[1];
+    p->out_w = y[2];
+  }
+
   int threads() const { return args_.pool ? args_.pool->num_threads() : 1; }
   // Runs f(task, thread) for tasks in [0, n) on the session's threads.
   template <typename F>

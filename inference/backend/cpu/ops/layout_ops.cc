@@ -142,15 +142,8 @@ class ResizeBilinearOp : public CpuOp {
   std::string name() const override { return fast_ ? "resize_bilinear_avx2" : "resize_bilinear_ref"; }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
-    const Shape& x = InShape(0);
-    const Shape& y = OutShape();
     p_ = ResizeParams{};
-    p_.batch = x[0];
-    p_.in_h = x[1];
-    p_.in_w = x[2];
-    p_.channels = x[3];
-    p_.out_h = y[1];
-    p_.out_w = y[2];
+    SetNhwcSizes(&p_);
     p_.align_corners = attrs().align_corners;
     p_.half_pixel_centers = attrs().half_pixel_centers;
     p_.scale_h = attrs().scale_h;
@@ -176,16 +169,9 @@ class ResizeNearestOp : public CpuOp {
   std::string name() const override { return fast_ ? "resize_nearest_copy" : "resize_nearest_ref"; }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
-    const Shape& x = InShape(0);
-    const Shape& y = OutShape();
     const ir::OpAttrs& a = attrs();
     p_ = ResizeNearestParams{};
-    p_.batch = x[0];
-    p_.in_h = x[1];
-    p_.in_w = x[2];
-    p_.channels = x[3];
-    p_.out_h = y[1];
-    p_.out_w = y[2];
+    SetNhwcSizes(&p_);
     p_.coordinate = a.nearest_coordinate;
     p_.rounding = a.nearest_rounding;
     p_.align_corners = a.align_corners;

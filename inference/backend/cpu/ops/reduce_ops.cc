@@ -21,16 +21,9 @@ class PoolOp : public CpuOp {
   }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
-    const Shape& x = InShape(0);
-    const Shape& y = OutShape();
     const ir::OpAttrs& a = attrs();
     p_ = PoolParams{};
-    p_.batch = x[0];
-    p_.in_h = x[1];
-    p_.in_w = x[2];
-    p_.channels = x[3];
-    p_.out_h = y[1];
-    p_.out_w = y[2];
+    SetNhwcSizes(&p_);
     p_.kernel_h = a.kernel_h;
     p_.kernel_w = a.kernel_w;
     p_.stride_h = a.stride_h;

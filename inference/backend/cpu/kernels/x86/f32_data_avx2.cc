@@ -58,6 +58,22 @@ __attribute__((target("avx2,fma"))) inline void DivideBy(float* o, float d, long
   for (; c < n; ++c) o[c] /= d;
 }
 
+// f(in_n, window, out_pixel) for every output pixel of output rows
+// [row_begin, row_end) of batch*out_h: the pixel's image, its window clipped
+// to the input, and where its channels go.
+template <class F>
+__attribute__((always_inline)) inline void ForEachPoolPixel(const PoolParams& p, const float* in, float* out,
+                                                            int row_begin, int row_end, F&& f) {
+  const int ch = p.channels;
+  for (int row = row_begin; row < row_end; ++row) {
+    const int n = row / p.out_h, oy = row % p.out_h;
+    const float* in_n = in + static_cast<long long>(n) * p.in_h * p.in_w * ch;
+    for (int ox = 0; ox < p.out_w; ++ox) {
+      f(in_n, Clip(p, oy, ox), out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * ch);
+    }
+  }
+}
+
 // Pooling over output rows [row_begin, row_end): every output pixel starts
 // at `init`, folds in the pixels of its clipped window with `fold`, and is
 // averaged by the window's size when `average` is set.
@@ -65,21 +81,16 @@ template <void (*Fold)(float*, const float*, long long)>
 __attribute__((target("avx2,fma"))) void Pool2DRows(const PoolParams& p, const float* in, float* out, int row_begin,
                                                     int row_end, float init, bool average) {
   const int ch = p.channels;
-  for (int row = row_begin; row < row_end; ++row) {
-    const int n = row / p.out_h, oy = row % p.out_h;
-    const float* in_n = in + static_cast<long long>(n) * p.in_h * p.in_w * ch;
-    for (int ox = 0; ox < p.out_w; ++ox) {
-      const Window w = Clip(p, oy, ox);
-      float* o = out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * ch;
-      Fill(o, init, ch);
-      for (int y = w.y0; y < w.y1; ++y) {
-        for (int x = w.x0; x < w.x1; ++x) Fold(o, in_n + (static_cast<long long>(y) * p.in_w + x) * ch, ch);
-      }
-      const int count = (w.y1 - w.y0) * (w.x1 - w.x0);
-      if (average && count > 0) DivideBy(o, static_cast<float>(count), ch);
-      Activate(o, ch, p.activation);
+  auto pixel = [&](const float* in_n, const Window& w, float* o) __attribute__((target("avx2,fma"))) {
+    Fill(o, init, ch);
+    for (int y = w.y0; y < w.y1; ++y) {
+      for (int x = w.x0; x < w.x1; ++x) Fold(o, in_n + (static_cast<long long>(y) * p.in_w + x) * ch, ch);
     }
-  }
+    const int count = (w.y1 - w.y0) * (w.x1 - w.x0);
+    if (average && count > 0) DivideBy(o, static_cast<float>(count), ch);
+    Activate(o, ch, p.activation);
+  };
+  ForEachPoolPixel(p, in, out, row_begin, row_end, pixel);
 }
 
 // The same with AVX-512, accumulating in registers: each output pixel's
@@ -91,49 +102,44 @@ __attribute__((target("avx512f"))) void Pool2DRowsAvx512(const PoolParams& p, co
                                                          int row_begin, int row_end) {
   const int ch = p.channels;
   const __m512 init = _mm512_set1_ps(kMax ? -std::numeric_limits<float>::infinity() : 0.0f);
-  for (int row = row_begin; row < row_end; ++row) {
-    const int n = row / p.out_h, oy = row % p.out_h;
-    const float* in_n = in + static_cast<long long>(n) * p.in_h * p.in_w * ch;
-    for (int ox = 0; ox < p.out_w; ++ox) {
-      const Window w = Clip(p, oy, ox);
-      float* o = out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * ch;
-      const int count = (w.y1 - w.y0) * (w.x1 - w.x0);
-      const __m512 divisor = _mm512_set1_ps(static_cast<float>(count));
-      for (int c0 = 0; c0 < ch; c0 += 64) {
-        const int left = std::min(64, ch - c0);
-        const int vecs = (left + 15) / 16;
-        __mmask16 mask[4];
-        for (int v = 0; v < 4; ++v) {
-          const int lanes = std::max(0, std::min(16, left - 16 * v));
-          mask[v] = static_cast<__mmask16>((1u << lanes) - 1u);
-        }
-        __m512 acc[4] = {init, init, init, init};
-        for (int y = w.y0; y < w.y1; ++y) {
-          const float* src = in_n + (static_cast<long long>(y) * p.in_w + w.x0) * ch + c0;
-          for (int x = w.x0; x < w.x1; ++x, src += ch) {
-            if (vecs == 4 && left == 64) {
+  auto pixel = [&](const float* in_n, const Window& w, float* o) __attribute__((target("avx512f"))) {
+    const int count = (w.y1 - w.y0) * (w.x1 - w.x0);
+    const __m512 divisor = _mm512_set1_ps(static_cast<float>(count));
+    for (int c0 = 0; c0 < ch; c0 += 64) {
+      const int left = std::min(64, ch - c0);
+      const int vecs = (left + 15) / 16;
+      __mmask16 mask[4];
+      for (int v = 0; v < 4; ++v) {
+        const int lanes = std::max(0, std::min(16, left - 16 * v));
+        mask[v] = static_cast<__mmask16>((1u << lanes) - 1u);
+      }
+      __m512 acc[4] = {init, init, init, init};
+      for (int y = w.y0; y < w.y1; ++y) {
+        const float* src = in_n + (static_cast<long long>(y) * p.in_w + w.x0) * ch + c0;
+        for (int x = w.x0; x < w.x1; ++x, src += ch) {
+          if (vecs == 4 && left == 64) {
 #pragma GCC unroll 4
-              for (int v = 0; v < 4; ++v) {
-                const __m512 s = _mm512_loadu_ps(src + 16 * v);
-                acc[v] = kMax ? _mm512_max_ps(acc[v], s) : _mm512_add_ps(acc[v], s);
-              }
-            } else {
-              for (int v = 0; v < vecs; ++v) {
-                const __m512 s = _mm512_maskz_loadu_ps(mask[v], src + 16 * v);
-                acc[v] = kMax ? _mm512_max_ps(acc[v], s) : _mm512_add_ps(acc[v], s);
-              }
+            for (int v = 0; v < 4; ++v) {
+              const __m512 s = _mm512_loadu_ps(src + 16 * v);
+              acc[v] = kMax ? _mm512_max_ps(acc[v], s) : _mm512_add_ps(acc[v], s);
+            }
+          } else {
+            for (int v = 0; v < vecs; ++v) {
+              const __m512 s = _mm512_maskz_loadu_ps(mask[v], src + 16 * v);
+              acc[v] = kMax ? _mm512_max_ps(acc[v], s) : _mm512_add_ps(acc[v], s);
             }
           }
         }
-        for (int v = 0; v < vecs; ++v) {
-          __m512 r = acc[v];
-          if (!kMax && count > 0) r = _mm512_div_ps(r, divisor);
-          _mm512_mask_storeu_ps(o + c0 + 16 * v, mask[v], r);
-        }
       }
-      Activate(o, ch, p.activation);
+      for (int v = 0; v < vecs; ++v) {
+        __m512 r = acc[v];
+        if (!kMax && count > 0) r = _mm512_div_ps(r, divisor);
+        _mm512_mask_storeu_ps(o + c0 + 16 * v, mask[v], r);
+      }
     }
-  }
+    Activate(o, ch, p.activation);
+  };
+  ForEachPoolPixel(p, in, out, row_begin, row_end, pixel);
 }
 
 }  // namespace

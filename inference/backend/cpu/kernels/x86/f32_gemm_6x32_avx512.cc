@@ -184,23 +184,17 @@ void GemmF32Avx512Residual(int m, int n, int k, const float* a, int lda, const f
       const float* res = last && residual != nullptr && col < res_c ? residual + col : nullptr;
       const int res_cols = res ? res_c - col : 0;
       // Rows in blocks of near-equal height (49 = 4 x 6 + 5 x 5, not 8 x 6
-      // + 1: a one-row tile costs most of a full one).
-      if (nr <= 16) {
-        const int blocks = (m + kMrNarrow - 1) / kMrNarrow;
-        for (int b = 0, row = 0, mr = 0; b < blocks; ++b, row += mr) {
-          mr = m / blocks + (b < m % blocks ? 1 : 0);
-          kNarrowKernels[mr](kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
-                             c + static_cast<size_t>(row) * ldc + col, ldc, nr,
-                             res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
-        }
-        continue;
-      }
-      const int blocks = (m + kMr - 1) / kMr;
+      // + 1: a one-row tile costs most of a full one); narrow panels on the
+      // 16-column kernels, up to 12 rows.
+      const bool narrow = nr <= 16;
+      const MicroKernelFn* kernels = narrow ? kNarrowKernels : kKernels;
+      const int max_rows = narrow ? kMrNarrow : kMr;
+      const int blocks = (m + max_rows - 1) / max_rows;
       for (int b = 0, row = 0, mr = 0; b < blocks; ++b, row += mr) {
         mr = m / blocks + (b < m % blocks ? 1 : 0);
-        kKernels[mr](kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
-                     c + static_cast<size_t>(row) * ldc + col, ldc, nr,
-                     res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
+        kernels[mr](kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
+                    c + static_cast<size_t>(row) * ldc + col, ldc, nr,
+                    res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
       }
     }
     if (k == 0) break;
