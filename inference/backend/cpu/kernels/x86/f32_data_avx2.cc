@@ -1,6 +1,7 @@
 #include "inference/backend/cpu/kernels/x86/f32_data_avx2.h"
 
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_simd.h"
 
 #include <immintrin.h>
 
@@ -109,10 +110,7 @@ __attribute__((target("avx512f"))) void Pool2DRowsAvx512(const PoolParams& p, co
       const int left = std::min(64, ch - c0);
       const int vecs = (left + 15) / 16;
       __mmask16 mask[4];
-      for (int v = 0; v < 4; ++v) {
-        const int lanes = std::max(0, std::min(16, left - 16 * v));
-        mask[v] = static_cast<__mmask16>((1u << lanes) - 1u);
-      }
+      for (int v = 0; v < 4; ++v) mask[v] = simd::LaneMask(left - 16 * v);
       __m512 acc[4] = {init, init, init, init};
       for (int y = w.y0; y < w.y1; ++y) {
         const float* src = in_n + (static_cast<long long>(y) * p.in_w + w.x0) * ch + c0;

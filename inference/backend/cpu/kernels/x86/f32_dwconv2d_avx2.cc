@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_simd.h"
 
 // GCC 12's avx512fintrin.h min/max trip -Wmaybe-uninitialized (a false positive).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -58,11 +59,6 @@ __attribute__((target("avx2,fma"))) inline void InteriorPixel(const float* in, i
     }
     out[c] = ApplyActivation(acc, act);
   }
-}
-
-// Lanes of the 16-channel block at c that hold channels (all but the tail).
-inline __mmask16 ChannelBlockMask(int channels, int c) {
-  return channels - c >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (channels - c)) - 1);
 }
 
 // One output pixel with bounds checks (borders and a segment's remainder).
@@ -171,7 +167,7 @@ __attribute__((target("avx512f"))) void DwBorder512(const ConvParams& p, const f
   const long long out_stride = static_cast<long long>(p.out_w) * cs;
   __m512 f[K * K];
   for (int c = 0; c < channels; c += 16) {
-    const __mmask16 m = ChannelBlockMask(channels, c);
+    const __mmask16 m = simd::LaneMask(channels - c);  // the channels of this block
     LoadTaps512<K>(filter, cs, c, m, f);
     const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
     for (int o = 0; o < rows; ++o) {
@@ -201,7 +197,7 @@ __attribute__((target("avx512f"), always_inline)) inline void DwSpan512(const Co
   float* out = out_row + ox * cs;
   __m512 f[K * K];
   for (int c = 0; c < channels; c += 16) {
-    const __mmask16 m = ChannelBlockMask(channels, c);
+    const __mmask16 m = simd::LaneMask(channels - c);  // the channels of this block
     LoadTaps512<K>(filter, cs, c, m, f);
     const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
     const bool full = m == static_cast<__mmask16>(0xFFFF);
@@ -240,11 +236,9 @@ __attribute__((target("avx512f"))) void DwRows512(const ConvParams& p, const flo
   int ox_hi = p.in_w - K + p.pad_left >= 0 ? (p.in_w - K + p.pad_left) / S + 1 : 0;
   ox_lo = std::min(ox_lo, p.out_w);
   ox_hi = std::max(ox_lo, std::min(ox_hi, p.out_w));
-  const bool clamp = p.activation != FusedActivation::kNone;
-  const __m512 lo = _mm512_set1_ps(p.activation == FusedActivation::kReluN1To1 ? -1.0f : 0.0f);
-  const __m512 hi = _mm512_set1_ps(p.activation == FusedActivation::kRelu6       ? 6.0f
-                                   : p.activation == FusedActivation::kReluN1To1 ? 1.0f
-                                                                                   : 3.402823466e38f);
+  float lo_s, hi_s;
+  const bool clamp = simd::ClampBounds(p.activation, &lo_s, &hi_s);  // tanh never reaches this kernel
+  const __m512 lo = _mm512_set1_ps(lo_s), hi = _mm512_set1_ps(hi_s);
   for (int oy = oy_begin; oy < oy_end;) {
     const int iy0 = oy * S - p.pad_top;
     const bool full_rows = iy0 >= 0 && iy0 + K - 1 < p.in_h;

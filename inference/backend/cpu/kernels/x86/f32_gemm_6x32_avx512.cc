@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include "inference/backend/cpu/kernels/x86/f32_simd.h"
+
 // GCC 12's avx512fintrin.h builds min/max on _mm512_undefined_ps(), which
 // -Wmaybe-uninitialized flags inside inlined intrinsics (a false positive).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -46,11 +48,8 @@ __attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, con
                                                                       const float* res, int res_ld, int res_cols) {
   // Columns [0, 16) and [16, 32) each get a store mask for the last panel.
   __mmask16 mask[NB];
-  mask[0] = nr >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << nr) - 1);
-  if (NB > 1) {
-    mask[NB - 1] = nr >= 32 ? static_cast<__mmask16>(0xFFFF)
-                   : nr > 16 ? static_cast<__mmask16>((1u << (nr - 16)) - 1) : static_cast<__mmask16>(0);
-  }
+#pragma GCC unroll 2
+  for (int v = 0; v < NB; ++v) mask[v] = simd::LaneMask(nr - 16 * v);
   __m512 acc[NB][MR];
   if (accumulate) {
 #pragma GCC unroll 12
@@ -93,10 +92,7 @@ __attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, con
     const int cols = res_cols < nr ? res_cols : nr;
     __mmask16 rmask[NB];
 #pragma GCC unroll 2
-    for (int v = 0; v < NB; ++v) {
-      const int lanes = cols - 16 * v >= 16 ? 16 : cols - 16 * v > 0 ? cols - 16 * v : 0;
-      rmask[v] = static_cast<__mmask16>((1u << lanes) - 1u);
-    }
+    for (int v = 0; v < NB; ++v) rmask[v] = simd::LaneMask(cols - 16 * v);
 #pragma GCC unroll 12
     for (int r = 0; r < MR; ++r) {
 #pragma GCC unroll 2
@@ -105,10 +101,9 @@ __attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, con
       }
     }
   }
-  if (act == FusedActivation::kRelu || act == FusedActivation::kRelu6 || act == FusedActivation::kReluN1To1) {
-    const __m512 lo = _mm512_set1_ps(act == FusedActivation::kReluN1To1 ? -1.0f : 0.0f);
-    const __m512 hi = _mm512_set1_ps(act == FusedActivation::kRelu ? 3.402823466e38f
-                                     : act == FusedActivation::kRelu6 ? 6.0f : 1.0f);
+  float lo_s, hi_s;
+  if (simd::ClampBounds(act, &lo_s, &hi_s)) {
+    const __m512 lo = _mm512_set1_ps(lo_s), hi = _mm512_set1_ps(hi_s);
 #pragma GCC unroll 12
     for (int r = 0; r < MR; ++r) {
 #pragma GCC unroll 2
@@ -232,12 +227,9 @@ void GemmF32Avx512Residual(int m, int n, int k, const float* a, int lda, const f
 __attribute__((target("avx512f"))) void GemvF32Avx512(int n, int k, const float* x, const float* packed_w,
                                                        const float* bias, FusedActivation activation, float* y) {
   const int panels = (n + kNr - 1) / kNr;
-  const bool clamp = activation == FusedActivation::kRelu || activation == FusedActivation::kRelu6 ||
-                     activation == FusedActivation::kReluN1To1;
-  const __m512 lo = _mm512_set1_ps(activation == FusedActivation::kReluN1To1 ? -1.0f : 0.0f);
-  const __m512 hi = _mm512_set1_ps(activation == FusedActivation::kRelu    ? 3.402823466e38f
-                                   : activation == FusedActivation::kRelu6 ? 6.0f
-                                                                           : 1.0f);
+  float lo_s, hi_s;
+  const bool clamp = simd::ClampBounds(activation, &lo_s, &hi_s);
+  const __m512 lo = _mm512_set1_ps(lo_s), hi = _mm512_set1_ps(hi_s);
   for (int p = 0; p < panels; ++p) {
     const float* w = packed_w + static_cast<size_t>(p) * kNr * k;
     __m512 even0 = _mm512_setzero_ps(), even1 = _mm512_setzero_ps();
@@ -257,9 +249,7 @@ __attribute__((target("avx512f"))) void GemvF32Avx512(int n, int k, const float*
     }
     const int col = p * kNr;
     const int nr = n - col < kNr ? n - col : kNr;
-    const __mmask16 m0 = nr >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << nr) - 1);
-    const __mmask16 m1 = nr >= 32 ? static_cast<__mmask16>(0xFFFF)
-                         : nr > 16 ? static_cast<__mmask16>((1u << (nr - 16)) - 1) : static_cast<__mmask16>(0);
+    const __mmask16 m0 = simd::LaneMask(nr), m1 = simd::LaneMask(nr - 16);
     __m512 y0 = _mm512_add_ps(even0, odd0), y1 = _mm512_add_ps(even1, odd1);
     if (bias) {
       y0 = _mm512_add_ps(y0, _mm512_maskz_loadu_ps(m0, bias + col));

@@ -70,6 +70,21 @@ RILL_SIMD_INLINE V Min(V a, V b) {
   return a < b ? a : b;
 }
 
+// The AVX-512 mask of a 16-lane vector holding `valid` floats (<= 0: none,
+// >= 16: all): the tail of a channel block, a GEMM panel, a row.
+inline __mmask16 LaneMask(int valid) {
+  const int lanes = valid < 0 ? 0 : valid > 16 ? 16 : valid;
+  return static_cast<__mmask16>((1u << lanes) - 1u);
+}
+
+// The bounds of a clamp-type fused activation (RELU: [0, FLT_MAX], RELU6:
+// [0, 6], RELU_N1_TO_1: [-1, 1]); false for the others, which clamp nothing.
+inline bool ClampBounds(FusedActivation act, float* lo, float* hi) {
+  *lo = act == FusedActivation::kReluN1To1 ? -1.0f : 0.0f;
+  *hi = act == FusedActivation::kRelu6 ? 6.0f : act == FusedActivation::kReluN1To1 ? 1.0f : 3.402823466e38f;
+  return act == FusedActivation::kRelu || act == FusedActivation::kRelu6 || act == FusedActivation::kReluN1To1;
+}
+
 // The clamp-type fused activations on a vector; kTanh is left to the caller
 // (ApplyActivation on the stored values).
 template <class V>
