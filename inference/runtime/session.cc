@@ -279,7 +279,7 @@ class Session::Impl {
       std::vector<int> producers;
       for (int id : task.reads) {
         const int w = writer_[id];
-        if (bindings_[id].constant || boundary[id] || readers[id] != 1 || alias_of_[id] >= 0 || w < 0 ||
+        if (bindings_[id].constant || boundary[id] || readers[id] != 1 || w < 0 ||
             w >= static_cast<int>(ti) || tasks_[w].node < 0 || tasks_[w].writes.size() != 1 ||
             tasks_[w].backend != task.backend || tasks_[w].stream != task.stream || memory_[id] != memory_[out]) {
           break;

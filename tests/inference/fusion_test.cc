@@ -93,6 +93,15 @@ int Count(const ir::Graph& g, ir::OpType type) {
   return n;
 }
 
+// Outputs equal to rounding: within 1e-4 of 1 + |want| each (stops at the
+// first miss).
+void ExpectNear(const std::vector<float>& want, const float* got, size_t n, int threads) {
+  ASSERT_EQ(want.size(), n);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_NEAR(want[i], got[i], 1e-4f * (1.0f + std::fabs(want[i]))) << "at " << i << " threads " << threads;
+  }
+}
+
 // Runs the raw and the optimized graph on the same random input and expects
 // the same outputs (to float rounding), for both kernel policies and 1/2 threads.
 void ExpectSameOutputs(const ir::Graph& raw, const ir::Graph& fused) {
@@ -119,11 +128,9 @@ void ExpectSameOutputs(const ir::Graph& raw, const ir::Graph& fused) {
       const Tensor* ya = (*a)->output(0);
       const Tensor* yb = (*b)->output(0);
       ASSERT_EQ(ya->shape(), yb->shape());
-      for (int64_t i = 0; i < ya->num_elements(); ++i) {
-        const float want = ya->data_as<float>()[i];
-        ASSERT_NEAR(want, yb->data_as<float>()[i], 1e-4f * (1.0f + std::fabs(want)))
-            << "at " << i << " threads " << threads;
-      }
+      const std::vector<float> want(ya->data_as<float>(), ya->data_as<float>() + ya->num_elements());
+      ExpectNear(want, yb->data_as<float>(), static_cast<size_t>(yb->num_elements()), threads);
+      if (::testing::Test::HasFatalFailure()) return;
       if (policy != AlgorithmPolicy::kAuto) continue;
       // The optimized kernels give the same bits for any thread count.
       std::vector<float> got(yb->data_as<float>(), yb->data_as<float>() + yb->num_elements());
@@ -362,11 +369,7 @@ TEST(DepthwiseBlockTest, MisfitFiltersAreErrors) {
   EXPECT_NE(session.status().message().find("'block'"), std::string::npos) << session.status().ToString();
 }
 
-}  // namespace
-}  // namespace rill::inference
-
-namespace rill::inference {
-namespace {
+// ---- Concatenations written in place.
 
 // The kernel a session planned for the node named `name`.
 std::string KernelOf(const Session& s, const std::string& name) {
@@ -410,11 +413,7 @@ std::string RunAgainstReference(const ir::Graph& g, const std::string& concat, i
         continue;
       }
       kernel = KernelOf(**s, concat);
-      EXPECT_EQ(want.size(), got.size());
-      for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
-        EXPECT_NEAR(want[i], got[i], 1e-4f * (1.0f + std::fabs(want[i]))) << "at " << i << " threads " << threads;
-        if (std::fabs(want[i] - got[i]) > 1e-4f * (1.0f + std::fabs(want[i]))) break;
-      }
+      ExpectNear(want, got.data(), got.size(), threads);
       if (threads == 1) single = got;
       else EXPECT_EQ(single, got) << threads << " threads differ from 1";
     }

@@ -456,16 +456,25 @@ OpResult RunConvOp(const ConvProblem& c, int threads,
   return r;
 }
 
+// A conv shape and the algorithms (tuning-cache tokens) to force on it.
+struct ConvCase {
+  Shape4 shape;
+  std::vector<std::string> choices;
+};
+// The AVX-512 variants join every case's choices.
+void AddAvx512Choices(std::vector<ConvCase>* cases) {
+  for (ConvCase& c : *cases) {
+    c.choices.push_back("gemm_6x32");
+    c.choices.push_back("sliding_avx512");
+  }
+}
+
 TEST_F(X86AlgorithmsTest, ConvExecutionsAllChoicesOneAndTwoThreads) {
   const bool avx512 = x86::GetCpuFeatures().avx512f;
-  struct Case {
-    Shape4 shape;
-    std::vector<std::string> choices;
-  };
   const std::vector<std::string> all3x3 = {"gemm_6x16", "sliding_avx2",
                                            "winograd_f23", "winograd_f43",
                                            "winograd_f63"};
-  std::vector<Case> cases = {
+  std::vector<ConvCase> cases = {
       {{2, 13, 11, 17, 40, 3, 1, 1, ir::Padding::kSame, FusedActivation::kRelu},
        all3x3},
       {{1, 9, 16, 7, 3, 3, 1, 1, ir::Padding::kValid, FusedActivation::kNone},
@@ -477,13 +486,8 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsAllChoicesOneAndTwoThreads) {
         FusedActivation::kRelu},
        {"gemm_6x16", "sliding_avx2", "strassen_d1", "strassen_d2"}},
   };
-  if (avx512) {
-    for (Case& c : cases) {
-      c.choices.push_back("gemm_6x32");
-      c.choices.push_back("sliding_avx512");
-    }
-  }
-  for (const Case& tc : cases) {
+  if (avx512) AddAvx512Choices(&cases);
+  for (const ConvCase& tc : cases) {
     ConvProblem c(Params(tc.shape), &rng_);
     for (const std::string& choice : tc.choices) {
       ConvAlgo algo;
@@ -505,11 +509,7 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsAllChoicesOneAndTwoThreads) {
 // the first channels, 1 and 2 threads bit-identical.
 TEST_F(X86AlgorithmsTest, ConvExecutionsWithResidual) {
   const bool avx512 = x86::GetCpuFeatures().avx512f;
-  struct Case {
-    Shape4 shape;
-    std::vector<std::string> choices;
-  };
-  std::vector<Case> cases = {
+  std::vector<ConvCase> cases = {
       {{2, 13, 11, 17, 40, 3, 1, 1, ir::Padding::kSame, FusedActivation::kRelu},
        {"reference", "gemm_6x16", "sliding_avx2", "winograd_f23",
         "winograd_f43", "winograd_f63"}},
@@ -524,14 +524,9 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsWithResidual) {
         FusedActivation::kReluN1To1},
        {"reference", "gemm_6x16", "sliding_avx2"}},
   };
-  if (avx512) {
-    for (Case& c : cases) {
-      c.choices.push_back("gemm_6x32");
-      c.choices.push_back("sliding_avx512");
-    }
-  }
+  if (avx512) AddAvx512Choices(&cases);
   int checked = 0;
-  for (const Case& tc : cases) {
+  for (const ConvCase& tc : cases) {
     const ConvParams params = Params(tc.shape);
     for (int res_c : {params.out_c, (params.out_c + 1) / 2, 1}) {
       ConvProblem c(params, &rng_);
@@ -561,11 +556,7 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsWithResidual) {
 // fused residual; the other channels are untouched.
 TEST_F(X86AlgorithmsTest, ConvExecutionsWriteStridedSlices) {
   const bool avx512 = x86::GetCpuFeatures().avx512f;
-  struct Case {
-    Shape4 shape;
-    std::vector<std::string> choices;
-  };
-  std::vector<Case> cases = {
+  std::vector<ConvCase> cases = {
       {{2, 13, 11, 17, 40, 3, 1, 1, ir::Padding::kSame, FusedActivation::kRelu},
        {"gemm_6x16", "sliding_avx2", "winograd_f23", "winograd_f43", "winograd_f63"}},
       {{1, 9, 16, 7, 3, 3, 1, 1, ir::Padding::kSame, FusedActivation::kTanh},
@@ -575,14 +566,9 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsWriteStridedSlices) {
       {{2, 24, 24, 300, 260, 1, 1, 1, ir::Padding::kValid, FusedActivation::kNone},
        {"gemm_6x16", "strassen_d1", "strassen_d2"}},
   };
-  if (avx512) {
-    for (Case& c : cases) {
-      c.choices.push_back("gemm_6x32");
-      c.choices.push_back("sliding_avx512");
-    }
-  }
+  if (avx512) AddAvx512Choices(&cases);
   int checked = 0;
-  for (const Case& tc : cases) {
+  for (const ConvCase& tc : cases) {
     const ConvParams params = Params(tc.shape);
     for (int res_c : {0, params.out_c}) {
       ConvProblem c(params, &rng_);
