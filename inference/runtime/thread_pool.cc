@@ -29,7 +29,7 @@ int SpinMicros() {
 }
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads) {
+ThreadPool::ThreadPool(int num_threads) : ranges_(new Range[num_threads > 1 ? num_threads : 1]) {
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
 
@@ -43,13 +43,18 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::Drain(int thread) {
-  const int tasks = tasks_.load(std::memory_order_relaxed);
   void (*fn)(void*, int, int) = fn_.load(std::memory_order_relaxed);
   void* ctx = ctx_.load(std::memory_order_relaxed);
-  for (;;) {
-    const int task = next_task_.fetch_add(1, std::memory_order_relaxed);
-    if (task >= tasks) return;
-    fn(ctx, task, thread);
+  const int threads = num_threads();
+  // Its own range first, then what is left of the others', in turn.
+  for (int i = 0; i < threads; ++i) {
+    Range& r = ranges_[(thread + i) % threads];
+    const int end = r.end.load(std::memory_order_relaxed);
+    for (;;) {
+      const int task = r.next.fetch_add(1, std::memory_order_relaxed);
+      if (task >= end) break;
+      fn(ctx, task, thread);
+    }
   }
 }
 
@@ -103,10 +108,14 @@ void ThreadPool::Run(int tasks, void (*fn)(void*, int, int), void* ctx) {
   // Every worker of the previous loop has finished (Run waited for them), so
   // the loop's fields are free to rewrite.
   const uint64_t epoch = (Epoch(state_.load(std::memory_order_relaxed)) + 1) & 0x7FFFFFFFu;
-  tasks_.store(tasks, std::memory_order_relaxed);
   fn_.store(fn, std::memory_order_relaxed);
   ctx_.store(ctx, std::memory_order_relaxed);
-  next_task_.store(0, std::memory_order_relaxed);
+  const int threads = num_threads();
+  for (int t = 0; t < threads; ++t) {
+    ranges_[t].next.store(static_cast<int>(static_cast<long long>(tasks) * t / threads), std::memory_order_relaxed);
+    ranges_[t].end.store(static_cast<int>(static_cast<long long>(tasks) * (t + 1) / threads),
+                         std::memory_order_relaxed);
+  }
   finished_workers_.store(0, std::memory_order_relaxed);
   state_.store(epoch << 32);  // publishes the loop (seq_cst: pairs with sleepers_)
   if (sleepers_.load() > 0) {

@@ -8,12 +8,21 @@
 // condition variable: back-to-back layers of one run find it awake, and an
 // idle pool (between runs) sleeps instead of spinning. The caller waits only
 // for the workers that joined the loop, never for one still asleep.
+//
+// Tasks are dealt in contiguous ranges, one per thread (thread t first runs
+// tasks [t * n / T, (t + 1) * n / T)), and a thread that finishes its own
+// range takes the remaining tasks of the others. Kernels number their tasks
+// in output order, so consecutive layers find most of their input in the
+// cache of the core that wrote it (a shared counter dealt tasks to whichever
+// thread came first, and 1x1 convs of ResNet-50 ran 1.5x slower at 2 threads
+// inside the model than alone).
 #ifndef RILL_INFERENCE_RUNTIME_THREAD_POOL_H_
 #define RILL_INFERENCE_RUNTIME_THREAD_POOL_H_
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -59,13 +68,18 @@ class ThreadPool {
   bool TryJoin(uint64_t epoch);
   void Drain(int thread);
 
+  // The tasks dealt to one thread; others take from its front when done.
+  struct alignas(64) Range {
+    std::atomic<int> next{0};
+    std::atomic<int> end{0};
+  };
+
   std::vector<std::thread> workers_;
   std::atomic<uint64_t> state_{kClosed};
-  std::atomic<int> next_task_{0};
+  std::unique_ptr<Range[]> ranges_;  // one per thread
   std::atomic<int> finished_workers_{0};
   // The current loop; written by the caller before the epoch is published,
   // read by workers only after they joined it.
-  std::atomic<int> tasks_{0};
   std::atomic<void (*)(void*, int, int)> fn_{nullptr};
   std::atomic<void*> ctx_{nullptr};
 

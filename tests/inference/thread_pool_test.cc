@@ -56,6 +56,31 @@ TEST(ThreadPoolTest, IdleWorkersSleepAndWakeForTheNextLoop) {
   EXPECT_EQ(sum.load(), 5050);
 }
 
+// Thread t starts on its own contiguous range of tasks, so consecutive loops
+// over the same data find it in the cache of the core that last touched it.
+TEST(ThreadPoolTest, EachThreadStartsOnItsOwnRange) {
+  constexpr int kThreads = 3, kTasks = 12;  // ranges [0,4) [4,8) [8,12)
+  ThreadPool pool(kThreads);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::atomic<int>> first(kThreads);
+    for (auto& f : first) f = -1;
+    std::vector<std::atomic<int>> hits(kTasks);
+    std::atomic<int> started{0};
+    auto body = [&](int task, int thread) {
+      int none = -1;
+      if (first[thread].compare_exchange_strong(none, task)) started.fetch_add(1);
+      hits[task].fetch_add(1);
+      // Hold every thread until all have started (or 2 s passed), so nobody
+      // finishes its range and takes another's first task.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      while (started.load() < kThreads && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    };
+    pool.ParallelFor(kTasks, body);
+    for (int t = 0; t < kTasks; ++t) ASSERT_EQ(hits[t].load(), 1) << "task " << t;
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(first[t].load(), t * kTasks / kThreads) << "thread " << t;
+  }
+}
+
 TEST(ThreadPoolTest, ManyBackToBackLoopsOfUnevenTasks) {
   ThreadPool pool(2);
   std::vector<int> out(64);
