@@ -9,6 +9,15 @@
 
 namespace rill::inference::ir {
 
+// Channel groups of a CONV_2D / TRANSPOSE_CONV_2D whose filter covers
+// `filter_c` of the input's `in_c` channels (1: an ordinary conv). Valid
+// when ConvGroupsFit.
+inline int ConvGroups(int in_c, int filter_c) { return filter_c > 0 ? in_c / filter_c : 1; }
+inline bool ConvGroupsFit(int in_c, int filter_c, int out_c) {
+  if (in_c <= 0 || filter_c <= 0 || out_c <= 0 || in_c % filter_c != 0) return false;
+  return out_c % (in_c / filter_c) == 0;
+}
+
 // Explicit padding (ONNX): floor, or ceil for pools in ceil mode, where a
 // window must still start inside the input or its leading padding.
 inline int ExplicitWindowOutputSize(int in, int kernel, int stride, int dilation, int pad_before, int pad_after,

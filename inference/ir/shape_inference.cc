@@ -112,7 +112,11 @@ Status Conv(ShapeContext& c, const OpAttrs& a, bool depthwise) {
     }
     out_c = w[3];
   } else {
-    if (w[3] != x[3]) return c.Error("filter " + ShapeToString(w) + " does not match input channels of " + ShapeToString(x));
+    // Grouped when the filter covers a fraction of the input channels (as in
+    // TFLite): groups = input channels / filter channels.
+    if (!ConvGroupsFit(x[3], w[3], w[0])) {
+      return c.Error("filter " + ShapeToString(w) + " does not match input channels of " + ShapeToString(x));
+    }
     out_c = w[0];
   }
   if (c.Has(2) && NumElements(c.In(2)) != out_c) {
@@ -181,7 +185,9 @@ Status TransposeConv(ShapeContext& c, const OpAttrs& a) {
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(1, 4));
   const Shape& x = c.In(0);
   const Shape& w = c.In(1);
-  if (w[3] != x[3]) return c.Error("filter " + ShapeToString(w) + " does not match input " + ShapeToString(x));
+  if (!ConvGroupsFit(x[3], w[3], w[0])) {
+    return c.Error("filter " + ShapeToString(w) + " does not match input " + ShapeToString(x));
+  }
   if (c.Has(2) && NumElements(c.In(2)) != w[0]) return c.Error("bias does not match output channels");
   RILL_INF_RETURN_IF_ERROR(CheckWindow(c, a, w[1], w[2]));
   if (a.padding == Padding::kExplicit) {

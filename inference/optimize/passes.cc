@@ -312,11 +312,13 @@ int FuseResidualAdd(ir::Graph* g) {
 
 namespace {
 
-// A 1x1, stride-1, unpadded conv with constant float weights and bias.
-bool IsPointwiseConv(const ir::Graph& g, const Node& n) {
+// A 1x1, stride-1, unpadded, ungrouped conv with constant float weights and
+// bias (`shape`: the graph's inferred shapes).
+bool IsPointwiseConv(const ir::Graph& g, const Node& n, const std::vector<Shape>& shape) {
   if (n.type != OpType::kConv2D || n.inputs.size() < 2 || !IsFloatConst(g, n.inputs[1])) return false;
   const Shape& w = g.tensors[n.inputs[1]].shape;
   if (w.size() != 4 || w[1] != 1 || w[2] != 1) return false;
+  if (n.inputs[0] < 0 || shape[n.inputs[0]].size() != 4 || shape[n.inputs[0]][3] != w[3]) return false;
   if (n.inputs.size() > 2 && n.inputs[2] >= 0 && !IsFloatConst(g, n.inputs[2])) return false;
   const ir::OpAttrs& a = n.attrs;
   if (a.stride_h != 1 || a.stride_w != 1) return false;
@@ -338,7 +340,7 @@ int FuseDepthwiseBlocks(ir::Graph* g) {
   int fused = 0;
   for (size_t pi = 0; pi < g->nodes.size(); ++pi) {
     const Node& project = g->nodes[pi];
-    if (!IsPointwiseConv(*g, project) || project.inputs[0] < 0) continue;
+    if (project.inputs.empty() || project.inputs[0] < 0 || !IsPointwiseConv(*g, project, shape)) continue;
     const int d_out = project.inputs[0];
     const int di = producer[d_out];
     if (di < 0 || dead[di] || replaced[di] || readers[d_out] != 1) continue;
@@ -355,7 +357,7 @@ int FuseDepthwiseBlocks(ir::Graph* g) {
     // An expanding 1x1 conv in front, when the depthwise conv is its only reader.
     const int e_out = dw.inputs[0];
     int ei = producer[e_out];
-    if (ei >= 0 && (dead[ei] || replaced[ei] || readers[e_out] != 1 || !IsPointwiseConv(*g, g->nodes[ei]) ||
+    if (ei >= 0 && (dead[ei] || replaced[ei] || readers[e_out] != 1 || !IsPointwiseConv(*g, g->nodes[ei], shape) ||
                     OptionalInput(g->nodes[ei], 3) >= 0)) {
       ei = -1;
     }

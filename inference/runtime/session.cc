@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "inference/backend/backend.h"
+#include "inference/ir/conv_geometry.h"
 #include "inference/ir/graph.h"
 #include "inference/runtime/arena_planner.h"
 #include "inference/runtime/thread_pool.h"
@@ -379,7 +380,9 @@ class Session::Impl {
         if (n.type == ir::OpType::kConv2D && w.size() == 4) info.macs = out * w[1] * w[2] * w[3];
         if (n.type == ir::OpType::kDepthwiseConv2D && w.size() == 4) info.macs = out * w[1] * w[2];
         if (n.type == ir::OpType::kTransposeConv2D && w.size() == 4) {
-          info.macs = NumElements(bindings_[n.inputs[0]].shape) * w[0] * w[1] * w[2];
+          const Shape& x = bindings_[n.inputs[0]].shape;  // per group: its share of the outputs
+          const int groups = x.size() == 4 ? std::max(1, ir::ConvGroups(x[3], w[3])) : 1;
+          info.macs = NumElements(x) * w[0] * w[1] * w[2] / groups;
         }
         if (n.type == ir::OpType::kFullyConnected && w.size() == 2) info.macs = out * w[1];
       }

@@ -46,15 +46,16 @@ struct Builder {
     g.SetConstant(id, DataType::kInt32, shape, std::move(bytes));
     return id;
   }
-  // A SAME conv of `out_c` filters of size k, returning its output tensor.
-  int Conv(const std::string& name, int x, int out_c, int k, ir::Activation act) {
+  // A SAME conv of `out_c` filters of size k (in `groups` channel groups),
+  // returning its output tensor.
+  int Conv(const std::string& name, int x, int out_c, int k, ir::Activation act, int groups = 1) {
     const Shape xs = g.tensors[x].shape;  // a copy: adding tensors moves them
     ir::Node n;
     n.name = name;
     n.type = ir::OpType::kConv2D;
     n.attrs.padding = ir::Padding::kSame;
     n.attrs.activation = act;
-    n.inputs = {x, Floats(name + "/w", {out_c, k, k, xs[3]}), Floats(name + "/b", {out_c})};
+    n.inputs = {x, Floats(name + "/w", {out_c, k, k, xs[3] / groups}), Floats(name + "/b", {out_c})};
     n.outputs = {Activation(name, {xs[0], xs[1], xs[2], out_c})};
     g.nodes.push_back(n);
     return n.outputs[0];
@@ -343,6 +344,19 @@ TEST(DepthwiseBlockTest, PatternsThatMustNotFuse) {
     const int r = b.Conv("wide", d2, 16, 3, ir::Activation::kNone);
     b.g.outputs = {p, q, r};
     EXPECT_EQ(optimize::FuseDepthwiseBlocks(&b.g), 0);
+  }
+  {  // grouped 1x1 convs (ShuffleNet) as the expand or the project: the
+     // block's GEMMs are ungrouped, so neither joins one
+    Builder b;
+    const int x = b.Activation("x", {1, 40, 40, 32});
+    b.g.inputs = {x};
+    const int e = b.Conv("expand", x, 96, 1, ir::Activation::kRelu, 4);
+    const int d = b.Depthwise("dw", e, 3, 1, ir::Padding::kSame, ir::Activation::kNone, {1, 40, 40, 96});
+    const int p = b.Conv("project", d, 32, 1, ir::Activation::kNone, 4);
+    b.g.outputs = {p};
+    ir::Graph fused = b.g;
+    EXPECT_EQ(optimize::FuseDepthwiseBlocks(&fused), 0);
+    ExpectSameOutputs(b.g, fused);
   }
 }
 

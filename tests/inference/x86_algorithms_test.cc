@@ -78,10 +78,10 @@ ConvParams Params(const Shape4& c) {
 std::string Describe(const ConvParams& p) {
   char buf[160];
   std::snprintf(buf, sizeof(buf),
-                "n%d %dx%dx%d -> %dx%dx%d k%d s%d d%d pad %d,%d act %d",
+                "n%d %dx%dx%d -> %dx%dx%d k%d s%d d%d pad %d,%d act %d groups %d",
                 p.batch, p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c,
                 p.kernel_h, p.stride_h, p.dilation_h, p.pad_top, p.pad_left,
-                static_cast<int>(p.activation));
+                static_cast<int>(p.activation), p.groups);
   return buf;
 }
 
@@ -91,8 +91,7 @@ struct ConvProblem {
   std::vector<float> x, w, bias, want, bound;
   ConvProblem(const ConvParams& params, std::mt19937* rng) : p(params) {
     x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * p.in_c, rng);
-    w = Random(static_cast<size_t>(p.out_c) * p.kernel_h * p.kernel_w * p.in_c,
-               rng);
+    w = Random(static_cast<size_t>(p.out_c) * p.kernel_h * p.kernel_w * p.in_c / p.groups, rng);
     bias = Random(p.out_c, rng);
     const size_t out =
         static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c;
@@ -421,7 +420,7 @@ OpResult RunConvOp(const ConvProblem& c, int threads,
                   const_cast<float*>(c.x.data()),
                   false};
   TensorBinding w{DataType::kFloat32,
-                  {p.out_c, p.kernel_h, p.kernel_w, p.in_c},
+                  {p.out_c, p.kernel_h, p.kernel_w, p.in_c / p.groups},
                   const_cast<float*>(c.w.data()),
                   true};
   TensorBinding b{
@@ -613,6 +612,88 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsWriteStridedSlices) {
   ASSERT_TRUE(ref->Prepare().ok());
   EXPECT_FALSE(ref->SetOutputPixelStride(p.out_c + 4));
   EXPECT_TRUE(ref->SetOutputPixelStride(0));
+}
+
+// Grouped convs (ResNeXt, ShuffleNet): one GEMM per channel group, against
+// the reference, at 1 and 2 threads bit-identical, with a fused residual and
+// written into a channel slice; groups whose channels are not a multiple of
+// the panel width, a group wider than a 128-channel column group, im2col and
+// pointwise. A cached choice the grouped conv cannot run (a stale or edited
+// tuning cache) is not taken.
+TEST_F(X86AlgorithmsTest, GroupedConvExecutions) {
+  const bool avx512 = x86::GetCpuFeatures().avx512f;
+  struct GroupedCase {
+    Shape4 shape;
+    int groups;
+  };
+  const std::vector<GroupedCase> cases = {
+      {{2, 9, 11, 12, 18, 3, 1, 1, ir::Padding::kSame, FusedActivation::kRelu}, 2},
+      {{1, 13, 10, 21, 35, 3, 2, 1, ir::Padding::kSame, FusedActivation::kRelu6}, 7},
+      {{2, 7, 9, 32, 32, 3, 1, 2, ir::Padding::kValid, FusedActivation::kNone}, 8},
+      {{1, 9, 9, 6, 300, 1, 1, 1, ir::Padding::kValid, FusedActivation::kNone}, 2},
+      {{1, 12, 11, 34, 51, 1, 1, 1, ir::Padding::kValid, FusedActivation::kTanh}, 17},
+      {{2, 8, 6, 12, 4, 5, 1, 1, ir::Padding::kSame, FusedActivation::kReluN1To1}, 4},
+  };
+  std::vector<std::string> choices = {"reference", "gemm_6x16"};
+  if (avx512) choices.push_back("gemm_6x32");
+  int checked = 0;
+  for (const GroupedCase& gc : cases) {
+    ConvParams params = Params(gc.shape);
+    params.groups = gc.groups;
+    for (int res_c : {0, params.out_c, params.out_c / 2}) {
+      ConvProblem c(params, &rng_);
+      if (res_c > 0) c.AddResidual(res_c, &rng_);
+      for (const std::string& choice : choices) {
+        const OpResult one = RunConvOp(c, 1, choice);
+        const OpResult two = RunConvOp(c, 2, choice);
+        if (choice != "reference") {
+          ConvAlgo algo;
+          ASSERT_TRUE(ParseConvAlgo(choice, &algo));
+          EXPECT_EQ(one.kernel, ConvKernelName(algo, avx512));
+        }
+        EXPECT_LE(MaxError(c, one.out), 2e-5) << one.kernel << " residual " << res_c << " " << Describe(c.p);
+        EXPECT_EQ(one.out, two.out) << one.kernel << ": 1 and 2 threads differ, " << Describe(c.p);
+        if (choice != "reference") {
+          const OpResult wide = RunConvOp(c, 2, choice, 3);
+          const int oc = params.out_c, px = oc + 3;
+          std::vector<float> slice;
+          for (size_t pixel = 0; pixel < wide.out.size() / px; ++pixel) {
+            slice.insert(slice.end(), wide.out.begin() + pixel * px, wide.out.begin() + pixel * px + oc);
+            for (int e = oc; e < px; ++e) EXPECT_EQ(wide.out[pixel * px + e], 123.0f) << wide.kernel;
+          }
+          EXPECT_EQ(one.out, slice) << wide.kernel << " into a slice, " << Describe(c.p);
+        }
+        ++checked;
+      }
+    }
+    // The reference itself, one group at a time: each group is an ordinary
+    // conv over its slice of the channels.
+    ConvProblem c(params, &rng_);
+    const int icg = params.in_c / params.groups, ocg = params.out_c / params.groups;
+    ConvParams one_group = params;
+    one_group.groups = 1;
+    one_group.in_c = icg;
+    one_group.out_c = ocg;
+    const long long in_px = 1LL * params.batch * params.in_h * params.in_w;
+    const long long out_px = 1LL * params.batch * params.out_h * params.out_w;
+    for (int g = 0; g < params.groups; ++g) {
+      std::vector<float> xg(in_px * icg), yg(out_px * ocg);
+      for (long long i = 0; i < in_px; ++i)
+        std::copy_n(c.x.begin() + i * params.in_c + g * icg, icg, xg.begin() + i * icg);
+      const size_t wg = static_cast<size_t>(ocg) * params.kernel_h * params.kernel_w * icg;
+      Conv2DRef(one_group, xg.data(), c.w.data() + g * wg, c.bias.data() + g * ocg, yg.data());
+      for (long long i = 0; i < out_px; ++i) {
+        for (int o = 0; o < ocg; ++o) {
+          ASSERT_EQ(yg[i * ocg + o], c.want[i * params.out_c + g * ocg + o]) << "group " << g << " " << Describe(params);
+        }
+      }
+    }
+    // A cached sliding-window choice (no grouped variant) is measured again.
+    const OpResult stale = RunConvOp(c, 1, "sliding_avx2");
+    EXPECT_NE(stale.kernel.find("gemm"), std::string::npos) << stale.kernel;
+    EXPECT_LE(MaxError(c, stale.out), 2e-5) << stale.kernel;
+  }
+  EXPECT_EQ(checked, static_cast<int>(cases.size() * 3 * choices.size()));
 }
 
 OpResult RunFcOp(int rows, int in_dim, int out_dim, FusedActivation act,

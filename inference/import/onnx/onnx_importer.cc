@@ -500,8 +500,13 @@ class Importer {
     std::vector<float> f(w.size());
     OpType type;
     Shape fshape;
-    if (group == 1) {
-      if (ipg != in_c) return Unsupported("weights " + ShapeToString(ws) + " do not match " + std::to_string(in_c) + " input channels");
+    if (group < 1 || static_cast<long long>(ipg) * group != in_c || o % group != 0) {
+      return Unsupported("weights " + ShapeToString(ws) + " with group=" + std::to_string(group) + " do not match " +
+                         std::to_string(in_c) + " input channels");
+    }
+    if (group == 1 || ipg > 1) {
+      // Grouped convs (ResNeXt, ShuffleNet) stay one CONV_2D: its filter's
+      // ipg input channels of in_c make the groups.
       type = OpType::kConv2D;
       fshape = {o, kh, kw, ipg};
       for (int oc = 0; oc < o; ++oc)
@@ -509,15 +514,13 @@ class Importer {
           for (int y = 0; y < kh; ++y)
             for (int xx = 0; xx < kw; ++xx)
               f[((static_cast<size_t>(oc) * kh + y) * kw + xx) * ipg + ic] = w[((static_cast<size_t>(oc) * ipg + ic) * kh + y) * kw + xx];
-    } else if (group == in_c && ipg == 1 && o % group == 0) {
+    } else {  // group == in_c: depthwise
       type = OpType::kDepthwiseConv2D;
       fshape = {1, kh, kw, o};
       a.depth_multiplier = o / group;
       for (int oc = 0; oc < o; ++oc)
         for (int y = 0; y < kh; ++y)
           for (int xx = 0; xx < kw; ++xx) f[(static_cast<size_t>(y) * kw + xx) * o + oc] = w[(static_cast<size_t>(oc) * kh + y) * kw + xx];
-    } else {
-      return Unsupported("grouped convolution with group=" + std::to_string(group) + " (only 1 or depthwise)");
     }
     std::vector<int> inputs = {xi, NewFloatConst(g_->tensors[w_id].name + "/ohwi", fshape, f)};
     if (HasInput(node, 2)) {
@@ -534,7 +537,6 @@ class Importer {
     RILL_INF_ASSIGN_OR_RETURN(int w_id, ConstInput(node, 1));
     const Shape ws = ShapeOf(w_id);  // I, O/g, kh, kw
     if (ws.size() != 4) return Unsupported("only 2-D transposed convolutions");
-    if (AttrInt(node, "group", 1) != 1) return Unsupported("grouped ConvTranspose");
     if (!AttrInts(node, "output_shape").empty()) return Unsupported("output_shape attribute");
     RILL_INF_ASSIGN_OR_RETURN(int xi, ToNhwc(x));
     ir::OpAttrs a;
@@ -547,15 +549,26 @@ class Importer {
       a.pad_bottom -= static_cast<int>(out_pad[0]);
       a.pad_right -= static_cast<int>(out_pad[1]);
     }
-    const int ci = ws[0], co = ws[1], kh = ws[2], kw = ws[3];
+    // Weights (C, M/group, kh, kw) -> [M, kh, kw, C/group]: output channel
+    // g * M/group + m reads input channels g * C/group + j.
+    const int ci = ws[0], cog = ws[1], kh = ws[2], kw = ws[3];
+    const int group = static_cast<int>(AttrInt(node, "group", 1));
+    if (group < 1 || ci != ShapeOf(xi)[3] || ci % group != 0 ||
+        static_cast<long long>(cog) * group > (1 << 24)) {
+      return Unsupported("weights " + ShapeToString(ws) + " with group=" + std::to_string(group) + " do not match " +
+                         std::to_string(ShapeOf(xi)[3]) + " input channels");
+    }
+    const int cig = ci / group, co = cog * group;
     const std::vector<float> w = ConstFloats(w_id);
     std::vector<float> f(w.size());
     for (int ic = 0; ic < ci; ++ic)
-      for (int oc = 0; oc < co; ++oc)
+      for (int m = 0; m < cog; ++m)
         for (int y = 0; y < kh; ++y)
-          for (int xx = 0; xx < kw; ++xx)
-            f[((static_cast<size_t>(oc) * kh + y) * kw + xx) * ci + ic] = w[((static_cast<size_t>(ic) * co + oc) * kh + y) * kw + xx];
-    std::vector<int> inputs = {xi, NewFloatConst(g_->tensors[w_id].name + "/ohwi", {co, kh, kw, ci}, f)};
+          for (int xx = 0; xx < kw; ++xx) {
+            const size_t oc = static_cast<size_t>(ic / cig) * cog + m;
+            f[((oc * kh + y) * kw + xx) * cig + ic % cig] = w[((static_cast<size_t>(ic) * cog + m) * kh + y) * kw + xx];
+          }
+    std::vector<int> inputs = {xi, NewFloatConst(g_->tensors[w_id].name + "/ohwi", {co, kh, kw, cig}, f)};
     if (HasInput(node, 2)) {
       RILL_INF_ASSIGN_OR_RETURN(int b, ConstInput(node, 2));
       inputs.push_back(b);

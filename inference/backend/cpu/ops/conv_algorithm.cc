@@ -81,6 +81,13 @@ int Nr(ConvAlgo a) {
 }
 
 double GemmConv(const ConvParams& p, int nr, double calib) {
+  if (p.groups > 1) {  // one GEMM per channel group
+    ConvParams g = p;
+    g.in_c = p.in_c / p.groups;
+    g.out_c = p.out_c / p.groups;
+    g.groups = 1;
+    return p.groups * GemmConv(g, nr, calib);
+  }
   const double rows = static_cast<double>(p.batch) * p.out_h * p.out_w;
   const double k = static_cast<double>(p.kernel_h) * p.kernel_w * p.in_c;
   const bool pointwise = p.kernel_h == 1 && p.kernel_w == 1 &&
@@ -194,6 +201,7 @@ std::vector<ConvAlgo> ConvCandidates(const ConvParams& p, IsaFeatures isa) {
   if (!isa.avx2) return c;
   c.push_back(ConvAlgo::kGemm6x16);
   if (isa.avx512) c.push_back(ConvAlgo::kGemm6x32);
+  if (p.groups > 1) return c;  // grouped: a GEMM per channel group
   c.push_back(ConvAlgo::kSlidingAvx2);
   if (isa.avx512) c.push_back(ConvAlgo::kSlidingAvx512);
   if (WinogradShape(p)) {
@@ -207,6 +215,25 @@ std::vector<ConvAlgo> ConvCandidates(const ConvParams& p, IsaFeatures isa) {
     if (StrassenShape(m, p.out_c, p.in_c, 2)) c.push_back(ConvAlgo::kStrassen2);
   }
   return c;
+}
+
+bool ConvAlgoApplies(const ConvParams& p, ConvAlgo algo) {
+  switch (algo) {
+    case ConvAlgo::kGemm6x16:
+    case ConvAlgo::kGemm6x32:
+      return true;
+    case ConvAlgo::kSlidingAvx2:
+    case ConvAlgo::kSlidingAvx512:
+      return p.groups == 1;
+    case ConvAlgo::kWinogradF23:
+    case ConvAlgo::kWinogradF43:
+    case ConvAlgo::kWinogradF63:
+      return p.groups == 1 && WinogradShape(p);
+    case ConvAlgo::kStrassen1:
+    case ConvAlgo::kStrassen2:
+      return p.groups == 1 && Pointwise(p);
+  }
+  return false;
 }
 
 std::vector<ConvAlgo> FcCandidates(int rows, int in_dim, int out_dim,
@@ -358,7 +385,7 @@ std::string ConvTuningKey(const ConvParams& p, bool avx512) {
          s(p.in_c) + ":oc" + s(p.out_c) + ":k" + s(p.kernel_h) + "x" +
          s(p.kernel_w) + ":s" + s(p.stride_h) + "x" + s(p.stride_w) + ":d" +
          s(p.dilation_h) + "x" + s(p.dilation_w) + ":p" + s(p.pad_top) + "x" +
-         s(p.pad_left) + ":o" + s(p.out_h) + "x" + s(p.out_w) +
+         s(p.pad_left) + ":o" + s(p.out_h) + "x" + s(p.out_w) + (p.groups > 1 ? ":g" + s(p.groups) : "") +
          (avx512 ? ":avx512" : ":avx2");
 }
 

@@ -33,6 +33,11 @@ struct IsaFeatures {
 
 // Candidates of a conv layer (never empty when isa.avx2).
 std::vector<ConvAlgo> ConvCandidates(const ConvParams& p, IsaFeatures isa);
+// Whether `algo` computes this conv correctly at all (the candidates are the
+// ones worth measuring; a forced choice must at least apply): the sliding
+// window, Winograd and Strassen have no grouped variant, Winograd needs a
+// 3x3 stride-1 undilated window, Strassen a pointwise conv.
+bool ConvAlgoApplies(const ConvParams& p, ConvAlgo algo);
 // Candidates of a FULLY_CONNECTED layer (rows x in_dim times out_dim).
 std::vector<ConvAlgo> FcCandidates(int rows, int in_dim, int out_dim,
                                    IsaFeatures isa);

@@ -126,6 +126,7 @@ class ConvOp : public CpuOp {
       SetWindowPadding(a, &p_);
     }
     p_.depth_multiplier = kind_ == Kind::kDepthwise ? p_.out_c / p_.in_c : 1;
+    if (kind_ != Kind::kDepthwise) p_.groups = ir::ConvGroups(p_.in_c, w[3]);
     // A fused residual (optimizer: conv -> ADD(skip)): the kernels write the
     // conv without activation and the epilogue adds the skip, then activates.
     act_ = p_.activation;
@@ -205,7 +206,6 @@ class ConvOp : public CpuOp {
     algo_ = algo;
     const bool wide = avx512_ && algo != ConvAlgo::kGemm6x16;
     gemm_ = wide ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
-    const int k = p_.kernel_h * p_.kernel_w * p_.in_c;
     if (WinogradTile(algo) >= 4) plan_ = x86::PlanWinograd(WinogradTile(algo), p_, threads());
     if (prepared_ && prepared_algo_ == algo) return;
     packed_.clear();
@@ -216,7 +216,7 @@ class ConvOp : public CpuOp {
     switch (algo) {
       case ConvAlgo::kGemm6x16:
       case ConvAlgo::kGemm6x32:
-        x86::PackGemmWeights(In(1), p_.out_c, k, wide, &packed_);
+        x86::PackConvGemmWeights(p_, In(1), wide, &packed_);
         break;
       case ConvAlgo::kSlidingAvx2:
       case ConvAlgo::kSlidingAvx512: {
@@ -408,10 +408,19 @@ class ConvOp : public CpuOp {
   // Measures every candidate on this layer's shapes (one thread, synthetic
   // input, best of 3 runs each), or reuses a cached measurement.
   ConvAlgo Tune(IsaFeatures isa) {
+    // A cached choice this layer cannot run (an edited or stale cache) is
+    // measured again.
+    const std::string key = ConvTuningKey(p_, isa.avx512);
+    auto cached = args_.tuning->choices.find(key);
+    ConvAlgo algo;
+    if (cached != args_.tuning->choices.end() &&
+        (!ParseConvAlgo(cached->second, &algo) || !ConvAlgoApplies(p_, algo))) {
+      args_.tuning->choices.erase(cached);
+    }
     const std::vector<float> x = TuningInput(static_cast<size_t>(p_.batch) * p_.in_h * p_.in_w * p_.in_c);
     std::vector<float> y(static_cast<size_t>(p_.batch) * p_.out_h * p_.out_w * p_.out_c);
     return MeasureCandidates(
-        ConvTuningKey(p_, isa.avx512), ConvCandidates(p_, isa), args_.tuning,
+        key, ConvCandidates(p_, isa), args_.tuning,
         [&](ConvAlgo c) {
           SetUp(c);
           std::vector<float> scratch(ScratchFloats(1) + 1);

@@ -34,6 +34,10 @@ struct ConvParams {
   int dilation_h = 1, dilation_w = 1;
   int pad_top = 0, pad_left = 0;
   int depth_multiplier = 1;  // depthwise only
+  // CONV_2D and TRANSPOSE_CONV_2D: channel groups. Group g maps input
+  // channels [g * in_c / groups, ...) to output channels [g * out_c / groups,
+  // ...); the filter is [out_c][kernel_h][kernel_w][in_c / groups].
+  int groups = 1;
   FusedActivation activation = FusedActivation::kNone;
   // Floats between consecutive output pixels; 0 means out_c (dense). A conv
   // writing one channel slice of a wider tensor (its part of a channel

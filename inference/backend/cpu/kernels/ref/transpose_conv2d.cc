@@ -5,6 +5,7 @@ namespace rill::inference::cpu {
 void TransposeConv2DRef(const ConvParams& p, const float* input, const float* filter, const float* bias,
                         float* output) {
   const long long out_size = static_cast<long long>(p.batch) * p.out_h * p.out_w * p.out_c;
+  const int icg = p.in_c / p.groups, ocg = p.out_c / p.groups;
   for (long long i = 0; i < out_size; ++i) output[i] = 0.0f;
   for (int n = 0; n < p.batch; ++n) {
     for (int iy = 0; iy < p.in_h; ++iy) {
@@ -18,9 +19,10 @@ void TransposeConv2DRef(const ConvParams& p, const float* input, const float* fi
             if (ox < 0 || ox >= p.out_w) continue;
             float* out = output + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * p.out_c;
             for (int oc = 0; oc < p.out_c; ++oc) {
-              const float* f = filter + ((static_cast<long long>(oc) * p.kernel_h + ky) * p.kernel_w + kx) * p.in_c;
+              const float* f = filter + ((static_cast<long long>(oc) * p.kernel_h + ky) * p.kernel_w + kx) * icg;
+              const float* xg = x + oc / ocg * icg;  // the group's input channels
               float acc = 0.0f;
-              for (int ic = 0; ic < p.in_c; ++ic) acc += x[ic] * f[ic];
+              for (int ic = 0; ic < icg; ++ic) acc += xg[ic] * f[ic];
               out[oc] += acc;
             }
           }

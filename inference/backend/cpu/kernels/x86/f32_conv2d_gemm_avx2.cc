@@ -20,7 +20,19 @@ constexpr int kColGroup = 128;
 constexpr int kMinTiles = 8;
 
 long long GemmRows(const ConvParams& p) { return static_cast<long long>(p.batch) * p.out_h * p.out_w; }
-int ColGroups(const ConvParams& p) { return (p.out_c + kColGroup - 1) / kColGroup; }
+// Output channels and GEMM depth of one channel group.
+int GroupOutC(const ConvParams& p) { return p.out_c / p.groups; }
+int GroupK(const ConvParams& p) { return p.kernel_h * p.kernel_w * (p.in_c / p.groups); }
+// Column groups per channel group, and in all.
+int GroupColGroups(const ConvParams& p) { return (GroupOutC(p) + kColGroup - 1) / kColGroup; }
+int ColGroups(const ConvParams& p) { return p.groups * GroupColGroups(p); }
+
+// Where column group `cg` starts: its channel group, and its first column
+// within that group.
+void ColGroupStart(const ConvParams& p, int cg, int* group, int* col) {
+  *group = cg / GroupColGroups(p);
+  *col = (cg % GroupColGroups(p)) * kColGroup;
+}
 
 // Rows per tile: kRowTile, or fewer (a multiple of 6, the microkernel's
 // rows) when that is what it takes to reach kMinTiles tiles.
@@ -45,6 +57,28 @@ void PackGemmWeights(const float* w, int n, int k, bool avx512, std::vector<floa
   }
 }
 
+size_t ConvGemmGroupStride(const ConvParams& p) {
+  return static_cast<size_t>((GroupOutC(p) + 31) / 32) * 32 * static_cast<size_t>(GroupK(p));
+}
+
+void PackConvGemmWeights(const ConvParams& p, const float* filter, bool avx512, std::vector<float>* packed) {
+  if (p.groups == 1) {
+    PackGemmWeights(filter, p.out_c, GroupK(p), avx512, packed);
+    return;
+  }
+  const int n = GroupOutC(p), k = GroupK(p);
+  packed->assign(ConvGemmGroupStride(p) * p.groups, 0.0f);
+  for (int g = 0; g < p.groups; ++g) {
+    const float* w = filter + static_cast<size_t>(g) * n * k;
+    float* dst = packed->data() + ConvGemmGroupStride(p) * g;
+    if (avx512) {
+      PackWeightsNK512(w, n, k, dst);
+    } else {
+      PackWeightsNK(w, n, k, dst);
+    }
+  }
+}
+
 bool ConvIsPointwise(const ConvParams& p) {
   return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
          p.pad_left == 0 && p.in_h == p.out_h && p.in_w == p.out_w;
@@ -52,7 +86,7 @@ bool ConvIsPointwise(const ConvParams& p) {
 
 size_t Conv2DGemmScratchFloats(const ConvParams& p) {
   if (ConvIsPointwise(p)) return 0;
-  return static_cast<size_t>(kRowTile) * p.kernel_h * p.kernel_w * p.in_c;
+  return static_cast<size_t>(kRowTile) * GroupK(p);
 }
 
 int Conv2DGemmTiles(const ConvParams& p) {
@@ -67,24 +101,30 @@ void Conv2DGemmTileWindow(const ConvParams& p, int tile, long long* row_begin, l
   const int groups = ColGroups(p);
   *row_begin = static_cast<long long>(tile / groups) * rt;
   *row_end = std::min(rows, *row_begin + rt);
-  *col_begin = (tile % groups) * kColGroup;
-  *col_end = std::min(p.out_c, *col_begin + kColGroup);
+  int g = 0, col = 0;
+  ColGroupStart(p, tile % groups, &g, &col);
+  *col_begin = g * GroupOutC(p) + col;
+  *col_end = g * GroupOutC(p) + std::min(GroupOutC(p), col + kColGroup);
 }
 
 void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
                         float* scratch, float* output, int tile, GemmFn gemm, const float* residual, int res_c) {
   if (gemm == nullptr) gemm = GemmF32Avx2;
-  const int k = p.kernel_h * p.kernel_w * p.in_c;
+  const int k = GroupK(p);
   const long long rows = GemmRows(p);
   const int rt = RowTile(p);
   const int groups = ColGroups(p);
   const long long r0 = static_cast<long long>(tile / groups) * rt;
   const int m = static_cast<int>(rows - r0 < rt ? rows - r0 : rt);
-  // Column group: packed panels are kNr columns x k, so column n0 (a
-  // multiple of kNr) starts at n0 * k floats.
-  const int n0 = (tile % groups) * kColGroup;
-  const int n = std::min(kColGroup, p.out_c - n0);
-  const float* w = packed_filter + static_cast<size_t>(n0) * k;
+  // Column group: packed panels are kNr columns x k, so column c0 of its
+  // channel group (a multiple of kNr) starts at c0 * k floats of the group's
+  // packed weights; n0 is the output channel.
+  int g = 0, c0 = 0;
+  ColGroupStart(p, tile % groups, &g, &c0);
+  const int n = std::min(kColGroup, GroupOutC(p) - c0);
+  const int n0 = g * GroupOutC(p) + c0;
+  const int ic0 = g * (p.in_c / p.groups);  // the group's first input channel
+  const float* w = packed_filter + (p.groups > 1 ? ConvGemmGroupStride(p) * g : 0) + static_cast<size_t>(c0) * k;
   const float* b = bias ? bias + n0 : nullptr;
   const int ldc = OutPixelStride(p);
   float* out = output + r0 * ldc + n0;
@@ -96,22 +136,23 @@ void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* pa
     else gemm(m, n, k, a, lda, w, b, p.activation, out, ldc);
   };
   if (ConvIsPointwise(p)) {
-    run(input + r0 * p.in_c, p.in_c);
+    run(input + r0 * p.in_c + ic0, p.in_c);
     return;
   }
-  const size_t row_bytes = static_cast<size_t>(p.in_c) * sizeof(float);
+  const int icg = p.in_c / p.groups;
+  const size_t row_bytes = static_cast<size_t>(icg) * sizeof(float);
   for (int i = 0; i < m; ++i) {
     const long long r = r0 + i;
     const int ox = static_cast<int>(r % p.out_w);
     const int oy = static_cast<int>((r / p.out_w) % p.out_h);
     const int n = static_cast<int>(r / (static_cast<long long>(p.out_w) * p.out_h));
     float* dst = scratch + static_cast<size_t>(i) * k;
-    const float* in_n = input + static_cast<long long>(n) * p.in_h * p.in_w * p.in_c;
+    const float* in_n = input + static_cast<long long>(n) * p.in_h * p.in_w * p.in_c + ic0;
     for (int ky = 0; ky < p.kernel_h; ++ky) {
       const int iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
       for (int kx = 0; kx < p.kernel_w; ++kx) {
         const int ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
-        float* d = dst + (ky * p.kernel_w + kx) * p.in_c;
+        float* d = dst + (ky * p.kernel_w + kx) * icg;
         if (iy < 0 || iy >= p.in_h || ix < 0 || ix >= p.in_w) {
           std::memset(d, 0, row_bytes);
         } else {

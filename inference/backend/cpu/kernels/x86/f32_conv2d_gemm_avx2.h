@@ -1,7 +1,8 @@
 // 2-D convolution as GEMM for x86 AVX2/FMA: output pixels are GEMM rows,
 // output channels GEMM columns. A 1x1/stride-1/unpadded conv reads its input
 // directly; any other conv gathers tiles of rows (im2col) into scratch first.
-// Filters (OHWI) are packed once with PackWeightsNK(filter, out_c, kh*kw*in_c).
+// Filters (OHWI) are packed once (PackConvGemmWeights). A grouped conv is one
+// GEMM per channel group, over the group's slice of input and output channels.
 #ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_CONV2D_GEMM_AVX2_H_
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_CONV2D_GEMM_AVX2_H_
 
@@ -19,6 +20,12 @@ using GemmFn = void (*)(int m, int n, int k, const float* a, int lda, const floa
 
 // Packs an [n, k] weight matrix for GemmF32Avx512 (`avx512`) or GemmF32Avx2.
 void PackGemmWeights(const float* w, int n, int k, bool avx512, std::vector<float>* packed);
+
+// A conv's weights (OHWI, [out_c][kh][kw][in_c / groups]) packed for the
+// tiles below: one packed [out_c / groups, kh * kw * in_c / groups] matrix per
+// channel group, ConvGemmGroupStride floats apart.
+void PackConvGemmWeights(const ConvParams& p, const float* filter, bool avx512, std::vector<float>* packed);
+size_t ConvGemmGroupStride(const ConvParams& p);
 
 bool ConvIsPointwise(const ConvParams& p);
 // Scratch floats one tile needs (0 for pointwise convs).
