@@ -34,6 +34,7 @@
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_strassen.h"
+#include "inference/backend/cpu/kernels/x86/f32_transpose_conv2d.h"
 #include "inference/backend/cpu/ops/conv_algorithm.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 #include "inference/ir/conv_geometry.h"
@@ -694,6 +695,106 @@ TEST_F(X86AlgorithmsTest, GroupedConvExecutions) {
     EXPECT_LE(MaxError(c, stale.out), 2e-5) << stale.kernel;
   }
   EXPECT_EQ(checked, static_cast<int>(cases.size() * 3 * choices.size()));
+}
+
+// TRANSPOSE_CONV_2D through the CPU backend (`reference`: the reference
+// kernel; else the x86 GEMM + scatter). Explicit padding; pad_bottom/right
+// may be negative (ONNX output_padding).
+OpResult RunTransposeConvOp(const ConvParams& p, const std::vector<float>& x, const std::vector<float>& w,
+                            const std::vector<float>& bias, int pad_bottom, int pad_right, int threads,
+                            bool reference) {
+  ir::Graph graph;
+  ir::Node node;
+  node.name = "deconv";
+  node.type = ir::OpType::kTransposeConv2D;
+  node.attrs.padding = ir::Padding::kExplicit;
+  node.attrs.pad_top = p.pad_top;
+  node.attrs.pad_left = p.pad_left;
+  node.attrs.pad_bottom = pad_bottom;
+  node.attrs.pad_right = pad_right;
+  node.attrs.stride_h = p.stride_h;
+  node.attrs.stride_w = p.stride_w;
+  node.attrs.activation = ToIr(p.activation);
+  graph.nodes.push_back(node);
+  TensorBinding xb{DataType::kFloat32, {p.batch, p.in_h, p.in_w, p.in_c}, const_cast<float*>(x.data()), false};
+  TensorBinding wb{DataType::kFloat32,
+                   {p.out_c, p.kernel_h, p.kernel_w, p.in_c / p.groups},
+                   const_cast<float*>(w.data()),
+                   true};
+  TensorBinding bb{DataType::kFloat32, {p.out_c}, const_cast<float*>(bias.data()), true};
+  OpResult r;
+  r.out.assign(static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c, 123.0f);
+  TensorBinding yb{DataType::kFloat32, {p.batch, p.out_h, p.out_w, p.out_c}, r.out.data(), false};
+  ThreadPool pool(threads);
+  ExecutionArgs args;
+  args.graph = &graph;
+  args.node = &graph.nodes[0];
+  args.inputs = {&xb, &wb, bias.empty() ? nullptr : &bb};
+  args.outputs = {&yb};
+  args.pool = &pool;
+  args.algorithm = reference ? AlgorithmPolicy::kReference : AlgorithmPolicy::kAuto;
+  PrepareAndRun(MakeTransposeConv2D(args).get(), &r);
+  return r;
+}
+
+// The x86 transposed conv against the reference: strides below, equal to
+// and above the kernel (overlapping, tiling and gapped taps), padding at
+// both ends and output_padding, channel groups, batch 2, activations; 1, 2
+// and 3 threads give the same bits.
+TEST_F(X86AlgorithmsTest, TransposeConvExecutions) {
+  struct Case {
+    int batch, in_h, in_w, in_c, out_c, k, stride, pad, out_pad, groups;
+    FusedActivation act;
+  };
+  const Case cases[] = {
+      // Taps tiling the output (stride == kernel): a GEMM per output row.
+      {1, 128, 128, 16, 1, 2, 2, 0, 0, 1, FusedActivation::kNone},  // selfie segmentation's
+      {2, 5, 4, 8, 5, 3, 3, 0, 0, 1, FusedActivation::kRelu6},
+      {2, 5, 7, 6, 4, 3, 2, 1, 1, 2, FusedActivation::kRelu},
+      {1, 9, 8, 3, 17, 4, 2, 1, 0, 1, FusedActivation::kRelu6},
+      {1, 6, 5, 7, 9, 3, 1, 1, 0, 1, FusedActivation::kTanh},
+      {2, 4, 6, 9, 6, 2, 3, 0, 2, 3, FusedActivation::kNone},
+      {1, 11, 3, 40, 33, 5, 3, 2, 1, 1, FusedActivation::kReluN1To1},
+  };
+  for (const Case& c : cases) {
+    ConvParams p;
+    p.batch = c.batch;
+    p.in_h = c.in_h;
+    p.in_w = c.in_w;
+    p.in_c = c.in_c;
+    p.out_c = c.out_c;
+    p.kernel_h = p.kernel_w = c.k;
+    p.stride_h = p.stride_w = c.stride;
+    p.pad_top = p.pad_left = c.pad;
+    p.groups = c.groups;
+    p.activation = c.act;
+    // Output size with pad_bottom = pad - output_padding.
+    p.out_h = (c.in_h - 1) * c.stride + c.k - 2 * c.pad + c.out_pad;
+    p.out_w = (c.in_w - 1) * c.stride + c.k - 2 * c.pad + c.out_pad;
+    const std::vector<float> x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * p.in_c, &rng_);
+    const std::vector<float> w = Random(static_cast<size_t>(p.out_c) * c.k * c.k * p.in_c / p.groups, &rng_);
+    const std::vector<float> bias = Random(p.out_c, &rng_);
+    const int pad_end = c.pad - c.out_pad;
+    const OpResult want = RunTransposeConvOp(p, x, w, bias, pad_end, pad_end, 1, true);
+    EXPECT_EQ(want.kernel, "transpose_conv2d_ref");
+    // Bound of the sums' magnitude for the relative error.
+    ConvParams linear = p;
+    linear.activation = FusedActivation::kNone;
+    const OpResult bound = RunTransposeConvOp(linear, Abs(x), Abs(w), Abs(bias), pad_end, pad_end, 1, true);
+    const OpResult one = RunTransposeConvOp(p, x, w, bias, pad_end, pad_end, 1, false);
+    EXPECT_NE(one.kernel.find("transpose_conv2d_gemm"), std::string::npos) << one.kernel;
+    EXPECT_EQ(x86::TransposeConvTiles(p), c.k == c.stride && c.pad == 0 && c.out_pad == 0 && c.groups == 1);
+    ASSERT_EQ(one.out.size(), want.out.size());
+    double worst = 0;
+    for (size_t i = 0; i < want.out.size(); ++i) {
+      worst = std::max(worst, std::fabs(static_cast<double>(one.out[i]) - want.out[i]) / (1.0 + bound.out[i]));
+    }
+    EXPECT_LE(worst, 2e-6) << "k" << c.k << " s" << c.stride << " groups " << c.groups;
+    for (int threads : {2, 3}) {
+      EXPECT_EQ(one.out, RunTransposeConvOp(p, x, w, bias, pad_end, pad_end, threads, false).out)
+          << threads << " threads, k" << c.k << " s" << c.stride;
+    }
+  }
 }
 
 OpResult RunFcOp(int rows, int in_dim, int out_dim, FusedActivation act,

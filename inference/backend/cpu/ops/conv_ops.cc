@@ -21,6 +21,7 @@
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_strassen.h"
+#include "inference/backend/cpu/kernels/x86/f32_transpose_conv2d.h"
 #include "inference/backend/cpu/ops/conv_algorithm.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 #include "inference/ir/conv_geometry.h"
@@ -92,7 +93,9 @@ class ConvOp : public CpuOp {
     switch (kind_) {
       case Kind::kConv: return use_avx2_ ? ConvKernelName(algo_, avx512_) : "conv2d_ref";
       case Kind::kDepthwise: return use_avx2_ ? "depthwise_conv2d_avx2" : "depthwise_conv2d_ref";
-      case Kind::kTranspose: return "transpose_conv2d_ref";
+      case Kind::kTranspose:
+        if (!use_avx2_) return "transpose_conv2d_ref";
+        return avx512_ ? "transpose_conv2d_gemm_6x32_avx512" : "transpose_conv2d_gemm_6x16_avx2";
     }
     return "conv_ref";
   }
@@ -138,8 +141,21 @@ class ConvOp : public CpuOp {
     // Algorithm choice: the AVX2/FMA kernels when the CPU has them and the
     // policy allows; the reference kernels otherwise.
     const bool avx2 = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && args_.inputs[1]->constant;
-    use_avx2_ = avx2 && (kind_ == Kind::kConv || (kind_ == Kind::kDepthwise && p_.depth_multiplier == 1));
+    use_avx2_ = avx2 && (kind_ != Kind::kDepthwise || p_.depth_multiplier == 1);
     scratch_floats_ = 0;
+    if (use_avx2_ && kind_ == Kind::kTranspose) {
+      // A GEMM per input row and a scatter into bands of output rows.
+      avx512_ = x86::GetCpuFeatures().avx512f;
+      gemm_ = avx512_ ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
+      // The packing depends on whether the taps tile the output (a resize
+      // may change that).
+      if (!prepared_ || prepared_tiles_ != x86::TransposeConvTiles(p_)) {
+        x86::PackTransposeConvWeights(p_, In(1), In(2), avx512_, &packed_);
+      }
+      prepared_ = true;
+      prepared_tiles_ = x86::TransposeConvTiles(p_);
+      scratch_floats_ = x86::TransposeConvScratchFloats(p_) * threads();
+    }
     if (use_avx2_ && kind_ == Kind::kConv) {
       avx512_ = x86::GetCpuFeatures().avx512f;
       const IsaFeatures isa{true, avx512_};
@@ -190,7 +206,23 @@ class ConvOp : public CpuOp {
           DepthwiseConv2DRef(p_, In(0), In(1), In(2), Out());
         }
         break;
-      case Kind::kTranspose: TransposeConv2DRef(p_, In(0), In(1), In(2), Out()); break;
+      case Kind::kTranspose:
+        if (use_avx2_) {
+          // Bands of output rows (a few per thread); each band computes the
+          // input rows that reach it, so the split never changes a result.
+          const int rows = p_.batch * p_.out_h;
+          const int bands = std::min(rows, 4 * threads());
+          const size_t per_thread = x86::TransposeConvScratchFloats(p_);
+          auto band = [this, rows, bands, per_thread](int b, int thread) {
+            x86::TransposeConv2DRows(p_, In(0), packed_.data(), In(2), gemm_,
+                                     static_cast<float*>(scratch_) + per_thread * thread, Out(),
+                                     rows * b / bands, rows * (b + 1) / bands);
+          };
+          ParallelFor(bands, band);
+        } else {
+          TransposeConv2DRef(p_, In(0), In(1), In(2), Out());
+        }
+        break;
     }
   }
 
@@ -438,6 +470,7 @@ class ConvOp : public CpuOp {
   ConvAlgo algo_ = ConvAlgo::kGemm6x16;
   bool prepared_ = false;
   ConvAlgo prepared_algo_ = ConvAlgo::kGemm6x16;
+  bool prepared_tiles_ = false;  // TRANSPOSE_CONV_2D: packed for TransposeConvTiles
   x86::GemmFn gemm_ = nullptr;
   std::vector<float> packed_;  // GEMM or sliding-window weights
   x86::WinogradF23Weights winograd23_;
