@@ -47,6 +47,10 @@ enum class OpType {
   kHardSigmoid,  // max(0, min(1, alpha*x + beta))
   kSoftmax,    // attrs.axis
   kTranspose,  // attrs.perm
+  // Strided slice, any rank <= 6: attrs.slice_start/end/step per axis
+  // (ONNX Slice's values, resolved against the input's dims by
+  // ir::SliceAxis, so a resized input slices the same way).
+  kSlice,
   // Made by the optimizer (optimize::FuseDepthwiseBlocks), never read from a
   // file: [1x1 expand conv ->] depthwise conv -> 1x1 project conv [+ residual]
   // run band by band so the intermediate tensors stay in cache. Inputs: x,
@@ -99,6 +103,8 @@ struct OpAttrs {
   float clamp_min = 0.0f, clamp_max = 0.0f;
   float alpha = 0.0f, beta = 0.0f;
   std::vector<int> perm;            // transpose
+  std::vector<long long> slice_start, slice_end;  // slice, one per axis
+  std::vector<int> slice_step;
   Activation expand_activation = Activation::kNone;     // depthwise block
   Activation depthwise_activation = Activation::kNone;  // depthwise block
 };

@@ -7,6 +7,7 @@
 
 #include "inference/ir/conv_geometry.h"
 #include "inference/ir/graph.h"
+#include "inference/ir/slice_geometry.h"
 
 namespace rill::inference::ir {
 namespace {
@@ -381,6 +382,22 @@ Status Transpose(ShapeContext& c, const OpAttrs& a) {
   return c.SetOut(out);
 }
 
+Status Slice(ShapeContext& c, const OpAttrs& a) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
+  const Shape& x = c.In(0);
+  if (x.size() > 6 || a.slice_start.size() != x.size() || a.slice_end.size() != x.size() ||
+      a.slice_step.size() != x.size()) {
+    return c.Error("starts/ends/steps do not match rank of " + ShapeToString(x));
+  }
+  Shape out(x.size());
+  for (size_t d = 0; d < x.size(); ++d) {
+    if (a.slice_step[d] == 0) return c.Error("step 0 on axis " + std::to_string(d));
+    int first = 0;
+    SliceAxis(x[d], a.slice_start[d], a.slice_end[d], a.slice_step[d], &first, &out[d]);
+  }
+  return c.SetOut(out);
+}
+
 Status Softmax(ShapeContext& c, const OpAttrs& a) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
   const int rank = static_cast<int>(c.In(0).size());
@@ -437,6 +454,7 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes) cons
       case OpType::kDepthToSpace: s = DepthToSpace(c, a); break;
       case OpType::kSoftmax: s = Softmax(c, a); break;
       case OpType::kTranspose: s = Transpose(c, a); break;
+      case OpType::kSlice: s = Slice(c, a); break;
       case OpType::kDepthwiseBlock: s = DepthwiseBlock(c, a); break;
     }
     RILL_INF_RETURN_IF_ERROR(s);

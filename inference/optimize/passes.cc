@@ -1,6 +1,7 @@
 #include "inference/optimize/passes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -178,6 +179,33 @@ int FoldAffineIntoConv(ir::Graph* g) {
     }
   }
   return folded;
+}
+
+int FuseHardSwish(ir::Graph* g) {
+  const std::vector<int> producer = Producers(*g);
+  const std::vector<int> readers = ReaderCounts(*g);
+  std::vector<bool> dead(g->nodes.size(), false);
+  int fused = 0;
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    Node& mul = g->nodes[i];
+    if (mul.type != OpType::kMul || mul.inputs.size() != 2 || mul.attrs.activation != ir::Activation::kNone) continue;
+    for (int side = 0; side < 2; ++side) {
+      const int gate = mul.inputs[side], x = mul.inputs[1 - side];
+      const int h = gate >= 0 ? producer[gate] : -1;
+      if (h < 0 || dead[h] || SoleReader(*g, readers, gate) != static_cast<int>(i)) continue;
+      const Node& hs = g->nodes[h];
+      if (hs.type != OpType::kHardSigmoid || hs.inputs.size() != 1 || hs.inputs[0] != x) continue;
+      if (std::fabs(hs.attrs.alpha - 1.0f / 6.0f) > 1e-6f || hs.attrs.beta != 0.5f) continue;
+      mul.type = OpType::kHardSwish;
+      mul.inputs = {x};
+      mul.attrs = ir::OpAttrs{};
+      dead[h] = true;
+      ++fused;
+      break;
+    }
+  }
+  Sweep(g, dead);
+  return fused;
 }
 
 int FuseActivations(ir::Graph* g) {
@@ -419,6 +447,7 @@ Status Optimize(ir::Graph* g) {
   for (int round = 0; round < 4; ++round) {
     int changes = FoldPadIntoConv(g);
     changes += FoldAffineIntoConv(g);
+    changes += FuseHardSwish(g);
     changes += FuseActivations(g);
     changes += FuseResidualAdd(g);
     changes += RemoveDeadNodes(g);

@@ -18,6 +18,10 @@ int FoldAffineIntoConv(ir::Graph* g);
 // RELU / RELU6 / clamps to [0,6] or [-1,1] after an op with a fused
 // activation slot become that slot.
 int FuseActivations(ir::Graph* g);
+// MUL(x, HARD_SIGMOID(x)) with alpha 1/6 and beta 1/2 (how PyTorch exports
+// Hardswish before opset 14) becomes HARD_SWISH(x), when the HARD_SIGMOID's
+// only reader is the MUL.
+int FuseHardSwish(ir::Graph* g);
 // conv -> ADD(skip) [-> activation] becomes one CONV_2D whose fourth input is
 // the skip (added in the conv's epilogue, before its activation); a skip that
 // is a zero PAD of the channel axis alone (BlazeFace) is read unpadded. The

@@ -247,7 +247,16 @@ int main(int argc, char** argv) {
   // ONNX models: ours vs ONNX Runtime vs OpenCV DNN, interleaved.
   std::string ort_version, ort_error;
   std::vector<OnnxRow> onnx_rows;
-  for (const char* name : {"mobilenet_v2", "resnet18", "resnet50", "squeezenet1_1"}) {
+  // The four reference models, then any other ONNX model --models names
+  // (MODEL_DIR/NAME.onnx: torchvision exports, your own).
+  std::vector<std::string> onnx_names = {"mobilenet_v2", "resnet18", "resnet50", "squeezenet1_1"};
+  for (const std::string& name : f.models) {
+    if (std::find(onnx_names.begin(), onnx_names.end(), name) == onnx_names.end() &&
+        Exists(f.dir + "/" + name + ".onnx")) {
+      onnx_names.push_back(name);
+    }
+  }
+  for (const std::string& name : onnx_names) {
     const std::string path = f.dir + "/" + name + ".onnx";
     if (!Wanted(f, name)) continue;
     if (!Exists(path)) {
@@ -342,7 +351,7 @@ int main(int argc, char** argv) {
       }
       Measure(engines, f);
       for (Engine* e : {&ours_e, &ort_e, &cv_e}) {
-        if (!e->times.error.empty()) std::fprintf(stderr, "bench_engines: %s %s: %s\n", name, e->name.c_str(), e->times.error.c_str());
+        if (!e->times.error.empty()) std::fprintf(stderr, "bench_engines: %s %s: %s\n", name.c_str(), e->name.c_str(), e->times.error.c_str());
       }
       row.ours = ours_e.times;
       row.ort = ort_e.times;
@@ -353,7 +362,7 @@ int main(int argc, char** argv) {
           std::printf("| model | threads | ours median ms | ours min ms | ORT median ms | ORT min ms | OpenCV median ms | "
                       "OpenCV min ms | ours / ORT | ours / OpenCV |\n|---|---|---|---|---|---|---|---|---|---|\n");
         }
-        std::printf("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, threads, Ms(row.ours.median()).c_str(),
+        std::printf("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", name.c_str(), threads, Ms(row.ours.median()).c_str(),
                     Ms(row.ours.min()).c_str(), Ms(row.ort.median()).c_str(), Ms(row.ort.min()).c_str(),
                     Ms(row.opencv.median()).c_str(), Ms(row.opencv.min()).c_str(),
                     Ratio(row.ours.median(), row.ort.median()).c_str(),

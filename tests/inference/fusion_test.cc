@@ -506,3 +506,98 @@ TEST(ConcatInPlaceTest, InputsThatCannotBeSlicesAreCopied) {
 
 }  // namespace
 }  // namespace rill::inference
+
+namespace rill::inference {
+namespace {
+
+// Runs `g` (one input, one output) under both kernel policies on the same
+// random input; returns {reference output, optimized output}.
+std::pair<std::vector<float>, std::vector<float>> RunBothPolicies(const ir::Graph& g, int threads) {
+  auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(g));
+  std::vector<float> out[2];
+  for (int i = 0; i < 2; ++i) {
+    SessionConfig config;
+    config.algorithm = i == 0 ? AlgorithmPolicy::kReference : AlgorithmPolicy::kAuto;
+    config.num_threads = threads;
+    auto s = Session::Create(model, config);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (!s.ok()) return {};
+    std::mt19937 rng(5);
+    Tensor* in = (*s)->input(0);
+    const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in->num_elements()), &rng);
+    std::memcpy(in->data(), x.data(), x.size() * 4);
+    EXPECT_TRUE((*s)->Run().ok());
+    const Tensor* y = (*s)->output(0);
+    out[i].assign(y->data_as<float>(), y->data_as<float>() + y->num_elements());
+  }
+  return {out[0], out[1]};
+}
+
+// ADD / MUL whose full-shape operand comes second (gate * x, as PyTorch's
+// squeeze-excitation exports write it) and per-image channel gates
+// [N, 1, 1, C] take the vector path, equal to the reference bit for bit.
+TEST(BinaryBroadcastTest, GateFirstAndPerImageGatesAreVectorized) {
+  for (ir::OpType type : {ir::OpType::kMul, ir::OpType::kAdd}) {
+    for (const Shape& gate_shape : {Shape{1, 1, 1, 19}, Shape{3, 1, 1, 19}, Shape{19}}) {
+      for (bool gate_first : {true, false}) {
+        Builder b;
+        const int x = b.Activation("x", {3, 7, 5, 19});
+        b.g.inputs = {x};
+        const int gate = b.Floats("gate", gate_shape);
+        b.g.outputs = {b.Op(type, "y", gate_first ? std::vector<int>{gate, x} : std::vector<int>{x, gate},
+                            {3, 7, 5, 19}, ir::Activation::kRelu)};
+        EXPECT_EQ(KernelOf(b.g, type), type == ir::OpType::kMul ? "mul_avx2" : "add_avx2")
+            << ShapeToString(gate_shape) << (gate_first ? " gate first" : "");
+        for (int threads : {1, 2}) {
+          const auto [want, got] = RunBothPolicies(b.g, threads);
+          ASSERT_FALSE(want.empty());
+          EXPECT_EQ(want, got) << ShapeToString(gate_shape) << (gate_first ? " gate first" : "") << " threads "
+                               << threads;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rill::inference
+
+namespace rill::inference {
+namespace {
+
+// x * HardSigmoid(x) (alpha 1/6, beta 1/2: PyTorch's Hardswish before ONNX
+// opset 14) becomes one HARD_SWISH, either operand order; other alphas, a
+// gate read twice, or a gate of another tensor stay as they are.
+TEST(HardSwishFusionTest, MulOfHardSigmoidBecomesHardSwish) {
+  auto build = [](float alpha, bool gate_first, bool gate_read_twice, bool other_tensor) {
+    Builder b;
+    const int x = b.Activation("x", {2, 9, 7, 12});
+    b.g.inputs = {x};
+    const int src = other_tensor ? b.Op(ir::OpType::kRelu, "r", {x}, {2, 9, 7, 12}) : x;
+    const int hs = b.Op(ir::OpType::kHardSigmoid, "hs", {x}, {2, 9, 7, 12});
+    b.g.nodes.back().attrs.alpha = alpha;
+    b.g.nodes.back().attrs.beta = 0.5f;
+    const int y = b.Op(ir::OpType::kMul, "y", gate_first ? std::vector<int>{hs, src} : std::vector<int>{src, hs},
+                       {2, 9, 7, 12});
+    b.g.outputs = {y};
+    if (gate_read_twice) b.g.outputs.push_back(hs);
+    return b.g;
+  };
+  for (bool gate_first : {false, true}) {
+    ir::Graph raw = build(1.0f / 6.0f, gate_first, false, false);
+    ir::Graph fused = raw;
+    ASSERT_EQ(optimize::FuseHardSwish(&fused), 1);
+    ASSERT_EQ(fused.nodes.size(), 1u);
+    EXPECT_EQ(fused.nodes[0].type, ir::OpType::kHardSwish);
+    ExpectSameOutputs(raw, fused);
+  }
+  ir::Graph other_alpha = build(0.2f, false, false, false);
+  EXPECT_EQ(optimize::FuseHardSwish(&other_alpha), 0);
+  ir::Graph twice = build(1.0f / 6.0f, false, true, false);
+  EXPECT_EQ(optimize::FuseHardSwish(&twice), 0);
+  ir::Graph other = build(1.0f / 6.0f, true, false, true);
+  EXPECT_EQ(optimize::FuseHardSwish(&other), 0);
+}
+
+}  // namespace
+}  // namespace rill::inference

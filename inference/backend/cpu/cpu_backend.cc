@@ -47,6 +47,7 @@ class CpuBackend : public Backend {
       case OpType::kResizeNearest: return cpu::MakeResizeNearest(args);
       case OpType::kSoftmax: return cpu::MakeSoftmax(args);
       case OpType::kTranspose: return cpu::MakeTranspose(args);
+      case OpType::kSlice: return cpu::MakeSlice(args);
       case OpType::kDepthwiseBlock: return cpu::MakeDepthwiseBlock(args);
       case OpType::kDequantize:
       case OpType::kDensify:

@@ -50,6 +50,7 @@ class Importer {
       RILL_INF_RETURN_IF_ERROR(AddGraphInput(in));
     }
     for (int i = 0; i < graph.node_size(); ++i) {
+      if (done_nodes_.count(i)) continue;  // imported with an earlier node
       const onnx::NodeProto& node = graph.node(i);
       node_name_ = node.name().empty() ? (node.output_size() ? node.output(0) : "#" + std::to_string(i)) : node.name();
       ctx_ = g_->source + ": node '" + node_name_ + "' (" + node.op_type() + "): ";
@@ -932,11 +933,99 @@ class Importer {
       Define(node, NewConst(out_name, t.dtype, target, std::move(bytes)), false);
       return Status::Ok();
     }
+    if (op == "Reshape" && x.nhwc) {
+      bool shuffled = false;
+      RILL_INF_RETURN_IF_ERROR(ChannelShuffle(node, x, in, target, &shuffled));
+      if (shuffled) return Status::Ok();
+    }
     RILL_INF_ASSIGN_OR_RETURN(int xi, ToNchw(x));
     ir::OpAttrs a;
     a.new_shape = target;
     RILL_INF_ASSIGN_OR_RETURN(int out, Emit(OpType::kReshape, {xi}, out_name, a));
     Define(node, out, false);
+    return Status::Ok();
+  }
+
+  // The graph node reading `name`, if exactly one does and it is not a graph
+  // output; -1 otherwise.
+  int SoleConsumer(const std::string& name) const {
+    const onnx::GraphProto& graph = model_.graph();
+    for (const onnx::ValueInfoProto& out : graph.output()) {
+      if (out.name() == name) return -1;
+    }
+    int found = -1;
+    for (int i = 0; i < graph.node_size(); ++i) {
+      for (const std::string& in : graph.node(i).input()) {
+        if (in != name) continue;
+        if (found >= 0 && found != i) return -1;
+        found = i;
+      }
+    }
+    return found;
+  }
+
+  // ShuffleNet's channel shuffle, Reshape [N, C, H, W] -> [N, g, C/g, H, W],
+  // Transpose (0, 2, 1, 3, 4), Reshape -> [N, C, H, W], on an NHWC value:
+  // one TRANSPOSE of each pixel's channels ([g, C/g] -> [C/g, g]) instead of
+  // converting to NCHW and back around a 5-D transpose. Sets *done when the
+  // three nodes matched (the other two are then skipped).
+  Status ChannelShuffle(const onnx::NodeProto& node, const Value& x, const Shape& in, std::vector<int> target,
+                        bool* done) {
+    *done = false;
+    if (in.size() != 4 || target.size() != 5) return Status::Ok();
+    for (int& d : target) {
+      if (d == -1) d = static_cast<int>(NumElements(in) / std::max<int64_t>(1, -NumElements(target)));
+    }
+    const int n = in[0], c = in[1], h = in[2], w = in[3], g = target[1];
+    if (target[0] != n || target[3] != h || target[4] != w || g <= 1 || static_cast<int64_t>(g) * target[2] != c) {
+      return Status::Ok();
+    }
+    const int ti = SoleConsumer(node.output(0));
+    if (ti < 0) return Status::Ok();
+    const onnx::NodeProto& tr = model_.graph().node(ti);
+    if (tr.op_type() != "Transpose" || AttrInts(tr, "perm") != std::vector<int64_t>{0, 2, 1, 3, 4}) {
+      return Status::Ok();
+    }
+    const int ri = SoleConsumer(tr.output(0));
+    if (ri < 0) return Status::Ok();
+    const onnx::NodeProto& back = model_.graph().node(ri);
+    if (back.op_type() != "Reshape" || back.input_size() < 2 || back.input(0) != tr.output(0)) return Status::Ok();
+    // The shape may come from a Constant node after this one.
+    int shape_id = -1;
+    auto shape_value = values_.find(back.input(1));
+    if (shape_value != values_.end()) {
+      shape_id = shape_value->second.id;
+    } else {
+      for (const onnx::NodeProto& k : model_.graph().node()) {
+        if (k.op_type() != "Constant" || k.output_size() != 1 || k.output(0) != back.input(1)) continue;
+        const onnx::AttributeProto* v = FindAttr(k, "value");
+        if (v == nullptr || !v->has_t()) return Status::Ok();
+        RILL_INF_ASSIGN_OR_RETURN(shape_id, ConstantFromProto(v->t(), k.output(0) + "/lookahead"));
+      }
+    }
+    if (shape_id < 0 || !IsConst(shape_id) || g_->tensors[shape_id].dtype != DataType::kInt64) return Status::Ok();
+    const std::vector<int64_t> s = ConstInts(shape_id);
+    const std::vector<int64_t> want = {n, c, h, w};
+    if (s.size() != 4) return Status::Ok();
+    int64_t known = 1;
+    for (size_t i = 0; i < 4; ++i) {
+      const int64_t d = s[i] == 0 && i == 0 ? n : s[i];  // 0 copies the batch
+      if (d != -1 && d != want[i]) return Status::Ok();
+      if (d != -1) known *= d;
+    }
+    if (known <= 0 || NumElements(in) % known != 0) return Status::Ok();
+    ir::OpAttrs split, perm, merge;
+    split.new_shape = {n, h, w, g, c / g};
+    perm.perm = {0, 1, 2, 4, 3};
+    merge.new_shape = {n, h, w, c};
+    const std::string name = back.output(0);
+    RILL_INF_ASSIGN_OR_RETURN(int r1, Emit(OpType::kReshape, {x.id}, name + "/groups", split));
+    RILL_INF_ASSIGN_OR_RETURN(int t, Emit(OpType::kTranspose, {r1}, name + "/shuffle", perm));
+    RILL_INF_ASSIGN_OR_RETURN(int out, Emit(OpType::kReshape, {t}, name, merge));
+    Define(back, out, true);
+    done_nodes_.insert(ti);
+    done_nodes_.insert(ri);
+    *done = true;
     return Status::Ok();
   }
 
@@ -1143,7 +1232,8 @@ class Importer {
 
   Status Slice(const onnx::NodeProto& node, const std::string& out_name) {
     RILL_INF_ASSIGN_OR_RETURN(Value data, Input(node, 0));
-    if (!IsConst(data.id) || ShapeOf(data.id).size() != 1) return Unsupported("Slice only on constant 1-D data");
+    if (!IsConst(data.id)) return SliceTensor(node, data, out_name);
+    if (ShapeOf(data.id).size() != 1) return Unsupported("Slice of a constant with more than one axis");
     std::vector<int64_t> starts = AttrInts(node, "starts"), ends = AttrInts(node, "ends"), steps;
     if (HasInput(node, 1)) {
       RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, 1));
@@ -1169,6 +1259,53 @@ class Importer {
     std::vector<int64_t> r;
     for (int64_t i = b; i < e; ++i) r.push_back(d[i]);
     Define(node, NewIntConst(out_name, r), false);
+    return Status::Ok();
+  }
+
+  // Slice of an activation (ShuffleNet's channel split): a SLICE node with
+  // one start/end/step per axis; NCHW axes of an NHWC value are moved.
+  Status SliceTensor(const onnx::NodeProto& node, const Value& data, const std::string& out_name) {
+    if (g_->tensors[data.id].dtype != DataType::kFloat32) return Unsupported("Slice of a non-float tensor");
+    std::vector<int64_t> starts = AttrInts(node, "starts"), ends = AttrInts(node, "ends"), axes = AttrInts(node, "axes"),
+                         steps;
+    auto read = [&](int input, std::vector<int64_t>* v) -> Status {
+      if (!HasInput(node, input)) return Status::Ok();
+      RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, input));
+      *v = ConstInts(id);
+      return Status::Ok();
+    };
+    RILL_INF_RETURN_IF_ERROR(read(1, &starts));
+    RILL_INF_RETURN_IF_ERROR(read(2, &ends));
+    RILL_INF_RETURN_IF_ERROR(read(3, &axes));
+    RILL_INF_RETURN_IF_ERROR(read(4, &steps));
+    const int rank = static_cast<int>(ShapeOf(data.id).size());
+    if (starts.size() != ends.size() || starts.empty()) return Unsupported("starts and ends must have one value per axis");
+    if (axes.empty()) {
+      for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+    }
+    if (steps.empty()) steps.assign(starts.size(), 1);
+    if (axes.size() != starts.size() || steps.size() != starts.size()) {
+      return Unsupported("axes and steps must have one value per start");
+    }
+    ir::OpAttrs a;
+    a.slice_start.assign(rank, 0);
+    a.slice_end.assign(rank, 1LL << 40);  // whole axis
+    a.slice_step.assign(rank, 1);
+    std::vector<bool> seen(rank, false);
+    // Values beyond any dim mean "to the end": clamp far outside int range.
+    auto clamp = [](int64_t v) { return static_cast<long long>(std::clamp<int64_t>(v, -(1LL << 40), 1LL << 40)); };
+    for (size_t i = 0; i < axes.size(); ++i) {
+      int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+      if (axis < 0 || axis >= rank || seen[axis]) return Unsupported("axes out of range or repeated");
+      seen[axis] = true;
+      if (steps[i] == 0 || steps[i] > (1 << 30) || steps[i] < -(1 << 30)) return Unsupported("step 0 or out of range");
+      const int d = data.nhwc ? NhwcAxis(static_cast<int>(axis)) : static_cast<int>(axis);
+      a.slice_start[d] = clamp(starts[i]);
+      a.slice_end[d] = clamp(ends[i]);
+      a.slice_step[d] = static_cast<int>(steps[i]);
+    }
+    RILL_INF_ASSIGN_OR_RETURN(int out, Emit(OpType::kSlice, {data.id}, out_name, a));
+    Define(node, out, data.nhwc);
     return Status::Ok();
   }
 
@@ -1202,6 +1339,7 @@ class Importer {
   std::vector<Shape> shapes_;
   std::map<std::string, Value> values_;
   std::map<int, int> nhwc_of_, nchw_of_;
+  std::set<int> done_nodes_;  // graph nodes imported along with an earlier one
   int64_t opset_ = 13;
   std::string node_name_;
   std::string ctx_;

@@ -117,6 +117,7 @@ inline void SetWindowPadding(const ir::OpAttrs& a, ConvParams* p) {
 std::unique_ptr<Execution> MakeConv2D(const ExecutionArgs& args);
 std::unique_ptr<Execution> MakeDepthwiseConv2D(const ExecutionArgs& args);
 std::unique_ptr<Execution> MakeTransposeConv2D(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeSlice(const ExecutionArgs& args);
 std::unique_ptr<Execution> MakeFullyConnected(const ExecutionArgs& args);
 std::unique_ptr<Execution> MakeBinary(const ExecutionArgs& args);
 std::unique_ptr<Execution> MakeUnary(const ExecutionArgs& args);

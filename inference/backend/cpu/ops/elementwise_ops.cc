@@ -1,4 +1,6 @@
 // ADD, MUL (broadcasting) and the unary activations on the CPU.
+#include <algorithm>
+
 #include "inference/backend/cpu/kernels/ref/activations.h"
 #include "inference/backend/cpu/kernels/ref/add.h"
 #include "inference/backend/cpu/kernels/ref/div.h"
@@ -29,22 +31,27 @@ class BinaryOp : public CpuOp {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(2));
     if (!MakeBroadcastParams(InShape(0), InShape(1), &p_)) return Error("shapes do not broadcast");
     p_.activation = ToFused(attrs().activation);
-    // The AVX2 path: the first operand has the output's shape and the second
-    // is the same shape, a scalar, or one value per innermost index.
+    // The AVX2 path: one operand has the output's shape (the first, or the
+    // second of an ADD or MUL: x * gate as well as gate * x) and the other is
+    // the same shape, a scalar, one value per innermost index, or one per
+    // image and innermost index (a squeeze-excitation gate [N, 1, 1, C]).
     fast_ = false;
     const ir::OpType t = args_.node->type;
+    const bool commutes = t == ir::OpType::kAdd || t == ir::OpType::kMul;
+    swapped_ = commutes && InShape(0) != OutShape() && InShape(1) == OutShape();
     if (args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && t != ir::OpType::kPRelu &&
-        InShape(0) == OutShape()) {
-      const Shape& a = InShape(0);
-      const Shape& b = InShape(1);
+        InShape(swapped_ ? 1 : 0) == OutShape()) {
+      const Shape& a = InShape(swapped_ ? 1 : 0);
+      const Shape& b = InShape(swapped_ ? 0 : 1);
       const int64_t nb = NumElements(b);
-      bool per_channel = !a.empty() && nb == a.back();
-      for (size_t i = 0; per_channel && i + 1 < b.size(); ++i) per_channel = b[i] == 1;
-      if (!b.empty() && b.back() != nb) per_channel = false;
+      const int64_t images = a.size() >= 2 && b.size() == a.size() && b[0] == a[0] ? a[0] : 1;
+      bool per_channel = !a.empty() && nb == images * a.back() && b.back() == a.back();
+      for (size_t i = images > 1 ? 1 : 0; per_channel && i + 1 < b.size(); ++i) per_channel = b[i] == 1;
       if (a == b || nb == 1 || per_channel) {
         fast_ = true;
         n_ = NumElements(a);
-        period_ = a == b ? n_ : nb;
+        period_ = a == b ? n_ : nb == 1 ? 1 : a.back();
+        image_ = a == b || nb == 1 || images == 1 ? n_ : n_ / images;
         op_ = t == ir::OpType::kAdd ? x86::BinaryOp::kAdd : t == ir::OpType::kSub ? x86::BinaryOp::kSub
             : t == ir::OpType::kMul ? x86::BinaryOp::kMul : x86::BinaryOp::kDiv;
       }
@@ -53,14 +60,23 @@ class BinaryOp : public CpuOp {
   }
   void Run() override {
     if (fast_) {
-      // Pieces start on a period of b, so each piece reads b from its start.
-      const float* a = In(0);
-      const float* b = In(1);
+      // Pieces start on a period of b, so each piece reads b from its start;
+      // a per-image b moves on at each image's first element.
+      const float* a = In(swapped_ ? 1 : 0);
+      const float* b = In(swapped_ ? 0 : 1);
       float* y = Out();
       const long long align = period_ == n_ || period_ == 1 ? 64 : period_;
       ParallelRange(n_, align, n_, [&](long long begin, long long end) {
-        x86::BinaryAvx2(op_, end - begin, a + begin, period_ == n_ ? b + begin : b,
-                        period_ == n_ ? end - begin : period_, p_.activation, y + begin);
+        if (period_ == n_) {
+          x86::BinaryAvx2(op_, end - begin, a + begin, b + begin, end - begin, p_.activation, y + begin);
+          return;
+        }
+        for (long long i = begin; i < end;) {
+          const long long image = i / image_, stop = std::min(end, (image + 1) * image_);
+          x86::BinaryAvx2(op_, stop - i, a + i, period_ == 1 ? b : b + image * period_, period_, p_.activation,
+                          y + i);
+          i = stop;
+        }
       });
       return;
     }
@@ -76,7 +92,9 @@ class BinaryOp : public CpuOp {
  private:
   BroadcastParams p_;
   bool fast_ = false;
+  bool swapped_ = false;  // the operand with the output's shape is the second
   long long n_ = 0, period_ = 1;
+  long long image_ = 0;  // elements per image of a per-image b (else n_)
   x86::BinaryOp op_ = x86::BinaryOp::kAdd;
 };
 

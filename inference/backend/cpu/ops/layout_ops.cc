@@ -9,12 +9,14 @@
 #include "inference/backend/cpu/kernels/ref/reshape.h"
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
 #include "inference/backend/cpu/kernels/ref/resize_nearest.h"
+#include "inference/backend/cpu/kernels/ref/slice.h"
 #include "inference/backend/cpu/kernels/ref/softmax.h"
 #include "inference/backend/cpu/kernels/ref/transpose.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_data_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_resize_bilinear_avx2.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
+#include "inference/ir/slice_geometry.h"
 
 namespace rill::inference::cpu {
 namespace {
@@ -277,8 +279,38 @@ class TransposeOp : public CpuOp {
   bool fast_ = false;
 };
 
+// SLICE: strided runs copied row by row, the rows split over the threads.
+class SliceOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "slice_rows"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    const Shape& x = InShape(0);
+    const ir::OpAttrs& a = attrs();
+    p_ = SliceParams{};
+    p_.rank = static_cast<int>(x.size());
+    for (int d = 0; d < p_.rank; ++d) {
+      p_.in_dims[d] = x[d];
+      p_.step[d] = a.slice_step[d];
+      ir::SliceAxis(x[d], a.slice_start[d], a.slice_end[d], a.slice_step[d], &p_.begin[d], &p_.out_dims[d]);
+    }
+    return Status::Ok();
+  }
+  void Run() override {
+    const long long rows = SliceRows(p_);
+    const long long width = p_.rank > 0 ? p_.out_dims[p_.rank - 1] : 1;
+    ParallelRange(rows, 1, rows * width,
+                  [&](long long begin, long long end) { SliceRef(p_, In(0), Out(), begin, end); });
+  }
+
+ private:
+  SliceParams p_;
+};
+
 }  // namespace
 
+std::unique_ptr<Execution> MakeSlice(const ExecutionArgs& args) { return std::make_unique<SliceOp>(args); }
 std::unique_ptr<Execution> MakeSoftmax(const ExecutionArgs& args) { return std::make_unique<SoftmaxOp>(args); }
 std::unique_ptr<Execution> MakeTranspose(const ExecutionArgs& args) { return std::make_unique<TransposeOp>(args); }
 

@@ -1,0 +1,31 @@
+// SLICE's per-axis arithmetic (ONNX Slice semantics), shared by shape
+// inference and the kernels: negative starts/ends count from the end, then
+// clamp to the axis ([0, dim] for a positive step, [-1, dim - 1] for a
+// negative one), and the axis keeps ceil(|end - start| / |step|) elements.
+#ifndef RILL_INFERENCE_IR_SLICE_GEOMETRY_H_
+#define RILL_INFERENCE_IR_SLICE_GEOMETRY_H_
+
+#include <algorithm>
+
+namespace rill::inference::ir {
+
+// First element and element count of one axis of size `dim`; step != 0.
+inline void SliceAxis(int dim, long long start, long long end, int step, int* first, int* count) {
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  if (step > 0) {
+    start = std::clamp<long long>(start, 0, dim);
+    end = std::clamp<long long>(end, 0, dim);
+    *first = static_cast<int>(start);
+    *count = end > start ? static_cast<int>((end - start + step - 1) / step) : 0;
+  } else {
+    start = std::clamp<long long>(start, 0, dim - 1);
+    end = std::clamp<long long>(end, -1, dim - 1);
+    *first = static_cast<int>(start);
+    *count = start > end ? static_cast<int>((start - end - step - 1) / -step) : 0;
+  }
+}
+
+}  // namespace rill::inference::ir
+
+#endif  // RILL_INFERENCE_IR_SLICE_GEOMETRY_H_
