@@ -89,7 +89,7 @@ done
 # ONNX models: torchvision CNNs exported by Debian's PyTorch with a fixed
 # seed (random weights, nothing downloaded), with PyTorch's outputs as golden
 # data. Set RILL_SKIP_ONNX=1 to skip (PyTorch is a large install).
-ONNX_MODELS="mobilenet_v2 resnet18 resnet50 squeezenet1_1"
+ONNX_MODELS="mobilenet_v2 resnet18 resnet50 squeezenet1_1 mobilenet_v3_small shufflenet_v2_x1_0 efficientnet_b0 regnet_y_400mf"
 need_onnx=0
 for m in $ONNX_MODELS; do
   [ -s "$MODELS_DIR/$m.onnx" ] && [ -s "$MODELS_DIR/$m.output.f32" ] || need_onnx=1

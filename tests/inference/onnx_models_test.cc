@@ -69,7 +69,16 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{"mobilenet_v2", AlgorithmPolicy::kAuto}, Case{"resnet18", AlgorithmPolicy::kAuto},
                       Case{"resnet50", AlgorithmPolicy::kAuto}, Case{"squeezenet1_1", AlgorithmPolicy::kAuto},
                       Case{"mobilenet_v2", AlgorithmPolicy::kReference},
-                      Case{"squeezenet1_1", AlgorithmPolicy::kReference}),
+                      Case{"squeezenet1_1", AlgorithmPolicy::kReference},
+                      // Beyond the benchmark set: squeeze-excitation, HardSigmoid * x, SiLU,
+                      // channel shuffle with Slice, grouped convs.
+                      Case{"mobilenet_v3_small", AlgorithmPolicy::kAuto},
+                      Case{"mobilenet_v3_small", AlgorithmPolicy::kReference},
+                      Case{"shufflenet_v2_x1_0", AlgorithmPolicy::kAuto},
+                      Case{"shufflenet_v2_x1_0", AlgorithmPolicy::kReference},
+                      Case{"efficientnet_b0", AlgorithmPolicy::kAuto},
+                      Case{"regnet_y_400mf", AlgorithmPolicy::kAuto},
+                      Case{"regnet_y_400mf", AlgorithmPolicy::kReference}),
     [](const ::testing::TestParamInfo<Case>& info) {
       return info.param.model + (info.param.policy == AlgorithmPolicy::kAuto ? "_auto" : "_reference");
     });

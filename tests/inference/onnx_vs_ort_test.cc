@@ -119,7 +119,11 @@ INSTANTIATE_TEST_SUITE_P(
     Models, OnnxVsOrtTest,
     ::testing::Values(Case{"mobilenet_v2", 1}, Case{"mobilenet_v2", 2}, Case{"resnet18", 1}, Case{"resnet18", 2},
                       Case{"resnet50", 1}, Case{"resnet50", 2}, Case{"squeezenet1_1", 1}, Case{"squeezenet1_1", 2},
-                      Case{"rill_op_zoo", 1}, Case{"rill_op_zoo", 2}, Case{"rill_pad", 1}, Case{"rill_pad", 2}),
+                      Case{"rill_op_zoo", 1}, Case{"rill_op_zoo", 2}, Case{"rill_pad", 1}, Case{"rill_pad", 2},
+                      Case{"mobilenet_v3_small", 1}, Case{"mobilenet_v3_small", 2},
+                      Case{"shufflenet_v2_x1_0", 1}, Case{"shufflenet_v2_x1_0", 2},
+                      Case{"efficientnet_b0", 1}, Case{"efficientnet_b0", 2},
+                      Case{"regnet_y_400mf", 1}, Case{"regnet_y_400mf", 2}),
     [](const ::testing::TestParamInfo<Case>& info) {
       return info.param.model + "_" + std::to_string(info.param.threads) + "threads";
     });
@@ -127,8 +131,10 @@ INSTANTIATE_TEST_SUITE_P(
 // The list above covers every ONNX model in the directory (a new model must
 // be added to it); the *.opencv.onnx copies are OpenCV DNN's variants.
 TEST(OnnxVsOrtTest, ListCoversEveryOnnxModel) {
-  const std::set<std::string> listed = {"mobilenet_v2", "resnet18", "resnet50", "squeezenet1_1", "rill_op_zoo",
-                                        "rill_pad"};
+  const std::set<std::string> listed = {"mobilenet_v2",       "resnet18",           "resnet50",
+                                        "squeezenet1_1",      "rill_op_zoo",        "rill_pad",
+                                        "mobilenet_v3_small", "shufflenet_v2_x1_0", "efficientnet_b0",
+                                        "regnet_y_400mf"};
   DIR* dir = ::opendir(testing::ModelPath("").c_str());
   if (dir == nullptr) GTEST_SKIP() << "no " << testing::ModelPath("") << ": run scripts/fetch_models.sh";
   int seen = 0;
