@@ -29,6 +29,7 @@
 #include "inference/backend/cpu/kernels/ref/residual_add.h"
 #include "inference/backend/cpu/kernels/ref/fully_connected.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv2d_grouped_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_sliding.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
@@ -634,13 +635,24 @@ TEST_F(X86AlgorithmsTest, GroupedConvExecutions) {
       {{1, 9, 9, 6, 300, 1, 1, 1, ir::Padding::kValid, FusedActivation::kNone}, 2},
       {{1, 12, 11, 34, 51, 1, 1, 1, ir::Padding::kValid, FusedActivation::kTanh}, 17},
       {{2, 8, 6, 12, 4, 5, 1, 1, ir::Padding::kSame, FusedActivation::kReluN1To1}, 4},
+      // Groups narrower than a vector (the direct kernel applies, as on 32 -> 32
+      // in 8 groups above): 8 -> 8,
+      // 4 -> 8 in three 16-channel blocks, 4 -> 4 with a partial last block.
+      {{2, 9, 10, 16, 16, 3, 2, 1, ir::Padding::kSame, FusedActivation::kRelu6}, 2},
+      {{1, 7, 11, 24, 48, 3, 1, 1, ir::Padding::kValid, FusedActivation::kRelu}, 6},
+      {{2, 6, 13, 40, 40, 3, 1, 2, ir::Padding::kSame, FusedActivation::kTanh}, 10},
   };
-  std::vector<std::string> choices = {"reference", "gemm_6x16"};
-  if (avx512) choices.push_back("gemm_6x32");
   int checked = 0;
+  int direct = 0;
   for (const GroupedCase& gc : cases) {
     ConvParams params = Params(gc.shape);
     params.groups = gc.groups;
+    std::vector<std::string> choices = {"reference", "gemm_6x16"};
+    if (avx512) choices.push_back("gemm_6x32");
+    if (avx512 && x86::GroupedDirectApplies(params)) {
+      choices.push_back("grouped_direct");
+      ++direct;
+    }
     for (int res_c : {0, params.out_c, params.out_c / 2}) {
       ConvProblem c(params, &rng_);
       if (res_c > 0) c.AddResidual(res_c, &rng_);
@@ -689,12 +701,21 @@ TEST_F(X86AlgorithmsTest, GroupedConvExecutions) {
         }
       }
     }
-    // A cached sliding-window choice (no grouped variant) is measured again.
+    // A cached sliding-window choice (no grouped variant) is measured again;
+    // so is the direct kernel where it does not apply.
     const OpResult stale = RunConvOp(c, 1, "sliding_avx2");
-    EXPECT_NE(stale.kernel.find("gemm"), std::string::npos) << stale.kernel;
+    EXPECT_NE(stale.kernel.find("conv2d_g"), std::string::npos) << stale.kernel;
     EXPECT_LE(MaxError(c, stale.out), 2e-5) << stale.kernel;
+    if (!x86::GroupedDirectApplies(params)) {
+      const OpResult misfit = RunConvOp(c, 1, "grouped_direct");
+      EXPECT_EQ(misfit.kernel.find("grouped_direct"), std::string::npos) << misfit.kernel;
+      EXPECT_LE(MaxError(c, misfit.out), 2e-5) << misfit.kernel;
+    }
   }
-  EXPECT_EQ(checked, static_cast<int>(cases.size() * 3 * choices.size()));
+  EXPECT_GE(checked, static_cast<int>(cases.size() * 3 * 2));
+  if (avx512) {
+    EXPECT_EQ(direct, 4);
+  }
 }
 
 // TRANSPOSE_CONV_2D through the CPU backend (`reference`: the reference

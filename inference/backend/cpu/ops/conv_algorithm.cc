@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "inference/backend/cpu/kernels/x86/f32_conv2d_grouped_avx512.h"
+
 namespace rill::inference::cpu {
 namespace {
 
@@ -47,6 +49,8 @@ double Calibration(ConvAlgo a) {
     case ConvAlgo::kStrassen1:
     case ConvAlgo::kStrassen2:
       return 1.37;  // leaves are the 6x32 GEMM
+    case ConvAlgo::kGroupedDirect:
+      return 2.8;  // regnet_y_400mf's grouped 3x3 convs, AMD VM: the permutes cost more than a cycle
   }
   return 1.0;
 }
@@ -152,6 +156,16 @@ double Winograd(const ConvParams& p, int m, int nr, double calib) {
   return cycles;
 }
 
+// The grouped direct kernel: per output pixel, 16-channel block and tap, a
+// masked input load and icg (permute, FMA) pairs; the permutes share a port
+// with the FMAs on Intel, so about a cycle per pair.
+double GroupedDirect(const ConvParams& p) {
+  const double pixels = static_cast<double>(p.batch) * p.out_h * p.out_w;
+  const double blocks = CeilDiv(p.out_c, 16);
+  const double taps = static_cast<double>(p.kernel_h) * p.kernel_w;
+  return pixels * blocks * taps * (p.in_c / p.groups + 0.5);
+}
+
 double Strassen(double m, double n, double k, int depth, int nr, double calib) {
   if (depth == 0) return GemmCall(m, n, k, nr, calib);
   const double m2 = std::ceil(m / 2), n2 = std::ceil(n / 2),
@@ -201,7 +215,10 @@ std::vector<ConvAlgo> ConvCandidates(const ConvParams& p, IsaFeatures isa) {
   if (!isa.avx2) return c;
   c.push_back(ConvAlgo::kGemm6x16);
   if (isa.avx512) c.push_back(ConvAlgo::kGemm6x32);
-  if (p.groups > 1) return c;  // grouped: a GEMM per channel group
+  if (p.groups > 1) {  // grouped: a GEMM per channel group, or the direct kernel
+    if (isa.avx512 && x86::GroupedDirectApplies(p)) c.push_back(ConvAlgo::kGroupedDirect);
+    return c;
+  }
   c.push_back(ConvAlgo::kSlidingAvx2);
   if (isa.avx512) c.push_back(ConvAlgo::kSlidingAvx512);
   if (WinogradShape(p)) {
@@ -232,6 +249,8 @@ bool ConvAlgoApplies(const ConvParams& p, ConvAlgo algo) {
     case ConvAlgo::kStrassen1:
     case ConvAlgo::kStrassen2:
       return p.groups == 1 && Pointwise(p);
+    case ConvAlgo::kGroupedDirect:
+      return x86::GroupedDirectApplies(p);
   }
   return false;
 }
@@ -276,6 +295,8 @@ double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib) {
     case ConvAlgo::kStrassen2:
       return Strassen(static_cast<double>(p.batch) * p.out_h * p.out_w, p.out_c,
                       p.in_c, StrassenDepth(algo), 32, calib);
+    case ConvAlgo::kGroupedDirect:
+      return calib * GroupedDirect(p);
   }
   return 1e300;
 }
@@ -330,6 +351,8 @@ std::string ConvKernelName(ConvAlgo algo, bool avx512) {
       return "conv1x1_strassen_d1" + Isa(avx512);
     case ConvAlgo::kStrassen2:
       return "conv1x1_strassen_d2" + Isa(avx512);
+    case ConvAlgo::kGroupedDirect:
+      return "conv2d_grouped_direct_avx512";
   }
   return "conv2d_unknown";
 }
@@ -359,7 +382,8 @@ constexpr std::pair<ConvAlgo, const char*> kTokens[] = {
     {ConvAlgo::kWinogradF43, "winograd_f43"},
     {ConvAlgo::kWinogradF63, "winograd_f63"},
     {ConvAlgo::kStrassen1, "strassen_d1"},
-    {ConvAlgo::kStrassen2, "strassen_d2"}};
+    {ConvAlgo::kStrassen2, "strassen_d2"},
+    {ConvAlgo::kGroupedDirect, "grouped_direct"}};
 }  // namespace
 
 std::string ConvAlgoToken(ConvAlgo algo) {

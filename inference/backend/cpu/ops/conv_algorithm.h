@@ -24,6 +24,7 @@ enum class ConvAlgo {
   kWinogradF63,
   kStrassen1,  // pointwise conv / FC as Strassen, one level
   kStrassen2,  // two levels
+  kGroupedDirect,  // grouped conv, groups narrower than a vector (AVX-512)
 };
 
 struct IsaFeatures {

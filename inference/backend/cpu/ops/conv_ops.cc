@@ -14,6 +14,7 @@
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_conv2d_grouped_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_sliding.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd_f23.h"
@@ -266,6 +267,10 @@ class ConvOp : public CpuOp {
       case ConvAlgo::kStrassen2:
         x86::PrepareStrassenWeights(In(1), p_.out_c, p_.in_c, StrassenDepth(algo), wide, &strassen_);
         break;
+      case ConvAlgo::kGroupedDirect:
+        packed_.assign(x86::GroupedDirectPackedFloats(p_), 0.0f);
+        x86::PackGroupedDirectWeights(p_, In(1), packed_.data());
+        break;
     }
     prepared_ = true;
     prepared_algo_ = algo;
@@ -285,7 +290,8 @@ class ConvOp : public CpuOp {
       case ConvAlgo::kGemm6x16:
       case ConvAlgo::kGemm6x32: return x86::Conv2DGemmScratchFloats(p_) * n;
       case ConvAlgo::kSlidingAvx2:
-      case ConvAlgo::kSlidingAvx512: return 0;
+      case ConvAlgo::kSlidingAvx512:
+      case ConvAlgo::kGroupedDirect: return 0;
       case ConvAlgo::kWinogradF23: return x86::WinogradF23ScratchFloats(p_) * n;
       case ConvAlgo::kWinogradF43:
       case ConvAlgo::kWinogradF63:
@@ -357,6 +363,17 @@ class ConvOp : public CpuOp {
         auto chunk = [&](int c, int) {
           const int r0 = rows * c / chunks, r1 = rows * (c + 1) / chunks;
           x86::Conv2DSlidingRows(p_, x, packed_.data(), bias, wide, y, r0, r1);
+          if (residual) AddResidual(residual, y, 1LL * r0 * p_.out_w, 1LL * r1 * p_.out_w);
+        };
+        For(chunks, chunk, use_pool);
+        break;
+      }
+      case ConvAlgo::kGroupedDirect: {
+        const int rows = p_.batch * p_.out_h;
+        const int chunks = std::min(rows, 64);
+        auto chunk = [&](int c, int) {
+          const int r0 = rows * c / chunks, r1 = rows * (c + 1) / chunks;
+          x86::Conv2DGroupedDirectRows(p_, x, packed_.data(), bias, y, r0, r1);
           if (residual) AddResidual(residual, y, 1LL * r0 * p_.out_w, 1LL * r1 * p_.out_w);
         };
         For(chunks, chunk, use_pool);
