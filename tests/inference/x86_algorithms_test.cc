@@ -616,8 +616,8 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsWriteStridedSlices) {
   EXPECT_TRUE(ref->SetOutputPixelStride(0));
 }
 
-// Grouped convs (ResNeXt, ShuffleNet): one GEMM per channel group, against
-// the reference, at 1 and 2 threads bit-identical, with a fused residual and
+// Grouped convs (ResNeXt, ShuffleNet): one GEMM or sliding window per
+// channel group, or the direct kernel, against the reference, at 1 and 2 threads bit-identical, with a fused residual and
 // written into a channel slice; groups whose channels are not a multiple of
 // the panel width, a group wider than a 128-channel column group, im2col and
 // pointwise. A cached choice the grouped conv cannot run (a stale or edited
@@ -647,8 +647,11 @@ TEST_F(X86AlgorithmsTest, GroupedConvExecutions) {
   for (const GroupedCase& gc : cases) {
     ConvParams params = Params(gc.shape);
     params.groups = gc.groups;
-    std::vector<std::string> choices = {"reference", "gemm_6x16"};
-    if (avx512) choices.push_back("gemm_6x32");
+    std::vector<std::string> choices = {"reference", "gemm_6x16", "sliding_avx2"};
+    if (avx512) {
+      choices.push_back("gemm_6x32");
+      choices.push_back("sliding_avx512");
+    }
     if (avx512 && x86::GroupedDirectApplies(params)) {
       choices.push_back("grouped_direct");
       ++direct;
@@ -701,10 +704,10 @@ TEST_F(X86AlgorithmsTest, GroupedConvExecutions) {
         }
       }
     }
-    // A cached sliding-window choice (no grouped variant) is measured again;
-    // so is the direct kernel where it does not apply.
-    const OpResult stale = RunConvOp(c, 1, "sliding_avx2");
-    EXPECT_NE(stale.kernel.find("conv2d_g"), std::string::npos) << stale.kernel;
+    // A cached Winograd choice (no grouped variant) is measured again; so is
+    // the direct kernel where it does not apply.
+    const OpResult stale = RunConvOp(c, 1, "winograd_f43");
+    EXPECT_EQ(stale.kernel.find("winograd"), std::string::npos) << stale.kernel;
     EXPECT_LE(MaxError(c, stale.out), 2e-5) << stale.kernel;
     if (!x86::GroupedDirectApplies(params)) {
       const OpResult misfit = RunConvOp(c, 1, "grouped_direct");
@@ -712,7 +715,7 @@ TEST_F(X86AlgorithmsTest, GroupedConvExecutions) {
       EXPECT_LE(MaxError(c, misfit.out), 2e-5) << misfit.kernel;
     }
   }
-  EXPECT_GE(checked, static_cast<int>(cases.size() * 3 * 2));
+  EXPECT_GE(checked, static_cast<int>(cases.size() * 3 * 3));
   if (avx512) {
     EXPECT_EQ(direct, 4);
   }

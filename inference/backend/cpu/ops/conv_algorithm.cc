@@ -50,7 +50,10 @@ double Calibration(ConvAlgo a) {
     case ConvAlgo::kStrassen2:
       return 1.37;  // leaves are the 6x32 GEMM
     case ConvAlgo::kGroupedDirect:
-      return 2.8;  // regnet_y_400mf's grouped 3x3 convs, AMD VM: the permutes cost more than a cycle
+      // kTune on the grouped 3x3 convs of regnet_y_400mf and resnext50_32x4d
+      // (AMD VM): the permutes cost more than a cycle; it wins over the
+      // per-group sliding window only for 4-channel groups.
+      return 4.0;
   }
   return 1.0;
 }
@@ -110,6 +113,13 @@ double GemmConv(const ConvParams& p, int nr, double calib) {
 }
 
 double Sliding(const ConvParams& p, int lanes) {
+  if (p.groups > 1) {  // the kernel per channel group
+    ConvParams g = p;
+    g.in_c = p.in_c / p.groups;
+    g.out_c = p.out_c / p.groups;
+    g.groups = 1;
+    return p.groups * Sliding(g, lanes);
+  }
   const int blocks = (p.out_c + lanes - 1) / lanes;
   const double taps = static_cast<double>(p.kernel_h) * p.kernel_w * p.in_c;
   double per_row = 0;
@@ -215,7 +225,9 @@ std::vector<ConvAlgo> ConvCandidates(const ConvParams& p, IsaFeatures isa) {
   if (!isa.avx2) return c;
   c.push_back(ConvAlgo::kGemm6x16);
   if (isa.avx512) c.push_back(ConvAlgo::kGemm6x32);
-  if (p.groups > 1) {  // grouped: a GEMM per channel group, or the direct kernel
+  if (p.groups > 1) {  // grouped: a GEMM or sliding window per group, or the direct kernel
+    c.push_back(ConvAlgo::kSlidingAvx2);
+    if (isa.avx512) c.push_back(ConvAlgo::kSlidingAvx512);
     if (isa.avx512 && x86::GroupedDirectApplies(p)) c.push_back(ConvAlgo::kGroupedDirect);
     return c;
   }
@@ -241,7 +253,7 @@ bool ConvAlgoApplies(const ConvParams& p, ConvAlgo algo) {
       return true;
     case ConvAlgo::kSlidingAvx2:
     case ConvAlgo::kSlidingAvx512:
-      return p.groups == 1;
+      return true;
     case ConvAlgo::kWinogradF23:
     case ConvAlgo::kWinogradF43:
     case ConvAlgo::kWinogradF63:

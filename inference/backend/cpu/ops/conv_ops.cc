@@ -228,6 +228,18 @@ class ConvOp : public CpuOp {
   }
 
  private:
+  // One channel group as a conv of its own over a slice of the tensors:
+  // its channels, the whole tensors' pixel strides (p_ itself when ungrouped).
+  ConvParams GroupParams() const {
+    ConvParams g = p_;
+    g.in_c = p_.in_c / p_.groups;
+    g.out_c = p_.out_c / p_.groups;
+    g.groups = 1;
+    g.in_stride = p_.in_c;
+    g.out_stride = OutPixelStride(p_);
+    return g;
+  }
+
   // Rows of one Strassen call: fixed by the shape (never by the thread
   // count), so every row block, and the result, is the same for any threads.
   int StrassenRowBlock() const { return 256 << StrassenDepth(algo_); }
@@ -253,9 +265,15 @@ class ConvOp : public CpuOp {
         break;
       case ConvAlgo::kSlidingAvx2:
       case ConvAlgo::kSlidingAvx512: {
+        // One packed filter per channel group (one in all for ungrouped convs).
         const int lanes = algo == ConvAlgo::kSlidingAvx512 ? 16 : 8;
-        packed_.assign(x86::SlidingPackedFloats(p_, lanes), 0.0f);
-        x86::PackSlidingWeights(p_, In(1), lanes, packed_.data());
+        const ConvParams pg = GroupParams();
+        const size_t per_group = x86::SlidingPackedFloats(pg, lanes);
+        const size_t filter_floats = static_cast<size_t>(pg.out_c) * pg.kernel_h * pg.kernel_w * pg.in_c;
+        packed_.assign(per_group * p_.groups, 0.0f);
+        for (int g = 0; g < p_.groups; ++g) {
+          x86::PackSlidingWeights(pg, In(1) + filter_floats * g, lanes, packed_.data() + per_group * g);
+        }
         break;
       }
       case ConvAlgo::kWinogradF23: x86::TransformWeightsF23(p_, In(1), wide, &winograd23_); break;
@@ -360,9 +378,14 @@ class ConvOp : public CpuOp {
         const int rows = p_.batch * p_.out_h;
         const int chunks = std::min(rows, 64);
         const bool wide = algo_ == ConvAlgo::kSlidingAvx512;
+        const ConvParams pg = GroupParams();
+        const size_t per_group = x86::SlidingPackedFloats(pg, wide ? 16 : 8);
         auto chunk = [&](int c, int) {
           const int r0 = rows * c / chunks, r1 = rows * (c + 1) / chunks;
-          x86::Conv2DSlidingRows(p_, x, packed_.data(), bias, wide, y, r0, r1);
+          for (int g = 0; g < p_.groups; ++g) {
+            x86::Conv2DSlidingRows(pg, x + g * pg.in_c, packed_.data() + per_group * g,
+                                   bias ? bias + g * pg.out_c : nullptr, wide, y + g * pg.out_c, r0, r1);
+          }
           if (residual) AddResidual(residual, y, 1LL * r0 * p_.out_w, 1LL * r1 * p_.out_w);
         };
         For(chunks, chunk, use_pool);

@@ -44,9 +44,13 @@ struct ConvParams {
   // CONCATENATION) sets the wider tensor's channel count. The x86 CONV_2D
   // kernels honour it; the reference and depthwise kernels do not.
   int out_stride = 0;
+  // Floats between consecutive input pixels; 0 means in_c. The sliding-window
+  // kernel reads one channel group of a wider tensor this way (grouped convs).
+  int in_stride = 0;
 };
 
 inline int OutPixelStride(const ConvParams& p) { return p.out_stride > 0 ? p.out_stride : p.out_c; }
+inline int InPixelStride(const ConvParams& p) { return p.in_stride > 0 ? p.in_stride : p.in_c; }
 
 struct PoolParams {
   int batch = 1;

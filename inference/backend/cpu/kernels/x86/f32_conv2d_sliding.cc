@@ -27,6 +27,7 @@ RILL_SIMD_INLINE void Tile(const Geometry& g, const float* bias, int ix0,
   constexpr int L = simd::Lanes<V>();
   const ConvParams& p = *g.p;
   const int ic_n = p.in_c;
+  const size_t px = static_cast<size_t>(InPixelStride(p));
   V acc[R][NB];
 #pragma GCC unroll 16
   for (int b = 0; b < NB; ++b) {
@@ -34,22 +35,23 @@ RILL_SIMD_INLINE void Tile(const Geometry& g, const float* bias, int ix0,
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) acc[r][b] = bv;
   }
-  const size_t px_step = static_cast<size_t>(p.stride_w) * ic_n;
-  // Without horizontal dilation the taps (kx, ic) of one kernel row are
+  const size_t px_step = static_cast<size_t>(p.stride_w) * px;
+  // Without horizontal dilation (and with pixels in_c apart: not a group's
+  // slice of a wider tensor) the taps (kx, ic) of one kernel row are
   // contiguous in both the NHWC input and the packed filter: one loop of
   // (kx1 - kx0) * in_c steps instead of a short in_c loop per kx (3 steps
   // for a first layer).
-  const bool fuse = p.dilation_w == 1;
+  const bool fuse = p.dilation_w == 1 && px == static_cast<size_t>(ic_n);
   const int kx_steps = fuse ? 1 : kx1 - kx0;
   const int c_steps = fuse ? (kx1 - kx0) * ic_n : ic_n;
   for (int ky = g.ky0; ky < g.ky1; ++ky) {
     const float* xrow =
         g.in_row0 +
-        static_cast<size_t>(g.iy0 + ky * p.dilation_h) * p.in_w * ic_n;
+        static_cast<size_t>(g.iy0 + ky * p.dilation_h) * p.in_w * px;
     for (int step = 0; step < kx_steps; ++step) {
       const int kx = kx0 + step;
       const float* x =
-          xrow + static_cast<size_t>(ix0 + kx * p.dilation_w) * ic_n;
+          xrow + static_cast<size_t>(ix0 + kx * p.dilation_w) * px;
       const float* w =
           g.w + static_cast<size_t>(ky * p.kernel_w + kx) * ic_n * L;
       for (int c = 0; c < c_steps; ++c) {
@@ -130,7 +132,7 @@ RILL_SIMD_INLINE void RowsT(const ConvParams& p, const float* input,
     const int n = row / p.out_h, oy = row % p.out_h;
     Geometry g;
     g.p = &p;
-    g.in_row0 = input + static_cast<size_t>(n) * p.in_h * p.in_w * p.in_c;
+    g.in_row0 = input + static_cast<size_t>(n) * p.in_h * p.in_w * InPixelStride(p);
     g.block_stride = block_stride;
     g.iy0 = oy * p.stride_h - p.pad_top;
     g.ky0 = 0;
