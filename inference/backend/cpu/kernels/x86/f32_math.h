@@ -67,7 +67,8 @@ constexpr float kTanhP4 = -0.00609671417f;
 RILL_MATH_AVX2 __m256 Exp(__m256 x) {
   // max/min return their second operand when either is NaN: x stays NaN.
   x = _mm256_min_ps(_mm256_set1_ps(kExpMax), _mm256_max_ps(_mm256_set1_ps(kExpMin), x));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 n =
+      _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Hi), x);
   r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Lo), r);
   __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(kExpC6), r, _mm256_set1_ps(kExpC5));
@@ -117,7 +118,8 @@ RILL_MATH_AVX2 __m256i TailMask(int valid) {
 
 RILL_MATH_AVX512 __m512 Exp(__m512 x) {
   x = _mm512_min_ps(_mm512_set1_ps(kExpMax), _mm512_max_ps(_mm512_set1_ps(kExpMin), x));
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 n =
+      _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), x);
   r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r);
   __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(kExpC6), r, _mm512_set1_ps(kExpC5));
