@@ -369,8 +369,9 @@ TEST_F(X86KernelsTest, DepthwiseWideRowsMatchReference) {
       for (ir::Padding pad : {ir::Padding::kSame, ir::Padding::kValid}) {
         for (int channels : {1, 3, 16, 17, 40, 96}) {
           for (int in_w : {6, 7, 14, 23, 40}) {
-            const FusedActivation act = (channels + in_w) % 3 == 0   ? FusedActivation::kRelu6
-                                        : (channels + in_w) % 3 == 1 ? FusedActivation::kNone
+            const FusedActivation act = (channels + in_w) % 4 == 0   ? FusedActivation::kRelu6
+                                        : (channels + in_w) % 4 == 1 ? FusedActivation::kNone
+                                        : (channels + in_w) % 4 == 2 ? FusedActivation::kTanh
                                                                      : FusedActivation::kReluN1To1;
             ConvCase c{2, 7, in_w, channels, channels, k, stride, 1, pad, act};
             const ConvParams p = MakeParams(c, true);

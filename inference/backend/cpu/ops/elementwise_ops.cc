@@ -9,6 +9,7 @@
 #include "inference/backend/cpu/kernels/ref/sub.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 
 namespace rill::inference::cpu {
@@ -109,13 +110,14 @@ class UnaryOp : public CpuOp {
       case ir::OpType::kClamp: return "clamp_ref";
       case ir::OpType::kLeakyRelu: return "leaky_relu_ref";
       case ir::OpType::kHardSigmoid: return "hard_sigmoid_ref";
-      default: return "logistic_ref";
+      default: return !fast_ ? "logistic_ref" : avx512_ ? "logistic_avx512" : "logistic_avx2";
     }
   }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     n_ = NumElements(InShape(0));
     fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
+    avx512_ = fast_ && x86::GetCpuFeatures().avx512f;
     return Status::Ok();
   }
   void Run() override {
@@ -136,14 +138,19 @@ class UnaryOp : public CpuOp {
         case ir::OpType::kClamp: ClampRef(n, attrs().clamp_min, attrs().clamp_max, in, out); break;
         case ir::OpType::kLeakyRelu: LeakyReluRef(n, attrs().alpha, in, out); break;
         case ir::OpType::kHardSigmoid: HardSigmoidRef(n, attrs().alpha, attrs().beta, in, out); break;
-        default: LogisticRef(n, in, out); break;
+        default:
+          if (avx512_) x86::LogisticAvx512(n, in, out);
+          else if (fast_) x86::LogisticAvx2(n, in, out);
+          else LogisticRef(n, in, out);
+          break;
       }
     });
   }
 
  private:
   long long n_ = 0;
-  bool fast_ = false;  // AVX2 kernels where there are some (HARD_SWISH)
+  bool fast_ = false;    // AVX2 kernels where there are some (HARD_SWISH, LOGISTIC)
+  bool avx512_ = false;  // LOGISTIC on 16 lanes (the same results as AVX2, faster)
 };
 
 }  // namespace

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "inference/backend/cpu/kernels/x86/f32_math.h"
+#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
+
 namespace rill::inference::cpu::x86 {
 namespace {
 
@@ -34,6 +37,7 @@ __attribute__((target("avx2,fma"))) void Run(long long n, const float* a, const 
                                               FusedActivation act, float* out) {
   const bool clamp = act == FusedActivation::kRelu || act == FusedActivation::kRelu6 ||
                      act == FusedActivation::kReluN1To1;
+  const bool tanh = act == FusedActivation::kTanh;
   const __m256 lo = _mm256_set1_ps(act == FusedActivation::kReluN1To1 ? -1.0f : 0.0f);
   const __m256 hi = _mm256_set1_ps(act == FusedActivation::kRelu6 ? 6.0f
                                    : act == FusedActivation::kReluN1To1 ? 1.0f : 3.402823466e38f);
@@ -45,12 +49,13 @@ __attribute__((target("avx2,fma"))) void Run(long long n, const float* a, const 
     for (; i + 8 <= len; i += 8) {
       __m256 v = Apply<kOp>(_mm256_loadu_ps(x + i), _mm256_loadu_ps(b + i));
       if (clamp) v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+      if (tanh) v = vmath::Tanh(v);
       _mm256_storeu_ps(y + i, v);
     }
-    for (; i < len; ++i) y[i] = ApplyActivation(ApplyScalar<kOp>(x[i], b[i]), clamp ? act : FusedActivation::kNone);
-    if (!clamp && act != FusedActivation::kNone) {
-      for (long long j = 0; j < len; ++j) y[j] = ApplyActivation(y[j], act);
+    for (long long j = i; j < len; ++j) {
+      y[j] = ApplyActivation(ApplyScalar<kOp>(x[j], b[j]), clamp ? act : FusedActivation::kNone);
     }
+    if (tanh) TanhInPlaceAvx2(y + i, len - i);  // the vector tanh's bits on the tail too
   }
 }
 
@@ -95,6 +100,7 @@ __attribute__((target("avx2,fma"))) void ResidualAddAvx2(const float* residual, 
                                                          int col_end, FusedActivation act) {
   const bool clamp = act == FusedActivation::kRelu || act == FusedActivation::kRelu6 ||
                      act == FusedActivation::kReluN1To1;
+  const bool tanh = act == FusedActivation::kTanh;
   const __m256 lo = _mm256_set1_ps(act == FusedActivation::kReluN1To1 ? -1.0f : 0.0f);
   const __m256 hi = _mm256_set1_ps(act == FusedActivation::kRelu6 ? 6.0f
                                    : act == FusedActivation::kReluN1To1 ? 1.0f : 3.402823466e38f);
@@ -103,17 +109,15 @@ __attribute__((target("avx2,fma"))) void ResidualAddAvx2(const float* residual, 
   for (long long r = row_begin; r < row_end; ++r) {
     float* row = y + r * out_c;
     const float* skip = residual + r * res_c;
-    if (act == FusedActivation::kTanh) {
-      for (int c = col_begin; c < col_end; ++c) row[c] = ApplyActivation(row[c] + (c < add_end ? skip[c] : 0.0f), act);
-      continue;
-    }
     int c = col_begin;
     for (; c + 8 <= add_end; c += 8) {
       __m256 v = _mm256_add_ps(_mm256_loadu_ps(row + c), _mm256_loadu_ps(skip + c));
       if (clamp) v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
       _mm256_storeu_ps(row + c, v);
     }
-    for (; c < add_end; ++c) row[c] = ApplyActivation(row[c] + skip[c], act);
+    for (; c < add_end; ++c) row[c] = ApplyActivation(row[c] + skip[c], tanh ? FusedActivation::kNone : act);
+    // tanh on the row's window as a whole: the GEMM epilogue's bits.
+    if (tanh) TanhInPlaceAvx2(row + col_begin, col_end - col_begin);
     if (!clamp) continue;
     for (; c + 8 <= col_end; c += 8) _mm256_storeu_ps(row + c, _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(row + c), lo), hi));
     for (; c < col_end; ++c) row[c] = ApplyActivation(row[c], act);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "inference/backend/cpu/kernels/x86/f32_simd.h"
+#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 
 namespace rill::inference::cpu::x86 {
 namespace {
@@ -164,11 +165,12 @@ RILL_SIMD_INLINE void RowsT(const ConvParams& p, const float* input,
       b += nb;
     }
     if (p.activation == FusedActivation::kTanh) {
-      for (int x = 0; x < p.out_w; ++x) {
-        for (int c = 0; c < p.out_c; ++c) {
-          float& v = out_row[x * out_px + c];
-          v = ApplyActivation(v, p.activation);
-        }
+      // One call per row when pixels are dense, else per pixel.
+      const bool dense = out_px == static_cast<size_t>(p.out_c);
+      for (int x = 0; x < (dense ? 1 : p.out_w); ++x) {
+        const long long count = dense ? static_cast<long long>(p.out_w) * p.out_c : p.out_c;
+        if (L == 16) TanhInPlaceAvx512(out_row + x * out_px, count);
+        else TanhInPlaceAvx2(out_row + x * out_px, count);
       }
     }
   }

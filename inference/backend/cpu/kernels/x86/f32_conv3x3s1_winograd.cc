@@ -6,6 +6,7 @@
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_simd.h"
+#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 
 namespace rill::inference::cpu::x86 {
 namespace {
@@ -238,13 +239,11 @@ RILL_SIMD_INLINE void OutputTransformT(const WinogradPlan& plan,
                            p.activation, out + c, row_stride, px, rows, cols);
     }
     if (p.activation == FusedActivation::kTanh) {
-#pragma GCC unroll 16
       for (int i = 0; i < rows; ++i) {
-#pragma GCC unroll 16
         for (int j = 0; j < cols; ++j) {
           float* o = out + i * row_stride + static_cast<size_t>(j) * px;
-          for (int k = 0; k < oc_n; ++k)
-            o[k] = ApplyActivation(o[k], p.activation);
+          if (simd::Lanes<Wide>() == 16) TanhInPlaceAvx512(o, oc_n);
+          else TanhInPlaceAvx2(o, oc_n);
         }
       }
     }

@@ -7,6 +7,7 @@
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
+#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 
 namespace rill::inference::cpu::x86 {
 namespace {
@@ -174,6 +175,10 @@ void WinogradF23Block(const ConvParams& p, const float* input, const WinogradF23
     const int oy = (rem / tw) * 2, ox = (rem % tw) * 2;
     float* out_n = output + static_cast<long long>(n) * p.out_h * p.out_w * px;
     const int vec_end = HasAvx2Fma() ? oc_n / 8 * 8 : 0;
+    // tanh goes over each output pixel's channels once they are written (the
+    // vector tanh); the loops below apply the other activations.
+    const bool tanh = p.activation == FusedActivation::kTanh && HasAvx2Fma();
+    const FusedActivation act = tanh ? FusedActivation::kNone : p.activation;
     for (int c = 0; c < vec_end; c += 8) {
       float y[4][8];
       OutputTransform8(m, m_pos, static_cast<size_t>(t) * oc_n + c, bias ? bias + c : nullptr, &y[0][0]);
@@ -181,7 +186,7 @@ void WinogradF23Block(const ConvParams& p, const float* input, const WinogradF23
         const int i = q / 2, j = q % 2;
         if (oy + i >= p.out_h || ox + j >= p.out_w) continue;
         float* dst = out_n + (static_cast<long long>(oy + i) * p.out_w + ox + j) * px + c;
-        for (int l = 0; l < 8; ++l) dst[l] = ApplyActivation(y[q][l], p.activation);
+        for (int l = 0; l < 8; ++l) dst[l] = ApplyActivation(y[q][l], act);
       }
     }
     for (int c = vec_end; c < oc_n; ++c) {
@@ -200,7 +205,14 @@ void WinogradF23Block(const ConvParams& p, const float* input, const WinogradF23
         if (oy + i >= p.out_h) continue;
         for (int j = 0; j < 2; ++j) {
           if (ox + j >= p.out_w) continue;
-          out_n[(static_cast<long long>(oy + i) * p.out_w + ox + j) * px + c] = ApplyActivation(y[i][j] + b, p.activation);
+          out_n[(static_cast<long long>(oy + i) * p.out_w + ox + j) * px + c] = ApplyActivation(y[i][j] + b, act);
+        }
+      }
+    }
+    if (tanh) {
+      for (int i = 0; i < 2 && oy + i < p.out_h; ++i) {
+        for (int j = 0; j < 2 && ox + j < p.out_w; ++j) {
+          TanhInPlaceAvx2(out_n + (static_cast<long long>(oy + i) * p.out_w + ox + j) * px, oc_n);
         }
       }
     }

@@ -6,6 +6,7 @@
 
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_simd.h"
+#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 
 // GCC 12's avx512fintrin.h min/max trip -Wmaybe-uninitialized (a false positive).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -42,13 +43,7 @@ __attribute__((target("avx2,fma"))) inline void InteriorPixel(const float* in, i
         acc = _mm256_fmadd_ps(_mm256_loadu_ps(row + kx * channels), _mm256_loadu_ps(f + kx * channels), acc);
       }
     }
-    if (act == FusedActivation::kTanh) {
-      alignas(32) float tmp[8];
-      _mm256_store_ps(tmp, acc);
-      for (int j = 0; j < 8; ++j) out[c + j] = ApplyActivation(tmp[j], act);
-    } else {
-      _mm256_storeu_ps(out + c, Activate(acc, act));
-    }
+    _mm256_storeu_ps(out + c, Activate(acc, act));
   }
   for (; c < channels; ++c) {
     float acc = bias ? bias[c] : 0.0f;
@@ -237,7 +232,7 @@ __attribute__((target("avx512f"))) void DwRows512(const ConvParams& p, const flo
   ox_lo = std::min(ox_lo, p.out_w);
   ox_hi = std::max(ox_lo, std::min(ox_hi, p.out_w));
   float lo_s, hi_s;
-  const bool clamp = simd::ClampBounds(p.activation, &lo_s, &hi_s);  // tanh never reaches this kernel
+  const bool clamp = simd::ClampBounds(p.activation, &lo_s, &hi_s);  // tanh comes after, per row
   const __m512 lo = _mm512_set1_ps(lo_s), hi = _mm512_set1_ps(hi_s);
   for (int oy = oy_begin; oy < oy_end;) {
     const int iy0 = oy * S - p.pad_top;
@@ -275,7 +270,7 @@ using DwRowsFn = void (*)(const ConvParams&, const float*, const float*, const f
 
 DwRowsFn PickDwRows512(const ConvParams& p) {
   if (p.dilation_h != 1 || p.dilation_w != 1 || p.kernel_h != p.kernel_w || p.stride_h != p.stride_w) return nullptr;
-  if (p.activation == FusedActivation::kTanh || p.depth_multiplier != 1) return nullptr;
+  if (p.depth_multiplier != 1) return nullptr;
   if (p.kernel_h == 3 && p.stride_h == 1) return DwRows512<3, 1>;
   if (p.kernel_h == 3 && p.stride_h == 2) return DwRows512<3, 2>;
   if (p.kernel_h == 5 && p.stride_h == 1) return DwRows512<5, 1>;
@@ -294,12 +289,13 @@ void DepthwiseConv2DAvx2(const ConvParams& p, const float* input, const float* f
   DepthwiseConv2DAvx2Rows(p, input, filter, bias, output, 0, p.batch * p.out_h);
 }
 
-__attribute__((target("avx2,fma"))) void DepthwiseConv2DAvx2Rows(const ConvParams& p, const float* input,
-                                                                  const float* filter, const float* bias,
-                                                                  float* output, int row_begin, int row_end) {
+namespace {
+
+// The rows with a clamp-type activation or none (tanh: the caller's).
+__attribute__((target("avx2,fma"))) void DwRows(const ConvParams& p, const float* input, const float* filter,
+                                                const float* bias, float* output, int row_begin, int row_end) {
   const int channels = p.out_c;
   const int vec_end = channels / 8 * 8;
-  const bool vector_act = p.activation != FusedActivation::kTanh;
   if (GetCpuFeatures().avx512f) {
     if (DwRowsFn rows_fn = PickDwRows512(p)) {
       // Row ranges are split per image of the batch.
@@ -353,13 +349,7 @@ __attribute__((target("avx2,fma"))) void DepthwiseConv2DAvx2Rows(const ConvParam
                                     _mm256_loadu_ps(f_row + kx * channels + c), acc);
             }
           }
-          if (vector_act) {
-            _mm256_storeu_ps(out + c, Activate(acc, p.activation));
-          } else {
-            alignas(32) float tmp[8];
-            _mm256_store_ps(tmp, acc);
-            for (int j = 0; j < 8; ++j) out[c + j] = ApplyActivation(tmp[j], p.activation);
-          }
+          _mm256_storeu_ps(out + c, Activate(acc, p.activation));
         }
         for (; c < channels; ++c) {
           float acc = bias ? bias[c] : 0.0f;
@@ -375,6 +365,29 @@ __attribute__((target("avx2,fma"))) void DepthwiseConv2DAvx2Rows(const ConvParam
         }
       }
     }
+  }
+}
+
+}  // namespace
+
+void DepthwiseConv2DAvx2Rows(const ConvParams& p, const float* input, const float* filter, const float* bias,
+                             float* output, int row_begin, int row_end) {
+  if (p.activation != FusedActivation::kTanh) {
+    DwRows(p, input, filter, bias, output, row_begin, row_end);
+    return;
+  }
+  // tanh: over every 4 output rows once they are written, still in cache
+  // (the rows are dense: out_w * out_c floats each).
+  ConvParams linear = p;
+  linear.activation = FusedActivation::kNone;
+  const long long row_floats = static_cast<long long>(p.out_w) * p.out_c;
+  const bool avx512 = GetCpuFeatures().avx512f;
+  for (int row = row_begin; row < row_end; row += 4) {
+    const int end = std::min(row + 4, row_end);
+    DwRows(linear, input, filter, bias, output, row, end);
+    float* y = output + row * row_floats;
+    if (avx512) TanhInPlaceAvx512(y, (end - row) * row_floats);
+    else TanhInPlaceAvx2(y, (end - row) * row_floats);
   }
 }
 

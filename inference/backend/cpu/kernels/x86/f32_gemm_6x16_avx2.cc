@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
+
 namespace rill::inference::cpu::x86 {
 
 size_t PackedWeightsFloats(int n, int k) {
@@ -102,13 +104,10 @@ __attribute__((target("avx2,fma"))) void MicroKernel(int k, const float* a, int 
       for (int j = 0; j < nr; ++j) c[static_cast<size_t>(r) * ldc + j] = tmp[j];
     }
   }
+  // tanh on the stored rows, still in L1 (in registers it would inline the
+  // function 2 * MR times into every kernel).
   if (act == FusedActivation::kTanh) {
-    for (int r = 0; r < MR; ++r) {
-      for (int j = 0; j < nr; ++j) {
-        float& v = c[static_cast<size_t>(r) * ldc + j];
-        v = ApplyActivation(v, act);
-      }
-    }
+    for (int r = 0; r < MR; ++r) TanhInPlaceAvx2(c + static_cast<size_t>(r) * ldc, nr);
   }
 }
 

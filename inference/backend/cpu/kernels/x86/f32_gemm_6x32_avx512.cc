@@ -2,7 +2,9 @@
 
 #include <immintrin.h>
 
+#include "inference/backend/cpu/kernels/x86/f32_math.h"
 #include "inference/backend/cpu/kernels/x86/f32_simd.h"
+#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 
 // GCC 12's avx512fintrin.h builds min/max on _mm512_undefined_ps(), which
 // -Wmaybe-uninitialized flags inside inlined intrinsics (a false positive).
@@ -115,13 +117,10 @@ __attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, con
 #pragma GCC unroll 2
     for (int v = 0; v < NB; ++v) _mm512_mask_storeu_ps(c + static_cast<size_t>(r) * ldc + 16 * v, mask[v], acc[v][r]);
   }
+  // tanh on the stored rows, still in L1 (in registers it would inline the
+  // function NB * MR times into every kernel).
   if (act == FusedActivation::kTanh) {
-    for (int r = 0; r < MR; ++r) {
-      for (int j = 0; j < nr; ++j) {
-        float& v = c[static_cast<size_t>(r) * ldc + j];
-        v = ApplyActivation(v, act);
-      }
-    }
+    for (int r = 0; r < MR; ++r) TanhInPlaceAvx512(c + static_cast<size_t>(r) * ldc, nr);
   }
 }
 
@@ -258,12 +257,12 @@ __attribute__((target("avx512f"))) void GemvF32Avx512(int n, int k, const float*
     if (clamp) {
       y0 = _mm512_min_ps(_mm512_max_ps(y0, lo), hi);
       y1 = _mm512_min_ps(_mm512_max_ps(y1, lo), hi);
+    } else if (activation == FusedActivation::kTanh) {
+      y0 = vmath::Tanh(y0);
+      y1 = vmath::Tanh(y1);
     }
     _mm512_mask_storeu_ps(y + col, m0, y0);
     _mm512_mask_storeu_ps(y + col + 16, m1, y1);
-    if (activation == FusedActivation::kTanh) {
-      for (int j = 0; j < nr; ++j) y[col + j] = ApplyActivation(y[col + j], activation);
-    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_simd.h"
+#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 
 namespace rill::inference::cpu::x86 {
 namespace {
@@ -48,11 +49,11 @@ __attribute__((target("avx2,fma"))) void BiasActivationRow(float* c,
     if (bias) v += simd::Load<F8>(bias + i);
     simd::Store(c + i, simd::Clamp(v, act));
   }
+  const bool tanh = act == FusedActivation::kTanh;
   for (; i < n; ++i)
-    c[i] = ApplyActivation(c[i] + (bias ? bias[i] : 0.0f), act);
-  if (act == FusedActivation::kTanh) {
-    for (i = 0; i < n / 8 * 8; ++i) c[i] = ApplyActivation(c[i], act);
-  }
+    c[i] = ApplyActivation(c[i] + (bias ? bias[i] : 0.0f),
+                           tanh ? FusedActivation::kNone : act);
+  if (tanh) TanhInPlaceAvx2(c, n);
 }
 
 // One operand: a rows x cols block of a matrix, read as zero outside its
