@@ -34,6 +34,7 @@ const char* OpTypeName(OpType type) {
     case OpType::kClamp: return "CLAMP";
     case OpType::kLeakyRelu: return "LEAKY_RELU";
     case OpType::kHardSigmoid: return "HARD_SIGMOID";
+    case OpType::kSilu: return "SILU";
     case OpType::kSoftmax: return "SOFTMAX";
     case OpType::kTranspose: return "TRANSPOSE";
     case OpType::kSlice: return "SLICE";

@@ -45,6 +45,7 @@ enum class OpType {
   kClamp,      // attrs.clamp_min/clamp_max
   kLeakyRelu,  // attrs.alpha
   kHardSigmoid,  // max(0, min(1, alpha*x + beta))
+  kSilu,       // x * logistic(x) (made by the optimizer from MUL(x, LOGISTIC(x)))
   kSoftmax,    // attrs.axis
   kTranspose,  // attrs.perm
   // Strided slice, any rank <= 6: attrs.slice_start/end/step per axis

@@ -437,6 +437,7 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes) cons
       case OpType::kClamp:
       case OpType::kLeakyRelu:
       case OpType::kHardSigmoid:
+      case OpType::kSilu:
       case OpType::kRelu:
       case OpType::kRelu6:
       case OpType::kHardSwish:

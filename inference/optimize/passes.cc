@@ -181,7 +181,7 @@ int FoldAffineIntoConv(ir::Graph* g) {
   return folded;
 }
 
-int FuseHardSwish(ir::Graph* g) {
+int FuseGatedActivations(ir::Graph* g) {
   const std::vector<int> producer = Producers(*g);
   const std::vector<int> readers = ReaderCounts(*g);
   std::vector<bool> dead(g->nodes.size(), false);
@@ -193,10 +193,18 @@ int FuseHardSwish(ir::Graph* g) {
       const int gate = mul.inputs[side], x = mul.inputs[1 - side];
       const int h = gate >= 0 ? producer[gate] : -1;
       if (h < 0 || dead[h] || SoleReader(*g, readers, gate) != static_cast<int>(i)) continue;
-      const Node& hs = g->nodes[h];
-      if (hs.type != OpType::kHardSigmoid || hs.inputs.size() != 1 || hs.inputs[0] != x) continue;
-      if (std::fabs(hs.attrs.alpha - 1.0f / 6.0f) > 1e-6f || hs.attrs.beta != 0.5f) continue;
-      mul.type = OpType::kHardSwish;
+      const Node& gn = g->nodes[h];
+      if (gn.inputs.size() != 1 || gn.inputs[0] != x || gn.attrs.activation != ir::Activation::kNone) continue;
+      OpType fused_type;
+      if (gn.type == OpType::kLogistic) {
+        fused_type = OpType::kSilu;
+      } else if (gn.type == OpType::kHardSigmoid && std::fabs(gn.attrs.alpha - 1.0f / 6.0f) <= 1e-6f &&
+                 gn.attrs.beta == 0.5f) {
+        fused_type = OpType::kHardSwish;
+      } else {
+        continue;
+      }
+      mul.type = fused_type;
       mul.inputs = {x};
       mul.attrs = ir::OpAttrs{};
       dead[h] = true;
@@ -447,7 +455,7 @@ Status Optimize(ir::Graph* g) {
   for (int round = 0; round < 4; ++round) {
     int changes = FoldPadIntoConv(g);
     changes += FoldAffineIntoConv(g);
-    changes += FuseHardSwish(g);
+    changes += FuseGatedActivations(g);
     changes += FuseActivations(g);
     changes += FuseResidualAdd(g);
     changes += RemoveDeadNodes(g);

@@ -18,10 +18,12 @@ int FoldAffineIntoConv(ir::Graph* g);
 // RELU / RELU6 / clamps to [0,6] or [-1,1] after an op with a fused
 // activation slot become that slot.
 int FuseActivations(ir::Graph* g);
+// Self-gated activations, when the gate's only reader is the MUL:
 // MUL(x, HARD_SIGMOID(x)) with alpha 1/6 and beta 1/2 (how PyTorch exports
-// Hardswish before opset 14) becomes HARD_SWISH(x), when the HARD_SIGMOID's
-// only reader is the MUL.
-int FuseHardSwish(ir::Graph* g);
+// Hardswish before opset 14) becomes HARD_SWISH(x); MUL(x, LOGISTIC(x))
+// (SiLU / Swish: EfficientNet) becomes SILU(x), one pass over the tensor
+// instead of two and the same bits.
+int FuseGatedActivations(ir::Graph* g);
 // conv -> ADD(skip) [-> activation] becomes one CONV_2D whose fourth input is
 // the skip (added in the conv's epilogue, before its activation); a skip that
 // is a zero PAD of the channel axis alone (BlazeFace) is read unpadded. The

@@ -586,17 +586,58 @@ TEST(HardSwishFusionTest, MulOfHardSigmoidBecomesHardSwish) {
   for (bool gate_first : {false, true}) {
     ir::Graph raw = build(1.0f / 6.0f, gate_first, false, false);
     ir::Graph fused = raw;
-    ASSERT_EQ(optimize::FuseHardSwish(&fused), 1);
+    ASSERT_EQ(optimize::FuseGatedActivations(&fused), 1);
     ASSERT_EQ(fused.nodes.size(), 1u);
     EXPECT_EQ(fused.nodes[0].type, ir::OpType::kHardSwish);
     ExpectSameOutputs(raw, fused);
   }
   ir::Graph other_alpha = build(0.2f, false, false, false);
-  EXPECT_EQ(optimize::FuseHardSwish(&other_alpha), 0);
+  EXPECT_EQ(optimize::FuseGatedActivations(&other_alpha), 0);
   ir::Graph twice = build(1.0f / 6.0f, false, true, false);
-  EXPECT_EQ(optimize::FuseHardSwish(&twice), 0);
+  EXPECT_EQ(optimize::FuseGatedActivations(&twice), 0);
   ir::Graph other = build(1.0f / 6.0f, true, false, true);
-  EXPECT_EQ(optimize::FuseHardSwish(&other), 0);
+  EXPECT_EQ(optimize::FuseGatedActivations(&other), 0);
+}
+
+}  // namespace
+}  // namespace rill::inference
+
+namespace rill::inference {
+namespace {
+
+// x * LOGISTIC(x) (SiLU / Swish, EfficientNet's activation) becomes one SILU,
+// either operand order, with the same bits as the two ops it replaces under
+// both kernel policies; a gate read elsewhere, or of another tensor, stays.
+TEST(SiluFusionTest, MulOfLogisticBecomesSilu) {
+  auto build = [](bool gate_first, bool gate_read_twice, bool other_tensor) {
+    Builder b;
+    const int x = b.Activation("x", {2, 9, 7, 20});
+    b.g.inputs = {x};
+    const int src = other_tensor ? b.Op(ir::OpType::kRelu, "r", {x}, {2, 9, 7, 20}) : x;
+    const int s = b.Op(ir::OpType::kLogistic, "s", {x}, {2, 9, 7, 20});
+    b.g.outputs = {b.Op(ir::OpType::kMul, "y", gate_first ? std::vector<int>{s, src} : std::vector<int>{src, s},
+                        {2, 9, 7, 20})};
+    if (gate_read_twice) b.g.outputs.push_back(s);
+    return b.g;
+  };
+  for (bool gate_first : {false, true}) {
+    ir::Graph raw = build(gate_first, false, false);
+    ir::Graph fused = raw;
+    ASSERT_EQ(optimize::FuseGatedActivations(&fused), 1);
+    ASSERT_EQ(fused.nodes.size(), 1u);
+    EXPECT_EQ(fused.nodes[0].type, ir::OpType::kSilu);
+    EXPECT_NE(KernelOf(fused, ir::OpType::kSilu).find("silu_avx"), std::string::npos);
+    for (int threads : {1, 2}) {
+      const auto [raw_ref, raw_auto] = RunBothPolicies(raw, threads);
+      const auto [fused_ref, fused_auto] = RunBothPolicies(fused, threads);
+      EXPECT_EQ(raw_ref, fused_ref) << "reference, threads " << threads;
+      EXPECT_EQ(raw_auto, fused_auto) << "optimized, threads " << threads;
+    }
+  }
+  ir::Graph twice = build(false, true, false);
+  EXPECT_EQ(optimize::FuseGatedActivations(&twice), 0);
+  ir::Graph other = build(true, false, true);
+  EXPECT_EQ(optimize::FuseGatedActivations(&other), 0);
 }
 
 }  // namespace

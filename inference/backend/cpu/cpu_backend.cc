@@ -32,6 +32,7 @@ class CpuBackend : public Backend {
       case OpType::kClamp:
       case OpType::kLeakyRelu:
       case OpType::kHardSigmoid:
+      case OpType::kSilu:
       case OpType::kRelu:
       case OpType::kRelu6:
       case OpType::kHardSwish:

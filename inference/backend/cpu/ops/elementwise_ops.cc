@@ -110,6 +110,7 @@ class UnaryOp : public CpuOp {
       case ir::OpType::kClamp: return "clamp_ref";
       case ir::OpType::kLeakyRelu: return "leaky_relu_ref";
       case ir::OpType::kHardSigmoid: return "hard_sigmoid_ref";
+      case ir::OpType::kSilu: return !fast_ ? "silu_ref" : avx512_ ? "silu_avx512" : "silu_avx2";
       default: return !fast_ ? "logistic_ref" : avx512_ ? "logistic_avx512" : "logistic_avx2";
     }
   }
@@ -138,6 +139,11 @@ class UnaryOp : public CpuOp {
         case ir::OpType::kClamp: ClampRef(n, attrs().clamp_min, attrs().clamp_max, in, out); break;
         case ir::OpType::kLeakyRelu: LeakyReluRef(n, attrs().alpha, in, out); break;
         case ir::OpType::kHardSigmoid: HardSigmoidRef(n, attrs().alpha, attrs().beta, in, out); break;
+        case ir::OpType::kSilu:
+          if (avx512_) x86::SiluAvx512(n, in, out);
+          else if (fast_) x86::SiluAvx2(n, in, out);
+          else SiluRef(n, in, out);
+          break;
         default:
           if (avx512_) x86::LogisticAvx512(n, in, out);
           else if (fast_) x86::LogisticAvx2(n, in, out);
@@ -149,8 +155,8 @@ class UnaryOp : public CpuOp {
 
  private:
   long long n_ = 0;
-  bool fast_ = false;    // AVX2 kernels where there are some (HARD_SWISH, LOGISTIC)
-  bool avx512_ = false;  // LOGISTIC on 16 lanes (the same results as AVX2, faster)
+  bool fast_ = false;    // AVX2 kernels where there are some (HARD_SWISH, LOGISTIC, SILU)
+  bool avx512_ = false;  // LOGISTIC, SILU on 16 lanes (the same results as AVX2, faster)
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Reference unary activations (RELU, RELU6, HARD_SWISH, LOGISTIC, CLAMP,
-// LEAKY_RELU, HARD_SIGMOID). Each has
+// LEAKY_RELU, HARD_SIGMOID, SILU). Each has
 // its own .cc; they share this header because they share a signature.
 #ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_REF_ACTIVATIONS_H_
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_REF_ACTIVATIONS_H_
@@ -18,6 +18,8 @@ void ClampRef(long long n, float lo, float hi, const float* in, float* out);
 void LeakyReluRef(long long n, float alpha, const float* in, float* out);
 // max(0, min(1, alpha * x + beta))
 void HardSigmoidRef(long long n, float alpha, float beta, const float* in, float* out);
+// x * (1 / (1 + exp(-x))): LOGISTIC then MUL, the same operations
+void SiluRef(long long n, const float* in, float* out);
 
 }  // namespace rill::inference::cpu
 

@@ -33,6 +33,32 @@ __attribute__((target("avx512f"))) void LogisticAvx512(long long n, const float*
   }
 }
 
+__attribute__((target("avx2,fma"))) void SiluAvx2(long long n, const float* in, float* out) {
+  long long i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(in + i);
+    _mm256_storeu_ps(out + i, _mm256_mul_ps(x, vmath::Sigmoid(x)));
+  }
+  if (i < n) {
+    const __m256i m = vmath::TailMask(static_cast<int>(n - i));
+    const __m256 x = _mm256_maskload_ps(in + i, m);
+    _mm256_maskstore_ps(out + i, m, _mm256_mul_ps(x, vmath::Sigmoid(x)));
+  }
+}
+
+__attribute__((target("avx512f"))) void SiluAvx512(long long n, const float* in, float* out) {
+  long long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 x = _mm512_loadu_ps(in + i);
+    _mm512_storeu_ps(out + i, _mm512_mul_ps(x, vmath::Sigmoid(x)));
+  }
+  if (i < n) {
+    const __mmask16 m = simd::LaneMask(static_cast<int>(n - i));
+    const __m512 x = _mm512_maskz_loadu_ps(m, in + i);
+    _mm512_mask_storeu_ps(out + i, m, _mm512_mul_ps(x, vmath::Sigmoid(x)));
+  }
+}
+
 __attribute__((target("avx2,fma"))) void TanhInPlaceAvx2(float* x, long long n) {
   long long i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, vmath::Tanh(_mm256_loadu_ps(x + i)));

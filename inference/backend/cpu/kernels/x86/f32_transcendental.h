@@ -13,6 +13,11 @@ namespace rill::inference::cpu::x86 {
 void LogisticAvx2(long long n, const float* in, float* out);
 void LogisticAvx512(long long n, const float* in, float* out);
 
+// SILU: out[i] = in[i] * sigmoid(in[i]) with LOGISTIC's sigmoid (the same
+// bits as LOGISTIC followed by MUL), in == out allowed.
+void SiluAvx2(long long n, const float* in, float* out);
+void SiluAvx512(long long n, const float* in, float* out);
+
 // x[i] = tanh(x[i]) for i < n (the fused kTanh activation on a row a kernel
 // has just written). <= 2 ulp.
 void TanhInPlaceAvx2(float* x, long long n);
