@@ -36,6 +36,7 @@ const char* OpTypeName(OpType type) {
     case OpType::kHardSigmoid: return "HARD_SIGMOID";
     case OpType::kSoftmax: return "SOFTMAX";
     case OpType::kTranspose: return "TRANSPOSE";
+    case OpType::kResizeBicubic: return "RESIZE_BICUBIC";
     case OpType::kDepthwiseBlock: return "DEPTHWISE_BLOCK";
   }
   return "UNKNOWN";

@@ -369,12 +369,13 @@ TEST(ResizeBilinearRefTest, OnnxScaleDividesCoordinates) {
   p.in_w = 9;
   p.out_w = 13;
   p.scale_w = 1.5f;
+  p.coordinate = ir::ResizeCoordinate::kAsymmetric;
   std::vector<float> x(9), y(13);
   for (int i = 0; i < 9; ++i) x[i] = static_cast<float>(i);
   ResizeBilinearRef(p, x.data(), y.data());  // asymmetric: column o reads o / 1.5
   for (int o = 0; o < 12; ++o) EXPECT_FLOAT_EQ(y[o], o / 1.5f) << o;
   EXPECT_FLOAT_EQ(y[12], 8.0f);  // 12 / 1.5 = 8, the last column
-  p.half_pixel_centers = true;   // (o + 0.5) / 1.5 - 0.5
+  p.coordinate = ir::ResizeCoordinate::kHalfPixel;  // (o + 0.5) / 1.5 - 0.5
   ResizeBilinearRef(p, x.data(), y.data());
   EXPECT_FLOAT_EQ(y[0], 0.0f);  // -0.17 clamps to column 0
   EXPECT_NEAR(y[5], 5.5f / 1.5f - 0.5f, 1e-6f);
@@ -417,16 +418,16 @@ TEST(ResizeNearestRefTest, ChannelsRowsAndOnnxModes) {
   std::vector<float> y(16);
   ResizeNearestRef(p, x.data(), y.data());
   EXPECT_THAT(y, ElementsAre(1, 2, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 3, 4));
-  p.coordinate = ir::NearestCoordinate::kHalfPixel;  // rows (o + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25
+  p.coordinate = ir::ResizeCoordinate::kHalfPixel;  // rows (o + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25
   p.rounding = ir::NearestRounding::kRoundPreferFloor;
-  EXPECT_EQ(NearestSourceIndex(p, 0, 2, 4, 2.0f), 0);
-  EXPECT_EQ(NearestSourceIndex(p, 2, 2, 4, 2.0f), 1);
-  p.coordinate = ir::NearestCoordinate::kAsymmetric;  // 3 / 2 = 1.5: the tie
-  EXPECT_EQ(NearestSourceIndex(p, 3, 3, 6, 2.0f), 1);
+  EXPECT_EQ(NearestSourceIndex(p, ResizeAxis{2, 4, 2.0f}, 0), 0);
+  EXPECT_EQ(NearestSourceIndex(p, ResizeAxis{2, 4, 2.0f}, 2), 1);
+  p.coordinate = ir::ResizeCoordinate::kAsymmetric;  // 3 / 2 = 1.5: the tie
+  EXPECT_EQ(NearestSourceIndex(p, ResizeAxis{3, 6, 2.0f}, 3), 1);
   p.rounding = ir::NearestRounding::kRoundPreferCeil;
-  EXPECT_EQ(NearestSourceIndex(p, 3, 3, 6, 2.0f), 2);
+  EXPECT_EQ(NearestSourceIndex(p, ResizeAxis{3, 6, 2.0f}, 3), 2);
   p.rounding = ir::NearestRounding::kCeil;
-  EXPECT_EQ(NearestSourceIndex(p, 5, 3, 6, 2.0f), 2);  // ceil(2.5) = 3 clamps to 2
+  EXPECT_EQ(NearestSourceIndex(p, ResizeAxis{3, 6, 2.0f}, 5), 2);  // ceil(2.5) = 3 clamps to 2
 }
 
 TEST(ConcatenationRefTest, Axis1AndLastAxis) {
