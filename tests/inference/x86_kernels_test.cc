@@ -378,12 +378,14 @@ TEST_F(X86KernelsTest, ResizeSeparableMatchesReference) {
           std::vector<float> want(out_size);
           ResizeSeparableRef(p, rows, cols, x.data(), want.data());
           const int total = p.batch * p.out_h;
+          std::vector<float> scratch(x86::ResizeSeparableScratchFloats(p, rows) + 16);
+          float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
           for (int body = 0; body < (avx512 ? 2 : 1); ++body) {
             auto run = body ? x86::ResizeSeparableRowsAvx512 : x86::ResizeSeparableRowsAvx2;
             std::vector<float> got(out_size, 123.0f), split(out_size, 321.0f);
-            run(p, rows, cols, x.data(), got.data(), 0, total);
-            run(p, rows, cols, x.data(), split.data(), 0, total / 2);
-            run(p, rows, cols, x.data(), split.data(), total / 2, total);
+            run(p, rows, cols, x.data(), got.data(), 0, total, aligned);
+            run(p, rows, cols, x.data(), split.data(), 0, total / 2, aligned);
+            run(p, rows, cols, x.data(), split.data(), total / 2, total, aligned);
             const std::string what = std::string(body ? "avx512" : "avx2") + " channels " + std::to_string(channels) +
                                      " filter " + std::to_string(static_cast<int>(filter)) + " variant " +
                                      std::to_string(variant) + " out " + std::to_string(p.out_h) + "x" +

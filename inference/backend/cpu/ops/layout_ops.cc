@@ -141,13 +141,15 @@ class DepthToSpaceOp : public CpuOp {
 };
 
 // Base of the ops that run separable resampling (RESIZE_BICUBIC, an
-// antialiased RESIZE_BILINEAR): taps at resize, output rows over the threads.
+// antialiased RESIZE_BILINEAR): taps at resize; output rows in pieces over
+// the threads, each thread with its own cache of resampled rows (scratch).
 class ResizeSeparableOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
+  size_t scratch_bytes() const override { return fast_ ? scratch_floats_ * threads() * sizeof(float) : 0; }
 
  protected:
-  void PrepareSeparable(ResizeFilter filter) {
+  void PrepareSeparable(ResizeFilter filter, bool fast) {
     const ir::OpAttrs& a = attrs();
     sp_ = ResizeSeparableParams{};
     SetNhwcSizes(&sp_);
@@ -164,23 +166,32 @@ class ResizeSeparableOp : public CpuOp {
     sp_.exclude_outside = a.exclude_outside;
     ComputeResizeSeparableTaps(sp_, true, &rows_);
     ComputeResizeSeparableTaps(sp_, false, &cols_);
+    fast_ = fast;
+    scratch_floats_ = fast ? x86::ResizeSeparableScratchFloats(sp_, rows_) : 0;
   }
-  void RunSeparable(bool fast) {
+  void RunSeparable() {
     const float* x = In(0);
     float* y = Out();
-    if (!fast) {
+    if (!fast_) {
       ResizeSeparableRef(sp_, rows_, cols_, x, y);
       return;
     }
     const long long rows = static_cast<long long>(sp_.batch) * sp_.out_h;
-    const long long work = rows * sp_.out_w * sp_.channels * rows_.taps * cols_.taps;
-    ParallelRange(rows, 1, work, [&](long long begin, long long end) {
-      x86::ResizeSeparableRows(sp_, rows_, cols_, x, y, static_cast<int>(begin), static_cast<int>(end));
-    });
+    const long long work = rows * sp_.out_w * sp_.channels * rows_.taps;
+    const int pieces =
+        threads() <= 1 || work < kMinParallelElements ? 1 : static_cast<int>(std::min<long long>(rows, 2LL * threads()));
+    auto piece = [&](int i, int thread) {
+      x86::ResizeSeparableRows(sp_, rows_, cols_, x, y, static_cast<int>(rows * i / pieces),
+                               static_cast<int>(rows * (i + 1) / pieces),
+                               static_cast<float*>(scratch_) + scratch_floats_ * thread);
+    };
+    ParallelFor(pieces, piece);
   }
 
   ResizeSeparableParams sp_;
   ResizeTaps rows_, cols_;
+  bool fast_ = false;
+  size_t scratch_floats_ = 0;  // per thread
 };
 
 class ResizeBilinearOp : public ResizeSeparableOp {
@@ -193,12 +204,14 @@ class ResizeBilinearOp : public ResizeSeparableOp {
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     const ir::OpAttrs& a = attrs();
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
+    const bool fast = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
     if (a.antialias) {
       if (a.resize_coordinate == ir::ResizeCoordinate::kTflite) return Error("antialias needs an ONNX coordinate transform");
-      PrepareSeparable(ResizeFilter::kAntialiasLinear);
+      PrepareSeparable(ResizeFilter::kAntialiasLinear, fast);
       return Status::Ok();
     }
+    fast_ = fast;
+    scratch_floats_ = 0;
     p_ = ResizeParams{};
     SetNhwcSizes(&p_);
     p_.coordinate = a.resize_coordinate;
@@ -215,14 +228,13 @@ class ResizeBilinearOp : public ResizeSeparableOp {
     return Status::Ok();
   }
   void Run() override {
-    if (attrs().antialias) RunSeparable(fast_);
+    if (attrs().antialias) RunSeparable();
     else if (fast_) x86::ResizeBilinearAvx2(p_, y_taps_.data(), x_taps_.data(), In(0), Out());
     else ResizeBilinearRef(p_, In(0), Out());
   }
 
  private:
   ResizeParams p_;
-  bool fast_ = false;
   std::vector<x86::ResizeTap> y_taps_, x_taps_;
 };
 
@@ -236,14 +248,11 @@ class ResizeBicubicOp : public ResizeSeparableOp {
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     if (attrs().resize_coordinate == ir::ResizeCoordinate::kTflite) return Error("needs an ONNX coordinate transform");
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
-    PrepareSeparable(attrs().antialias ? ResizeFilter::kAntialiasCubic : ResizeFilter::kCubic);
+    PrepareSeparable(attrs().antialias ? ResizeFilter::kAntialiasCubic : ResizeFilter::kCubic,
+                     args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma());
     return Status::Ok();
   }
-  void Run() override { RunSeparable(fast_); }
-
- private:
-  bool fast_ = false;
+  void Run() override { RunSeparable(); }
 };
 
 class ResizeNearestOp : public CpuOp {
