@@ -101,8 +101,9 @@ void AntialiasTaps(const ResizeSeparableParams& p, const ResizeAxis& axis, Resiz
     const float inv_total = total == 0.0f ? 1.0f : 1.0f / total;
     const int64_t count = std::min<int64_t>(std::max<int64_t>(max_cut - min_cut, 0), window);
     for (int64_t x = 0; x < window; ++x) {
-      t->index[o * window + x] = static_cast<int>(std::clamp<int64_t>(min_cut + std::min(x, count - 1), 0, in - 1));
-      t->weight[o * window + x] = x < count ? w[x] * inv_total : 0.0f;
+      const size_t at = static_cast<size_t>(o) * window + x;
+      t->index[at] = static_cast<int>(std::clamp<int64_t>(min_cut + std::min(x, count - 1), 0, in - 1));
+      t->weight[at] = x < count ? w[x] * inv_total : 0.0f;
     }
     t->divisor[o] = 1.0f;
   }

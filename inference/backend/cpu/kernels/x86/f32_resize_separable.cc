@@ -30,6 +30,27 @@ RILL_SIMD_INLINE void WBlock(const float* row, long long channels, const int* xi
   for (int k = 0; k < K; ++k) simd::Store<V>(o + k * L, r[k]);
 }
 
+// The last `rem` (< the vector's lanes) channels of WBlock, in one masked
+// vector: a pixel of 3 channels takes one FMA per tap, not three.
+__attribute__((target("avx512f"))) inline void WTail(const float* row, long long channels, const int* xi,
+                                                     const float* xw, int tx, float* o, int rem, simd::F16*) {
+  const __mmask16 mask = simd::LaneMask(rem);
+  __m512 r = _mm512_setzero_ps();
+  for (int j = 0; j < tx; ++j) {
+    r = _mm512_fmadd_ps(_mm512_set1_ps(xw[j]), _mm512_maskz_loadu_ps(mask, row + xi[j] * channels), r);
+  }
+  _mm512_mask_storeu_ps(o, mask, r);
+}
+__attribute__((target("avx2,fma"))) inline void WTail(const float* row, long long channels, const int* xi,
+                                                    const float* xw, int tx, float* o, int rem, simd::F8*) {
+  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(rem), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  __m256 r = _mm256_setzero_ps();
+  for (int j = 0; j < tx; ++j) {
+    r = _mm256_fmadd_ps(_mm256_set1_ps(xw[j]), _mm256_maskload_ps(row + xi[j] * channels, mask), r);
+  }
+  _mm256_maskstore_ps(o, mask, r);
+}
+
 // Input row `row` resampled along W into `dst` (out_w * channels floats).
 template <class V>
 RILL_SIMD_INLINE void ResampleW(const ResizeSeparableParams& p, const ResizeTaps& cols, const float* row, float* dst) {
@@ -42,10 +63,7 @@ RILL_SIMD_INLINE void ResampleW(const ResizeSeparableParams& p, const ResizeTaps
     long long c = 0;
     for (; c + 4 * L <= c_n; c += 4 * L) WBlock<V, 4>(row + c, c_n, xi, xw, cols.taps, o + c);
     for (; c + L <= c_n; c += L) WBlock<V, 1>(row + c, c_n, xi, xw, cols.taps, o + c);
-    if constexpr (L > 8) {
-      for (; c + 8 <= c_n; c += 8) WBlock<simd::F8, 1>(row + c, c_n, xi, xw, cols.taps, o + c);
-    }
-    for (; c < c_n; ++c) WBlock<float, 1>(row + c, c_n, xi, xw, cols.taps, o + c);
+    if (c < c_n) WTail(row + c, c_n, xi, xw, cols.taps, o + c, static_cast<int>(c_n - c), static_cast<V*>(nullptr));
   }
 }
 
