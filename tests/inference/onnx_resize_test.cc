@@ -660,6 +660,15 @@ TEST(OnnxResizeTest, UnsupportedAttributesAreErrorsNamingTheNode) {
   rc.extra_attribute = "sharpness";
   add("unknown attribute", rc);
   rc = ResizeCase();
+  rc.nearest_mode = "sideways";
+  rc.sizes = {1, 3, 5, 7};  // as large as the input: copied, but the attribute is still checked
+  add("nearest_mode of a copy", rc);
+  rc = ResizeCase();
+  rc.opset = 18;
+  rc.policy = "not_too_big";
+  rc.scales = {1, 1, 2, 2};  // the policy changes sizes only, its value is still checked
+  add("keep_aspect_ratio_policy with scales", rc);
+  rc = ResizeCase();
   rc.opset = 10;
   rc.mode = "cubic";
   add("cubic before opset 11", rc);
@@ -667,6 +676,7 @@ TEST(OnnxResizeTest, UnsupportedAttributesAreErrorsNamingTheNode) {
   rc.mode = "cubic";
   rc.cubic_coeff_a = std::numeric_limits<float>::infinity();
   add("cubic_coeff_a", rc);
+  EXPECT_EQ(cases.size(), 28u);
   int i = 2000;
   for (const auto& [why, c] : cases) {
     const std::string path = WriteModel(c, "bad_" + std::to_string(i++) + ".onnx");

@@ -991,7 +991,10 @@ class Importer {
                                           n == "cubic_coeff_a" || n == "exclude_outside" ||
                                           n == "extrapolation_value")) ||
                          (opset18 && (n == "antialias" || n == "axes" || n == "keep_aspect_ratio_policy"));
-      if (!known) return Unsupported("attribute '" + n + "' (not one of " + node.op_type() + "-" + std::to_string(opset_) + "'s)");
+      if (!known) {
+        return Unsupported("attribute '" + n + "' (not one of " + node.op_type() + "-" +
+                           std::to_string(opset_) + "'s)");
+      }
     }
     std::string mode = AttrString(node, "mode", "nearest");
     if (mode == "bilinear") mode = "linear";  // older converters' spelling
@@ -1001,7 +1004,9 @@ class Importer {
     const int64_t antialias = AttrInt(node, "antialias", 0);
     const int64_t exclude_outside = AttrInt(node, "exclude_outside", 0);
     if (antialias != 0 && antialias != 1) return Unsupported("antialias " + std::to_string(antialias));
-    if (exclude_outside != 0 && exclude_outside != 1) return Unsupported("exclude_outside " + std::to_string(exclude_outside));
+    if (exclude_outside != 0 && exclude_outside != 1) {
+      return Unsupported("exclude_outside " + std::to_string(exclude_outside));
+    }
     if (antialias && mode == "nearest") return Unsupported("antialias=1 with mode nearest");
     if (exclude_outside && !(mode == "cubic" || (mode == "linear" && antialias))) {
       return Unsupported("exclude_outside=1 with mode " + mode + (antialias ? "" : " without antialias"));
@@ -1027,6 +1032,21 @@ class Importer {
       coordinate = it->second;
     }
     const bool crop = coordinate == ir::ResizeCoordinate::kTfCropAndResize;
+    ir::NearestRounding rounding = ir::NearestRounding::kSimple;  // ONNX Runtime's rounding before opset 11
+    if (!old_resize) {
+      const std::string nm = AttrString(node, "nearest_mode", "round_prefer_floor");
+      if (nm == "round_prefer_floor") rounding = ir::NearestRounding::kRoundPreferFloor;
+      else if (nm == "round_prefer_ceil") rounding = ir::NearestRounding::kRoundPreferCeil;
+      else if (nm == "floor") rounding = ir::NearestRounding::kFloor;
+      else if (nm == "ceil") rounding = ir::NearestRounding::kCeil;
+      else return Unsupported("nearest_mode '" + nm + "'");
+    }
+    // keep_aspect_ratio_policy changes sizes only (below), but a value
+    // outside the three is an error whatever is given.
+    const std::string policy = AttrString(node, "keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+      return Unsupported("keep_aspect_ratio_policy '" + policy + "'");
+    }
 
     RILL_INF_ASSIGN_OR_RETURN(int xi, ToNhwc(x));
     const Shape s = ShapeOf(xi);  // N H W C
@@ -1087,11 +1107,7 @@ class Importer {
         // keep_aspect_ratio_policy (sizes only): one scale for the named axes
         // (all when axes is absent), the smallest or the largest, and their
         // sizes round(scale * in).
-        const std::string policy = AttrString(node, "keep_aspect_ratio_policy", "stretch");
         if (policy != "stretch") {
-          if (policy != "not_larger" && policy != "not_smaller") {
-            return Unsupported("keep_aspect_ratio_policy '" + policy + "'");
-          }
           if (std::any_of(axes_attr.begin(), axes_attr.end(), [](int64_t v) { return v < 0; })) {
             // ONNX Runtime 1.30 matches the policy's axes without normalizing
             // them: with negative axes it returns the input's size.
@@ -1127,7 +1143,7 @@ class Importer {
     ir::OpAttrs a;
     a.resize_coordinate = coordinate;
     // Coordinates divide by the model's scales (0: out / in), as in ONNX Runtime.
-    const bool given_scales = !from_sizes || AttrString(node, "keep_aspect_ratio_policy", "stretch") != "stretch";
+    const bool given_scales = !from_sizes || policy != "stretch";
     a.scale_h = given_scales ? scales[2] : 0.0f;
     a.scale_w = given_scales ? scales[3] : 0.0f;
     if (crop) {
@@ -1146,7 +1162,9 @@ class Importer {
       for (float r : roi) {
         if (!(std::fabs(r) <= 1e6f)) return Unsupported("roi values must be finite, at most 1e6");
       }
-      if (roi[0] != 0 || roi[1] != 0 || roi[4] != 1 || roi[5] != 1) return Unsupported("roi must keep N and C whole (0 to 1)");
+      if (roi[0] != 0 || roi[1] != 0 || roi[4] != 1 || roi[5] != 1) {
+        return Unsupported("roi must keep N and C whole (0 to 1)");
+      }
       a.roi_start_h = roi[2];
       a.roi_start_w = roi[3];
       a.roi_end_h = roi[6];
@@ -1166,16 +1184,7 @@ class Importer {
     OpType type = OpType::kResizeBilinear;
     if (mode == "nearest") {
       type = OpType::kResizeNearest;
-      if (old_resize) {
-        a.nearest_rounding = ir::NearestRounding::kSimple;  // ONNX Runtime's rounding before opset 11
-      } else {
-        const std::string nm = AttrString(node, "nearest_mode", "round_prefer_floor");
-        if (nm == "round_prefer_floor") a.nearest_rounding = ir::NearestRounding::kRoundPreferFloor;
-        else if (nm == "round_prefer_ceil") a.nearest_rounding = ir::NearestRounding::kRoundPreferCeil;
-        else if (nm == "floor") a.nearest_rounding = ir::NearestRounding::kFloor;
-        else if (nm == "ceil") a.nearest_rounding = ir::NearestRounding::kCeil;
-        else return Unsupported("nearest_mode '" + nm + "'");
-      }
+      a.nearest_rounding = rounding;
     } else if (mode == "cubic") {
       type = OpType::kResizeBicubic;
       a.cubic_coeff_a = cubic_coeff_a;

@@ -178,8 +178,9 @@ class ResizeSeparableOp : public CpuOp {
     }
     const long long rows = static_cast<long long>(sp_.batch) * sp_.out_h;
     const long long work = rows * sp_.out_w * sp_.channels * rows_.taps;
-    const int pieces =
-        threads() <= 1 || work < kMinParallelElements ? 1 : static_cast<int>(std::min<long long>(rows, 2LL * threads()));
+    const int pieces = threads() <= 1 || work < kMinParallelElements
+                           ? 1
+                           : static_cast<int>(std::min<long long>(rows, 2LL * threads()));
     auto piece = [&](int i, int thread) {
       x86::ResizeSeparableRows(sp_, rows_, cols_, x, y, static_cast<int>(rows * i / pieces),
                                static_cast<int>(rows * (i + 1) / pieces),
@@ -206,7 +207,9 @@ class ResizeBilinearOp : public ResizeSeparableOp {
     const ir::OpAttrs& a = attrs();
     const bool fast = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
     if (a.antialias) {
-      if (a.resize_coordinate == ir::ResizeCoordinate::kTflite) return Error("antialias needs an ONNX coordinate transform");
+      if (a.resize_coordinate == ir::ResizeCoordinate::kTflite) {
+        return Error("antialias needs an ONNX coordinate transform");
+      }
       PrepareSeparable(ResizeFilter::kAntialiasLinear, fast);
       return Status::Ok();
     }
