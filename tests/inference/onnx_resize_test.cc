@@ -211,6 +211,7 @@ void ExpectSameAsOrt(const ResizeCase& rc, int index, MaxError* max_error = null
   auto model = Model::FromFile(path);
   ASSERT_TRUE(model.ok()) << rc.Describe() << ": " << model.status().ToString();
   for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
+    std::vector<float> one_thread;
     for (int threads : {1, 2}) {
       SessionConfig config;
       config.algorithm = policy;
@@ -223,6 +224,8 @@ void ExpectSameAsOrt(const ResizeCase& rc, int index, MaxError* max_error = null
       std::vector<int64_t> shape(y->shape().begin(), y->shape().end());
       ASSERT_EQ(shape, want[0].shape) << rc.Describe();
       const std::vector<float> got(y->data_as<float>(), y->data_as<float>() + y->num_elements());
+      if (threads == 1) one_thread = got;
+      else ASSERT_EQ(got, one_thread) << rc.Describe() << ": 2 threads differ from 1";
       const std::string what =
           rc.Describe() + (policy == AlgorithmPolicy::kAuto ? " optimized" : " reference") + " threads " +
           std::to_string(threads);
@@ -547,6 +550,39 @@ TEST(OnnxResizeTest, AntialiasMatchesOnnxRuntime) {
     ExpectSameAsOrt(scaled, index++, &error);
   }
   error.Print("antialias");
+}
+
+// Outputs large enough to be split over the threads (the models above run
+// on one: too little work), each mode and filter.
+TEST(OnnxResizeTest, LargerResizesSplitOverThreads) {
+  SKIP_IF_NO_ORT();
+  int index = 1700;
+  MaxError error;
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    for (int antialias : {0, 1}) {
+      if (antialias && mode == std::string("nearest")) continue;
+      for (const std::vector<int64_t>& hw : {std::vector<int64_t>{41, 50}, {21, 15}}) {
+        ResizeCase rc;
+        rc.opset = 18;
+        rc.mode = mode;
+        rc.antialias = antialias;
+        rc.c = 16;
+        rc.h = 64;
+        rc.w = 48;
+        rc.sizes = {1, 16, hw[0], hw[1]};
+        ExpectSameAsOrt(rc, index++, &error);
+        rc.ctm = "tf_crop_and_resize";
+        // Antialiased, a crop inside the input: where a filter window lies
+        // wholly outside it, ONNX Runtime 1.30 fails ("narrowing_error").
+        rc.roi = antialias ? std::vector<float>{0, 0, 0.05f, 0.2f, 1, 1, 0.7f, 0.95f}
+                           : std::vector<float>{0, 0, -0.1f, 0.2f, 1, 1, 0.7f, 1.2f};
+        rc.has_extrapolation_value = true;
+        rc.extrapolation_value = 3.0f;
+        ExpectSameAsOrt(rc, index++, &error);
+      }
+    }
+  }
+  error.Print("larger linear/cubic");
 }
 
 // An output as large as the input: ONNX Runtime copies the input, whatever
