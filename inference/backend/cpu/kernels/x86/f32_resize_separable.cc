@@ -1,7 +1,5 @@
 #include "inference/backend/cpu/kernels/x86/f32_resize_separable.h"
 
-#include <cstring>
-
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_simd.h"
 
