@@ -38,6 +38,7 @@ const char* OpTypeName(OpType type) {
     case OpType::kSoftmax: return "SOFTMAX";
     case OpType::kTranspose: return "TRANSPOSE";
     case OpType::kSlice: return "SLICE";
+    case OpType::kResizeBicubic: return "RESIZE_BICUBIC";
     case OpType::kDepthwiseBlock: return "DEPTHWISE_BLOCK";
   }
   return "UNKNOWN";

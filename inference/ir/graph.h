@@ -31,8 +31,8 @@ enum class OpType {
   kMaxPool2D,
   kAveragePool2D,
   kMean,
-  kResizeBilinear,
-  kResizeNearest,  // inputs: x, size [2]; attrs: the nearest_* fields
+  kResizeBilinear,  // inputs: x, size [2]; attrs: align_corners/half_pixel_centers (TFLite) or the resize fields
+  kResizeNearest,   // inputs: x, size [2]; attrs: the resize fields and nearest_rounding
   kReshape,
   kConcatenation,
   kDepthToSpace,
@@ -52,6 +52,7 @@ enum class OpType {
   // (ONNX Slice's values, resolved against the input's dims by
   // ir::SliceAxis, so a resized input slices the same way).
   kSlice,
+  kResizeBicubic,  // inputs: x, size [2]; attrs: the resize fields, cubic_coeff_a, exclude_outside, antialias
   // Made by the optimizer (optimize::FuseDepthwiseBlocks), never read from a
   // file: [1x1 expand conv ->] depthwise conv -> 1x1 project conv [+ residual]
   // run band by band so the intermediate tensors stay in cache. Inputs: x,
@@ -73,11 +74,22 @@ enum class Padding { kSame, kValid, kExplicit };
 
 // Attributes of all ops in one flat struct: each op reads the fields it
 // documents in shape_inference.cc; the rest stay at their defaults.
-// RESIZE_NEAREST_NEIGHBOR: how an output index maps to an input index.
-// kTflite: TFLite's align_corners / half_pixel_centers (the scale, in/out,
-// multiplied); the others are ONNX Resize's coordinate_transformation_mode
-// (the scale, out/in or the model's, divided by, as ONNX Runtime does).
-enum class NearestCoordinate { kTflite, kAsymmetric, kHalfPixel, kPytorchHalfPixel, kAlignCorners, kTfHalfPixelForNn };
+// RESIZE_*: how an output index maps to a source coordinate. kTflite:
+// TFLite's align_corners / half_pixel_centers (the scale, in/out,
+// multiplied); the others are ONNX Resize's coordinate_transformation_mode,
+// computed as ONNX Runtime computes them (the scale, out/in or the model's,
+// divided by). kTfCropAndResize reads OpAttrs::roi_* and writes
+// extrapolation_value where the source lies outside the input.
+enum class ResizeCoordinate {
+  kTflite,
+  kAsymmetric,
+  kHalfPixel,
+  kPytorchHalfPixel,
+  kAlignCorners,
+  kTfHalfPixelForNn,
+  kTfCropAndResize,
+  kHalfPixelSymmetric,
+};
 // ONNX Resize's nearest_mode; kSimple is opset < 11 (Upsample, Resize-10):
 // floor when enlarging, ceil when shrinking.
 enum class NearestRounding { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
@@ -92,11 +104,23 @@ struct OpAttrs {
   int axis = 0;                     // concatenation
   bool keep_dims = false;           // mean
   bool keep_num_dims = false;       // fully connected
-  bool align_corners = false;       // resize
-  bool half_pixel_centers = false;  // resize
-  NearestCoordinate nearest_coordinate = NearestCoordinate::kTflite;   // resize nearest
+  bool align_corners = false;       // resize (kTflite)
+  bool half_pixel_centers = false;  // resize (kTflite)
+  // Resize (the three RESIZE_* ops): the coordinate transform; the model's
+  // scales (0: out / in); for kTfCropAndResize the crop box (normalized
+  // start and end along H and W) and the value of outputs outside it.
+  ResizeCoordinate resize_coordinate = ResizeCoordinate::kTflite;
+  float scale_h = 0.0f, scale_w = 0.0f;
+  float roi_start_h = 0.0f, roi_start_w = 0.0f, roi_end_h = 1.0f, roi_end_w = 1.0f;
+  float extrapolation_value = 0.0f;
   NearestRounding nearest_rounding = NearestRounding::kRoundPreferFloor;  // resize nearest (ONNX)
-  float scale_h = 0.0f, scale_w = 0.0f;  // resize nearest (ONNX): the model's scales; 0: out / in
+  float cubic_coeff_a = -0.75f;     // resize bicubic (and antialiased bicubic)
+  // ONNX Resize: taps outside the input get weight 0 and the rest are
+  // renormalized (bicubic; bilinear only with antialias).
+  bool exclude_outside = false;
+  // ONNX Resize antialias=1 (bilinear, bicubic): the filter is stretched by
+  // max(1, 1 / scale), as ONNX Runtime's (Pillow's) antialiased resampling.
+  bool antialias = false;
   int block_size = 0;               // depth-to-space
   std::vector<int> new_shape;       // reshape (when not given as an input)
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // Padding::kExplicit

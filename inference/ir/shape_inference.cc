@@ -449,7 +449,8 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes) cons
       case OpType::kAveragePool2D: s = Pool(c, a); break;
       case OpType::kMean: s = Mean(c, a); break;
       case OpType::kResizeBilinear:
-      case OpType::kResizeNearest: s = Resize(c); break;
+      case OpType::kResizeNearest:
+      case OpType::kResizeBicubic: s = Resize(c); break;
       case OpType::kReshape: s = Reshape(c, a); break;
       case OpType::kConcatenation: s = Concat(c, a); break;
       case OpType::kDepthToSpace: s = DepthToSpace(c, a); break;

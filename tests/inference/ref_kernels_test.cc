@@ -23,6 +23,7 @@
 #include "inference/backend/cpu/kernels/ref/pooling.h"
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
 #include "inference/backend/cpu/kernels/ref/resize_nearest.h"
+#include "inference/backend/cpu/kernels/ref/resize_separable.h"
 #include "inference/backend/cpu/kernels/ref/reshape.h"
 #include "inference/backend/cpu/kernels/ref/transpose_conv2d.h"
 #include "inference/ir/conv_geometry.h"
@@ -369,12 +370,13 @@ TEST(ResizeBilinearRefTest, OnnxScaleDividesCoordinates) {
   p.in_w = 9;
   p.out_w = 13;
   p.scale_w = 1.5f;
+  p.coordinate = ir::ResizeCoordinate::kAsymmetric;
   std::vector<float> x(9), y(13);
   for (int i = 0; i < 9; ++i) x[i] = static_cast<float>(i);
   ResizeBilinearRef(p, x.data(), y.data());  // asymmetric: column o reads o / 1.5
   for (int o = 0; o < 12; ++o) EXPECT_FLOAT_EQ(y[o], o / 1.5f) << o;
   EXPECT_FLOAT_EQ(y[12], 8.0f);  // 12 / 1.5 = 8, the last column
-  p.half_pixel_centers = true;   // (o + 0.5) / 1.5 - 0.5
+  p.coordinate = ir::ResizeCoordinate::kHalfPixel;  // (o + 0.5) / 1.5 - 0.5
   ResizeBilinearRef(p, x.data(), y.data());
   EXPECT_FLOAT_EQ(y[0], 0.0f);  // -0.17 clamps to column 0
   EXPECT_NEAR(y[5], 5.5f / 1.5f - 0.5f, 1e-6f);
@@ -417,16 +419,86 @@ TEST(ResizeNearestRefTest, ChannelsRowsAndOnnxModes) {
   std::vector<float> y(16);
   ResizeNearestRef(p, x.data(), y.data());
   EXPECT_THAT(y, ElementsAre(1, 2, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 3, 4));
-  p.coordinate = ir::NearestCoordinate::kHalfPixel;  // rows (o + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25
+  p.coordinate = ir::ResizeCoordinate::kHalfPixel;  // rows (o + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25
   p.rounding = ir::NearestRounding::kRoundPreferFloor;
-  EXPECT_EQ(NearestSourceIndex(p, 0, 2, 4, 2.0f), 0);
-  EXPECT_EQ(NearestSourceIndex(p, 2, 2, 4, 2.0f), 1);
-  p.coordinate = ir::NearestCoordinate::kAsymmetric;  // 3 / 2 = 1.5: the tie
-  EXPECT_EQ(NearestSourceIndex(p, 3, 3, 6, 2.0f), 1);
+  EXPECT_EQ(NearestSourceIndex(p, ResizeAxis{2, 4, 2.0f}, 0), 0);
+  EXPECT_EQ(NearestSourceIndex(p, ResizeAxis{2, 4, 2.0f}, 2), 1);
+  p.coordinate = ir::ResizeCoordinate::kAsymmetric;  // 3 / 2 = 1.5: the tie
+  EXPECT_EQ(NearestSourceIndex(p, ResizeAxis{3, 6, 2.0f}, 3), 1);
   p.rounding = ir::NearestRounding::kRoundPreferCeil;
-  EXPECT_EQ(NearestSourceIndex(p, 3, 3, 6, 2.0f), 2);
+  EXPECT_EQ(NearestSourceIndex(p, ResizeAxis{3, 6, 2.0f}, 3), 2);
   p.rounding = ir::NearestRounding::kCeil;
-  EXPECT_EQ(NearestSourceIndex(p, 5, 3, 6, 2.0f), 2);  // ceil(2.5) = 3 clamps to 2
+  EXPECT_EQ(NearestSourceIndex(p, ResizeAxis{3, 6, 2.0f}, 5), 2);  // ceil(2.5) = 3 clamps to 2
+}
+
+// The separable resampling's taps: a constant image stays constant under
+// every filter and mode (clamped or renormalized taps); Keys' cubic with
+// a = -0.5 and antialiased linear reproduce a ramp at the source coordinate
+// where no tap reaches past an edge; a tf_crop_and_resize source outside the
+// input is extrapolation_value. (onnx_resize_test checks every mode against
+// ONNX Runtime.)
+ResizeSeparableParams Row(int in_w, int out_w, ResizeFilter filter, ir::ResizeCoordinate coordinate) {
+  ResizeSeparableParams p;
+  p.in_w = in_w;
+  p.out_w = out_w;
+  p.filter = filter;
+  p.coordinate = coordinate;
+  return p;
+}
+std::vector<float> RunRow(const ResizeSeparableParams& p, const std::vector<float>& x) {
+  ResizeTaps rows, cols;
+  ComputeResizeSeparableTaps(p, true, &rows);
+  ComputeResizeSeparableTaps(p, false, &cols);
+  std::vector<float> y(static_cast<size_t>(p.out_h) * p.out_w);
+  ResizeSeparableRef(p, rows, cols, x.data(), y.data());
+  return y;
+}
+
+TEST(ResizeSeparableRefTest, ConstantStaysConstant) {
+  for (ResizeFilter filter : {ResizeFilter::kCubic, ResizeFilter::kAntialiasLinear, ResizeFilter::kAntialiasCubic}) {
+    for (ir::ResizeCoordinate mode : {ir::ResizeCoordinate::kHalfPixel, ir::ResizeCoordinate::kAlignCorners,
+                                      ir::ResizeCoordinate::kAsymmetric, ir::ResizeCoordinate::kPytorchHalfPixel}) {
+      for (bool exclude : {false, true}) {
+        for (int out_w : {1, 3, 16}) {
+          ResizeSeparableParams p = Row(6, out_w, filter, mode);
+          p.exclude_outside = exclude;
+          p.out_h = 2;
+          const std::vector<float> y = RunRow(p, std::vector<float>(6, 2.5f));
+          // Within float rounding: Keys' weights sum to 1 in exact arithmetic.
+          EXPECT_THAT(y, Pointwise(FloatNear(1e-5f), std::vector<float>(y.size(), 2.5f)))
+              << static_cast<int>(filter) << " " << static_cast<int>(mode) << " " << exclude << " " << out_w;
+        }
+      }
+    }
+  }
+}
+
+TEST(ResizeSeparableRefTest, RampsAndExtrapolation) {
+  std::vector<float> ramp(10);
+  for (int i = 0; i < 10; ++i) ramp[i] = static_cast<float>(i);
+  // Cubic, a = -0.5, x2 half_pixel: output o samples (o + 0.5) / 2 - 0.5.
+  ResizeSeparableParams p = Row(10, 20, ResizeFilter::kCubic, ir::ResizeCoordinate::kHalfPixel);
+  p.cubic_coeff_a = -0.5f;
+  std::vector<float> y = RunRow(p, ramp);
+  for (int o = 4; o < 16; ++o) EXPECT_NEAR(y[o], (o + 0.5f) / 2 - 0.5f, 1e-5f) << o;
+  // At the edges the clamped taps pull towards the edge pixel: -0.25 -> above 0.
+  EXPECT_GT(y[0], -0.25f + 1e-3f);
+  // Antialiased linear, /2: a [1, 3, 3, 1] / 8 filter around 2o + 0.5.
+  p = Row(10, 5, ResizeFilter::kAntialiasLinear, ir::ResizeCoordinate::kHalfPixel);
+  y = RunRow(p, ramp);
+  for (int o = 1; o < 4; ++o) EXPECT_NEAR(y[o], 2 * o + 0.5f, 1e-5f) << o;
+  // tf_crop_and_resize over [-0.5, 0.5] of the row to 9 outputs: source
+  // -4.5 + o * 9 / 8, outside the input for o < 4 (extrapolation_value), the
+  // ramp where every tap is inside (o >= 5). (10 outputs would have scale 1:
+  // not transformed at all, as in ONNX Runtime.)
+  p = Row(10, 9, ResizeFilter::kCubic, ir::ResizeCoordinate::kTfCropAndResize);
+  p.cubic_coeff_a = -0.5f;  // (only a = -0.5 reproduces ramps)
+  p.roi_start_w = -0.5f;
+  p.roi_end_w = 0.5f;
+  p.extrapolation_value = -9.0f;
+  y = RunRow(p, ramp);
+  for (int o = 0; o < 4; ++o) EXPECT_EQ(y[o], -9.0f) << o;
+  for (int o = 5; o < 9; ++o) EXPECT_NEAR(y[o], o * 1.125f - 4.5f, 1e-5f) << o;
 }
 
 TEST(ConcatenationRefTest, Axis1AndLastAxis) {

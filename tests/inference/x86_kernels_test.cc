@@ -1,6 +1,7 @@
 // The AVX2/FMA kernels against the reference kernels on odd shapes: 1, 3, 7,
 // 17 channels; 1x1, 3x3, 5x5 windows; stride 2; SAME and VALID padding;
 // dilation; batch 2; every fused activation.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -18,8 +19,10 @@
 #include "inference/backend/cpu/kernels/ref/activations.h"
 #include "inference/backend/cpu/kernels/ref/residual_add.h"
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
+#include "inference/backend/cpu/kernels/ref/resize_separable.h"
 #include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_resize_bilinear_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_resize_separable.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd_f23.h"
 #include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
@@ -303,7 +306,7 @@ TEST_F(X86KernelsTest, ResidualAddMatchesReference) {
 
 TEST_F(X86KernelsTest, ResizeBilinearMatchesReference) {
   for (int channels : {1, 3, 8, 17}) {
-    for (int mode = 0; mode < 3; ++mode) {
+    for (int mode = 0; mode < 6; ++mode) {
       ResizeParams p;
       p.batch = 2;
       p.in_h = 5;
@@ -311,17 +314,93 @@ TEST_F(X86KernelsTest, ResizeBilinearMatchesReference) {
       p.channels = channels;
       p.out_h = 11;
       p.out_w = 4;
-      p.align_corners = mode == 1;
+      p.align_corners = mode == 1;   // TFLite's
       p.half_pixel_centers = mode == 2;
+      if (mode == 3) p.coordinate = ir::ResizeCoordinate::kHalfPixel;  // ONNX's
+      if (mode == 4) p.coordinate = ir::ResizeCoordinate::kPytorchHalfPixel;
+      if (mode == 5) {  // a crop reaching past the input: extrapolated
+        p.coordinate = ir::ResizeCoordinate::kTfCropAndResize;
+        p.roi_start_h = -0.3f;
+        p.roi_end_h = 0.8f;
+        p.roi_start_w = 0.2f;
+        p.roi_end_w = 1.4f;
+        p.extrapolation_value = 5.0f;
+      }
       const std::vector<float> x = Random(static_cast<size_t>(2) * 5 * 7 * channels, &rng_);
       std::vector<float> want(static_cast<size_t>(2) * 11 * 4 * channels), got(want.size());
       ResizeBilinearRef(p, x.data(), want.data());
       std::vector<x86::ResizeTap> ty, tx;
       x86::ComputeResizeTaps(p, &ty, &tx);
       x86::ResizeBilinearAvx2(p, ty.data(), tx.data(), x.data(), got.data());
-      ExpectClose(want, got, "resize channels=" + std::to_string(channels));
+      ExpectClose(want, got, "resize channels=" + std::to_string(channels) + " mode " + std::to_string(mode));
+      if (mode == 5) {
+        EXPECT_GT(std::count(want.begin(), want.end(), 5.0f), 0);
+      }
     }
   }
+}
+
+// The separable resampling (RESIZE_BICUBIC, antialiased resizes), AVX2 and
+// AVX-512 bodies, against the reference on odd channel counts (vector tails;
+// 70 = 4 x 16 + 6 takes the 4-vector blocks), enlarging and shrinking, every
+// filter, a crop past the input; split into row ranges as threads split it.
+TEST_F(X86KernelsTest, ResizeSeparableMatchesReference) {
+  const bool avx512 = x86::GetCpuFeatures().avx512f;
+  int checked = 0;
+  for (int channels : {1, 3, 7, 17, 70}) {
+    for (ResizeFilter filter : {ResizeFilter::kCubic, ResizeFilter::kAntialiasLinear, ResizeFilter::kAntialiasCubic}) {
+      for (int variant = 0; variant < 4; ++variant) {
+        for (const std::vector<int>& out_hw : {std::vector<int>{11, 4}, {3, 16}, {1, 2}}) {
+          ResizeSeparableParams p;
+          p.batch = 2;
+          p.in_h = 5;
+          p.in_w = 9;
+          p.channels = channels;
+          p.out_h = out_hw[0];
+          p.out_w = out_hw[1];
+          p.filter = filter;
+          p.coordinate = variant == 1 ? ir::ResizeCoordinate::kAlignCorners : ir::ResizeCoordinate::kHalfPixel;
+          p.exclude_outside = variant == 2;
+          if (variant == 3) {
+            p.coordinate = ir::ResizeCoordinate::kTfCropAndResize;
+            p.roi_start_h = -0.3f;
+            p.roi_end_h = 0.8f;
+            p.roi_start_w = 0.2f;
+            p.roi_end_w = 1.4f;
+            p.extrapolation_value = 5.0f;
+            p.cubic_coeff_a = -0.5f;
+          }
+          ResizeTaps rows, cols;
+          ComputeResizeSeparableTaps(p, true, &rows);
+          ComputeResizeSeparableTaps(p, false, &cols);
+          const std::vector<float> x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * channels, &rng_);
+          const size_t out_size = static_cast<size_t>(p.batch) * p.out_h * p.out_w * channels;
+          std::vector<float> want(out_size);
+          ResizeSeparableRef(p, rows, cols, x.data(), want.data());
+          const int total = p.batch * p.out_h;
+          std::vector<float> scratch(x86::ResizeSeparableScratchFloats(p, rows) + 16);
+          float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+          for (int body = 0; body < (avx512 ? 2 : 1); ++body) {
+            auto run = body ? x86::ResizeSeparableRowsAvx512 : x86::ResizeSeparableRowsAvx2;
+            std::vector<float> got(out_size, 123.0f), split(out_size, 321.0f);
+            run(p, rows, cols, x.data(), got.data(), 0, total, aligned);
+            run(p, rows, cols, x.data(), split.data(), 0, total / 2, aligned);
+            run(p, rows, cols, x.data(), split.data(), total / 2, total, aligned);
+            const std::string what = std::string(body ? "avx512" : "avx2") + " channels " + std::to_string(channels) +
+                                     " filter " + std::to_string(static_cast<int>(filter)) + " variant " +
+                                     std::to_string(variant) + " out " + std::to_string(p.out_h) + "x" +
+                                     std::to_string(p.out_w);
+            for (size_t i = 0; i < out_size; ++i) {
+              ASSERT_NEAR(want[i], got[i], 1e-6f * (1.0f + std::fabs(want[i]))) << what << " at " << i;
+            }
+            ASSERT_EQ(got, split) << what << ": row ranges changed the result";
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked, 180);
 }
 
 TEST_F(X86KernelsTest, ConvGemmWithoutBiasAndLargeK) {

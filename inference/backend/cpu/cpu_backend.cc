@@ -46,6 +46,7 @@ class CpuBackend : public Backend {
       case OpType::kDepthToSpace: return cpu::MakeDepthToSpace(args);
       case OpType::kResizeBilinear: return cpu::MakeResizeBilinear(args);
       case OpType::kResizeNearest: return cpu::MakeResizeNearest(args);
+      case OpType::kResizeBicubic: return cpu::MakeResizeBicubic(args);
       case OpType::kSoftmax: return cpu::MakeSoftmax(args);
       case OpType::kTranspose: return cpu::MakeTranspose(args);
       case OpType::kSlice: return cpu::MakeSlice(args);

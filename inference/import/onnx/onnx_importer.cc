@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -1073,85 +1074,226 @@ class Importer {
     return Status::Ok();
   }
 
+  // Resize (opsets 10 to 19) and Upsample (7, 9) of a 4-D NCHW input over H
+  // and W, in ONNX Runtime 1.30's conventions: output sizes from scales in
+  // float, keep_aspect_ratio_policy, an output as large as the input copied
+  // as is, an axis whose scale is 1 not transformed. Every attribute is read;
+  // an attribute or value not handled is an error, never ignored.
   Status Resize(const onnx::NodeProto& node, const std::string& out_name) {
     RILL_INF_ASSIGN_OR_RETURN(Value x, Input(node, 0));
-    const std::string mode = AttrString(node, "mode", "nearest");
-    const bool nearest = mode == "nearest";
-    if (mode != "linear" && mode != "bilinear" && !nearest) {
-      return Unsupported("Resize mode '" + mode + "' (linear and nearest only)");
+    const bool upsample = node.op_type() == "Upsample";
+    // Upsample and Resize before opset 11 take (X, scales) (Upsample-7 the
+    // scales as an attribute); later Resize (X, roi, scales, sizes).
+    const bool old_resize = upsample || opset_ < 11;
+    const bool opset18 = !old_resize && opset_ >= 18;
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      const std::string& n = attr.name();
+      const bool known = n == "mode" || (upsample && opset_ < 9 && n == "scales") ||
+                         (!old_resize && (n == "coordinate_transformation_mode" || n == "nearest_mode" ||
+                                          n == "cubic_coeff_a" || n == "exclude_outside" ||
+                                          n == "extrapolation_value")) ||
+                         (opset18 && (n == "antialias" || n == "axes" || n == "keep_aspect_ratio_policy"));
+      if (!known) {
+        return Unsupported("attribute '" + n + "' (not one of " + node.op_type() + "-" +
+                           std::to_string(opset_) + "'s)");
+      }
     }
+    std::string mode = AttrString(node, "mode", "nearest");
+    if (mode == "bilinear") mode = "linear";  // older converters' spelling
+    if (mode != "nearest" && mode != "linear" && mode != "cubic") return Unsupported("Resize mode '" + mode + "'");
+    if (mode == "cubic" && old_resize) return Unsupported("mode cubic before Resize-11");
+
+    const int64_t antialias = AttrInt(node, "antialias", 0);
+    const int64_t exclude_outside = AttrInt(node, "exclude_outside", 0);
+    if (antialias != 0 && antialias != 1) return Unsupported("antialias " + std::to_string(antialias));
+    if (exclude_outside != 0 && exclude_outside != 1) {
+      return Unsupported("exclude_outside " + std::to_string(exclude_outside));
+    }
+    if (antialias && mode == "nearest") return Unsupported("antialias=1 with mode nearest");
+    if (exclude_outside && !(mode == "cubic" || (mode == "linear" && antialias))) {
+      return Unsupported("exclude_outside=1 with mode " + mode + (antialias ? "" : " without antialias"));
+    }
+    const float cubic_coeff_a = AttrFloat(node, "cubic_coeff_a", -0.75f);
+    const float extrapolation_value = AttrFloat(node, "extrapolation_value", 0.0f);
+    if (!std::isfinite(cubic_coeff_a)) return Unsupported("cubic_coeff_a must be finite");
+
+    ir::ResizeCoordinate coordinate = ir::ResizeCoordinate::kAsymmetric;  // the only one before opset 11
+    if (!old_resize) {
+      static const std::map<std::string, ir::ResizeCoordinate> kModes = {
+          {"half_pixel", ir::ResizeCoordinate::kHalfPixel},
+          {"pytorch_half_pixel", ir::ResizeCoordinate::kPytorchHalfPixel},
+          {"align_corners", ir::ResizeCoordinate::kAlignCorners},
+          {"asymmetric", ir::ResizeCoordinate::kAsymmetric},
+          {"tf_half_pixel_for_nn", ir::ResizeCoordinate::kTfHalfPixelForNn},
+          {"tf_crop_and_resize", ir::ResizeCoordinate::kTfCropAndResize},
+          {"half_pixel_symmetric", ir::ResizeCoordinate::kHalfPixelSymmetric},
+      };
+      const std::string ctm = AttrString(node, "coordinate_transformation_mode", "half_pixel");
+      auto it = kModes.find(ctm);
+      if (it == kModes.end()) return Unsupported("coordinate_transformation_mode '" + ctm + "'");
+      coordinate = it->second;
+    }
+    const bool crop = coordinate == ir::ResizeCoordinate::kTfCropAndResize;
+    ir::NearestRounding rounding = ir::NearestRounding::kSimple;  // ONNX Runtime's rounding before opset 11
+    if (!old_resize) {
+      const std::string nm = AttrString(node, "nearest_mode", "round_prefer_floor");
+      if (nm == "round_prefer_floor") rounding = ir::NearestRounding::kRoundPreferFloor;
+      else if (nm == "round_prefer_ceil") rounding = ir::NearestRounding::kRoundPreferCeil;
+      else if (nm == "floor") rounding = ir::NearestRounding::kFloor;
+      else if (nm == "ceil") rounding = ir::NearestRounding::kCeil;
+      else return Unsupported("nearest_mode '" + nm + "'");
+    }
+    // keep_aspect_ratio_policy changes sizes only (below), but a value
+    // outside the three is an error whatever is given.
+    const std::string policy = AttrString(node, "keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+      return Unsupported("keep_aspect_ratio_policy '" + policy + "'");
+    }
+
     RILL_INF_ASSIGN_OR_RETURN(int xi, ToNhwc(x));
     const Shape s = ShapeOf(xi);  // N H W C
-    int out_h = 0, out_w = 0;
-    float scale_h = 0.0f, scale_w = 0.0f;  // the model's scales, when it gives them
-    // Upsample and Resize before opset 11 take (X, scales); later Resize (X, roi, scales, sizes).
-    const bool old_resize = node.op_type() == "Upsample" || opset_ < 11;
-    const int scales_input = old_resize ? 1 : 2;
-    if (!old_resize && HasInput(node, 3)) {
-      RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, 3));
-      const std::vector<int64_t> sizes = ConstInts(id);
-      if (sizes.size() != 4) return Unsupported("sizes must have 4 values");
-      if (sizes[0] != s[0] || sizes[1] != s[3]) return Unsupported("sizes must keep N and C");
-      if (sizes[2] < 1 || sizes[3] < 1 || sizes[2] > (1 << 24) || sizes[3] > (1 << 24)) {
-        return Unsupported("invalid sizes");
+    const std::vector<int64_t> in_dims = {s[0], s[3], s[1], s[2]};  // NCHW
+
+    // The NCHW axes that scales, sizes and roi give values for.
+    std::vector<int> axes = {0, 1, 2, 3};
+    const std::vector<int64_t> axes_attr = AttrInts(node, "axes");
+    if (!axes_attr.empty()) {
+      axes.clear();
+      for (int64_t v : axes_attr) {
+        const int64_t a = v < 0 ? v + 4 : v;
+        if ((a != 2 && a != 3) || std::count(axes.begin(), axes.end(), static_cast<int>(a)) > 0) {
+          return Unsupported("axes must name H and W only ({2, 3} or {-2, -1})");
+        }
+        axes.push_back(static_cast<int>(a));
       }
-      out_h = static_cast<int>(sizes[2]);
-      out_w = static_cast<int>(sizes[3]);
-    } else if (HasInput(node, scales_input)) {
-      RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, scales_input));
-      const std::vector<float> scales = ConstFloats(id);
-      if (scales.size() != 4) return Unsupported("scales must have 4 values");
-      if (scales[0] != 1.0f || scales[1] != 1.0f) return Unsupported("scales must keep N and C (1, 1, h, w)");
-      if (!(scales[2] > 0.0f && scales[2] < 65536.0f && scales[3] > 0.0f && scales[3] < 65536.0f)) {
-        return Unsupported("invalid scales");
-      }
-      scale_h = scales[2];
-      scale_w = scales[3];
-      const double h = std::floor(s[1] * static_cast<double>(scales[2]));
-      const double w = std::floor(s[2] * static_cast<double>(scales[3]));
-      if (h < 1 || w < 1 || h > (1 << 24) || w > (1 << 24)) return Unsupported("invalid output size");
-      out_h = static_cast<int>(h);
-      out_w = static_cast<int>(w);
-    } else {
-      return Unsupported("neither scales nor sizes given");
     }
-    ir::OpAttrs a;
-    const std::string ctm = AttrString(node, "coordinate_transformation_mode", "half_pixel");
-    if (nearest) {
-      // ONNX Runtime's conventions: before opset 11 the asymmetric transform
-      // with its "simple" rounding; after, the attributes (default
-      // half_pixel and round_prefer_floor).
-      a.scale_h = scale_h;
-      a.scale_w = scale_w;
-      if (old_resize) {
-        a.nearest_coordinate = ir::NearestCoordinate::kAsymmetric;
-        a.nearest_rounding = ir::NearestRounding::kSimple;
-      } else {
-        if (ctm == "half_pixel") a.nearest_coordinate = ir::NearestCoordinate::kHalfPixel;
-        else if (ctm == "pytorch_half_pixel") a.nearest_coordinate = ir::NearestCoordinate::kPytorchHalfPixel;
-        else if (ctm == "align_corners") a.nearest_coordinate = ir::NearestCoordinate::kAlignCorners;
-        else if (ctm == "asymmetric") a.nearest_coordinate = ir::NearestCoordinate::kAsymmetric;
-        else if (ctm == "tf_half_pixel_for_nn") a.nearest_coordinate = ir::NearestCoordinate::kTfHalfPixelForNn;
-        else return Unsupported("coordinate_transformation_mode '" + ctm + "' with mode nearest");
-        const std::string nm = AttrString(node, "nearest_mode", "round_prefer_floor");
-        if (nm == "round_prefer_floor") a.nearest_rounding = ir::NearestRounding::kRoundPreferFloor;
-        else if (nm == "round_prefer_ceil") a.nearest_rounding = ir::NearestRounding::kRoundPreferCeil;
-        else if (nm == "floor") a.nearest_rounding = ir::NearestRounding::kFloor;
-        else if (nm == "ceil") a.nearest_rounding = ir::NearestRounding::kCeil;
-        else return Unsupported("nearest_mode '" + nm + "'");
+    const size_t n_axes = axes.size();
+
+    std::vector<float> scales(4, 1.0f);  // NCHW
+    std::vector<int64_t> out_dims = in_dims;
+    bool from_sizes = false;
+    if (old_resize) {
+      std::vector<float> v;
+      if (upsample && opset_ < 9) {
+        if (const auto* attr = FindAttr(node, "scales")) v.assign(attr->floats().begin(), attr->floats().end());
+      } else if (HasInput(node, 1)) {
+        RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, 1));
+        v = ConstFloats(id);
       }
-      RILL_INF_ASSIGN_OR_RETURN(
-          int out, Emit(OpType::kResizeNearest, {xi, NewInt32Const(out_name + "/size", {2}, {out_h, out_w})}, out_name, a));
+      if (v.size() != 4) return Unsupported("scales must have 4 values");
+      scales = v;
+    } else {
+      std::vector<float> scale_values;
+      std::vector<int64_t> size_values;
+      if (HasInput(node, 2)) {
+        RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, 2));
+        scale_values = ConstFloats(id);
+      }
+      if (HasInput(node, 3)) {
+        RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, 3));
+        size_values = ConstInts(id);
+      }
+      if (!scale_values.empty() && !size_values.empty()) return Unsupported("both scales and sizes given");
+      if (scale_values.empty() && size_values.empty()) return Unsupported("neither scales nor sizes given");
+      if (!scale_values.empty()) {
+        if (scale_values.size() != n_axes) return Unsupported("scales must have " + std::to_string(n_axes) + " values");
+        for (size_t i = 0; i < n_axes; ++i) scales[axes[i]] = scale_values[i];
+      } else {
+        if (size_values.size() != n_axes) return Unsupported("sizes must have " + std::to_string(n_axes) + " values");
+        for (size_t i = 0; i < n_axes; ++i) out_dims[axes[i]] = size_values[i];
+        for (int d = 0; d < 4; ++d) {
+          if (out_dims[d] < 1 || out_dims[d] > (1 << 24)) return Unsupported("invalid sizes");
+          scales[d] = static_cast<float>(out_dims[d]) / static_cast<float>(in_dims[d]);
+        }
+        from_sizes = true;
+        // keep_aspect_ratio_policy (sizes only): one scale for the named axes
+        // (all when axes is absent), the smallest or the largest, and their
+        // sizes round(scale * in).
+        if (policy != "stretch") {
+          if (std::any_of(axes_attr.begin(), axes_attr.end(), [](int64_t v) { return v < 0; })) {
+            // ONNX Runtime 1.30 matches the policy's axes without normalizing
+            // them: with negative axes it returns the input's size.
+            return Unsupported("keep_aspect_ratio_policy with negative axes (ONNX Runtime ignores the sizes there)");
+          }
+          const bool larger = policy == "not_smaller";
+          float scale = larger ? std::numeric_limits<float>::min() : std::numeric_limits<float>::max();
+          for (int a : axes) scale = larger ? std::max(scale, scales[a]) : std::min(scale, scales[a]);
+          for (int d = 0; d < 4; ++d) {
+            const bool named = std::count(axes.begin(), axes.end(), d) > 0;
+            scales[d] = named ? scale : 1.0f;
+            out_dims[d] = named ? static_cast<int64_t>(std::round(scale * static_cast<float>(in_dims[d]))) : in_dims[d];
+          }
+        }
+      }
+    }
+    if (scales[0] != 1.0f || scales[1] != 1.0f || out_dims[0] != in_dims[0] || out_dims[1] != in_dims[1]) {
+      return Unsupported("Resize must keep N and C (scales 1, 1, h, w)");
+    }
+    if (!from_sizes) {
+      for (int d = 2; d < 4; ++d) {
+        if (!(scales[d] > 0.0f && scales[d] < 65536.0f)) return Unsupported("invalid scales");
+        if (upsample && scales[d] < 1.0f) return Unsupported("Upsample scales below 1");
+        // As ONNX Runtime: the product in float, truncated.
+        out_dims[d] = static_cast<int64_t>(scales[d] * static_cast<float>(in_dims[d]));
+      }
+    }
+    for (int d = 2; d < 4; ++d) {
+      if (out_dims[d] < 1 || out_dims[d] > (1 << 24)) return Unsupported("invalid output size");
+    }
+    const int out_h = static_cast<int>(out_dims[2]), out_w = static_cast<int>(out_dims[3]);
+
+    ir::OpAttrs a;
+    a.resize_coordinate = coordinate;
+    // Coordinates divide by the model's scales (0: out / in), as in ONNX Runtime.
+    const bool given_scales = !from_sizes || policy != "stretch";
+    a.scale_h = given_scales ? scales[2] : 0.0f;
+    a.scale_w = given_scales ? scales[3] : 0.0f;
+    if (crop) {
+      // roi: starts then ends, for every axis (or those of `axes`); N and C
+      // must be whole. Absent: the whole input.
+      std::vector<float> roi = {0, 0, 0, 0, 1, 1, 1, 1};
+      if (HasInput(node, 1)) {
+        RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(node, 1));
+        const std::vector<float> v = ConstFloats(id);
+        if (v.size() != 2 * n_axes) return Unsupported("roi must have " + std::to_string(2 * n_axes) + " values");
+        for (size_t i = 0; i < n_axes; ++i) {
+          roi[axes[i]] = v[i];
+          roi[4 + axes[i]] = v[n_axes + i];
+        }
+      }
+      for (float r : roi) {
+        if (!(std::fabs(r) <= 1e6f)) return Unsupported("roi values must be finite, at most 1e6");
+      }
+      if (roi[0] != 0 || roi[1] != 0 || roi[4] != 1 || roi[5] != 1) {
+        return Unsupported("roi must keep N and C whole (0 to 1)");
+      }
+      a.roi_start_h = roi[2];
+      a.roi_start_w = roi[3];
+      a.roi_end_h = roi[6];
+      a.roi_end_w = roi[7];
+      a.extrapolation_value = extrapolation_value;
+    }
+    const int size = NewInt32Const(out_name + "/size", {2}, {out_h, out_w});
+    if (out_h == s[1] && out_w == s[2]) {
+      // As large as the input: ONNX Runtime copies it, whatever the mode.
+      ir::OpAttrs copy;
+      copy.resize_coordinate = ir::ResizeCoordinate::kAsymmetric;
+      copy.nearest_rounding = ir::NearestRounding::kFloor;
+      RILL_INF_ASSIGN_OR_RETURN(int out, Emit(OpType::kResizeNearest, {xi, size}, out_name, copy));
       Define(node, out, true);
       return Status::Ok();
     }
-    if (ctm == "align_corners") a.align_corners = true;
-    else if (ctm == "half_pixel" || ctm == "pytorch_half_pixel") a.half_pixel_centers = true;
-    else if (ctm != "asymmetric") return Unsupported("coordinate_transformation_mode '" + ctm + "'");
-    if (old_resize) a.half_pixel_centers = a.align_corners = false;  // asymmetric before opset 11
-    a.scale_h = scale_h;  // coordinates divide by the model's scales, as in ONNX Runtime
-    a.scale_w = scale_w;
-    RILL_INF_ASSIGN_OR_RETURN(int out, Emit(OpType::kResizeBilinear, {xi, NewInt32Const(out_name + "/size", {2}, {out_h, out_w})}, out_name, a));
+    OpType type = OpType::kResizeBilinear;
+    if (mode == "nearest") {
+      type = OpType::kResizeNearest;
+      a.nearest_rounding = rounding;
+    } else if (mode == "cubic") {
+      type = OpType::kResizeBicubic;
+      a.cubic_coeff_a = cubic_coeff_a;
+    }
+    a.exclude_outside = exclude_outside != 0;
+    a.antialias = antialias != 0;
+    RILL_INF_ASSIGN_OR_RETURN(int out, Emit(type, {xi, size}, out_name, a));
     Define(node, out, true);
     return Status::Ok();
   }

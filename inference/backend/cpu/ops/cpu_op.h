@@ -129,6 +129,7 @@ std::unique_ptr<Execution> MakeConcatenation(const ExecutionArgs& args);
 std::unique_ptr<Execution> MakeDepthToSpace(const ExecutionArgs& args);
 std::unique_ptr<Execution> MakeResizeBilinear(const ExecutionArgs& args);
 std::unique_ptr<Execution> MakeResizeNearest(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeResizeBicubic(const ExecutionArgs& args);
 std::unique_ptr<Execution> MakeSoftmax(const ExecutionArgs& args);
 std::unique_ptr<Execution> MakeTranspose(const ExecutionArgs& args);
 std::unique_ptr<Execution> MakeDepthwiseBlock(const ExecutionArgs& args);

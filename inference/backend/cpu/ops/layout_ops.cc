@@ -1,5 +1,7 @@
 // Ops that move data without arithmetic: PAD, RESHAPE, CONCATENATION,
-// DEPTH_TO_SPACE; and RESIZE_BILINEAR.
+// DEPTH_TO_SPACE; and the resizes (RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR,
+// RESIZE_BICUBIC), SOFTMAX, TRANSPOSE.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -9,12 +11,14 @@
 #include "inference/backend/cpu/kernels/ref/reshape.h"
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
 #include "inference/backend/cpu/kernels/ref/resize_nearest.h"
+#include "inference/backend/cpu/kernels/ref/resize_separable.h"
 #include "inference/backend/cpu/kernels/ref/slice.h"
 #include "inference/backend/cpu/kernels/ref/softmax.h"
 #include "inference/backend/cpu/kernels/ref/transpose.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_data_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_resize_bilinear_avx2.h"
+#include "inference/backend/cpu/kernels/x86/f32_resize_separable.h"
 #include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 #include "inference/ir/slice_geometry.h"
@@ -139,31 +143,122 @@ class DepthToSpaceOp : public CpuOp {
   }
 };
 
-class ResizeBilinearOp : public CpuOp {
+// Base of the ops that run separable resampling (RESIZE_BICUBIC, an
+// antialiased RESIZE_BILINEAR): taps at resize; output rows in pieces over
+// the threads, each thread with its own cache of resampled rows (scratch).
+class ResizeSeparableOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return fast_ ? "resize_bilinear_avx2" : "resize_bilinear_ref"; }
+  size_t scratch_bytes() const override { return fast_ ? scratch_floats_ * threads() * sizeof(float) : 0; }
+
+ protected:
+  void PrepareSeparable(ResizeFilter filter, bool fast) {
+    const ir::OpAttrs& a = attrs();
+    sp_ = ResizeSeparableParams{};
+    SetNhwcSizes(&sp_);
+    sp_.filter = filter;
+    sp_.coordinate = a.resize_coordinate;
+    sp_.scale_h = a.scale_h;
+    sp_.scale_w = a.scale_w;
+    sp_.roi_start_h = a.roi_start_h;
+    sp_.roi_start_w = a.roi_start_w;
+    sp_.roi_end_h = a.roi_end_h;
+    sp_.roi_end_w = a.roi_end_w;
+    sp_.extrapolation_value = a.extrapolation_value;
+    sp_.cubic_coeff_a = a.cubic_coeff_a;
+    sp_.exclude_outside = a.exclude_outside;
+    ComputeResizeSeparableTaps(sp_, true, &rows_);
+    ComputeResizeSeparableTaps(sp_, false, &cols_);
+    fast_ = fast;
+    scratch_floats_ = fast ? x86::ResizeSeparableScratchFloats(sp_, rows_) : 0;
+  }
+  void RunSeparable() {
+    const float* x = In(0);
+    float* y = Out();
+    if (!fast_) {
+      ResizeSeparableRef(sp_, rows_, cols_, x, y);
+      return;
+    }
+    const long long rows = static_cast<long long>(sp_.batch) * sp_.out_h;
+    const long long work = rows * sp_.out_w * sp_.channels * rows_.taps;
+    const int pieces = threads() <= 1 || work < kMinParallelElements
+                           ? 1
+                           : static_cast<int>(std::min<long long>(rows, 2LL * threads()));
+    auto piece = [&](int i, int thread) {
+      x86::ResizeSeparableRows(sp_, rows_, cols_, x, y, static_cast<int>(rows * i / pieces),
+                               static_cast<int>(rows * (i + 1) / pieces),
+                               static_cast<float*>(scratch_) + scratch_floats_ * thread);
+    };
+    ParallelFor(pieces, piece);
+  }
+
+  ResizeSeparableParams sp_;
+  ResizeTaps rows_, cols_;
+  bool fast_ = false;
+  size_t scratch_floats_ = 0;  // per thread
+};
+
+class ResizeBilinearOp : public ResizeSeparableOp {
+ public:
+  using ResizeSeparableOp::ResizeSeparableOp;
+  std::string name() const override {
+    if (attrs().antialias) return fast_ ? "resize_antialias_linear_simd" : "resize_antialias_linear_ref";
+    return fast_ ? "resize_bilinear_avx2" : "resize_bilinear_ref";
+  }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    const ir::OpAttrs& a = attrs();
+    const bool fast = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
+    if (a.antialias) {
+      if (a.resize_coordinate == ir::ResizeCoordinate::kTflite) {
+        return Error("antialias needs an ONNX coordinate transform");
+      }
+      PrepareSeparable(ResizeFilter::kAntialiasLinear, fast);
+      return Status::Ok();
+    }
+    fast_ = fast;
+    scratch_floats_ = 0;
     p_ = ResizeParams{};
     SetNhwcSizes(&p_);
-    p_.align_corners = attrs().align_corners;
-    p_.half_pixel_centers = attrs().half_pixel_centers;
-    p_.scale_h = attrs().scale_h;
-    p_.scale_w = attrs().scale_w;
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
+    p_.coordinate = a.resize_coordinate;
+    p_.align_corners = a.align_corners;
+    p_.half_pixel_centers = a.half_pixel_centers;
+    p_.scale_h = a.scale_h;
+    p_.scale_w = a.scale_w;
+    p_.roi_start_h = a.roi_start_h;
+    p_.roi_start_w = a.roi_start_w;
+    p_.roi_end_h = a.roi_end_h;
+    p_.roi_end_w = a.roi_end_w;
+    p_.extrapolation_value = a.extrapolation_value;
     if (fast_) x86::ComputeResizeTaps(p_, &y_taps_, &x_taps_);
     return Status::Ok();
   }
   void Run() override {
-    if (fast_) x86::ResizeBilinearAvx2(p_, y_taps_.data(), x_taps_.data(), In(0), Out());
+    if (attrs().antialias) RunSeparable();
+    else if (fast_) x86::ResizeBilinearAvx2(p_, y_taps_.data(), x_taps_.data(), In(0), Out());
     else ResizeBilinearRef(p_, In(0), Out());
   }
 
  private:
   ResizeParams p_;
-  bool fast_ = false;
   std::vector<x86::ResizeTap> y_taps_, x_taps_;
+};
+
+class ResizeBicubicOp : public ResizeSeparableOp {
+ public:
+  using ResizeSeparableOp::ResizeSeparableOp;
+  std::string name() const override {
+    if (attrs().antialias) return fast_ ? "resize_antialias_cubic_simd" : "resize_antialias_cubic_ref";
+    return fast_ ? "resize_bicubic_simd" : "resize_bicubic_ref";
+  }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    if (attrs().resize_coordinate == ir::ResizeCoordinate::kTflite) return Error("needs an ONNX coordinate transform");
+    PrepareSeparable(attrs().antialias ? ResizeFilter::kAntialiasCubic : ResizeFilter::kCubic,
+                     args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma());
+    return Status::Ok();
+  }
+  void Run() override { RunSeparable(); }
 };
 
 class ResizeNearestOp : public CpuOp {
@@ -175,18 +270,25 @@ class ResizeNearestOp : public CpuOp {
     const ir::OpAttrs& a = attrs();
     p_ = ResizeNearestParams{};
     SetNhwcSizes(&p_);
-    p_.coordinate = a.nearest_coordinate;
+    p_.coordinate = a.resize_coordinate;
     p_.rounding = a.nearest_rounding;
     p_.align_corners = a.align_corners;
     p_.half_pixel_centers = a.half_pixel_centers;
     p_.scale_h = a.scale_h;
     p_.scale_w = a.scale_w;
+    p_.roi_start_h = a.roi_start_h;
+    p_.roi_start_w = a.roi_start_w;
+    p_.roi_end_h = a.roi_end_h;
+    p_.roi_end_w = a.roi_end_w;
+    p_.extrapolation_value = a.extrapolation_value;
     fast_ = args_.algorithm != AlgorithmPolicy::kReference;
-    // The source row and column of every output row and column, once.
+    // The source row and column of every output row and column, once (-1:
+    // extrapolation_value).
     rows_.resize(p_.out_h);
     cols_.resize(p_.out_w);
-    for (int i = 0; i < p_.out_h; ++i) rows_[i] = NearestSourceIndex(p_, i, p_.in_h, p_.out_h, p_.scale_h);
-    for (int i = 0; i < p_.out_w; ++i) cols_[i] = NearestSourceIndex(p_, i, p_.in_w, p_.out_w, p_.scale_w);
+    const ResizeAxis axis_h = NearestAxisH(p_), axis_w = NearestAxisW(p_);
+    for (int i = 0; i < p_.out_h; ++i) rows_[i] = NearestSourceIndex(p_, axis_h, i);
+    for (int i = 0; i < p_.out_w; ++i) cols_[i] = NearestSourceIndex(p_, axis_w, i);
     return Status::Ok();
   }
   void Run() override {
@@ -200,6 +302,7 @@ class ResizeNearestOp : public CpuOp {
     float* y = Out();
     const long long c = p_.channels;
     const long long out_row = p_.out_w * c;
+    const float value = p_.extrapolation_value;
     ParallelRange(static_cast<long long>(p_.batch) * p_.out_h, 1, static_cast<long long>(p_.batch) * p_.out_h * out_row,
                   [&](long long begin, long long end) {
                     for (long long r = begin; r < end; ++r) {
@@ -210,9 +313,17 @@ class ResizeNearestOp : public CpuOp {
                         std::memcpy(dst, dst - out_row, static_cast<size_t>(out_row) * sizeof(float));
                         continue;
                       }
+                      if (rows_[oy] < 0) {
+                        std::fill(dst, dst + out_row, value);
+                        continue;
+                      }
                       const float* src = x + (n * p_.in_h + rows_[oy]) * p_.in_w * c;
                       for (int ox = 0; ox < p_.out_w; ++ox) {
-                        std::memcpy(dst + ox * c, src + cols_[ox] * c, static_cast<size_t>(c) * sizeof(float));
+                        if (cols_[ox] < 0) {
+                          std::fill(dst + ox * c, dst + (ox + 1) * c, value);
+                        } else {
+                          std::memcpy(dst + ox * c, src + cols_[ox] * c, static_cast<size_t>(c) * sizeof(float));
+                        }
                       }
                     }
                   });
@@ -345,6 +456,9 @@ std::unique_ptr<Execution> MakeResizeBilinear(const ExecutionArgs& args) {
 }
 std::unique_ptr<Execution> MakeResizeNearest(const ExecutionArgs& args) {
   return std::make_unique<ResizeNearestOp>(args);
+}
+std::unique_ptr<Execution> MakeResizeBicubic(const ExecutionArgs& args) {
+  return std::make_unique<ResizeBicubicOp>(args);
 }
 
 }  // namespace rill::inference::cpu

@@ -11,8 +11,9 @@ void ComputeResizeTaps(const ResizeParams& p, std::vector<ResizeTap>* y_taps, st
   y_taps->resize(p.out_h);
   x_taps->resize(p.out_w);
   // The reference kernel's rule, shared.
-  for (int y = 0; y < p.out_h; ++y) (*y_taps)[y] = BilinearSourceTap(p, y, p.in_h, p.out_h, p.scale_h);
-  for (int x = 0; x < p.out_w; ++x) (*x_taps)[x] = BilinearSourceTap(p, x, p.in_w, p.out_w, p.scale_w);
+  const ResizeAxis axis_h = BilinearAxisH(p), axis_w = BilinearAxisW(p);
+  for (int y = 0; y < p.out_h; ++y) (*y_taps)[y] = BilinearSourceTap(p, axis_h, y);
+  for (int x = 0; x < p.out_w; ++x) (*x_taps)[x] = BilinearSourceTap(p, axis_w, x);
 }
 
 __attribute__((target("avx2,fma"))) void ResizeBilinearAvx2(const ResizeParams& p, const ResizeTap* y_taps,
@@ -25,14 +26,20 @@ __attribute__((target("avx2,fma"))) void ResizeBilinearAvx2(const ResizeParams& 
       const ResizeTap ty = y_taps[oy];
       for (int ox = 0; ox < p.out_w; ++ox) {
         const ResizeTap tx = x_taps[ox];
-        // Same weights and summation order as the reference.
-        const float wa = (1 - ty.frac) * (1 - tx.frac), wb = (1 - ty.frac) * tx.frac;
-        const float wc = ty.frac * (1 - tx.frac), wd = ty.frac * tx.frac;
+        float* o = out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * c_n;
+        if (ty.outside || tx.outside) {
+          for (int ch = 0; ch < c_n; ++ch) o[ch] = p.extrapolation_value;
+          continue;
+        }
+        // The weights' products first, then the sum in the reference's
+        // order (ONNX Runtime's; TFLite's reference rounds the products in
+        // the other order).
+        const float wa = tx.w_lo * ty.w_lo, wb = tx.w_hi * ty.w_lo;
+        const float wc = tx.w_lo * ty.w_hi, wd = tx.w_hi * ty.w_hi;
         const float* a = in_n + (static_cast<long long>(ty.lo) * p.in_w + tx.lo) * c_n;
         const float* b = in_n + (static_cast<long long>(ty.lo) * p.in_w + tx.hi) * c_n;
         const float* c = in_n + (static_cast<long long>(ty.hi) * p.in_w + tx.lo) * c_n;
         const float* d = in_n + (static_cast<long long>(ty.hi) * p.in_w + tx.hi) * c_n;
-        float* o = out + ((static_cast<long long>(n) * p.out_h + oy) * p.out_w + ox) * c_n;
         const __m256 va = _mm256_set1_ps(wa), vb = _mm256_set1_ps(wb), vc = _mm256_set1_ps(wc),
                      vd = _mm256_set1_ps(wd);
         int ch = 0;

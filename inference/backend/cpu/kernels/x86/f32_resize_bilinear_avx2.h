@@ -1,6 +1,6 @@
-// Bilinear resize for x86 AVX2 over NHWC channel vectors; same conventions
-// (align_corners, half_pixel_centers) and arithmetic as the reference
-// kernel. Source taps are computed once at resize, not per pixel.
+// Bilinear resize for x86 AVX2 over NHWC channel vectors; the reference
+// kernel's taps (TFLite's and ONNX's conventions) and, for ONNX, its
+// arithmetic. Source taps are computed once at resize, not per pixel.
 #ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_RESIZE_BILINEAR_AVX2_H_
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_RESIZE_BILINEAR_AVX2_H_
 

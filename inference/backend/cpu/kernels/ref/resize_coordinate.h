@@ -1,0 +1,37 @@
+// ONNX Resize's coordinate transforms (coordinate_transformation_mode), in
+// ONNX Runtime 1.30's float arithmetic and order, shared by the three resize
+// kernels: an output index's source coordinate along one axis.
+#ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_REF_RESIZE_COORDINATE_H_
+#define RILL_INFERENCE_BACKEND_CPU_KERNELS_REF_RESIZE_COORDINATE_H_
+
+#include "inference/ir/graph.h"
+
+namespace rill::inference::cpu {
+
+// One axis of an ONNX resize.
+struct ResizeAxis {
+  int in_size = 1, out_size = 1;
+  float scale = 0.0f;                      // the model's scale; 0: out_size / in_size (sizes given)
+  float roi_start = 0.0f, roi_end = 1.0f;  // kTfCropAndResize: the normalized crop
+};
+
+// The scale coordinates divide by: the model's, or out / in.
+inline float EffectiveScale(const ResizeAxis& a) {
+  return a.scale > 0.0f ? a.scale : static_cast<float>(a.out_size) / static_cast<float>(a.in_size);
+}
+
+// The source coordinate of output index `out_index`, not clamped to the
+// input. An axis whose scale is exactly 1 maps every index to itself,
+// whatever the mode (ONNX Runtime skips the transform there, the crop of
+// tf_crop_and_resize included). `mode` is an ONNX mode (not kTflite).
+float OnnxSourceCoordinate(ir::ResizeCoordinate mode, const ResizeAxis& axis, int out_index);
+
+// Whether a source coordinate lies outside the input: tf_crop_and_resize
+// writes extrapolation_value there.
+inline bool OutsideInput(float coord, int in_size) {
+  return coord < 0.0f || coord > static_cast<float>(in_size - 1);
+}
+
+}  // namespace rill::inference::cpu
+
+#endif  // RILL_INFERENCE_BACKEND_CPU_KERNELS_REF_RESIZE_COORDINATE_H_
