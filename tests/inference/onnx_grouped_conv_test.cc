@@ -117,12 +117,8 @@ void ExpectSameAsOrt(const ConvCase& cc, int index) {
   }
 }
 
-#define SKIP_IF_NO_ORT()                                                        \
-  if (!testing::FileExists(ort::DefaultLibraryPath()))                          \
-  GTEST_SKIP() << ort::DefaultLibraryPath() << " is missing: run scripts/fetch_models.sh (ONNX Runtime)"
-
 TEST(OnnxGroupedConvTest, ConvMatchesOnnxRuntime) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   std::vector<ConvCase> cases;
   ConvCase base;  // 2 groups of 2 -> 3 channels, 3x3 same
   cases.push_back(base);
@@ -175,7 +171,7 @@ TEST(OnnxGroupedConvTest, ConvMatchesOnnxRuntime) {
 }
 
 TEST(OnnxGroupedConvTest, ConvTransposeMatchesOnnxRuntime) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   std::vector<ConvCase> cases;
   ConvCase up;  // 2 groups of 3 -> 2, stride 2, output_padding
   up.op = "ConvTranspose";

@@ -27,6 +27,7 @@
 #include "gtest/gtest.h"
 #include "inference/tools/ort_runner.h"
 #include "rill/inference/inference.h"
+#include "tests/inference/onnx_test_models.h"
 #include "tests/inference/test_util.h"
 
 namespace rill::inference {
@@ -73,40 +74,11 @@ struct ResizeCase {
   }
 };
 
-void AddFloats(onnx::GraphProto* g, const std::string& name, const std::vector<float>& v) {
-  onnx::TensorProto* t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  t->add_dims(static_cast<int64_t>(v.size()));
-  for (float x : v) t->add_float_data(x);
-}
-
-void AddInts(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& v) {
-  onnx::TensorProto* t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::INT64);
-  t->add_dims(static_cast<int64_t>(v.size()));
-  for (int64_t x : v) t->add_int64_data(x);
-}
-
-void SetFloatValueInfo(onnx::ValueInfoProto* info, const std::string& name, const std::vector<int64_t>& dims) {
-  info->set_name(name);
-  onnx::TypeProto_Tensor* t = info->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
 // Writes the case's one-node model to a file; returns its path.
 std::string WriteModel(const ResizeCase& rc, const std::string& file) {
-  onnx::ModelProto m;
-  m.set_ir_version(rc.opset >= 18 ? 8 : rc.opset >= 13 ? 7 : 5);
-  m.set_producer_name("rill onnx_resize_test");
-  onnx::OperatorSetIdProto* ops = m.add_opset_import();
-  ops->set_domain("");
-  ops->set_version(rc.opset);
+  onnx::ModelProto m = testing::NewOnnxModel(rc.opset, "rill onnx_resize_test");
   onnx::GraphProto* g = m.mutable_graph();
-  g->set_name("resize");
-  SetFloatValueInfo(g->add_input(), "x", {rc.n, rc.c, rc.h, rc.w});
+  testing::SetFloatValueInfo(g->add_input(), "x", {rc.n, rc.c, rc.h, rc.w});
   onnx::NodeProto* node = g->add_node();
   node->set_name("the_resize");
   node->set_op_type(rc.op);
@@ -143,25 +115,25 @@ std::string WriteModel(const ResizeCase& rc, const std::string& file) {
     a->set_type(onnx::AttributeProto::FLOATS);
     for (float v : rc.scales) a->add_floats(v);
   } else if (old) {
-    AddFloats(g, "scales", rc.scales);
+    testing::AddFloatInitializer(g, "scales", rc.scales);
     node->add_input("scales");
   } else {
     if (!rc.roi.empty()) {
-      AddFloats(g, "roi", rc.roi);
+      testing::AddFloatInitializer(g, "roi", rc.roi);
       node->add_input("roi");
     } else if (rc.ctm == "tf_crop_and_resize") {
       node->add_input("");  // absent: the whole input
     } else {
-      AddFloats(g, "roi", {});
+      testing::AddFloatInitializer(g, "roi", {});
       node->add_input("roi");
     }
     if (!rc.scales.empty()) {
-      AddFloats(g, "scales", rc.scales);
+      testing::AddFloatInitializer(g, "scales", rc.scales);
       node->add_input("scales");
     } else {
-      AddFloats(g, "scales", {});
+      testing::AddFloatInitializer(g, "scales", {});
       node->add_input("scales");
-      AddInts(g, "sizes", rc.sizes);
+      testing::AddIntInitializer(g, "sizes", rc.sizes);
       node->add_input("sizes");
     }
   }
@@ -179,11 +151,7 @@ std::string WriteModel(const ResizeCase& rc, const std::string& file) {
   onnx::ValueInfoProto* out = g->add_output();
   out->set_name("y");
   out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string path = std::string(tmp ? tmp : "/tmp") + "/" + file;
-  std::ofstream f(path, std::ios::binary);
-  m.SerializeToOstream(&f);
-  return path;
+  return testing::SaveOnnxModel(m, file);
 }
 
 // The largest error (relative to the output's range) seen by the kernels of
@@ -244,12 +212,8 @@ void ExpectSameAsOrt(const ResizeCase& rc, int index, MaxError* max_error = null
   }
 }
 
-#define SKIP_IF_NO_ORT()                                                        \
-  if (!testing::FileExists(ort::DefaultLibraryPath()))                          \
-  GTEST_SKIP() << ort::DefaultLibraryPath() << " is missing: run scripts/fetch_models.sh (ONNX Runtime)"
-
 TEST(OnnxResizeTest, NearestEveryModeMatchesOnnxRuntime) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   int index = 0;
   for (const char* ctm : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
                           "half_pixel_symmetric"}) {
@@ -290,7 +254,7 @@ TEST(OnnxResizeTest, NearestEveryModeMatchesOnnxRuntime) {
 }
 
 TEST(OnnxResizeTest, OldOpsetsMatchOnnxRuntime) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   int index = 200;
   MaxError error;
   for (const std::vector<float>& scales :
@@ -323,7 +287,7 @@ TEST(OnnxResizeTest, OldOpsetsMatchOnnxRuntime) {
 // Output sizes from scales: ONNX Runtime multiplies in float and truncates
 // (10 x 0.7f is 7 in float, 6.99999988 in double).
 TEST(OnnxResizeTest, OutputSizeFromScalesIsComputedInFloat) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   int index = 300;
   for (const char* mode : {"nearest", "linear", "cubic"}) {
     ResizeCase rc;
@@ -369,7 +333,7 @@ const char* const kModes[] = {"half_pixel", "pytorch_half_pixel", "align_corners
                               "tf_half_pixel_for_nn", "half_pixel_symmetric"};
 
 TEST(OnnxResizeTest, LinearEveryModeMatchesOnnxRuntime) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   int index = 400;
   MaxError error;
   for (const char* ctm : kModes) {
@@ -381,7 +345,7 @@ TEST(OnnxResizeTest, LinearEveryModeMatchesOnnxRuntime) {
 // pytorch_half_pixel differs from half_pixel where an output axis has one
 // pixel: its source coordinate is 0, not the input's centre.
 TEST(OnnxResizeTest, PytorchHalfPixelOnePixelOutputs) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   int index = 500;
   for (const char* mode : {"linear", "cubic", "nearest"}) {
     for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{1, 3, 1, 4}, {1, 3, 6, 1}, {1, 3, 1, 1}}) {
@@ -395,7 +359,7 @@ TEST(OnnxResizeTest, PytorchHalfPixelOnePixelOutputs) {
 }
 
 TEST(OnnxResizeTest, CubicEveryModeMatchesOnnxRuntime) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   int index = 600;
   MaxError error;
   for (const char* ctm : kModes) {
@@ -422,7 +386,7 @@ TEST(OnnxResizeTest, CubicEveryModeMatchesOnnxRuntime) {
 // start past the end flips) sampled over the output; sources outside the
 // input give extrapolation_value.
 TEST(OnnxResizeTest, CropAndResizeMatchesOnnxRuntime) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   int index = 1000;
   MaxError error;
   const std::vector<std::vector<float>> rois = {
@@ -471,7 +435,7 @@ TEST(OnnxResizeTest, CropAndResizeMatchesOnnxRuntime) {
 // keep_aspect_ratio_policy (one scale for all named axes, sizes
 // round(scale * in)).
 TEST(OnnxResizeTest, Opset18AxesAndAspectRatioPolicyMatchOnnxRuntime) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   int index = 1200;
   MaxError error;
   for (int opset : {18, 19}) {
@@ -516,7 +480,7 @@ TEST(OnnxResizeTest, Opset18AxesAndAspectRatioPolicyMatchOnnxRuntime) {
 // shrinking (as wide as they are when enlarging), weights normalized over
 // the taps inside the input.
 TEST(OnnxResizeTest, AntialiasMatchesOnnxRuntime) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   int index = 1500;
   MaxError error;
   for (const char* mode : {"linear", "cubic"}) {
@@ -555,7 +519,7 @@ TEST(OnnxResizeTest, AntialiasMatchesOnnxRuntime) {
 // Outputs large enough to be split over the threads (the models above run
 // on one: too little work), each mode and filter.
 TEST(OnnxResizeTest, LargerResizesSplitOverThreads) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   int index = 1700;
   MaxError error;
   for (const char* mode : {"nearest", "linear", "cubic"}) {
@@ -588,7 +552,7 @@ TEST(OnnxResizeTest, LargerResizesSplitOverThreads) {
 // An output as large as the input: ONNX Runtime copies the input, whatever
 // the mode (even tf_crop_and_resize with a smaller roi).
 TEST(OnnxResizeTest, SameSizeCopiesTheInput) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   int index = 1800;
   for (const char* mode : {"nearest", "linear", "cubic"}) {
     ResizeCase rc;

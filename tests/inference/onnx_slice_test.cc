@@ -145,12 +145,8 @@ std::vector<std::string> ExpectSameAsOrt(const std::string& path, const std::str
   return ops;
 }
 
-#define SKIP_IF_NO_ORT()                                                        \
-  if (!testing::FileExists(ort::DefaultLibraryPath()))                          \
-  GTEST_SKIP() << ort::DefaultLibraryPath() << " is missing: run scripts/fetch_models.sh (ONNX Runtime)"
-
 TEST(OnnxSliceTest, SlicesOfActivationsMatchOnnxRuntime) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   const std::vector<SliceSpec> specs = {
       {{0}, {6}, {1}, {}},                    // ShuffleNet's channel split
       {{6}, {1000}, {1}, {}},                 // the other half, end past the axis
@@ -179,7 +175,7 @@ TEST(OnnxSliceTest, SlicesOfActivationsMatchOnnxRuntime) {
 }
 
 TEST(OnnxSliceTest, ChannelShuffleIsOnePixelTranspose) {
-  SKIP_IF_NO_ORT();
+  RILL_SKIP_IF_NO_ORT();
   std::mt19937 rng(13);
   for (int groups : {2, 3, 4}) {
     const std::string what = "shuffle in " + std::to_string(groups) + " groups";

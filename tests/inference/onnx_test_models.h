@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "inference/tools/ort_runner.h"
+#include "tests/inference/test_util.h"
+
 namespace rill::inference::testing {
 
 // A float initializer of shape `dims` (empty: 1-D of v.size()).
@@ -56,7 +59,7 @@ inline void AddIntAttribute(onnx::NodeProto* node, const std::string& name, int6
 // A model of one graph at `opset` (ir_version to match), its node to fill in.
 inline onnx::ModelProto NewOnnxModel(int opset, const std::string& producer) {
   onnx::ModelProto m;
-  m.set_ir_version(opset >= 13 ? 7 : 5);
+  m.set_ir_version(opset >= 18 ? 8 : opset >= 13 ? 7 : 5);
   m.set_producer_name(producer);
   onnx::OperatorSetIdProto* ops = m.add_opset_import();
   ops->set_domain("");
@@ -75,5 +78,11 @@ inline std::string SaveOnnxModel(const onnx::ModelProto& m, const std::string& f
 }
 
 }  // namespace rill::inference::testing
+
+// Skips a test when ONNX Runtime's library has not been fetched.
+#define RILL_SKIP_IF_NO_ORT()                                                                  \
+  if (!::rill::inference::testing::FileExists(::rill::inference::ort::DefaultLibraryPath())) \
+  GTEST_SKIP() << ::rill::inference::ort::DefaultLibraryPath()                               \
+               << " is missing: run scripts/fetch_models.sh (ONNX Runtime)"
 
 #endif  // RILL_TESTS_INFERENCE_ONNX_TEST_MODELS_H_
