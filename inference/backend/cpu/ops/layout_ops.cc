@@ -26,6 +26,19 @@
 namespace rill::inference::cpu {
 namespace {
 
+// The coordinate transform fields every resize's parameters share.
+template <class P>
+void SetResizeCoordinates(const ir::OpAttrs& a, P* p) {
+  p->coordinate = a.resize_coordinate;
+  p->scale_h = a.scale_h;
+  p->scale_w = a.scale_w;
+  p->roi_start_h = a.roi_start_h;
+  p->roi_start_w = a.roi_start_w;
+  p->roi_end_h = a.roi_end_h;
+  p->roi_end_w = a.roi_end_w;
+  p->extrapolation_value = a.extrapolation_value;
+}
+
 class PadOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
@@ -157,14 +170,7 @@ class ResizeSeparableOp : public CpuOp {
     sp_ = ResizeSeparableParams{};
     SetNhwcSizes(&sp_);
     sp_.filter = filter;
-    sp_.coordinate = a.resize_coordinate;
-    sp_.scale_h = a.scale_h;
-    sp_.scale_w = a.scale_w;
-    sp_.roi_start_h = a.roi_start_h;
-    sp_.roi_start_w = a.roi_start_w;
-    sp_.roi_end_h = a.roi_end_h;
-    sp_.roi_end_w = a.roi_end_w;
-    sp_.extrapolation_value = a.extrapolation_value;
+    SetResizeCoordinates(a, &sp_);
     sp_.cubic_coeff_a = a.cubic_coeff_a;
     sp_.exclude_outside = a.exclude_outside;
     ComputeResizeSeparableTaps(sp_, true, &rows_);
@@ -220,16 +226,9 @@ class ResizeBilinearOp : public ResizeSeparableOp {
     scratch_floats_ = 0;
     p_ = ResizeParams{};
     SetNhwcSizes(&p_);
-    p_.coordinate = a.resize_coordinate;
+    SetResizeCoordinates(a, &p_);
     p_.align_corners = a.align_corners;
     p_.half_pixel_centers = a.half_pixel_centers;
-    p_.scale_h = a.scale_h;
-    p_.scale_w = a.scale_w;
-    p_.roi_start_h = a.roi_start_h;
-    p_.roi_start_w = a.roi_start_w;
-    p_.roi_end_h = a.roi_end_h;
-    p_.roi_end_w = a.roi_end_w;
-    p_.extrapolation_value = a.extrapolation_value;
     if (fast_) x86::ComputeResizeTaps(p_, &y_taps_, &x_taps_);
     return Status::Ok();
   }
@@ -270,17 +269,10 @@ class ResizeNearestOp : public CpuOp {
     const ir::OpAttrs& a = attrs();
     p_ = ResizeNearestParams{};
     SetNhwcSizes(&p_);
-    p_.coordinate = a.resize_coordinate;
+    SetResizeCoordinates(a, &p_);
     p_.rounding = a.nearest_rounding;
     p_.align_corners = a.align_corners;
     p_.half_pixel_centers = a.half_pixel_centers;
-    p_.scale_h = a.scale_h;
-    p_.scale_w = a.scale_w;
-    p_.roi_start_h = a.roi_start_h;
-    p_.roi_start_w = a.roi_start_w;
-    p_.roi_end_h = a.roi_end_h;
-    p_.roi_end_w = a.roi_end_w;
-    p_.extrapolation_value = a.extrapolation_value;
     fast_ = args_.algorithm != AlgorithmPolicy::kReference;
     // The source row and column of every output row and column, once (-1:
     // extrapolation_value).
