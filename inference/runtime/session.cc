@@ -145,6 +145,7 @@ class Session::Impl {
     for (size_t i = 0; i < bindings_.size(); ++i) bindings_[i].shape = shapes[source_[i]];
     for (Task& task : tasks_) RILL_INF_RETURN_IF_ERROR(task.exec->Prepare());
     ElideConcatenations();
+    ElideReshapes();
 
     // Lifetimes in steps: task t runs at step t. When streams run
     // concurrently, step order holds only within a stream, so a buffer that
@@ -305,6 +306,32 @@ class Session::Impl {
     }
   }
 
+  // A RESHAPE (or Flatten/Squeeze) only renames bytes: its output is planned
+  // as a view of its input's bytes and the task does not run (ShuffleNet
+  // copied 32 tensors a run). Not for graph inputs and outputs (they keep
+  // their own bytes), across memories, or for an input that is a strided
+  // channel slice of an elided concatenation; chains resolve to one buffer.
+  void ElideReshapes() {
+    const int nb = static_cast<int>(bindings_.size());
+    std::vector<bool> boundary(nb, false), view(nb, false);  // view: an elided reshape's output
+    for (int id : graph_.inputs) boundary[id] = true;
+    for (int id : graph_.outputs) boundary[id] = true;
+    for (int id : host_outputs_) boundary[id] = true;
+    for (Task& task : tasks_) {
+      if (task.node < 0 || task.elided || task.writes.size() != 1 || task.reads.empty()) continue;
+      if (graph_.nodes[task.node].type != ir::OpType::kReshape) continue;
+      const int in = task.reads[0], out = task.writes[0];
+      if (bindings_[in].constant || boundary[in] || boundary[out] || memory_[in] != memory_[out] ||
+          bindings_[in].byte_size() != bindings_[out].byte_size() || (alias_of_[in] >= 0 && !view[in])) {
+        continue;
+      }
+      alias_of_[out] = alias_of_[in] >= 0 ? alias_of_[in] : in;
+      alias_offset_[out] = alias_of_[in] >= 0 ? alias_offset_[in] : 0;
+      view[out] = true;
+      task.elided = true;
+    }
+  }
+
   // One "key choice" pair per line.
   void LoadTuningCache() {
     std::ifstream in(config_.tuning_cache);
@@ -371,7 +398,9 @@ class Session::Impl {
       info.name = n.name;
       info.op = ir::OpTypeName(n.type);
       const Task& task = tasks_[node_task_[i]];
-      info.kernel = task.elided ? "concatenation_in_place" : task.exec->name();
+      info.kernel = !task.elided                      ? task.exec->name()
+                    : n.type == ir::OpType::kReshape ? "reshape_in_place"
+                                                     : "concatenation_in_place";
       info.backend = backends_[task.backend].backend->name();
       info.output_shape = bindings_[n.outputs[0]].shape;
       const int64_t out = NumElements(info.output_shape);

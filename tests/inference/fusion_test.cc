@@ -642,3 +642,62 @@ TEST(SiluFusionTest, MulOfLogisticBecomesSilu) {
 
 }  // namespace
 }  // namespace rill::inference
+
+namespace rill::inference {
+namespace {
+
+// RESHAPEs are views: planned as their input's bytes and not run, unless a
+// graph input or output is involved (ShuffleNet's channel shuffle:
+// RESHAPE -> TRANSPOSE -> RESHAPE between convs). The same bits as copying.
+TEST(ReshapeInPlaceTest, ReshapesAreViewsOfTheirInputs) {
+  auto build = [](bool reshapes_are_outputs) {
+    Builder b;
+    const int x = b.Activation("x", {2, 6, 5, 12});
+    b.g.inputs = {x};
+    const int c = b.Conv("c", x, 12, 1, ir::Activation::kRelu);
+    const int r1 = b.Op(ir::OpType::kReshape, "r1", {c}, {2, 6, 5, 3, 4});
+    b.g.nodes.back().attrs.new_shape = {2, 6, 5, 3, 4};
+    const int t = b.Op(ir::OpType::kTranspose, "t", {r1}, {2, 6, 5, 4, 3});
+    b.g.nodes.back().attrs.perm = {0, 1, 2, 4, 3};
+    const int r2 = b.Op(ir::OpType::kReshape, "r2", {t}, {2, 6, 5, 12});
+    b.g.nodes.back().attrs.new_shape = {2, 6, 5, 12};
+    b.g.outputs = {b.Conv("d", r2, 7, 1, ir::Activation::kNone)};
+    if (reshapes_are_outputs) b.g.outputs.insert(b.g.outputs.end(), {r1, r2});
+    return b.g;
+  };
+  auto run = [](const ir::Graph& g, AlgorithmPolicy policy, int threads, std::vector<std::string>* kernels) {
+    auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(g));
+    SessionConfig config;
+    config.algorithm = policy;
+    config.num_threads = threads;
+    auto s = Session::Create(model, config);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (!s.ok()) return std::vector<float>{};
+    std::mt19937 rng(9);
+    Tensor* in = (*s)->input(0);
+    const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in->num_elements()), &rng);
+    std::memcpy(in->data(), x.data(), x.size() * 4);
+    EXPECT_TRUE((*s)->Run().ok());
+    kernels->clear();
+    for (const LayerInfo& l : (*s)->Layers()) {
+      if (l.op == "RESHAPE") kernels->push_back(l.kernel);
+    }
+    const Tensor* y = (*s)->output(0);
+    return std::vector<float>(y->data_as<float>(), y->data_as<float>() + y->num_elements());
+  };
+  const ir::Graph views = build(false), copies = build(true);
+  for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
+    for (int threads : {1, 2}) {
+      std::vector<std::string> view_kernels, copy_kernels;
+      const std::vector<float> a = run(views, policy, threads, &view_kernels);
+      const std::vector<float> b = run(copies, policy, threads, &copy_kernels);
+      EXPECT_EQ(view_kernels, (std::vector<std::string>{"reshape_in_place", "reshape_in_place"}));
+      EXPECT_EQ(copy_kernels, (std::vector<std::string>{"reshape_ref", "reshape_ref"}));
+      ASSERT_FALSE(a.empty());
+      EXPECT_EQ(a, b) << "threads " << threads;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rill::inference

@@ -387,9 +387,22 @@ class TransposeOp : public CpuOp {
       TransposeRef(p_, In(0), Out());
       return;
     }
-    // Output rows (input columns) in pieces over the threads.
     const float* x = In(0);
     float* y = Out();
+    if (plan_.batch >= 4LL * threads()) {
+      // Many small transposes (ShuffleNet's per-pixel channel shuffle):
+      // whole ones per thread; column pieces would have both threads write
+      // every output cache line.
+      const long long matrix = plan_.rows * plan_.cols;
+      ParallelRange(plan_.batch, 1, plan_.total, [&](long long begin, long long end) {
+        x86::TransposePlan part = plan_;
+        part.batch = end - begin;
+        part.total = part.batch * matrix;
+        x86::TransposeBatched2D(part, x + begin * matrix, y + begin * matrix);
+      });
+      return;
+    }
+    // Output rows (input columns) in pieces over the threads.
     ParallelRange(plan_.cols, 16, plan_.total,
                   [&](long long begin, long long end) { x86::TransposeBatched2DColumns(plan_, x, y, begin, end); });
   }
