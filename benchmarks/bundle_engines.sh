@@ -29,12 +29,13 @@ for m in mobilenet_v2.onnx squeezenet1_1.onnx face_detection_short_range.tflite 
 done
 cat >"$out/run.sh" <<'SH'
 #!/bin/sh
-# Unpacks and runs bench_engines pinned to 2 cores (like the 2-core VM).
+# Unpacks and runs bench_engines pinned to 2 cores (like the 2-core VM;
+# CORES=6,7 picks others).
 D=$(cd "$(dirname "$0")" && pwd)
 W=/tmp/rillbench; mkdir -p $W; cd $W
 tar xJf "$D/lib.txz"; xz -dc "$D/ort.xz" > libonnxruntime.so.1
 lscpu | grep -E "Model name|MHz|^CPU\(s\)"
-taskset -c 2,3 $W/lib/ld-linux-x86-64.so.2 --library-path $W/lib "$D/bench_engines" --ort_lib=$W/libonnxruntime.so.1 "$@" "$D/models"
+taskset -c ${CORES:-2,3} $W/lib/ld-linux-x86-64.so.2 --library-path $W/lib "$D/bench_engines" --ort_lib=$W/libonnxruntime.so.1 "$@" "$D/models"
 SH
 chmod +x "$out/run.sh"
 echo "bundle in $out ($(du -sh "$out" | cut -f1)); run $out/run.sh"
