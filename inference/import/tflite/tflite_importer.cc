@@ -31,7 +31,7 @@ constexpr int kFormat = 0, kDenseSize = 1, kSegmentsType = 2, kSegments = 3, kIn
 enum Builtin : int32_t {
   kAdd = 0, kAveragePool2D = 1, kConcatenation = 2, kConv2D = 3, kDepthwiseConv2D = 4, kDepthToSpace = 5,
   kDequantize = 6, kFullyConnected = 9, kLogistic = 14, kMaxPool2D = 17, kMul = 18, kRelu = 19, kRelu6 = 21,
-  kReshape = 22, kResizeBilinear = 23, kCustom = 32, kPad = 34, kMean = 40, kResizeNearest = 97, kHardSwish = 117,
+  kReshape = 22, kResizeBilinear = 23, kSoftmax = 25, kCustom = 32, kPad = 34, kMean = 40, kResizeNearest = 97, kHardSwish = 117,
   kDensify = 124,
 };
 
@@ -378,6 +378,15 @@ class Importer {
           a.align_corners = r_.Scalar<uint8_t>(opts, 0, 0) != 0;
           a.half_pixel_centers = r_.Scalar<uint8_t>(opts, 1, 0) != 0;
           break;
+        case kSoftmax: {
+          // Over the last axis; TFLite's beta scales the logits (1 in every
+          // converted classifier; absent reads as the schema's 0).
+          node.type = ir::OpType::kSoftmax;
+          a.axis = -1;
+          const float beta = r_.Scalar<float>(opts, 0, 0.0f);
+          if (beta != 1.0f) return UnimplementedError(ctx + "SOFTMAX with beta " + std::to_string(beta) + " (1 only)");
+          break;
+        }
         case kMean:
           node.type = ir::OpType::kMean;
           a.keep_dims = r_.Scalar<uint8_t>(opts, 0, 0) != 0;
