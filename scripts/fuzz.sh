@@ -76,8 +76,10 @@ for f in "${FUZZERS[@]}"; do
     cp "$m" "$seeds/"
     [ "$size" -le "$max_len" ] || max_len=$size
   done
-  # Regression inputs found earlier start the corpus too.
-  for r in tests/inference/fuzz/regressions/"${name%%_*}"/*; do
+  # Regression inputs found earlier, and small models of ops the fetched
+  # models lack (grouped convs, Slice, the channel shuffle, cubic and
+  # antialiased Resize), start the corpus too.
+  for r in tests/inference/fuzz/regressions/"${name%%_*}"/* tests/inference/fuzz/seeds/"${name%%_*}"/*; do
     [ -f "$r" ] && cp "$r" "$seeds/"
   done
   [ -n "$(ls -A "$seeds")" ] || echo "fuzz: $name: no seed models in $models (scripts/fetch_models.sh), fuzzing from scratch"

@@ -228,9 +228,14 @@ TEST_F(X86KernelsTest, WinogradF23MatchesReference) {
   EXPECT_GE(checked, 80);
 }
 
+// Odd sizes, and a scalar operand over tensors whose last 64-float pass
+// holds one element, or of one element (the fuzzer found these recursing).
 TEST_F(X86KernelsTest, BinaryMatchesReference) {
-  for (const Shape& b_shape : {Shape{2, 5, 3, 17}, Shape{17}, Shape{1, 1, 1, 17}, Shape{1}}) {
-    const Shape a_shape = {2, 5, 3, 17};
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{2, 5, 3, 17}, {2, 5, 3, 17}}, {{2, 5, 3, 17}, {17}}, {{2, 5, 3, 17}, {1, 1, 1, 17}},
+      {{2, 5, 3, 17}, {1}},           {{65}, {1}},           {{1}, {1}},
+      {{1, 1, 1, 1}, {1, 1, 1, 1}},   {{129}, {1}}};
+  for (const auto& [a_shape, b_shape] : shapes) {
     for (int op = 0; op < 4; ++op) {
       for (FusedActivation act : {FusedActivation::kNone, FusedActivation::kRelu6, FusedActivation::kTanh}) {
         const std::vector<float> a = Random(NumElementsOf(a_shape), &rng_);

@@ -63,8 +63,9 @@ __attribute__((target("avx2,fma"))) void Run(long long n, const float* a, const 
 
 void BinaryAvx2(BinaryOp op, long long n, const float* a, const float* b, long long b_period, FusedActivation act,
                 float* out) {
-  if (b_period == 1) {
-    // A scalar: broadcast it over a short stack buffer's worth per pass.
+  if (b_period == 1 && n > 1) {
+    // A scalar: broadcast it over a short stack buffer's worth per pass (a
+    // single element goes below, not back here: the fuzzer found the loop).
     float lane[64];
     for (float& v : lane) v = b[0];
     for (long long base = 0; base < n; base += 64) {
