@@ -504,11 +504,6 @@ TEST(ConcatInPlaceTest, InputsThatCannotBeSlicesAreCopied) {
   }
 }
 
-}  // namespace
-}  // namespace rill::inference
-
-namespace rill::inference {
-namespace {
 
 // Runs `g` (one input, one output) under both kernel policies on the same
 // random input; returns {reference output, optimized output}.
@@ -531,6 +526,18 @@ std::pair<std::vector<float>, std::vector<float>> RunBothPolicies(const ir::Grap
     out[i].assign(y->data_as<float>(), y->data_as<float>() + y->num_elements());
   }
   return {out[0], out[1]};
+}
+
+// `raw` and `fused` give the same bits under each kernel policy, at 1 and 2
+// threads (a fusion that replays the same float operations).
+void ExpectSameBitsBothPolicies(const ir::Graph& raw, const ir::Graph& fused) {
+  for (int threads : {1, 2}) {
+    const auto [raw_ref, raw_auto] = RunBothPolicies(raw, threads);
+    const auto [fused_ref, fused_auto] = RunBothPolicies(fused, threads);
+    ASSERT_FALSE(raw_ref.empty());
+    EXPECT_EQ(raw_ref, fused_ref) << "reference, threads " << threads;
+    EXPECT_EQ(raw_auto, fused_auto) << "optimized, threads " << threads;
+  }
 }
 
 // ADD / MUL whose full-shape operand comes second (gate * x, as PyTorch's
@@ -559,11 +566,6 @@ TEST(BinaryBroadcastTest, GateFirstAndPerImageGatesAreVectorized) {
   }
 }
 
-}  // namespace
-}  // namespace rill::inference
-
-namespace rill::inference {
-namespace {
 
 // x * HardSigmoid(x) (alpha 1/6, beta 1/2: PyTorch's Hardswish before ONNX
 // opset 14) becomes one HARD_SWISH, either operand order; other alphas, a
@@ -599,11 +601,6 @@ TEST(HardSwishFusionTest, MulOfHardSigmoidBecomesHardSwish) {
   EXPECT_EQ(optimize::FuseGatedActivations(&other), 0);
 }
 
-}  // namespace
-}  // namespace rill::inference
-
-namespace rill::inference {
-namespace {
 
 // x * LOGISTIC(x) (SiLU / Swish, EfficientNet's activation) becomes one SILU,
 // either operand order, with the same bits as the two ops it replaces under
@@ -627,12 +624,7 @@ TEST(SiluFusionTest, MulOfLogisticBecomesSilu) {
     ASSERT_EQ(fused.nodes.size(), 1u);
     EXPECT_EQ(fused.nodes[0].type, ir::OpType::kSilu);
     EXPECT_NE(KernelOf(fused, ir::OpType::kSilu).find("silu_avx"), std::string::npos);
-    for (int threads : {1, 2}) {
-      const auto [raw_ref, raw_auto] = RunBothPolicies(raw, threads);
-      const auto [fused_ref, fused_auto] = RunBothPolicies(fused, threads);
-      EXPECT_EQ(raw_ref, fused_ref) << "reference, threads " << threads;
-      EXPECT_EQ(raw_auto, fused_auto) << "optimized, threads " << threads;
-    }
+    ExpectSameBitsBothPolicies(raw, fused);
   }
   ir::Graph twice = build(false, true, false);
   EXPECT_EQ(optimize::FuseGatedActivations(&twice), 0);
@@ -640,11 +632,6 @@ TEST(SiluFusionTest, MulOfLogisticBecomesSilu) {
   EXPECT_EQ(optimize::FuseGatedActivations(&other), 0);
 }
 
-}  // namespace
-}  // namespace rill::inference
-
-namespace rill::inference {
-namespace {
 
 // RESHAPEs are views: planned as their input's bytes and not run, unless a
 // graph input or output is involved (ShuffleNet's channel shuffle:
