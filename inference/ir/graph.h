@@ -111,6 +111,10 @@ struct OpAttrs {
   // start and end along H and W) and the value of outputs outside it.
   ResizeCoordinate resize_coordinate = ResizeCoordinate::kTflite;
   float scale_h = 0.0f, scale_w = 0.0f;
+  // Resize whose output size follows its input's (ONNX scales): the size
+  // input holds the import-time size; at every plan it is
+  // int(scale * input size) in float, as ONNX Runtime computes it.
+  bool resize_from_scales = false;
   float roi_start_h = 0.0f, roi_start_w = 0.0f, roi_end_h = 1.0f, roi_end_w = 1.0f;
   float extrapolation_value = 0.0f;
   NearestRounding nearest_rounding = NearestRounding::kRoundPreferFloor;  // resize nearest (ONNX)

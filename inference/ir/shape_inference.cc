@@ -296,13 +296,22 @@ Status Mean(ShapeContext& c, const OpAttrs& a) {
   return c.SetOut(out);
 }
 
-Status Resize(ShapeContext& c) {
+Status Resize(ShapeContext& c, const OpAttrs& a) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(2, 2));
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
   std::vector<int> size;
   RILL_INF_RETURN_IF_ERROR(ReadConstInts(c.g_, c.node_, 1, &size));
   if (size.size() != 2) return c.Error("size must hold 2 values");
   const Shape& x = c.In(0);
+  if (a.resize_from_scales && a.scale_h > 0.0f && a.scale_w > 0.0f) {
+    const long long h = static_cast<long long>(a.scale_h * static_cast<float>(x[1]));
+    const long long w = static_cast<long long>(a.scale_w * static_cast<float>(x[2]));
+    if (h < 1 || w < 1 || h > (1 << 24) || w > (1 << 24)) {
+      return c.Error("scales " + std::to_string(a.scale_h) + " x " + std::to_string(a.scale_w) +
+                     " give no valid output size for input " + ShapeToString(x));
+    }
+    size = {static_cast<int>(h), static_cast<int>(w)};
+  }
   return c.SetOut({x[0], size[0], size[1], x[3]});
 }
 
@@ -450,7 +459,7 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes) cons
       case OpType::kMean: s = Mean(c, a); break;
       case OpType::kResizeBilinear:
       case OpType::kResizeNearest:
-      case OpType::kResizeBicubic: s = Resize(c); break;
+      case OpType::kResizeBicubic: s = Resize(c, a); break;
       case OpType::kReshape: s = Reshape(c, a); break;
       case OpType::kConcatenation: s = Concat(c, a); break;
       case OpType::kDepthToSpace: s = DepthToSpace(c, a); break;

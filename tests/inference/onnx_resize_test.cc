@@ -569,6 +569,52 @@ TEST(OnnxResizeTest, SameSizeCopiesTheInput) {
   }
 }
 
+// A session resized to another input size: with scales the output size
+// follows the input (int(scale * size), as for the import-time size), with
+// sizes it stays; either way the values are ONNX Runtime's on a model
+// written for the new size.
+TEST(OnnxResizeTest, SessionResizeRecomputesSizesFromScales) {
+  RILL_SKIP_IF_NO_ORT();
+  int index = 900;
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    for (bool scales : {true, false}) {
+      ResizeCase rc;  // imported at 1x3x5x7
+      rc.mode = mode;
+      if (scales) rc.scales = {1, 1, 2.0f, 1.5f};
+      else rc.sizes = {1, 3, 8, 11};
+      ResizeCase resized = rc;  // run at 1x3x9x4
+      resized.h = 9;
+      resized.w = 4;
+      const std::string path = WriteModel(rc, "resize_" + std::to_string(index++) + ".onnx");
+      const std::string want_path = WriteModel(resized, "resize_" + std::to_string(index++) + ".onnx");
+      std::mt19937 rng(index);
+      const std::vector<float> x = testing::RandomFloats(3 * 9 * 4, &rng);
+      auto ort = ort::OrtRunner::Create(want_path);
+      ASSERT_TRUE(ort.ok()) << ort.status().ToString();
+      std::vector<ort::OrtTensor> want;
+      ASSERT_TRUE((*ort)->Run({{"x", {1, 3, 9, 4}, x}}, &want).ok());
+      const std::vector<int64_t> want_shape = scales ? std::vector<int64_t>{1, 3, 18, 6} : std::vector<int64_t>{1, 3, 8, 11};
+      ASSERT_EQ(want[0].shape, want_shape) << resized.Describe();
+      auto model = Model::FromFile(path);
+      ASSERT_TRUE(model.ok()) << model.status().ToString();
+      for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
+        SessionConfig config;
+        config.algorithm = policy;
+        auto s = Session::Create(*model, config);
+        ASSERT_TRUE(s.ok()) << s.status().ToString();
+        const Status r = (*s)->Resize({{"x", {1, 3, 9, 4}}});
+        ASSERT_TRUE(r.ok()) << r.ToString();
+        std::copy(x.begin(), x.end(), (*s)->input(0)->data_as<float>());
+        ASSERT_TRUE((*s)->Run().ok());
+        const Tensor* y = (*s)->output(0);
+        ASSERT_EQ(std::vector<int64_t>(y->shape().begin(), y->shape().end()), want_shape) << rc.Describe();
+        const ort::OutputDiff d = ort::DiffOutputs(y->data_as<float>(), want[0].data.data(), want[0].data.size());
+        EXPECT_TRUE(d.Within(kTolerance)) << rc.Describe() << ": error " << d.max_rel() << " of the range";
+      }
+    }
+  }
+}
+
 TEST(OnnxResizeTest, UnsupportedAttributesAreErrorsNamingTheNode) {
   std::vector<std::pair<std::string, ResizeCase>> cases;
   auto add = [&](const std::string& why, ResizeCase rc) {

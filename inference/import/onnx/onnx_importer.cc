@@ -1248,6 +1248,7 @@ class Importer {
     const bool given_scales = !from_sizes || policy != "stretch";
     a.scale_h = given_scales ? scales[2] : 0.0f;
     a.scale_w = given_scales ? scales[3] : 0.0f;
+    a.resize_from_scales = !from_sizes;  // sizes are absolute; scales follow the input
     if (crop) {
       // roi: starts then ends, for every axis (or those of `axes`); N and C
       // must be whole. Absent: the whole input.
