@@ -505,27 +505,31 @@ TEST(ConcatInPlaceTest, InputsThatCannotBeSlicesAreCopied) {
 }
 
 
-// Runs `g` (one input, one output) under both kernel policies on the same
-// random input; returns {reference output, optimized output}.
-std::pair<std::vector<float>, std::vector<float>> RunBothPolicies(const ir::Graph& g, int threads) {
+// Runs `g` (one input, one output) on a fixed-seed random input with the
+// kernel policy and thread count; the output (empty on failure) and, if
+// asked, the session's layers.
+std::vector<float> RunGraph(const ir::Graph& g, AlgorithmPolicy policy, int threads,
+                            std::vector<LayerInfo>* layers = nullptr) {
   auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(g));
-  std::vector<float> out[2];
-  for (int i = 0; i < 2; ++i) {
-    SessionConfig config;
-    config.algorithm = i == 0 ? AlgorithmPolicy::kReference : AlgorithmPolicy::kAuto;
-    config.num_threads = threads;
-    auto s = Session::Create(model, config);
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    if (!s.ok()) return {};
-    std::mt19937 rng(5);
-    Tensor* in = (*s)->input(0);
-    const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in->num_elements()), &rng);
-    std::memcpy(in->data(), x.data(), x.size() * 4);
-    EXPECT_TRUE((*s)->Run().ok());
-    const Tensor* y = (*s)->output(0);
-    out[i].assign(y->data_as<float>(), y->data_as<float>() + y->num_elements());
-  }
-  return {out[0], out[1]};
+  SessionConfig config;
+  config.algorithm = policy;
+  config.num_threads = threads;
+  auto s = Session::Create(model, config);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  if (!s.ok()) return {};
+  std::mt19937 rng(5);
+  Tensor* in = (*s)->input(0);
+  const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in->num_elements()), &rng);
+  std::memcpy(in->data(), x.data(), x.size() * 4);
+  EXPECT_TRUE((*s)->Run().ok());
+  if (layers) *layers = (*s)->Layers();
+  const Tensor* y = (*s)->output(0);
+  return std::vector<float>(y->data_as<float>(), y->data_as<float>() + y->num_elements());
+}
+
+// {reference output, optimized output} of `g` on the same input.
+std::pair<std::vector<float>, std::vector<float>> RunBothPolicies(const ir::Graph& g, int threads) {
+  return {RunGraph(g, AlgorithmPolicy::kReference, threads), RunGraph(g, AlgorithmPolicy::kAuto, threads)};
 }
 
 // `raw` and `fused` give the same bits under each kernel policy, at 1 and 2
@@ -653,24 +657,13 @@ TEST(ReshapeInPlaceTest, ReshapesAreViewsOfTheirInputs) {
     return b.g;
   };
   auto run = [](const ir::Graph& g, AlgorithmPolicy policy, int threads, std::vector<std::string>* kernels) {
-    auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(g));
-    SessionConfig config;
-    config.algorithm = policy;
-    config.num_threads = threads;
-    auto s = Session::Create(model, config);
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    if (!s.ok()) return std::vector<float>{};
-    std::mt19937 rng(9);
-    Tensor* in = (*s)->input(0);
-    const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in->num_elements()), &rng);
-    std::memcpy(in->data(), x.data(), x.size() * 4);
-    EXPECT_TRUE((*s)->Run().ok());
+    std::vector<LayerInfo> layers;
+    std::vector<float> out = RunGraph(g, policy, threads, &layers);
     kernels->clear();
-    for (const LayerInfo& l : (*s)->Layers()) {
+    for (const LayerInfo& l : layers) {
       if (l.op == "RESHAPE") kernels->push_back(l.kernel);
     }
-    const Tensor* y = (*s)->output(0);
-    return std::vector<float>(y->data_as<float>(), y->data_as<float>() + y->num_elements());
+    return out;
   };
   const ir::Graph views = build(false), copies = build(true);
   for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {

@@ -278,7 +278,7 @@ class ResizeNearestOp : public CpuOp {
     // extrapolation_value).
     rows_.resize(p_.out_h);
     cols_.resize(p_.out_w);
-    const ResizeAxis axis_h = NearestAxisH(p_), axis_w = NearestAxisW(p_);
+    const ResizeAxis axis_h = ResizeAxisH(p_), axis_w = ResizeAxisW(p_);
     for (int i = 0; i < p_.out_h; ++i) rows_[i] = NearestSourceIndex(p_, axis_h, i);
     for (int i = 0; i < p_.out_w; ++i) cols_[i] = NearestSourceIndex(p_, axis_w, i);
     return Status::Ok();

@@ -5,13 +5,6 @@
 
 namespace rill::inference::cpu {
 
-ResizeAxis BilinearAxisH(const ResizeParams& p) {
-  return ResizeAxis{p.in_h, p.out_h, p.scale_h, p.roi_start_h, p.roi_end_h};
-}
-ResizeAxis BilinearAxisW(const ResizeParams& p) {
-  return ResizeAxis{p.in_w, p.out_w, p.scale_w, p.roi_start_w, p.roi_end_w};
-}
-
 BilinearTap BilinearSourceTap(const ResizeParams& p, const ResizeAxis& axis, int out_index) {
   const int in_size = axis.in_size;
   BilinearTap t;
@@ -45,7 +38,7 @@ BilinearTap BilinearSourceTap(const ResizeParams& p, const ResizeAxis& axis, int
 
 void ResizeBilinearRef(const ResizeParams& p, const float* in, float* out) {
   const bool onnx = p.coordinate != ir::ResizeCoordinate::kTflite;
-  const ResizeAxis axis_h = BilinearAxisH(p), axis_w = BilinearAxisW(p);
+  const ResizeAxis axis_h = ResizeAxisH(p), axis_w = ResizeAxisW(p);
   for (int n = 0; n < p.batch; ++n) {
     const float* in_n = in + static_cast<long long>(n) * p.in_h * p.in_w * p.channels;
     for (int oy = 0; oy < p.out_h; ++oy) {

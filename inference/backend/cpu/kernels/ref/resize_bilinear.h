@@ -29,8 +29,6 @@ struct BilinearTap {
   float w_lo, w_hi;
   bool outside;  // tf_crop_and_resize: the source is outside the input, the output extrapolation_value
 };
-ResizeAxis BilinearAxisH(const ResizeParams& p);
-ResizeAxis BilinearAxisW(const ResizeParams& p);
 BilinearTap BilinearSourceTap(const ResizeParams& p, const ResizeAxis& axis, int out_index);
 
 void ResizeBilinearRef(const ResizeParams& p, const float* in, float* out);

@@ -15,6 +15,17 @@ struct ResizeAxis {
   float roi_start = 0.0f, roi_end = 1.0f;  // kTfCropAndResize: the normalized crop
 };
 
+// The rows or columns axis of any resize's parameters (they share the
+// fields in_h/out_h/scale_h/roi_start_h/roi_end_h and their _w twins).
+template <class P>
+ResizeAxis ResizeAxisH(const P& p) {
+  return ResizeAxis{p.in_h, p.out_h, p.scale_h, p.roi_start_h, p.roi_end_h};
+}
+template <class P>
+ResizeAxis ResizeAxisW(const P& p) {
+  return ResizeAxis{p.in_w, p.out_w, p.scale_w, p.roi_start_w, p.roi_end_w};
+}
+
 // The scale coordinates divide by: the model's, or out / in.
 inline float EffectiveScale(const ResizeAxis& a) {
   return a.scale > 0.0f ? a.scale : static_cast<float>(a.out_size) / static_cast<float>(a.in_size);

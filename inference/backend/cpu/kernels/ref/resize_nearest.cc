@@ -6,13 +6,6 @@
 
 namespace rill::inference::cpu {
 
-ResizeAxis NearestAxisH(const ResizeNearestParams& p) {
-  return ResizeAxis{p.in_h, p.out_h, p.scale_h, p.roi_start_h, p.roi_end_h};
-}
-ResizeAxis NearestAxisW(const ResizeNearestParams& p) {
-  return ResizeAxis{p.in_w, p.out_w, p.scale_w, p.roi_start_w, p.roi_end_w};
-}
-
 int NearestSourceIndex(const ResizeNearestParams& p, const ResizeAxis& axis, int out_index) {
   const int in_size = axis.in_size, out_size = axis.out_size;
   int64_t index = 0;
@@ -49,7 +42,7 @@ int NearestSourceIndex(const ResizeNearestParams& p, const ResizeAxis& axis, int
 }
 
 void ResizeNearestRef(const ResizeNearestParams& p, const float* in, float* out) {
-  const ResizeAxis axis_h = NearestAxisH(p), axis_w = NearestAxisW(p);
+  const ResizeAxis axis_h = ResizeAxisH(p), axis_w = ResizeAxisW(p);
   for (int n = 0; n < p.batch; ++n) {
     for (int oy = 0; oy < p.out_h; ++oy) {
       const int iy = NearestSourceIndex(p, axis_h, oy);

@@ -21,10 +21,6 @@ struct ResizeNearestParams {
   float extrapolation_value = 0.0f;                                                  // kTfCropAndResize
 };
 
-// The ONNX axes of p (rows, columns).
-ResizeAxis NearestAxisH(const ResizeNearestParams& p);
-ResizeAxis NearestAxisW(const ResizeNearestParams& p);
-
 // The input index (in [0, axis.in_size)) that output index `out_index`
 // copies, or -1 where tf_crop_and_resize extrapolates (the output is
 // extrapolation_value).

@@ -112,8 +112,7 @@ void AntialiasTaps(const ResizeSeparableParams& p, const ResizeAxis& axis, Resiz
 }  // namespace
 
 void ComputeResizeSeparableTaps(const ResizeSeparableParams& p, bool rows, ResizeTaps* taps) {
-  const ResizeAxis axis = rows ? ResizeAxis{p.in_h, p.out_h, p.scale_h, p.roi_start_h, p.roi_end_h}
-                               : ResizeAxis{p.in_w, p.out_w, p.scale_w, p.roi_start_w, p.roi_end_w};
+  const ResizeAxis axis = rows ? ResizeAxisH(p) : ResizeAxisW(p);
   taps->divisor.assign(axis.out_size, 1.0f);
   taps->outside.assign(axis.out_size, 0);
   if (p.filter == ResizeFilter::kCubic) {

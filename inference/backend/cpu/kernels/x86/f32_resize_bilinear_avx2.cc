@@ -11,7 +11,7 @@ void ComputeResizeTaps(const ResizeParams& p, std::vector<ResizeTap>* y_taps, st
   y_taps->resize(p.out_h);
   x_taps->resize(p.out_w);
   // The reference kernel's rule, shared.
-  const ResizeAxis axis_h = BilinearAxisH(p), axis_w = BilinearAxisW(p);
+  const ResizeAxis axis_h = ResizeAxisH(p), axis_w = ResizeAxisW(p);
   for (int y = 0; y < p.out_h; ++y) (*y_taps)[y] = BilinearSourceTap(p, axis_h, y);
   for (int x = 0; x < p.out_w; ++x) (*x_taps)[x] = BilinearSourceTap(p, axis_w, x);
 }
