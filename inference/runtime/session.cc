@@ -259,13 +259,10 @@ class Session::Impl {
     alias_of_.assign(nb, -1);
     alias_offset_.assign(nb, 0);
     std::vector<int> readers(nb, 0);
-    std::vector<bool> boundary(nb, false);  // graph inputs and outputs keep their own bytes
+    const std::vector<bool> boundary = BoundaryTensors();
     for (const Task& t : tasks_) {
       for (int id : t.reads) ++readers[id];
     }
-    for (int id : graph_.inputs) boundary[id] = true;
-    for (int id : graph_.outputs) boundary[id] = true;
-    for (int id : host_outputs_) boundary[id] = true;
     for (size_t ti = 0; ti < tasks_.size(); ++ti) {
       Task& task = tasks_[ti];
       task.elided = false;
@@ -306,6 +303,16 @@ class Session::Impl {
     }
   }
 
+  // Graph inputs and outputs (as the caller sees them): they keep their own
+  // bytes, never aliased into another tensor's.
+  std::vector<bool> BoundaryTensors() const {
+    std::vector<bool> boundary(bindings_.size(), false);
+    for (int id : graph_.inputs) boundary[id] = true;
+    for (int id : graph_.outputs) boundary[id] = true;
+    for (int id : host_outputs_) boundary[id] = true;
+    return boundary;
+  }
+
   // A RESHAPE (or Flatten/Squeeze) only renames bytes: its output is planned
   // as a view of its input's bytes and the task does not run (ShuffleNet
   // copied 32 tensors a run). Not for graph inputs and outputs (they keep
@@ -313,10 +320,8 @@ class Session::Impl {
   // channel slice of an elided concatenation; chains resolve to one buffer.
   void ElideReshapes() {
     const int nb = static_cast<int>(bindings_.size());
-    std::vector<bool> boundary(nb, false), view(nb, false);  // view: an elided reshape's output
-    for (int id : graph_.inputs) boundary[id] = true;
-    for (int id : graph_.outputs) boundary[id] = true;
-    for (int id : host_outputs_) boundary[id] = true;
+    const std::vector<bool> boundary = BoundaryTensors();
+    std::vector<bool> view(nb, false);  // an elided reshape's output
     for (Task& task : tasks_) {
       if (task.node < 0 || task.elided || task.writes.size() != 1 || task.reads.empty()) continue;
       if (graph_.nodes[task.node].type != ir::OpType::kReshape) continue;
