@@ -65,13 +65,21 @@ double GemmCall(double m, double n, double k, int nr, double calib) {
   if (m <= 0 || n <= 0) return 0;
   const double panels = CeilDiv(n, nr);
   const double kblocks = std::max(1.0, CeilDiv(k, 256));
-  const double full = std::floor(m / 6), rest = m - 6 * full;
-  // Per k step a 6-row tile issues 12 FMAs (6 cycles on two FMA ports); a
-  // short tile of r rows, r cycles (at least the 2 weight loads).
-  const double per_panel =
-      full * (6 * k + kblocks * kCallOverhead) +
-      (rest > 0 ? std::max(rest, 1.5) * k + kblocks * kCallOverhead : 0);
-  const double compute = calib * panels * per_panel / kGemmEfficiency;
+  // Per k step a tile issues 12 FMAs (6 cycles on two FMA ports) for its
+  // `tile_rows` rows; a short tile of r rows, r / tile_rows of that (at least
+  // the weight loads).
+  auto panel_cycles = [&](double tile_rows, double min_cycles) {
+    const double full = std::floor(m / tile_rows), rest = m - tile_rows * full;
+    return full * (6 * k + kblocks * kCallOverhead) +
+           (rest > 0 ? std::max(rest * 6 / tile_rows, min_cycles) * k + kblocks * kCallOverhead : 0);
+  };
+  // On the 6x32 kernel a last panel of at most 16 valid columns runs the
+  // 12x16 tile: half the cycles per row (f32_gemm_6x32_avx512.cc).
+  const double tail = n - (panels - 1) * nr;
+  const bool narrow_tail = nr == 32 && tail <= 16;
+  const double per_panels = (panels - (narrow_tail ? 1 : 0)) * panel_cycles(6, 1.5) +
+                            (narrow_tail ? panel_cycles(12, 1) : 0);
+  const double compute = calib * per_panels / kGemmEfficiency;
   const double weight_bytes = panels * nr * k * 4;
   double memory = weight_bytes / (weight_bytes > kL2Bytes ? kL3BytesPerCycle
                                                           : kL2BytesPerCycle);
@@ -135,7 +143,13 @@ double Sliding(const ConvParams& p, int lanes) {
   return static_cast<double>(p.batch) * p.out_h * per_row;
 }
 
+// `calib` scales the transforms and the gather (fitted per family); the
+// GEMMs over the alpha^2 positions run the packed microkernel and take its
+// calibration (one factor for both had made F(2,3) and F(4,3) look 1.5-3x
+// dearer than measured where the GEMMs dominate: ResNet's 7x7 512-channel
+// layers).
 double Winograd(const ConvParams& p, int m, int nr, double calib) {
+  const double gemm_calib = Calibration(nr == 32 ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16);
   const int alpha = m + 2;
   const double a2 = static_cast<double>(alpha) * alpha;
   const double tiles =
@@ -144,8 +158,8 @@ double Winograd(const ConvParams& p, int m, int nr, double calib) {
   const double blocks = CeilDiv(tiles, per_block);
   const double last = tiles - (blocks - 1) * per_block;
   double cycles =
-      a2 * ((blocks - 1) * GemmCall(per_block, p.out_c, p.in_c, nr, calib) +
-            GemmCall(last, p.out_c, p.in_c, nr, calib));
+      a2 * ((blocks - 1) * GemmCall(per_block, p.out_c, p.in_c, nr, gemm_calib) +
+            GemmCall(last, p.out_c, p.in_c, nr, gemm_calib));
   // Each block streams all alpha^2 transformed filters once; beyond L2 they
   // come from L3.
   const double filters = a2 * CeilDiv(p.out_c, nr) * nr * p.in_c * 4;
