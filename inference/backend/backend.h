@@ -52,6 +52,10 @@ class Execution {
   virtual Status Prepare() = 0;
   // Bytes of scratch memory Run needs; placed in the arena by the session.
   virtual size_t scratch_bytes() const { return 0; }
+  // Bytes of the weights Prepare packed or transformed for this node (held
+  // by the execution, outside the arena): what SessionConfig::precision
+  // kFp16 halves on the GEMM kernels.
+  virtual size_t packed_weight_bytes() const { return 0; }
   void set_scratch(void* scratch) { scratch_ = scratch; }
   // Asks the execution to write its (NHWC) output with `floats` between
   // consecutive pixels instead of the channel count (0: dense again), so
@@ -79,6 +83,9 @@ struct ExecutionArgs {
   std::vector<const TensorBinding*> inputs;  // nullptr for absent optional inputs
   std::vector<TensorBinding*> outputs;
   AlgorithmPolicy algorithm = AlgorithmPolicy::kAuto;
+  // kFp16: store weights in half precision where a kernel reads them so (the
+  // CPU's AVX-512 GEMMs); arithmetic stays fp32.
+  Precision precision = Precision::kFp32;
   ThreadPool* pool = nullptr;  // the session's; executions may split Run over it
   TuningCache* tuning = nullptr;  // set with AlgorithmPolicy::kTune
 };

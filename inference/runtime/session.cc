@@ -71,9 +71,6 @@ class Session::Impl {
 
   Status Init() {
     if (config_.num_threads < 1) return InvalidArgumentError(graph_.source + ": num_threads must be >= 1");
-    if (config_.precision != Precision::kFp32) {
-      return UnimplementedError(graph_.source + ": only fp32 precision is implemented");
-    }
     if (config_.num_threads > 256) return InvalidArgumentError(graph_.source + ": num_threads must be <= 256");
     if (config_.algorithm == AlgorithmPolicy::kTune && !config_.tuning_cache.empty()) LoadTuningCache();
     // Backend 0 is the host CPU: graph inputs and outputs live there, and
@@ -533,6 +530,7 @@ class Session::Impl {
     args.graph = &graph_;
     args.node = &node;
     args.algorithm = config_.algorithm;
+    args.precision = config_.precision;
     args.pool = backends_[backend].pool.get();
     if (config_.algorithm == AlgorithmPolicy::kTune) args.tuning = &tuning_;
     Task task;
@@ -716,6 +714,11 @@ const Tensor* Session::output(const std::string& name) const {
 }
 
 size_t Session::arena_bytes() const { return impl_->arena_bytes_; }
+size_t Session::packed_weight_bytes() const {
+  size_t bytes = 0;
+  for (const auto& t : impl_->tasks_) bytes += t.exec->packed_weight_bytes();
+  return bytes;
+}
 
 std::vector<std::string> Session::KernelNames() const {
   std::vector<std::string> names;

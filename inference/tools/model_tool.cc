@@ -1,8 +1,13 @@
 // rill_model: inspect and time a model with the engine alone.
 //
-//   rill_model info MODEL [--json] [--tune[=CACHE_FILE]]
-//   rill_model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]
-//   rill_model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--json]
+//   rill_model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp16]
+//   rill_model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile]
+//       [--precision=fp16] [--json]
+//   rill_model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp16] [--json]
+//
+// --precision=fp16: SessionConfig::precision kFp16 (weights of the GEMM
+// kernels stored in half precision); compare then holds the outputs to 1e-2
+// of their range instead of 1e-4.
 //
 // `info` prints ops, MACs, parameter bytes, the planned arena and the kernel
 // chosen per layer. `bench` prints median and min latency after warm-up
@@ -33,7 +38,7 @@ struct Flags {
   std::string command, model;
   int threads = 1, runs = 20;
   int pause_ms = 0;  // idle time before each timed run (a frame interval)
-  bool json = false, profile = false, reference = false, tune = false;
+  bool json = false, profile = false, reference = false, tune = false, fp16 = false;
   std::string tuning_cache;
   std::string input_file;
 };
@@ -50,6 +55,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     else if (a == "--json") f->json = true;
     else if (a == "--profile") f->profile = true;
     else if (a == "--reference") f->reference = true;
+    else if (a == "--precision=fp16") f->fp16 = true;
+    else if (a == "--precision=fp32") f->fp16 = false;
     else if (a == "--tune") f->tune = true;
     else if (a.rfind("--tune=", 0) == 0) f->tune = true, f->tuning_cache = a.substr(7);
     else if (a.rfind("--input=", 0) == 0 && f->command == "compare") f->input_file = a.substr(8);
@@ -77,8 +84,10 @@ int Info(const Flags& f, const Model& model, Session& session) {
     ++ops[l.op];
   }
   if (f.json) {
-    std::printf("{\"model\":\"%s\",\"nodes\":%zu,\"macs\":%lld,\"param_bytes\":%zu,\"arena_bytes\":%zu,\"layers\":[",
-                model.source().c_str(), layers.size(), static_cast<long long>(macs), param_bytes, session.arena_bytes());
+    std::printf("{\"model\":\"%s\",\"nodes\":%zu,\"macs\":%lld,\"param_bytes\":%zu,\"arena_bytes\":%zu,"
+                "\"packed_weight_bytes\":%zu,\"precision\":\"%s\",\"layers\":[",
+                model.source().c_str(), layers.size(), static_cast<long long>(macs), param_bytes, session.arena_bytes(),
+                session.packed_weight_bytes(), f.fp16 ? "fp16" : "fp32");
     for (size_t i = 0; i < layers.size(); ++i) {
       std::printf("%s{\"name\":\"%s\",\"op\":\"%s\",\"kernel\":\"%s\",\"macs\":%lld}", i ? "," : "",
                   layers[i].name.c_str(), layers[i].op.c_str(), layers[i].kernel.c_str(),
@@ -88,8 +97,9 @@ int Info(const Flags& f, const Model& model, Session& session) {
     return 0;
   }
   std::printf("%s\n", model.source().c_str());
-  std::printf("  nodes %zu, %.1f M MACs, %.2f MB parameters, %.2f MB arena\n", layers.size(), macs / 1e6,
-              param_bytes / 1048576.0, session.arena_bytes() / 1048576.0);
+  std::printf("  nodes %zu, %.1f M MACs, %.2f MB parameters, %.2f MB arena, %.2f MB packed weights (%s)\n",
+              layers.size(), macs / 1e6, param_bytes / 1048576.0, session.arena_bytes() / 1048576.0,
+              session.packed_weight_bytes() / 1048576.0, f.fp16 ? "fp16" : "fp32");
   for (int i = 0; i < session.num_inputs(); ++i) {
     std::printf("  input  %-24s %s %s\n", session.input(i)->name().c_str(),
                 ShapeToString(session.input(i)->shape()).c_str(), LayoutName(session.input(i)->layout()));
@@ -151,6 +161,8 @@ int Bench(const Flags& f, Session& session) {
 // Tolerance of `compare`: max abs error <= kTolerance * (ONNX Runtime's
 // output range; see ort::DiffOutputs for constant outputs).
 constexpr double kTolerance = ort::kCompareTolerance;
+// With --precision=fp16: each weight rounded to half (2^-11 relative).
+constexpr double kFp16Tolerance = 1e-2;
 
 std::string JsonEscape(const std::string& s) {
   std::string out;
@@ -197,6 +209,7 @@ int Compare(const Flags& f, Session& session) {
   if (f.model.size() < 5 || f.model.compare(f.model.size() - 5, 5, ".onnx") != 0) {
     return Fail(InvalidArgumentError(f.model + ": compare needs an .onnx model (ONNX Runtime is the reference)"));
   }
+  const double tolerance = f.fp16 ? kFp16Tolerance : kTolerance;
   ort::OrtOptions options;
   options.intra_op_threads = std::max(1, f.threads);
   auto ort_or = ort::OrtRunner::Create(f.model, options);
@@ -282,7 +295,7 @@ int Compare(const Flags& f, Session& session) {
     d.max_abs = diff.max_abs;
     d.range = diff.range;
     d.max_rel = diff.max_rel();
-    d.pass = diff.Within(kTolerance);
+    d.pass = diff.Within(tolerance);
     all_pass = all_pass && d.pass;
     diffs.push_back(d);
   }
@@ -292,7 +305,7 @@ int Compare(const Flags& f, Session& session) {
     std::printf("{\"model\":\"%s\",\"onnxruntime\":\"%s\",\"threads\":%d,\"algorithm\":\"%s\",\"input\":\"%s\","
                 "\"tolerance\":%g,\"pass\":%s,\"outputs\":[",
                 JsonEscape(f.model).c_str(), JsonEscape(ort.version()).c_str(), std::max(1, f.threads), policy,
-                JsonEscape(input_desc).c_str(), kTolerance, all_pass ? "true" : "false");
+                JsonEscape(input_desc).c_str(), tolerance, all_pass ? "true" : "false");
     for (size_t i = 0; i < diffs.size(); ++i) {
       const OutputRow& d = diffs[i];
       std::printf("%s{\"name\":\"%s\",\"shape\":%s,\"max_abs_error\":%.6g,\"max_rel_error\":%.6g,\"range\":%.6g,"
@@ -303,8 +316,8 @@ int Compare(const Flags& f, Session& session) {
     }
     std::printf("]}\n");
   } else {
-    std::printf("%s: engine (%d thread%s, %s kernels) vs ONNX Runtime %s, input %s\n", f.model.c_str(),
-                std::max(1, f.threads), f.threads > 1 ? "s" : "", policy, ort.version().c_str(),
+    std::printf("%s: engine (%d thread%s, %s kernels%s) vs ONNX Runtime %s, input %s\n", f.model.c_str(),
+                std::max(1, f.threads), f.threads > 1 ? "s" : "", policy, f.fp16 ? ", fp16 weights" : "", ort.version().c_str(),
                 source.empty() ? "random [0,1) (seed 42)" : source.c_str());
     std::printf("  %-24s %-18s %12s %12s %12s  %s\n", "output", "shape", "max abs err", "range", "max rel err",
                 "result");
@@ -312,7 +325,7 @@ int Compare(const Flags& f, Session& session) {
       std::printf("  %-24s %-18s %12.3g %12.4g %12.3g  %s\n", d.name.c_str(), ShapeJson(d.shape).c_str(), d.max_abs,
                   d.range, d.max_rel, d.pass ? "PASS" : "FAIL");
     }
-    std::printf("%s: max rel err (abs err / output range) must be <= %g\n", all_pass ? "PASS" : "FAIL", kTolerance);
+    std::printf("%s: max rel err (abs err / output range) must be <= %g\n", all_pass ? "PASS" : "FAIL", tolerance);
   }
   return all_pass ? 0 : 1;
 }
@@ -323,9 +336,9 @@ int RunModelTool(int argc, char** argv) {
   Flags f;
   if (!ParseFlags(argc, argv, &f)) {
     std::fprintf(stderr,
-                 "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]]\n"
-                 "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--json]\n"
-                 "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--json]\n");
+                 "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp16]\n"
+                 "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--precision=fp16] [--json]\n"
+                 "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp16] [--json]\n");
     return 2;
   }
   auto model = Model::FromFile(f.model);
@@ -334,6 +347,7 @@ int RunModelTool(int argc, char** argv) {
   config.num_threads = std::max(1, f.threads);
   config.algorithm = f.reference ? AlgorithmPolicy::kReference : f.tune ? AlgorithmPolicy::kTune : AlgorithmPolicy::kAuto;
   config.tuning_cache = f.tuning_cache;
+  config.precision = f.fp16 ? Precision::kFp16 : Precision::kFp32;
   auto session = Session::Create(*model, config);
   if (!session.ok()) return Fail(session.status());
   if (f.command == "compare") return Compare(f, **session);

@@ -57,6 +57,40 @@ TEST_P(MediaPipeModelTest, LoadsAndRuns) {
   }
 }
 
+// Precision::kFp16 keeps the GEMM and Winograd weights in half precision.
+// MediaPipe's models store their weights as fp16 behind DEQUANTIZE, so the
+// halves are exact and the outputs equal the fp32 session's bit for bit
+// (with AVX-512; elsewhere kFp16 keeps fp32 weights, the same bits too).
+TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
+  const std::string path = ModelPath(GetParam());
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok());
+  SessionConfig fp32, fp16;
+  fp16.precision = Precision::kFp16;
+  auto a = Session::Create(*model, fp32);
+  auto b = Session::Create(*model, fp16);
+  ASSERT_TRUE(a.ok() && b.ok()) << b.status().ToString();
+  for (int i = 0; i < (*a)->num_inputs(); ++i) {
+    FillInput((*a)->input(i));
+    FillInput((*b)->input(i));
+  }
+  ASSERT_TRUE((*a)->Run().ok());
+  ASSERT_TRUE((*b)->Run().ok());
+  std::printf("%s: packed weights %zu bytes (fp32), %zu (fp16)\n", GetParam().c_str(), (*a)->packed_weight_bytes(),
+              (*b)->packed_weight_bytes());
+  EXPECT_LE((*b)->packed_weight_bytes(), (*a)->packed_weight_bytes());
+  for (int o = 0; o < (*a)->num_outputs(); ++o) {
+    const Tensor* x = (*a)->output(o);
+    const Tensor* y = (*b)->output(o);
+    float max_diff = 0;
+    for (int64_t i = 0; i < x->num_elements(); ++i) {
+      max_diff = std::max(max_diff, std::fabs(x->data_as<float>()[i] - y->data_as<float>()[i]));
+    }
+    EXPECT_EQ(max_diff, 0.0f) << x->name();
+  }
+}
+
 // The optimized kernels (chosen by CPUID) against the reference kernels on
 // whole models: outputs agree to 1e-3 of each output's largest magnitude.
 TEST_P(MediaPipeModelTest, AutoKernelsMatchReference) {

@@ -3,12 +3,16 @@
 // dilation; batch 2; every fused activation.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/inference/test_util.h"
+#include <immintrin.h>
+
 #include "inference/backend/cpu/kernels/ref/conv2d.h"
+#include "inference/backend/cpu/kernels/ref/dequantize.h"
 #include "inference/backend/cpu/kernels/ref/depthwise_conv2d.h"
 #include "inference/backend/cpu/kernels/ref/fully_connected.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
@@ -191,6 +195,86 @@ TEST_F(X86KernelsTest, GemmAvx512ResidualEpilogueEqualsSecondPass) {
     }
   }
   EXPECT_EQ(checked, 90);
+}
+
+// FloatToHalf rounds as F16C's vcvtps2ph (nearest, ties to even): every
+// half round-trips, and a sweep over 2^24 floats (every 256th bit pattern,
+// both signs: normals, subnormal halves, overflow, inf, NaN) gives the
+// hardware's bits.
+__attribute__((target("avx512f,f16c"))) uint16_t HardwareHalf(float f) {
+  return static_cast<uint16_t>(_mm_extract_epi16(_mm_cvtps_ph(_mm_set_ss(f), _MM_FROUND_TO_NEAREST_INT), 0));
+}
+
+TEST_F(X86KernelsTest, FloatToHalfRoundsLikeF16c) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float f = HalfToFloat(static_cast<uint16_t>(h));
+    if (f != f) continue;  // NaN payloads: quiet NaN either way
+    ASSERT_EQ(FloatToHalf(f), h) << std::hex << h;
+  }
+  if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP() << "no AVX-512 (F16C reference)";
+  int checked = 0;
+  for (uint64_t bits = 0; bits < (1ull << 32); bits += 255) {  // odd stride: every low-bit pattern
+    const uint32_t b = static_cast<uint32_t>(bits);
+    float f;
+    std::memcpy(&f, &b, sizeof(f));
+    const uint16_t want = HardwareHalf(f), got = FloatToHalf(f);
+    if (f != f) {
+      ASSERT_EQ(got & 0x7C00u, 0x7C00u);
+      ASSERT_NE(got & 0x3FFu, 0u);
+      continue;
+    }
+    ASSERT_EQ(got, want) << std::hex << b;
+    ++checked;
+  }
+  EXPECT_GT(checked, 16000000);
+}
+
+std::vector<float> RoundedToHalf(const std::vector<float>& w) {
+  std::vector<float> r(w.size());
+  for (size_t i = 0; i < w.size(); ++i) r[i] = HalfToFloat(FloatToHalf(w[i]));
+  return r;
+}
+
+// Half-precision panels (Precision::kFp16) give, bit for bit, what the float
+// panels give on the weights rounded to half: in-register conversion (few
+// rows) and the converted-chunk path (>= 48 rows, K over several chunks),
+// narrow and wide panels, residual epilogue, activations; the GEMV too.
+TEST_F(X86KernelsTest, HalfPanelsEqualFloatPanelsOnRoundedWeights) {
+  if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP() << "no AVX-512";
+  int checked = 0;
+  for (int m : {1, 5, 17, 48, 97}) {
+    for (int n : {1, 16, 24, 50, 130}) {
+      for (int k : {1, 7, 64, 129, 300}) {
+        const FusedActivation act = checked % 3 == 0   ? FusedActivation::kNone
+                                    : checked % 3 == 1 ? FusedActivation::kRelu6
+                                                       : FusedActivation::kTanh;
+        const std::vector<float> a = Random(static_cast<size_t>(m) * k, &rng_);
+        const std::vector<float> w = Random(static_cast<size_t>(n) * k, &rng_);
+        const std::vector<float> bias = Random(n, &rng_);
+        const std::vector<float> res = Random(static_cast<size_t>(m) * n, &rng_);
+        std::vector<float> packed(x86::PackedWeightsFloats512(n, k));
+        x86::PackWeightsNK512(RoundedToHalf(w).data(), n, k, packed.data());
+        std::vector<uint16_t> half(x86::PackedWeightsFloats512(n, k));
+        x86::PackWeightsNK512Half(w.data(), n, k, half.data());
+        std::vector<float> want(static_cast<size_t>(m) * n), got(want.size(), 7.0f);
+        x86::GemmF32Avx512(m, n, k, a.data(), k, packed.data(), bias.data(), act, want.data(), n);
+        x86::GemmF16wAvx512(m, n, k, a.data(), k, half.data(), bias.data(), act, got.data(), n);
+        ASSERT_EQ(want, got) << "m " << m << " n " << n << " k " << k;
+        x86::GemmF32Avx512Residual(m, n, k, a.data(), k, packed.data(), bias.data(), act, want.data(), n, res.data(),
+                                   n, n);
+        x86::GemmF16wAvx512Residual(m, n, k, a.data(), k, half.data(), bias.data(), act, got.data(), n, res.data(), n,
+                                    n);
+        ASSERT_EQ(want, got) << "residual m " << m << " n " << n << " k " << k;
+        if (m == 1) {
+          x86::GemvF32Avx512(n, k, a.data(), packed.data(), bias.data(), act, want.data());
+          x86::GemvF16wAvx512(n, k, a.data(), half.data(), bias.data(), act, got.data());
+          ASSERT_EQ(want, got) << "gemv n " << n << " k " << k;
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 125);
 }
 
 TEST_F(X86KernelsTest, WinogradF23MatchesReference) {

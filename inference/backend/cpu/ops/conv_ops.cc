@@ -92,7 +92,8 @@ class ConvOp : public CpuOp {
 
   std::string name() const override {
     switch (kind_) {
-      case Kind::kConv: return use_avx2_ ? ConvKernelName(algo_, avx512_) : "conv2d_ref";
+      case Kind::kConv:
+        return use_avx2_ ? ConvKernelName(algo_, avx512_) + (HalfWeights() ? "_f16w" : "") : "conv2d_ref";
       case Kind::kDepthwise: return use_avx2_ ? "depthwise_conv2d_avx2" : "depthwise_conv2d_ref";
       case Kind::kTranspose:
         if (!use_avx2_) return "transpose_conv2d_ref";
@@ -159,6 +160,7 @@ class ConvOp : public CpuOp {
     }
     if (use_avx2_ && kind_ == Kind::kConv) {
       avx512_ = x86::GetCpuFeatures().avx512f;
+      half_ = avx512_ && args_.precision == Precision::kFp16;
       const IsaFeatures isa{true, avx512_};
       // kAuto: the cost model (conv_algorithm.cc); kTune: measured.
       algo_ = args_.tuning ? Tune(isa) : ChooseConvAlgo(p_, isa);
@@ -169,6 +171,11 @@ class ConvOp : public CpuOp {
   }
 
   size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
+  size_t packed_weight_bytes() const override {
+    return (packed_.size() + winograd23_.packed.size() + winograd_.packed.size() + strassen_.packed.size()) *
+               sizeof(float) +
+           (packed_half_.size() + winograd23_.half.size() + winograd_.half.size()) * sizeof(uint16_t);
+  }
 
   // Every x86 CONV_2D algorithm writes with a pixel stride (the session
   // points the output into a channel CONCATENATION's); the reference and
@@ -244,6 +251,9 @@ class ConvOp : public CpuOp {
   // count), so every row block, and the result, is the same for any threads.
   int StrassenRowBlock() const { return 256 << StrassenDepth(algo_); }
   long long GemmRows() const { return static_cast<long long>(p_.batch) * p_.out_h * p_.out_w; }
+  // Precision::kFp16 on AVX-512: half-precision panels for the GEMM and the
+  // Winograd products.
+  bool HalfWeights() const { return half_ && (algo_ == ConvAlgo::kGemm6x32 || WinogradTile(algo_) > 0); }
 
   // Transforms / packs the weights for `algo` (once per algorithm: a resize
   // that keeps the algorithm keeps the packed weights).
@@ -255,13 +265,19 @@ class ConvOp : public CpuOp {
     if (prepared_ && prepared_algo_ == algo) return;
     packed_.clear();
     packed_.shrink_to_fit();
+    packed_half_.clear();
+    packed_half_.shrink_to_fit();
     winograd23_ = {};
     winograd_ = {};
     strassen_ = {};
     switch (algo) {
       case ConvAlgo::kGemm6x16:
       case ConvAlgo::kGemm6x32:
-        x86::PackConvGemmWeights(p_, In(1), wide, &packed_);
+        if (half_ && algo == ConvAlgo::kGemm6x32) {
+          x86::PackConvGemmWeightsHalf(p_, In(1), &packed_half_);
+        } else {
+          x86::PackConvGemmWeights(p_, In(1), wide, &packed_);
+        }
         break;
       case ConvAlgo::kSlidingAvx2:
       case ConvAlgo::kSlidingAvx512: {
@@ -276,10 +292,14 @@ class ConvOp : public CpuOp {
         }
         break;
       }
-      case ConvAlgo::kWinogradF23: x86::TransformWeightsF23(p_, In(1), wide, &winograd23_); break;
+      case ConvAlgo::kWinogradF23:
+        x86::TransformWeightsF23(p_, In(1), wide, &winograd23_);
+        if (half_) x86::ToHalfPanels(&winograd23_.packed, &winograd23_.half);
+        break;
       case ConvAlgo::kWinogradF43:
       case ConvAlgo::kWinogradF63:
         x86::TransformWeightsWinograd(WinogradTile(algo), p_, In(1), wide, &winograd_);
+        if (half_) x86::ToHalfPanels(&winograd_.packed, &winograd_.half);
         break;
       case ConvAlgo::kStrassen1:
       case ConvAlgo::kStrassen2:
@@ -356,7 +376,13 @@ class ConvOp : public CpuOp {
         const bool epilogue = residual && algo_ == ConvAlgo::kGemm6x32;
         ConvParams with_act = p_;  // the node's activation after the sum
         with_act.activation = act_;
+        const bool half = HalfWeights();
         auto tile = [&](int t, int thread) {
+          if (half) {  // the 6x32 GEMM: the residual in its epilogue
+            x86::Conv2DGemmAvx512HalfTile(residual ? with_act : p_, x, packed_half_.data(), bias,
+                                          scratch + per_thread * thread, y, t, residual, residual_c_);
+            return;
+          }
           if (epilogue) {
             x86::Conv2DGemmAvx2Tile(with_act, x, packed_.data(), bias, scratch + per_thread * thread, y, t, gemm_,
                                     residual, residual_c_);
@@ -482,7 +508,8 @@ class ConvOp : public CpuOp {
   ConvAlgo Tune(IsaFeatures isa) {
     // A cached choice this layer cannot run (an edited or stale cache) is
     // measured again.
-    const std::string key = ConvTuningKey(p_, isa.avx512);
+    // kFp16 measures its own (half-panel) kernels: a key of its own.
+    const std::string key = ConvTuningKey(p_, isa.avx512) + (half_ ? ":f16w" : "");
     auto cached = args_.tuning->choices.find(key);
     ConvAlgo algo;
     if (cached != args_.tuning->choices.end() &&
@@ -507,12 +534,14 @@ class ConvOp : public CpuOp {
   int residual_c_ = 0;                            // channels of a fused residual (0: none)
   bool use_avx2_ = false;
   bool avx512_ = false;
+  bool half_ = false;  // Precision::kFp16 with AVX-512: half GEMM panels
   ConvAlgo algo_ = ConvAlgo::kGemm6x16;
   bool prepared_ = false;
   ConvAlgo prepared_algo_ = ConvAlgo::kGemm6x16;
   bool prepared_tiles_ = false;  // TRANSPOSE_CONV_2D: packed for TransposeConvTiles
   x86::GemmFn gemm_ = nullptr;
   std::vector<float> packed_;  // GEMM or sliding-window weights
+  std::vector<uint16_t> packed_half_;  // the 6x32 GEMM's, kFp16
   x86::WinogradF23Weights winograd23_;
   x86::WinogradWeights winograd_;
   x86::WinogradPlan plan_;
@@ -525,8 +554,9 @@ class FullyConnectedOp : public CpuOp {
   using CpuOp::CpuOp;
   std::string name() const override {
     if (!use_avx2_) return "fully_connected_ref";
-    if (Gemv()) return "fully_connected_gemv_avx512";
-    return FcKernelName(algo_, avx512_);
+    const std::string half = Half() ? "_f16w" : "";
+    if (Gemv()) return "fully_connected_gemv_avx512" + half;
+    return FcKernelName(algo_, avx512_) + half;
   }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(3));
@@ -537,6 +567,7 @@ class FullyConnectedOp : public CpuOp {
     scratch_floats_ = 0;
     if (use_avx2_) {
       avx512_ = x86::GetCpuFeatures().avx512f;
+      half_ = avx512_ && args_.precision == Precision::kFp16;
       const IsaFeatures isa{true, avx512_};
       algo_ = args_.tuning ? Tune(isa) : ChooseFcAlgo(batch_, in_dim_, out_dim_, isa);
       SetUp(algo_);
@@ -545,6 +576,9 @@ class FullyConnectedOp : public CpuOp {
     return Status::Ok();
   }
   size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
+  size_t packed_weight_bytes() const override {
+    return (packed_.size() + strassen_.packed.size()) * sizeof(float) + packed_half_.size() * sizeof(uint16_t);
+  }
   void Run() override {
     if (use_avx2_) {
       Execute(In(0), Out(), static_cast<float*>(scratch_), true);
@@ -557,6 +591,8 @@ class FullyConnectedOp : public CpuOp {
   int StrassenRowBlock() const { return 256 << StrassenDepth(algo_); }
   // Batch 1 on the AVX-512 panels: GemvF32Avx512.
   bool Gemv() const { return batch_ == 1 && avx512_ && algo_ == ConvAlgo::kGemm6x32; }
+  // Precision::kFp16 on the AVX-512 GEMM / GEMV: half-precision panels.
+  bool Half() const { return half_ && algo_ == ConvAlgo::kGemm6x32; }
   size_t ScratchFloats() const {
     const int d = StrassenDepth(algo_);
     return d == 0 ? 0 : x86::StrassenScratchFloats(std::min(batch_, StrassenRowBlock()), out_dim_, in_dim_, d);
@@ -566,9 +602,12 @@ class FullyConnectedOp : public CpuOp {
     if (prepared_ && prepared_algo_ == algo) return;
     const bool wide = avx512_ && algo != ConvAlgo::kGemm6x16;
     packed_.clear();
+    packed_half_.clear();
     strassen_ = {};
     if (StrassenDepth(algo) > 0) {
       x86::PrepareStrassenWeights(In(1), out_dim_, in_dim_, StrassenDepth(algo), wide, &strassen_);
+    } else if (half_ && algo == ConvAlgo::kGemm6x32) {
+      x86::PackGemmWeightsHalf(In(1), out_dim_, in_dim_, &packed_half_);
     } else {
       x86::PackGemmWeights(In(1), out_dim_, in_dim_, wide, &packed_);
     }
@@ -586,10 +625,16 @@ class FullyConnectedOp : public CpuOp {
       const int groups = (out_dim_ + kGroup - 1) / kGroup;
       const float* bias = In(2);
       // One row on AVX-512: the GEMV streams the same panels faster.
-      const bool gemv = Gemv();
+      const bool gemv = Gemv(), half = Half();
       auto columns = [&](int n0, int n) {
-        const float* w = packed_.data() + static_cast<size_t>(n0) * in_dim_;
         const float* b = bias ? bias + n0 : nullptr;
+        if (half) {
+          const uint16_t* w = packed_half_.data() + static_cast<size_t>(n0) * in_dim_;
+          if (gemv) x86::GemvF16wAvx512(n, in_dim_, x, w, b, act, y + n0);
+          else x86::GemmF16wAvx512(batch_, n, in_dim_, x, in_dim_, w, b, act, y + n0, out_dim_);
+          return;
+        }
+        const float* w = packed_.data() + static_cast<size_t>(n0) * in_dim_;
         if (gemv) x86::GemvF32Avx512(n, in_dim_, x, w, b, act, y + n0);
         else gemm(batch_, n, in_dim_, x, in_dim_, w, b, act, y + n0, out_dim_);
       };
@@ -623,7 +668,8 @@ class FullyConnectedOp : public CpuOp {
     const std::vector<float> x = TuningInput(static_cast<size_t>(batch_) * in_dim_);
     std::vector<float> y(static_cast<size_t>(batch_) * out_dim_);
     return MeasureCandidates(
-        FcTuningKey(batch_, in_dim_, out_dim_, isa.avx512), FcCandidates(batch_, in_dim_, out_dim_, isa),
+        FcTuningKey(batch_, in_dim_, out_dim_, isa.avx512) + (half_ ? ":f16w" : ""),
+        FcCandidates(batch_, in_dim_, out_dim_, isa),
         args_.tuning,
         [&](ConvAlgo c) {
           SetUp(c);
@@ -636,10 +682,12 @@ class FullyConnectedOp : public CpuOp {
   int batch_ = 0, in_dim_ = 0, out_dim_ = 0;
   bool use_avx2_ = false;
   bool avx512_ = false;
+  bool half_ = false;  // Precision::kFp16 with AVX-512
   ConvAlgo algo_ = ConvAlgo::kGemm6x16;
   bool prepared_ = false;
   ConvAlgo prepared_algo_ = ConvAlgo::kGemm6x16;
   std::vector<float> packed_;
+  std::vector<uint16_t> packed_half_;
   x86::StrassenWeights strassen_;
   size_t scratch_floats_ = 0;
 };

@@ -31,7 +31,16 @@ struct NodeRef {
 
 enum class Precision {
   kFp32 = 0,  // bit-for-bit the reference semantics (up to summation order)
-  kFp16,      // reserved: fp16 storage where the backend supports it
+  // Weights stored in IEEE half precision where the backend's kernels read
+  // them so, arithmetic and activations in fp32: on the CPU, the layers on
+  // the AVX-512 GEMM (1x1 and im2col convs, MobileNet's fused blocks,
+  // FULLY_CONNECTED) keep half the weight bytes, and FULLY_CONNECTED at batch
+  // 1 reads half the bytes per run. Each weight is rounded to the nearest
+  // half (relative error <= 2^-11); weights that are halves already (TFLite
+  // fp16 models behind DEQUANTIZE) give the fp32 results bit for bit. Other
+  // kernels (Winograd, sliding window, depthwise, Strassen; CPUs without
+  // AVX-512) keep fp32 weights. Session::packed_weight_bytes() tells.
+  kFp16,
 };
 
 enum class AlgorithmPolicy {

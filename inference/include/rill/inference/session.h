@@ -63,6 +63,10 @@ class Session {
 
   // Bytes of the planned activation arena (inputs and outputs included).
   size_t arena_bytes() const;
+  // Bytes of the weights the kernels packed or transformed at resize (held
+  // beside the model's own weights; SessionConfig::precision kFp16 halves
+  // those of the GEMM kernels).
+  size_t packed_weight_bytes() const;
   // The kernel chosen for each node, in execution order ("conv2d_ref", ...).
   std::vector<std::string> KernelNames() const;
   const SessionConfig& config() const;

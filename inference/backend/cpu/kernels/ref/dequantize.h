@@ -9,6 +9,10 @@ namespace rill::inference::cpu {
 
 // IEEE 754 binary16 to binary32, exact (subnormals, infinities, NaN kept).
 float HalfToFloat(uint16_t h);
+// binary32 to binary16, rounded to nearest, ties to even (as F16C's
+// vcvtps2ph): overflow to infinity, subnormal halves, NaN stays NaN (quiet).
+// Precision::kFp16 packs weights with it.
+uint16_t FloatToHalf(float f);
 
 void DequantizeFp16Ref(long long n, const uint16_t* in, float* out);
 void DequantizeInt8Ref(long long n, const int8_t* in, float scale, int zero_point, float* out);

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
+#include "inference/backend/cpu/kernels/ref/dequantize.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 
@@ -79,6 +81,25 @@ void PackConvGemmWeights(const ConvParams& p, const float* filter, bool avx512, 
   }
 }
 
+void PackGemmWeightsHalf(const float* w, int n, int k, std::vector<uint16_t>* packed) {
+  packed->assign(PackedWeightsFloats512(n, k), 0);
+  PackWeightsNK512Half(w, n, k, packed->data());
+}
+
+void PackConvGemmWeightsHalf(const ConvParams& p, const float* filter, std::vector<uint16_t>* packed) {
+  const int n = GroupOutC(p), k = GroupK(p);
+  packed->assign(ConvGemmGroupStride(p) * p.groups, 0);
+  for (int g = 0; g < p.groups; ++g) {
+    PackWeightsNK512Half(filter + static_cast<size_t>(g) * n * k, n, k, packed->data() + ConvGemmGroupStride(p) * g);
+  }
+}
+
+void ToHalfPanels(std::vector<float>* packed, std::vector<uint16_t>* half) {
+  half->resize(packed->size());
+  for (size_t i = 0; i < packed->size(); ++i) (*half)[i] = FloatToHalf((*packed)[i]);
+  std::vector<float>().swap(*packed);
+}
+
 bool ConvIsPointwise(const ConvParams& p) {
   return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
          p.pad_left == 0 && p.in_h == p.out_h && p.in_w == p.out_w;
@@ -107,9 +128,12 @@ void Conv2DGemmTileWindow(const ConvParams& p, int tile, long long* row_begin, l
   *col_end = g * GroupOutC(p) + std::min(GroupOutC(p), col + kColGroup);
 }
 
-void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
-                        float* scratch, float* output, int tile, GemmFn gemm, const float* residual, int res_c) {
-  if (gemm == nullptr) gemm = GemmF32Avx2;
+namespace {
+
+// One tile over float panels (`gemm`) or half panels (GemmF16wAvx512*).
+template <typename W>
+void GemmTile(const ConvParams& p, const float* input, const W* packed_filter, const float* bias, float* scratch,
+              float* output, int tile, GemmFn gemm, const float* residual, int res_c) {
   const int k = GroupK(p);
   const long long rows = GemmRows(p);
   const int rt = RowTile(p);
@@ -124,7 +148,7 @@ void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* pa
   const int n = std::min(kColGroup, GroupOutC(p) - c0);
   const int n0 = g * GroupOutC(p) + c0;
   const int ic0 = g * (p.in_c / p.groups);  // the group's first input channel
-  const float* w = packed_filter + (p.groups > 1 ? ConvGemmGroupStride(p) * g : 0) + static_cast<size_t>(c0) * k;
+  const W* w = packed_filter + (p.groups > 1 ? ConvGemmGroupStride(p) * g : 0) + static_cast<size_t>(c0) * k;
   const float* b = bias ? bias + n0 : nullptr;
   const int ldc = OutPixelStride(p);
   float* out = output + r0 * ldc + n0;
@@ -132,8 +156,13 @@ void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* pa
   // of those rows and columns.
   const float* res = residual != nullptr && n0 < res_c ? residual + r0 * res_c + n0 : nullptr;
   auto run = [&](const float* a, int lda) {
-    if (res) GemmF32Avx512Residual(m, n, k, a, lda, w, b, p.activation, out, ldc, res, res_c, res_c - n0);
-    else gemm(m, n, k, a, lda, w, b, p.activation, out, ldc);
+    if constexpr (std::is_same_v<W, uint16_t>) {
+      if (res) GemmF16wAvx512Residual(m, n, k, a, lda, w, b, p.activation, out, ldc, res, res_c, res_c - n0);
+      else GemmF16wAvx512(m, n, k, a, lda, w, b, p.activation, out, ldc);
+    } else {
+      if (res) GemmF32Avx512Residual(m, n, k, a, lda, w, b, p.activation, out, ldc, res, res_c, res_c - n0);
+      else gemm(m, n, k, a, lda, w, b, p.activation, out, ldc);
+    }
   };
   if (ConvIsPointwise(p)) {
     run(input + r0 * p.in_c + ic0, p.in_c);
@@ -162,6 +191,19 @@ void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* pa
     }
   }
   run(scratch, k);
+}
+
+}  // namespace
+
+void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
+                        float* scratch, float* output, int tile, GemmFn gemm, const float* residual, int res_c) {
+  GemmTile(p, input, packed_filter, bias, scratch, output, tile, gemm ? gemm : GemmF32Avx2, residual, res_c);
+}
+
+void Conv2DGemmAvx512HalfTile(const ConvParams& p, const float* input, const uint16_t* packed_filter,
+                              const float* bias, float* scratch, float* output, int tile, const float* residual,
+                              int res_c) {
+  GemmTile(p, input, packed_filter, bias, scratch, output, tile, nullptr, residual, res_c);
 }
 
 void Conv2DGemmAvx2(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,

@@ -7,6 +7,7 @@
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_CONV2D_GEMM_AVX2_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
@@ -26,6 +27,13 @@ void PackGemmWeights(const float* w, int n, int k, bool avx512, std::vector<floa
 // channel group, ConvGemmGroupStride floats apart.
 void PackConvGemmWeights(const ConvParams& p, const float* filter, bool avx512, std::vector<float>* packed);
 size_t ConvGemmGroupStride(const ConvParams& p);
+// The same as half-precision panels for the AVX-512 GEMM (kFp16 weights;
+// PackWeightsNK512Half), same strides in elements.
+void PackGemmWeightsHalf(const float* w, int n, int k, std::vector<uint16_t>* packed);
+void PackConvGemmWeightsHalf(const ConvParams& p, const float* filter, std::vector<uint16_t>* packed);
+// Float panels of the AVX-512 GEMM (PackWeightsNK512 layout) to half panels,
+// element by element; `packed` is freed.
+void ToHalfPanels(std::vector<float>* packed, std::vector<uint16_t>* half);
 
 bool ConvIsPointwise(const ConvParams& p);
 // Scratch floats one tile needs (0 for pointwise convs).
@@ -45,6 +53,12 @@ void Conv2DGemmTileWindow(const ConvParams& p, int tile, long long* row_begin, l
 void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
                         float* scratch, float* output, int tile, GemmFn gemm = nullptr,
                         const float* residual = nullptr, int res_c = 0);
+// Conv2DGemmAvx2Tile over half-precision panels (PackConvGemmWeightsHalf) on
+// the AVX-512 GEMM: the results equal the float panels' on the rounded
+// weights, bit for bit.
+void Conv2DGemmAvx512HalfTile(const ConvParams& p, const float* input, const uint16_t* packed_filter,
+                              const float* bias, float* scratch, float* output, int tile,
+                              const float* residual = nullptr, int res_c = 0);
 // All tiles in turn.
 void Conv2DGemmAvx2(const ConvParams& p, const float* input, const float* packed_filter, const float* bias,
                     float* scratch, float* output);

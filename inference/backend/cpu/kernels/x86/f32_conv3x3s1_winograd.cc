@@ -384,6 +384,11 @@ void WinogradMultiply(const WinogradPlan& plan, const ConvParams& p,
   const size_t v_pos = static_cast<size_t>(plan.tiles_per_block) * p.in_c;
   const size_t m_pos = static_cast<size_t>(plan.tiles_per_block) * p.out_c;
   for (int pos = pos_begin; pos < pos_end; ++pos) {
+    if (!w.half.empty()) {
+      GemmF16wAvx512(tiles, p.out_c, p.in_c, v + pos * v_pos, p.in_c, w.half.data() + w.stride * pos, nullptr,
+                     FusedActivation::kNone, mbuf + pos * m_pos, p.out_c);
+      continue;
+    }
     gemm(tiles, p.out_c, p.in_c, v + pos * v_pos, p.in_c,
          w.packed.data() + w.stride * pos, nullptr, FusedActivation::kNone,
          mbuf + pos * m_pos, p.out_c);

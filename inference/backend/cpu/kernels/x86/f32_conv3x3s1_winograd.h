@@ -55,6 +55,9 @@ struct WinogradWeights {
   int m = 0;
   bool avx512 = false;
   std::vector<float> packed;
+  // Precision::kFp16 (AVX-512 only): the same panels in half precision
+  // (ToHalfPanels; `packed` then empty), multiplied by GemmF16wAvx512.
+  std::vector<uint16_t> half;
   size_t stride = 0;  // floats between consecutive packed matrices
 };
 void TransformWeightsWinograd(int m, const ConvParams& p,

@@ -164,6 +164,11 @@ void WinogradF23Block(const ConvParams& p, const float* input, const WinogradF23
   }
   // 16 GEMMs: M[pos] = V[pos] x U[pos]^T.
   for (int pos = 0; pos < 16; ++pos) {
+    if (!w.half.empty()) {
+      GemmF16wAvx512(tiles, oc_n, ic_n, v + pos * v_pos, ic_n, w.half.data() + w.stride * pos, nullptr,
+                     FusedActivation::kNone, m + pos * m_pos, oc_n);
+      continue;
+    }
     gemm(tiles, oc_n, ic_n, v + pos * v_pos, ic_n, w.packed.data() + w.stride * pos, nullptr, FusedActivation::kNone,
          m + pos * m_pos, oc_n);
   }

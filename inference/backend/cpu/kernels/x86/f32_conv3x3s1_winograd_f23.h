@@ -20,6 +20,7 @@ bool WinogradF23Applies(const ConvParams& p);
 // `pack` (PackWeightsNK or PackWeightsNK512) into `packed_floats` floats.
 struct WinogradF23Weights {
   std::vector<float> packed;
+  std::vector<uint16_t> half;  // kFp16 on AVX-512: as WinogradWeights::half
   size_t stride = 0;  // floats between the 16 packed matrices
 };
 void TransformWeightsF23(const ConvParams& p, const float* filter_ohwi, bool avx512, WinogradF23Weights* out);

@@ -2,6 +2,10 @@
 
 #include <immintrin.h>
 
+#include <type_traits>
+
+#include "inference/backend/cpu/kernels/ref/dequantize.h"
+
 #include "inference/backend/cpu/kernels/x86/f32_math.h"
 #include "inference/backend/cpu/kernels/x86/f32_simd.h"
 #include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
@@ -16,6 +20,8 @@ namespace {
 constexpr int kMr = 6;
 constexpr int kNr = kGemm512Nr;
 constexpr int kKc = 256;
+constexpr int kKcHalf = 128;         // k steps per converted chunk of half panels
+constexpr int kHalfBufferRows = 48;  // rows from which a half panel is converted once
 }  // namespace
 
 size_t PackedWeightsFloats512(int n, int k) {
@@ -35,6 +41,19 @@ void PackWeightsNK512(const float* w, int n, int k, float* packed) {
   }
 }
 
+void PackWeightsNK512Half(const float* w, int n, int k, uint16_t* packed) {
+  const int panels = (n + kNr - 1) / kNr;
+  for (int p = 0; p < panels; ++p) {
+    uint16_t* dst = packed + static_cast<size_t>(p) * kNr * k;
+    for (int kk = 0; kk < k; ++kk) {
+      for (int j = 0; j < kNr; ++j) {
+        const int col = p * kNr + j;
+        dst[kk * kNr + j] = col < n ? FloatToHalf(w[static_cast<size_t>(col) * k + kk]) : 0;
+      }
+    }
+  }
+}
+
 namespace {
 
 // MR rows x NB 16-column vectors of C. NB = 2 is the 6x32 kernel; NB = 1
@@ -43,8 +62,13 @@ namespace {
 // computing 32 columns of which half are padding.
 // `res` (null: none): a residual added before the activation, `res_ld`
 // floats between its rows, `res_cols` of the tile's columns present in it.
-template <int MR, int NB>
-__attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, const float* a, int lda, const float* w,
+__attribute__((target("avx512f"), always_inline)) inline __m512 LoadPanel(const float* w) { return _mm512_loadu_ps(w); }
+__attribute__((target("avx512f"), always_inline)) inline __m512 LoadPanel(const uint16_t* w) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)));
+}
+
+template <int MR, int NB, typename W>
+__attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, const float* a, int lda, const W* w,
                                                                       const float* bias32, bool accumulate,
                                                                       FusedActivation act, float* c, int ldc, int nr,
                                                                       const float* res, int res_ld, int res_cols) {
@@ -82,7 +106,7 @@ __attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, con
   for (int p = 0; p < k; ++p) {
     __m512 wv[NB];
 #pragma GCC unroll 2
-    for (int v = 0; v < NB; ++v) wv[v] = _mm512_loadu_ps(w + p * kNr + 16 * v);
+    for (int v = 0; v < NB; ++v) wv[v] = LoadPanel(w + p * kNr + 16 * v);
 #pragma GCC unroll 12
     for (int r = 0; r < MR; ++r) {
       const __m512 av = _mm512_set1_ps(arow[r][p]);
@@ -130,57 +154,72 @@ __attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, con
 // larger K it is noise, and calls over thousands of rows measured slower
 // (m3136 n64 k64), so the driver hands out up to 8 tiles per call, for
 // small K only.
-template <int MR, int NB>
-__attribute__((target("avx512f"))) void MicroKernel512(int blocks, int k, const float* a, int lda, const float* w,
+template <int MR, int NB, typename W>
+__attribute__((target("avx512f"))) void MicroKernel512(int blocks, int k, const float* a, int lda, const W* w,
                                                         const float* bias32, bool accumulate, FusedActivation act,
                                                         float* c, int ldc, int nr, const float* res, int res_ld,
                                                         int res_cols) {
   for (int b = 0; b < blocks; ++b) {
-    Tile512<MR, NB>(k, a + static_cast<size_t>(b) * MR * lda, lda, w, bias32, accumulate, act,
+    Tile512<MR, NB, W>(k, a + static_cast<size_t>(b) * MR * lda, lda, w, bias32, accumulate, act,
                     c + static_cast<size_t>(b) * MR * ldc, ldc, nr,
                     res ? res + static_cast<size_t>(b) * MR * res_ld : nullptr, res_ld, res_cols);
   }
 }
 
-using MicroKernelFn = void (*)(int, int, const float*, int, const float*, const float*, bool, FusedActivation,
-                               float*, int, int, const float*, int, int);
-constexpr MicroKernelFn kKernels[kMr + 1] = {nullptr,
-                                             MicroKernel512<1, 2>,
-                                             MicroKernel512<2, 2>,
-                                             MicroKernel512<3, 2>,
-                                             MicroKernel512<4, 2>,
-                                             MicroKernel512<5, 2>,
-                                             MicroKernel512<6, 2>};
+template <typename W>
+using MicroKernelFn = void (*)(int, int, const float*, int, const W*, const float*, bool, FusedActivation, float*,
+                               int, int, const float*, int, int);
+template <typename W>
+constexpr MicroKernelFn<W> kKernels[kMr + 1] = {nullptr,
+                                             MicroKernel512<1, 2, W>,
+                                             MicroKernel512<2, 2, W>,
+                                             MicroKernel512<3, 2, W>,
+                                             MicroKernel512<4, 2, W>,
+                                             MicroKernel512<5, 2, W>,
+                                             MicroKernel512<6, 2, W>};
 // Narrow panels (at most 16 valid columns): 12 rows per call.
 constexpr int kMrNarrow = 12;
-constexpr MicroKernelFn kNarrowKernels[kMrNarrow + 1] = {
+template <typename W>
+constexpr MicroKernelFn<W> kNarrowKernels[kMrNarrow + 1] = {
     nullptr,
-    MicroKernel512<1, 1>,
-    MicroKernel512<2, 1>,
-    MicroKernel512<3, 1>,
-    MicroKernel512<4, 1>,
-    MicroKernel512<5, 1>,
-    MicroKernel512<6, 1>,
-    MicroKernel512<7, 1>,
-    MicroKernel512<8, 1>,
-    MicroKernel512<9, 1>,
-    MicroKernel512<10, 1>,
-    MicroKernel512<11, 1>,
-    MicroKernel512<12, 1>};
+    MicroKernel512<1, 1, W>,
+    MicroKernel512<2, 1, W>,
+    MicroKernel512<3, 1, W>,
+    MicroKernel512<4, 1, W>,
+    MicroKernel512<5, 1, W>,
+    MicroKernel512<6, 1, W>,
+    MicroKernel512<7, 1, W>,
+    MicroKernel512<8, 1, W>,
+    MicroKernel512<9, 1, W>,
+    MicroKernel512<10, 1, W>,
+    MicroKernel512<11, 1, W>,
+    MicroKernel512<12, 1, W>};
 
-}  // namespace
-
-void GemmF32Avx512(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
-                   FusedActivation activation, float* c, int ldc) {
-  GemmF32Avx512Residual(m, n, k, a, lda, packed_w, bias, activation, c, ldc, nullptr, 0, 0);
+// Half panels: one k chunk of one panel converted to fp32 (exact) into a
+// buffer in L1 before the row tiles run over it: 2 conversions per k step,
+// shared by all the call's row tiles.
+__attribute__((target("avx512f"))) void HalfPanelToFloat(const uint16_t* src, int count, float* dst) {
+  for (int i = 0; i < count; i += 16) {
+    _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i))));
+  }
 }
 
-void GemmF32Avx512Residual(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
-                           FusedActivation activation, float* c, int ldc, const float* residual, int res_ld,
-                           int res_c) {
+// W = float (PackWeightsNK512) or uint16_t (PackWeightsNK512Half).
+template <typename W>
+void GemmDriver(int m, int n, int k, const float* a, int lda, const W* packed_w, const float* bias,
+                FusedActivation activation, float* c, int ldc, const float* residual, int res_ld, int res_c) {
+  constexpr bool kHalf = std::is_same_v<W, uint16_t>;
+  // Half panels with many rows: converted once per chunk of kKcHalf k steps
+  // into wbuf (16 KB of fp32, which with the rows of A stays in a 32 KB L1),
+  // shared by all row tiles; with few rows the microkernel converts in its
+  // registers (2 conversions per k step and tile). The sums continue across
+  // chunks in the same order, so neither changes a result.
+  alignas(64) float wbuf[kHalf ? kKcHalf * kNr : 1];
+  const bool buffered = kHalf && m >= kHalfBufferRows;
+  const int kChunk = buffered ? kKcHalf : kKc;
   const int panels = (n + kNr - 1) / kNr;
-  for (int k0 = 0; k0 < k || k0 == 0; k0 += kKc) {
-    const int kc = k - k0 < kKc ? k - k0 : kKc;
+  for (int k0 = 0; k0 < k || k0 == 0; k0 += kChunk) {
+    const int kc = k - k0 < kChunk ? k - k0 : kChunk;
     const bool first = k0 == 0;
     const bool last = k0 + kc >= k;
     const FusedActivation act = last ? activation : FusedActivation::kNone;
@@ -191,7 +230,7 @@ void GemmF32Avx512Residual(int m, int n, int k, const float* a, int lda, const f
       if (bias && first) {
         for (int j = 0; j < nr; ++j) bias32[j] = bias[col + j];
       }
-      const float* w = packed_w + static_cast<size_t>(p) * kNr * k + static_cast<size_t>(k0) * kNr;
+      const W* wp = packed_w + static_cast<size_t>(p) * kNr * k + static_cast<size_t>(k0) * kNr;
       // The residual joins at the last k chunk, before the activation.
       const float* res = last && residual != nullptr && col < res_c ? residual + col : nullptr;
       const int res_cols = res ? res_c - col : 0;
@@ -199,52 +238,88 @@ void GemmF32Avx512Residual(int m, int n, int k, const float* a, int lda, const f
       // + 1: a one-row tile costs most of a full one); narrow panels on the
       // 16-column kernels, up to 12 rows.
       const bool narrow = nr <= 16;
-      const MicroKernelFn* kernels = narrow ? kNarrowKernels : kKernels;
       const int max_rows = narrow ? kMrNarrow : kMr;
       // The first m % blocks tiles have one row more than the others; a
       // call takes all tiles of one height (K <= 64) or one tile.
       const int blocks = (m + max_rows - 1) / max_rows;
       const int tall = m % blocks, low = m / blocks;
-      for (int run = 0, row = 0; run < 2; ++run) {
-        const int count = run == 0 ? tall : blocks - tall;
-        const int mr = run == 0 ? low + 1 : low;
-        if (mr == 0) continue;
-        const int batch = kc <= 64 ? 8 : 1;
-        for (int done = 0; done < count; done += batch) {
-          const int per_call = count - done < batch ? count - done : batch;
-          kernels[mr](per_call, kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
-                      c + static_cast<size_t>(row) * ldc + col, ldc, nr,
-                      res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
-          row += per_call * mr;
+      auto rows = [&](auto* w) {
+        using T = std::remove_const_t<std::remove_pointer_t<decltype(w)>>;
+        const MicroKernelFn<T>* kernels = narrow ? kNarrowKernels<T> : kKernels<T>;
+        for (int run = 0, row = 0; run < 2; ++run) {
+          const int count = run == 0 ? tall : blocks - tall;
+          const int mr = run == 0 ? low + 1 : low;
+          if (mr == 0) continue;
+          const int batch = kc <= 64 ? 8 : 1;
+          for (int done = 0; done < count; done += batch) {
+            const int per_call = count - done < batch ? count - done : batch;
+            kernels[mr](per_call, kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
+                        c + static_cast<size_t>(row) * ldc + col, ldc, nr,
+                        res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
+            row += per_call * mr;
+          }
         }
+      };
+      if (buffered) {
+        HalfPanelToFloat(reinterpret_cast<const uint16_t*>(wp), kc * kNr, wbuf);
+        rows(static_cast<const float*>(wbuf));
+      } else {
+        rows(wp);
       }
     }
     if (k == 0) break;
   }
 }
 
-__attribute__((target("avx512f"))) void GemvF32Avx512(int n, int k, const float* x, const float* packed_w,
-                                                       const float* bias, FusedActivation activation, float* y) {
+}  // namespace
+
+void GemmF32Avx512(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
+                   FusedActivation activation, float* c, int ldc) {
+  GemmDriver(m, n, k, a, lda, packed_w, bias, activation, c, ldc, nullptr, 0, 0);
+}
+
+void GemmF32Avx512Residual(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
+                           FusedActivation activation, float* c, int ldc, const float* residual, int res_ld,
+                           int res_c) {
+  GemmDriver(m, n, k, a, lda, packed_w, bias, activation, c, ldc, residual, res_ld, res_c);
+}
+
+void GemmF16wAvx512(int m, int n, int k, const float* a, int lda, const uint16_t* packed_w, const float* bias,
+                    FusedActivation activation, float* c, int ldc) {
+  GemmDriver(m, n, k, a, lda, packed_w, bias, activation, c, ldc, nullptr, 0, 0);
+}
+
+void GemmF16wAvx512Residual(int m, int n, int k, const float* a, int lda, const uint16_t* packed_w,
+                            const float* bias, FusedActivation activation, float* c, int ldc, const float* residual,
+                            int res_ld, int res_c) {
+  GemmDriver(m, n, k, a, lda, packed_w, bias, activation, c, ldc, residual, res_ld, res_c);
+}
+
+namespace {
+
+template <typename W>
+__attribute__((target("avx512f"))) void Gemv(int n, int k, const float* x, const W* packed_w, const float* bias,
+                                              FusedActivation activation, float* y) {
   const int panels = (n + kNr - 1) / kNr;
   float lo_s, hi_s;
   const bool clamp = simd::ClampBounds(activation, &lo_s, &hi_s);
   const __m512 lo = _mm512_set1_ps(lo_s), hi = _mm512_set1_ps(hi_s);
   for (int p = 0; p < panels; ++p) {
-    const float* w = packed_w + static_cast<size_t>(p) * kNr * k;
+    const W* w = packed_w + static_cast<size_t>(p) * kNr * k;
     __m512 even0 = _mm512_setzero_ps(), even1 = _mm512_setzero_ps();
     __m512 odd0 = _mm512_setzero_ps(), odd1 = _mm512_setzero_ps();
     int kk = 0;
     for (; kk + 2 <= k; kk += 2) {
       const __m512 x0 = _mm512_set1_ps(x[kk]), x1 = _mm512_set1_ps(x[kk + 1]);
-      even0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + kk * kNr), even0);
-      even1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + kk * kNr + 16), even1);
-      odd0 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(w + kk * kNr + 32), odd0);
-      odd1 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(w + kk * kNr + 48), odd1);
+      even0 = _mm512_fmadd_ps(x0, LoadPanel(w + kk * kNr), even0);
+      even1 = _mm512_fmadd_ps(x0, LoadPanel(w + kk * kNr + 16), even1);
+      odd0 = _mm512_fmadd_ps(x1, LoadPanel(w + kk * kNr + 32), odd0);
+      odd1 = _mm512_fmadd_ps(x1, LoadPanel(w + kk * kNr + 48), odd1);
     }
     if (kk < k) {
       const __m512 x0 = _mm512_set1_ps(x[kk]);
-      even0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + kk * kNr), even0);
-      even1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + kk * kNr + 16), even1);
+      even0 = _mm512_fmadd_ps(x0, LoadPanel(w + kk * kNr), even0);
+      even1 = _mm512_fmadd_ps(x0, LoadPanel(w + kk * kNr + 16), even1);
     }
     const int col = p * kNr;
     const int nr = n - col < kNr ? n - col : kNr;
@@ -264,6 +339,17 @@ __attribute__((target("avx512f"))) void GemvF32Avx512(int n, int k, const float*
     _mm512_mask_storeu_ps(y + col, m0, y0);
     _mm512_mask_storeu_ps(y + col + 16, m1, y1);
   }
+}
+}  // namespace
+
+void GemvF32Avx512(int n, int k, const float* x, const float* packed_w, const float* bias, FusedActivation activation,
+                   float* y) {
+  Gemv(n, k, x, packed_w, bias, activation, y);
+}
+
+void GemvF16wAvx512(int n, int k, const float* x, const uint16_t* packed_w, const float* bias,
+                    FusedActivation activation, float* y) {
+  Gemv(n, k, x, packed_w, bias, activation, y);
 }
 
 }  // namespace rill::inference::cpu::x86

@@ -5,6 +5,7 @@
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_GEMM_6X32_AVX512_H_
 
 #include <cstddef>
+#include <cstdint>
 
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 
@@ -31,6 +32,20 @@ void GemmF32Avx512Residual(int m, int n, int k, const float* a, int lda, const f
 // one-row tile (measured 25 -> 32 GB/s from memory, 63 -> 82 GB/s from L3).
 void GemvF32Avx512(int n, int k, const float* x, const float* packed_w, const float* bias,
                    FusedActivation activation, float* y);
+
+// Half-precision weights (SessionConfig::precision kFp16): the same panels
+// with IEEE binary16 values (FloatToHalf, round to nearest even), half the
+// bytes. The GEMMs convert each panel's k chunk to fp32 in L1 before its row
+// tiles (exact: the results equal GemmF32Avx512's on the rounded weights, bit
+// for bit); the GEMV converts in registers, reading half the bytes.
+void PackWeightsNK512Half(const float* w, int n, int k, uint16_t* packed);
+void GemmF16wAvx512(int m, int n, int k, const float* a, int lda, const uint16_t* packed_w, const float* bias,
+                    FusedActivation activation, float* c, int ldc);
+void GemmF16wAvx512Residual(int m, int n, int k, const float* a, int lda, const uint16_t* packed_w,
+                            const float* bias, FusedActivation activation, float* c, int ldc, const float* residual,
+                            int res_ld, int res_c);
+void GemvF16wAvx512(int n, int k, const float* x, const uint16_t* packed_w, const float* bias,
+                    FusedActivation activation, float* y);
 
 }  // namespace rill::inference::cpu::x86
 
