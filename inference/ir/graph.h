@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/ir/resize_geometry.h"
 #include "rill/inference/status.h"
 #include "rill/inference/tensor.h"
 
@@ -115,6 +116,11 @@ struct OpAttrs {
   // input holds the import-time size; at every plan it is
   // int(scale * input size) in float, as ONNX Runtime computes it.
   bool resize_from_scales = false;
+  // Resize from sizes with keep_aspect_ratio_policy (resize_geometry.h): the
+  // requested sizes (NCHW, 0 for axes not named); the output size and the
+  // coordinate scale are recomputed from the input at every plan.
+  ResizeAspectPolicy resize_aspect = ResizeAspectPolicy::kStretch;
+  int64_t resize_sizes[4] = {0, 0, 0, 0};
   float roi_start_h = 0.0f, roi_start_w = 0.0f, roi_end_h = 1.0f, roi_end_w = 1.0f;
   float extrapolation_value = 0.0f;
   NearestRounding nearest_rounding = NearestRounding::kRoundPreferFloor;  // resize nearest (ONNX)

@@ -312,6 +312,20 @@ Status Resize(ShapeContext& c, const OpAttrs& a) {
     }
     size = {static_cast<int>(h), static_cast<int>(w)};
   }
+  if (a.resize_aspect != ResizeAspectPolicy::kStretch) {
+    const int64_t in[4] = {x[0], x[3], x[1], x[2]};  // NCHW, as the sizes
+    int64_t out[4];
+    float scale = 1.0f;
+    AspectResize(a.resize_aspect, a.resize_sizes, in, out, &scale);
+    if (out[0] != in[0] || out[1] != in[1]) {
+      return c.Error("keep_aspect_ratio_policy scale " + std::to_string(scale) + " changes N or C of input " +
+                     ShapeToString(x));
+    }
+    if (out[2] < 1 || out[3] < 1 || out[2] > (1 << 24) || out[3] > (1 << 24)) {
+      return c.Error("keep_aspect_ratio_policy gives no valid output size for input " + ShapeToString(x));
+    }
+    size = {static_cast<int>(out[2]), static_cast<int>(out[3])};
+  }
   return c.SetOut({x[0], size[0], size[1], x[3]});
 }
 

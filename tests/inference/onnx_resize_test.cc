@@ -571,17 +571,28 @@ TEST(OnnxResizeTest, SameSizeCopiesTheInput) {
 
 // A session resized to another input size: with scales the output size
 // follows the input (int(scale * size), as for the import-time size), with
-// sizes it stays; either way the values are ONNX Runtime's on a model
-// written for the new size.
+// sizes it stays, with sizes and keep_aspect_ratio_policy the one scale is
+// recomputed from the new input (round(scale * size), the coordinates too);
+// either way shapes and values are ONNX Runtime's on a model written for the
+// new size.
 TEST(OnnxResizeTest, SessionResizeRecomputesSizesFromScales) {
   RILL_SKIP_IF_NO_ORT();
   int index = 900;
   for (const char* mode : {"nearest", "linear", "cubic"}) {
-    for (bool scales : {true, false}) {
+    for (const char* variant : {"scales", "sizes", "not_larger", "not_smaller"}) {
       ResizeCase rc;  // imported at 1x3x5x7
       rc.mode = mode;
-      if (scales) rc.scales = {1, 1, 2.0f, 1.5f};
-      else rc.sizes = {1, 3, 8, 11};
+      const std::string v = variant;
+      if (v == "scales") {
+        rc.scales = {1, 1, 2.0f, 1.5f};
+      } else if (v == "sizes") {
+        rc.sizes = {1, 3, 8, 11};
+      } else {
+        rc.opset = 18;
+        rc.axes = {2, 3};
+        rc.sizes = {8, 11};
+        rc.policy = variant;
+      }
       ResizeCase resized = rc;  // run at 1x3x9x4
       resized.h = 9;
       resized.w = 4;
@@ -593,7 +604,11 @@ TEST(OnnxResizeTest, SessionResizeRecomputesSizesFromScales) {
       ASSERT_TRUE(ort.ok()) << ort.status().ToString();
       std::vector<ort::OrtTensor> want;
       ASSERT_TRUE((*ort)->Run({{"x", {1, 3, 9, 4}, x}}, &want).ok());
-      const std::vector<int64_t> want_shape = scales ? std::vector<int64_t>{1, 3, 18, 6} : std::vector<int64_t>{1, 3, 8, 11};
+      // not_larger: min(8/9, 11/4) = 0.889 -> 8 x 4; not_smaller: 2.75 -> 25 x 11.
+      const std::vector<int64_t> want_shape = v == "scales"       ? std::vector<int64_t>{1, 3, 18, 6}
+                                              : v == "sizes"      ? std::vector<int64_t>{1, 3, 8, 11}
+                                              : v == "not_larger" ? std::vector<int64_t>{1, 3, 8, 4}
+                                                                  : std::vector<int64_t>{1, 3, 25, 11};
       ASSERT_EQ(want[0].shape, want_shape) << resized.Describe();
       auto model = Model::FromFile(path);
       ASSERT_TRUE(model.ok()) << model.status().ToString();

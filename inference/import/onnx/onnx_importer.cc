@@ -1172,6 +1172,8 @@ class Importer {
     std::vector<float> scales(4, 1.0f);  // NCHW
     std::vector<int64_t> out_dims = in_dims;
     bool from_sizes = false;
+    ir::ResizeAspectPolicy aspect = ir::ResizeAspectPolicy::kStretch;
+    int64_t aspect_sizes[4] = {0, 0, 0, 0};
     if (old_resize) {
       std::vector<float> v;
       if (upsample && opset_ < 9) {
@@ -1215,13 +1217,14 @@ class Importer {
             // them: with negative axes it returns the input's size.
             return Unsupported("keep_aspect_ratio_policy with negative axes (ONNX Runtime ignores the sizes there)");
           }
-          const bool larger = policy == "not_smaller";
-          float scale = larger ? std::numeric_limits<float>::min() : std::numeric_limits<float>::max();
-          for (int a : axes) scale = larger ? std::max(scale, scales[a]) : std::min(scale, scales[a]);
+          aspect = policy == "not_smaller" ? ir::ResizeAspectPolicy::kNotSmaller : ir::ResizeAspectPolicy::kNotLarger;
+          for (int d = 0; d < 4; ++d) aspect_sizes[d] = std::count(axes.begin(), axes.end(), d) > 0 ? out_dims[d] : 0;
+          float scale = 1.0f;
+          int64_t dims[4];
+          ir::AspectResize(aspect, aspect_sizes, in_dims.data(), dims, &scale);
           for (int d = 0; d < 4; ++d) {
-            const bool named = std::count(axes.begin(), axes.end(), d) > 0;
-            scales[d] = named ? scale : 1.0f;
-            out_dims[d] = named ? static_cast<int64_t>(std::round(scale * static_cast<float>(in_dims[d]))) : in_dims[d];
+            scales[d] = aspect_sizes[d] > 0 ? scale : 1.0f;
+            out_dims[d] = dims[d];
           }
         }
       }
@@ -1249,6 +1252,8 @@ class Importer {
     a.scale_h = given_scales ? scales[2] : 0.0f;
     a.scale_w = given_scales ? scales[3] : 0.0f;
     a.resize_from_scales = !from_sizes;  // sizes are absolute; scales follow the input
+    a.resize_aspect = aspect;             // ... and so does an aspect-ratio policy
+    std::copy(aspect_sizes, aspect_sizes + 4, a.resize_sizes);
     if (crop) {
       // roi: starts then ends, for every axis (or those of `axes`); N and C
       // must be whole. Absent: the whole input.

@@ -26,12 +26,21 @@
 namespace rill::inference::cpu {
 namespace {
 
-// The coordinate transform fields every resize's parameters share.
+// The coordinate transform fields every resize's parameters share; `x` is
+// the input (NHWC): an aspect-ratio policy's scale follows it.
 template <class P>
-void SetResizeCoordinates(const ir::OpAttrs& a, P* p) {
+void SetResizeCoordinates(const ir::OpAttrs& a, const Shape& x, P* p) {
   p->coordinate = a.resize_coordinate;
   p->scale_h = a.scale_h;
   p->scale_w = a.scale_w;
+  if (a.resize_aspect != ir::ResizeAspectPolicy::kStretch) {
+    const int64_t in[4] = {x[0], x[3], x[1], x[2]};
+    int64_t out[4];
+    float scale = 1.0f;
+    ir::AspectResize(a.resize_aspect, a.resize_sizes, in, out, &scale);
+    p->scale_h = a.resize_sizes[2] > 0 ? scale : 1.0f;
+    p->scale_w = a.resize_sizes[3] > 0 ? scale : 1.0f;
+  }
   p->roi_start_h = a.roi_start_h;
   p->roi_start_w = a.roi_start_w;
   p->roi_end_h = a.roi_end_h;
@@ -170,7 +179,7 @@ class ResizeSeparableOp : public CpuOp {
     sp_ = ResizeSeparableParams{};
     SetNhwcSizes(&sp_);
     sp_.filter = filter;
-    SetResizeCoordinates(a, &sp_);
+    SetResizeCoordinates(a, InShape(0), &sp_);
     sp_.cubic_coeff_a = a.cubic_coeff_a;
     sp_.exclude_outside = a.exclude_outside;
     ComputeResizeSeparableTaps(sp_, true, &rows_);
@@ -226,7 +235,7 @@ class ResizeBilinearOp : public ResizeSeparableOp {
     scratch_floats_ = 0;
     p_ = ResizeParams{};
     SetNhwcSizes(&p_);
-    SetResizeCoordinates(a, &p_);
+    SetResizeCoordinates(a, InShape(0), &p_);
     p_.align_corners = a.align_corners;
     p_.half_pixel_centers = a.half_pixel_centers;
     if (fast_) x86::ComputeResizeTaps(p_, &y_taps_, &x_taps_);
@@ -269,7 +278,7 @@ class ResizeNearestOp : public CpuOp {
     const ir::OpAttrs& a = attrs();
     p_ = ResizeNearestParams{};
     SetNhwcSizes(&p_);
-    SetResizeCoordinates(a, &p_);
+    SetResizeCoordinates(a, InShape(0), &p_);
     p_.rounding = a.nearest_rounding;
     p_.align_corners = a.align_corners;
     p_.half_pixel_centers = a.half_pixel_centers;
