@@ -222,6 +222,11 @@ void CheckWinograd(int m, double tolerance, std::mt19937* rng) {
       m, checked, worst, tolerance);
 }
 
+// F(2,3) runs on the same three phases (the AVX-512 or AVX2 transforms, its
+// own 4x4 tiles): points 0, +-1, inf, the smallest error of the three.
+TEST_F(X86AlgorithmsTest, WinogradF23MatchesReference) {
+  CheckWinograd(2, 1e-5, &rng_);
+}
 TEST_F(X86AlgorithmsTest, WinogradF43MatchesReference) {
   CheckWinograd(4, 2e-5, &rng_);
 }
@@ -957,6 +962,31 @@ TEST_F(X86AlgorithmsTest, KernelNamesSayAlgorithmAndParameter) {
 
 // The cost model's choices on fixed shapes of the reference models (AVX-512
 // machine model; measured winners noted).
+// tune_regret reads the kTune logs back: every key ConvTuningKey writes
+// parses to the same parameters (grouped, kFp16's suffix); others do not.
+TEST(ConvCostModelTest, TuningKeysParseBack) {
+  ConvParams p = Params({2, 28, 30, 208, 104, 3, 2, 1, ir::Padding::kSame, FusedActivation::kNone});
+  for (int groups : {1, 26}) {
+    for (bool avx512 : {false, true}) {
+      p.groups = groups;
+      for (const std::string& suffix : {std::string(), std::string(":f16w")}) {
+        const std::string key = ConvTuningKey(p, avx512) + suffix;
+        ConvParams q;
+        bool wide = !avx512;
+        ASSERT_TRUE(ParseConvTuningKey(key, &q, &wide)) << key;
+        EXPECT_EQ(wide, avx512);
+        EXPECT_EQ(ConvTuningKey(q, wide) + suffix, key);
+      }
+    }
+  }
+  ConvParams q;
+  bool wide = false;
+  EXPECT_FALSE(ParseConvTuningKey(FcTuningKey(1, 1280, 1000, true), &q, &wide));
+  EXPECT_FALSE(ParseConvTuningKey("conv:n1:h7", &q, &wide));
+  EXPECT_FALSE(ParseConvTuningKey(ConvTuningKey(p, true) + "x", &q, &wide));
+  EXPECT_FALSE(ParseConvTuningKey("conv:n1:h-7:w7:ic1:oc1:k1x1:s1x1:d1x1:p0x0:o7x7:avx2" + std::string(" "), &q, &wide));
+}
+
 TEST(ConvCostModelTest, ChoicesOnFixedShapes) {
   const IsaFeatures avx512{true, true};
   auto conv = [](int h, int w, int ic, int oc, int k, int s, ir::Padding pad) {

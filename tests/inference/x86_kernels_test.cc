@@ -28,7 +28,6 @@
 #include "inference/backend/cpu/kernels/x86/f32_resize_bilinear_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_resize_separable.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
-#include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd_f23.h"
 #include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
@@ -275,41 +274,6 @@ TEST_F(X86KernelsTest, HalfPanelsEqualFloatPanelsOnRoundedWeights) {
     }
   }
   EXPECT_EQ(checked, 125);
-}
-
-TEST_F(X86KernelsTest, WinogradF23MatchesReference) {
-  int checked = 0;
-  for (bool avx512 : {false, true}) {
-    if (avx512 && !x86::GetCpuFeatures().avx512f) continue;
-    for (int in_c : {1, 3, 7, 17, 64}) {
-      for (int out_c : {1, 7, 17, 40}) {
-        for (ir::Padding pad : {ir::Padding::kSame, ir::Padding::kValid}) {
-          for (int batch : {1, 2}) {
-            ConvCase c{batch, 9 + in_c % 4, 7 + out_c % 3, in_c, out_c, 3, 1, 1, pad,
-                       checked % 2 ? FusedActivation::kRelu6 : FusedActivation::kNone};
-            const ConvParams p = MakeParams(c, false);
-            ASSERT_TRUE(x86::WinogradF23Applies(p));
-            const std::vector<float> x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * p.in_c, &rng_);
-            const std::vector<float> w = Random(static_cast<size_t>(p.out_c) * 9 * p.in_c, &rng_);
-            const std::vector<float> bias = Random(p.out_c, &rng_);
-            const size_t out_size = static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c;
-            std::vector<float> want(out_size), got(out_size, 123.0f);
-            Conv2DRef(p, x.data(), w.data(), bias.data(), want.data());
-            x86::WinogradF23Weights uw;
-            x86::TransformWeightsF23(p, w.data(), avx512, &uw);
-            std::vector<float> scratch(x86::WinogradF23ScratchFloats(p));
-            for (int b = 0; b < x86::WinogradF23Blocks(p); ++b) {
-              x86::WinogradF23Block(p, x.data(), uw, bias.data(), avx512 ? x86::GemmF32Avx512 : x86::GemmF32Avx2,
-                                    scratch.data(), got.data(), b);
-            }
-            ExpectClose(want, got, "winograd in_c=" + std::to_string(in_c) + " out_c=" + std::to_string(out_c));
-            ++checked;
-          }
-        }
-      }
-    }
-  }
-  EXPECT_GE(checked, 80);
 }
 
 // Odd sizes, and a scalar operand over tensors whose last 64-float pass

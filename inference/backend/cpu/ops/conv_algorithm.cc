@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_grouped_avx512.h"
 
@@ -166,17 +168,12 @@ double Winograd(const ConvParams& p, int m, int nr, double calib) {
   cycles = std::max(
       cycles, blocks * filters /
                   (filters > kL2Bytes ? kL3BytesPerCycle : kL2BytesPerCycle));
-  const int lanes =
-      nr == 32 && m != 2 ? 16 : 8;  // F(2,3)'s transforms are AVX2 only
+  const int lanes = nr == 32 ? 16 : 8;
   const double in_vectors =
       CeilDiv(p.in_c, lanes) + (p.in_c % lanes) * 0.5;  // scalar tail is slow
   const double out_vectors = CeilDiv(p.out_c, lanes) + (p.out_c % lanes) * 0.5;
   cycles += calib * tiles * a2 *
             (in_vectors * kWinogradInCycles + out_vectors * kWinogradOutCycles);
-  if (m == 2)
-    cycles += calib * tiles * 16 *
-              (kIm2colTapCycles +
-               p.in_c / kCopyFloatsPerCycle);  // F(2,3) gathers every patch
   return cycles;
 }
 
@@ -437,6 +434,33 @@ std::string ConvTuningKey(const ConvParams& p, bool avx512) {
          s(p.dilation_h) + "x" + s(p.dilation_w) + ":p" + s(p.pad_top) + "x" +
          s(p.pad_left) + ":o" + s(p.out_h) + "x" + s(p.out_w) + (p.groups > 1 ? ":g" + s(p.groups) : "") +
          (avx512 ? ":avx512" : ":avx2");
+}
+
+bool ParseConvTuningKey(const std::string& key, ConvParams* p, bool* avx512) {
+  ConvParams q;
+  int consumed = 0;
+  if (std::sscanf(key.c_str(), "conv:n%d:h%d:w%d:ic%d:oc%d:k%dx%d:s%dx%d:d%dx%d:p%dx%d:o%dx%d%n", &q.batch, &q.in_h,
+                  &q.in_w, &q.in_c, &q.out_c, &q.kernel_h, &q.kernel_w, &q.stride_h, &q.stride_w, &q.dilation_h,
+                  &q.dilation_w, &q.pad_top, &q.pad_left, &q.out_h, &q.out_w, &consumed) != 15 ||
+      consumed == 0) {
+    return false;
+  }
+  std::string rest = key.substr(static_cast<size_t>(consumed));
+  if (rest.size() >= 5 && rest.compare(rest.size() - 5, 5, ":f16w") == 0) rest.resize(rest.size() - 5);
+  if (rest.rfind(":g", 0) == 0) {
+    q.groups = std::atoi(rest.c_str() + 2);
+    const size_t end = rest.find(':', 1);
+    if (q.groups < 2 || end == std::string::npos) return false;
+    rest = rest.substr(end);
+  }
+  if (rest != ":avx512" && rest != ":avx2") return false;
+  const bool wide = rest == ":avx512";
+  // Only keys ConvTuningKey writes (no stray signs, zeros or spaces).
+  const std::string again = ConvTuningKey(q, wide);
+  if (key.compare(0, again.size(), again) != 0) return false;
+  *avx512 = wide;
+  *p = q;
+  return true;
 }
 
 std::string FcTuningKey(int rows, int in_dim, int out_dim, bool avx512) {

@@ -65,6 +65,9 @@ bool ParseConvAlgo(const std::string& token, ConvAlgo* algo);
 // Cache keys: every shape parameter the kernels depend on, plus the ISA.
 std::string ConvTuningKey(const ConvParams& p, bool avx512);
 std::string FcTuningKey(int rows, int in_dim, int out_dim, bool avx512);
+// The inverse of ConvTuningKey (a trailing ":f16w" of kFp16 keys allowed):
+// false for anything else (fc: keys included).
+bool ParseConvTuningKey(const std::string& key, ConvParams* p, bool* avx512);
 
 // The Strassen depth of a choice (0 for others).
 int StrassenDepth(ConvAlgo algo);

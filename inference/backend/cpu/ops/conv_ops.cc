@@ -17,7 +17,6 @@
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_grouped_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_sliding.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd.h"
-#include "inference/backend/cpu/kernels/x86/f32_conv3x3s1_winograd_f23.h"
 #include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
@@ -172,9 +171,8 @@ class ConvOp : public CpuOp {
 
   size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
   size_t packed_weight_bytes() const override {
-    return (packed_.size() + winograd23_.packed.size() + winograd_.packed.size() + strassen_.packed.size()) *
-               sizeof(float) +
-           (packed_half_.size() + winograd23_.half.size() + winograd_.half.size()) * sizeof(uint16_t);
+    return (packed_.size() + winograd_.packed.size() + strassen_.packed.size()) * sizeof(float) +
+           (packed_half_.size() + winograd_.half.size()) * sizeof(uint16_t);
   }
 
   // Every x86 CONV_2D algorithm writes with a pixel stride (the session
@@ -261,13 +259,12 @@ class ConvOp : public CpuOp {
     algo_ = algo;
     const bool wide = avx512_ && algo != ConvAlgo::kGemm6x16;
     gemm_ = wide ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
-    if (WinogradTile(algo) >= 4) plan_ = x86::PlanWinograd(WinogradTile(algo), p_, threads());
+    if (WinogradTile(algo) > 0) plan_ = x86::PlanWinograd(WinogradTile(algo), p_, threads());
     if (prepared_ && prepared_algo_ == algo) return;
     packed_.clear();
     packed_.shrink_to_fit();
     packed_half_.clear();
     packed_half_.shrink_to_fit();
-    winograd23_ = {};
     winograd_ = {};
     strassen_ = {};
     switch (algo) {
@@ -293,9 +290,6 @@ class ConvOp : public CpuOp {
         break;
       }
       case ConvAlgo::kWinogradF23:
-        x86::TransformWeightsF23(p_, In(1), wide, &winograd23_);
-        if (half_) x86::ToHalfPanels(&winograd23_.packed, &winograd23_.half);
-        break;
       case ConvAlgo::kWinogradF43:
       case ConvAlgo::kWinogradF63:
         x86::TransformWeightsWinograd(WinogradTile(algo), p_, In(1), wide, &winograd_);
@@ -330,7 +324,7 @@ class ConvOp : public CpuOp {
       case ConvAlgo::kSlidingAvx2:
       case ConvAlgo::kSlidingAvx512:
       case ConvAlgo::kGroupedDirect: return 0;
-      case ConvAlgo::kWinogradF23: return x86::WinogradF23ScratchFloats(p_) * n;
+      case ConvAlgo::kWinogradF23:
       case ConvAlgo::kWinogradF43:
       case ConvAlgo::kWinogradF63:
         if (WinogradBlockPerThread(n)) return (plan_.v_floats + plan_.m_floats + plan_.patch_floats) * n;
@@ -428,14 +422,7 @@ class ConvOp : public CpuOp {
         For(chunks, chunk, use_pool);
         break;
       }
-      case ConvAlgo::kWinogradF23: {
-        const size_t per_thread = x86::WinogradF23ScratchFloats(p_);
-        auto block = [&](int b, int thread) {
-          x86::WinogradF23Block(p_, x, winograd23_, bias, gemm_, scratch + per_thread * thread, y, b);
-        };
-        For(x86::WinogradF23Blocks(p_), block, use_pool);
-        break;
-      }
+      case ConvAlgo::kWinogradF23:
       case ConvAlgo::kWinogradF43:
       case ConvAlgo::kWinogradF63: {
         // Three phases per block, each split over the threads: whole-block
@@ -542,7 +529,6 @@ class ConvOp : public CpuOp {
   x86::GemmFn gemm_ = nullptr;
   std::vector<float> packed_;  // GEMM or sliding-window weights
   std::vector<uint16_t> packed_half_;  // the 6x32 GEMM's, kFp16
-  x86::WinogradF23Weights winograd23_;
   x86::WinogradWeights winograd_;
   x86::WinogradPlan plan_;
   x86::StrassenWeights strassen_;

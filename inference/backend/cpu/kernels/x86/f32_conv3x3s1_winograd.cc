@@ -21,6 +21,7 @@ using simd::Store;
 constexpr int kMaxTilesPerBlock = 48;
 
 // G (alpha x 3) of each variant, for the weight transform (done in double).
+constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
 constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},
                               {-1.0 / 6, -1.0 / 6, -1.0 / 6},
                               {-1.0 / 6, 1.0 / 6, -1.0 / 6},
@@ -37,6 +38,14 @@ constexpr double kG6[8][3] = {{1, 0, 0},
                               {0, 0, 1}};
 
 // 1-D input transforms r = B^T d, factored to share sums.
+template <class V>
+RILL_SIMD_INLINE void InputTransform1D(const V (&d)[4], V (&r)[4]) {
+  // B^T rows: [1,0,-1,0] [0,1,1,0] [0,-1,1,0] [0,1,0,-1]
+  r[0] = d[0] - d[2];
+  r[1] = d[1] + d[2];
+  r[2] = d[2] - d[1];
+  r[3] = d[1] - d[3];
+}
 template <class V>
 RILL_SIMD_INLINE void InputTransform1D(const V (&d)[6], V (&r)[6]) {
   // B^T rows: [4,0,-5,0,1,0] [0,-4,-4,1,1,0] [0,4,-4,-1,1,0] [0,-2,-1,2,1,0]
@@ -68,6 +77,12 @@ RILL_SIMD_INLINE void InputTransform1D(const V (&d)[8], V (&r)[8]) {
 }
 
 // 1-D output transforms y = A^T m.
+template <class V>
+RILL_SIMD_INLINE void OutputTransform1D(const V (&m)[4], V (&y)[2]) {
+  // A^T rows: [1,1,1,0] [0,1,-1,-1]
+  y[0] = m[0] + m[1] + m[2];
+  y[1] = m[1] - m[2] - m[3];
+}
 template <class V>
 RILL_SIMD_INLINE void OutputTransform1D(const V (&m)[6], V (&y)[4]) {
   const V a = m[1] + m[2], b = m[1] - m[2], c = m[3] + m[4], d = m[3] - m[4];
@@ -250,40 +265,43 @@ RILL_SIMD_INLINE void OutputTransformT(const WinogradPlan& plan,
   }
 }
 
+// The variants by input tile side: 4 (F(2,3)), 6 (F(4,3)), 8 (F(6,3)).
+#define RILL_WINOGRAD_BY_ALPHA(alpha, CALL) \
+  switch (alpha) {                          \
+    case 4: CALL(4); break;                 \
+    case 6: CALL(6); break;                 \
+    default: CALL(8); break;                \
+  }
+
 __attribute__((target("avx512f"))) void InputTransformAvx512(
     const WinogradPlan& plan, const ConvParams& p, const float* input,
     int block, int t_begin, int t_end, float* v, float* patch) {
-  if (plan.alpha == 6)
-    InputTransformT<6, F16>(plan, p, input, block, t_begin, t_end, v, patch);
-  else
-    InputTransformT<8, F16>(plan, p, input, block, t_begin, t_end, v, patch);
+#define RILL_CALL(A) InputTransformT<A, F16>(plan, p, input, block, t_begin, t_end, v, patch)
+  RILL_WINOGRAD_BY_ALPHA(plan.alpha, RILL_CALL)
+#undef RILL_CALL
 }
 __attribute__((target("avx2,fma"))) void InputTransformAvx2(
     const WinogradPlan& plan, const ConvParams& p, const float* input,
     int block, int t_begin, int t_end, float* v, float* patch) {
-  if (plan.alpha == 6)
-    InputTransformT<6, F8>(plan, p, input, block, t_begin, t_end, v, patch);
-  else
-    InputTransformT<8, F8>(plan, p, input, block, t_begin, t_end, v, patch);
+#define RILL_CALL(A) InputTransformT<A, F8>(plan, p, input, block, t_begin, t_end, v, patch)
+  RILL_WINOGRAD_BY_ALPHA(plan.alpha, RILL_CALL)
+#undef RILL_CALL
 }
 __attribute__((target("avx512f"))) void OutputTransformAvx512(
     const WinogradPlan& plan, const ConvParams& p, const float* bias, int block,
     int t_begin, int t_end, const float* mbuf, float* output) {
-  if (plan.alpha == 6)
-    OutputTransformT<6, F16>(plan, p, bias, block, t_begin, t_end, mbuf,
-                             output);
-  else
-    OutputTransformT<8, F16>(plan, p, bias, block, t_begin, t_end, mbuf,
-                             output);
+#define RILL_CALL(A) OutputTransformT<A, F16>(plan, p, bias, block, t_begin, t_end, mbuf, output)
+  RILL_WINOGRAD_BY_ALPHA(plan.alpha, RILL_CALL)
+#undef RILL_CALL
 }
 __attribute__((target("avx2,fma"))) void OutputTransformAvx2(
     const WinogradPlan& plan, const ConvParams& p, const float* bias, int block,
     int t_begin, int t_end, const float* mbuf, float* output) {
-  if (plan.alpha == 6)
-    OutputTransformT<6, F8>(plan, p, bias, block, t_begin, t_end, mbuf, output);
-  else
-    OutputTransformT<8, F8>(plan, p, bias, block, t_begin, t_end, mbuf, output);
+#define RILL_CALL(A) OutputTransformT<A, F8>(plan, p, bias, block, t_begin, t_end, mbuf, output)
+  RILL_WINOGRAD_BY_ALPHA(plan.alpha, RILL_CALL)
+#undef RILL_CALL
 }
+#undef RILL_WINOGRAD_BY_ALPHA
 
 }  // namespace
 
@@ -330,7 +348,7 @@ int WinogradBlockTiles(const WinogradPlan& plan, int block) {
 void TransformWeightsWinograd(int m, const ConvParams& p, const float* filter,
                               bool avx512, WinogradWeights* out) {
   const int alpha = m + 2;
-  const double(*g)[3] = m == 4 ? kG4 : kG6;
+  const double(*g)[3] = m == 2 ? kG2 : m == 4 ? kG4 : kG6;
   const int oc_n = p.out_c, ic_n = p.in_c;
   const size_t a2 = static_cast<size_t>(alpha) * alpha;
   std::vector<float> u(a2 * oc_n * ic_n);

@@ -1,14 +1,14 @@
-// 3x3 stride-1 convolution by Winograd F(m x m, 3x3) for m = 4 and 6 (F(2,3)
-// has its own hand-unrolled file). An m x m output tile costs (m+2)^2
-// multiplies per (input, output) channel pair instead of 9 m^2: 36 vs 144 for
-// F(4,3), 64 vs 324 for F(6,3). The (m+2)^2 element-wise products over
+// 3x3 stride-1 convolution by Winograd F(m x m, 3x3) for m = 2, 4 and 6. An
+// m x m output tile costs (m+2)^2 multiplies per (input, output) channel pair
+// instead of 9 m^2: 16 vs 36 for F(2,3), 36 vs 144 for F(4,3), 64 vs 324 for
+// F(6,3). The (m+2)^2 element-wise products over
 // channels are GEMMs on the packed GEMM microkernels, batched over a block of
 // tiles; the input and output transforms run over NHWC channel vectors
 // (AVX-512 or AVX2, one body). Weights are transformed (G g G^T, in double)
 // and packed once at resize.
 //
-// Interpolation points 0, +-1, +-2, inf (F(4,3)) and 0, +-1, +-2, +-1/2, inf
-// (F(6,3)): the best-conditioned choice for these sizes. F(6,3)'s
+// Interpolation points 0, +-1, inf (F(2,3)), 0, +-1, +-2, inf (F(4,3)) and 0,
+// +-1, +-2, +-1/2, inf (F(6,3)): the best-conditioned choice for these sizes. F(6,3)'s
 // transforms still grow the rounding error; the tests state the measured
 // bound (x86_kernels_test, WinogradF63MatchesReference).
 //
@@ -31,7 +31,7 @@ namespace rill::inference::cpu::x86 {
 bool WinogradApplies(const ConvParams& p);
 
 struct WinogradPlan {
-  int m = 0;      // output tile side (4 or 6)
+  int m = 0;      // output tile side (2, 4 or 6)
   int alpha = 0;  // input tile side, m + 2
   int tiles_h = 0, tiles_w = 0;
   long long total_tiles = 0;
