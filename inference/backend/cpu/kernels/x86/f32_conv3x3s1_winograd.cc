@@ -336,7 +336,7 @@ WinogradPlan PlanWinograd(int m, const ConvParams& p, int threads) {
 }
 
 bool WinogradBlocksPerThread(long long total_tiles, int threads) {
-  return threads > 1 && total_tiles >= 8LL * threads;
+  return threads > 1 && total_tiles >= static_cast<long long>(kMaxTilesPerBlock) * threads;
 }
 
 int WinogradBlockTiles(const WinogradPlan& plan, int block) {

@@ -47,6 +47,13 @@ struct WinogradPlan {
 // whole blocks, all three phases, in one parallel loop. Outputs do not depend
 // on the blocking (each GEMM row is computed alone, in the same order).
 WinogradPlan PlanWinograd(int m, const ConvParams& p, int threads = 1);
+// Tiles enough means a full block (48 tiles) per thread: every thread of a
+// block-per-thread run streams all alpha^2 transformed filters, so with fewer
+// tiles (ResNet's 14x14 and 7x7 maps: 16 tiles) two threads read twice the
+// filter bytes for the same work and ran no faster than one; there the three
+// phases split instead (each thread half of the GEMM positions' filters):
+// F(4,3) 14x14x256 0.62-0.66 -> 0.52-0.58 ms, F(2,3) 7x7x512 1.27-1.42 ->
+// 1.03-1.08 ms at 2 threads (VM).
 bool WinogradBlocksPerThread(long long total_tiles, int threads);
 
 // alpha^2 transformed filter matrices [out_c, in_c], each packed for the GEMM
