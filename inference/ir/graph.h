@@ -187,6 +187,11 @@ class Graph {
   std::vector<int> outputs;
   // Layout of 4-D activations (NHWC for TFLite).
   Layout layout = Layout::kNHWC;
+  // Nodes whose results the importer computed from the graph inputs' shapes
+  // at load (an ONNX Shape folded into a constant): the model is valid for
+  // those input shapes only, so Session::Resize refuses others (reload with
+  // LoadOptions::input_shapes instead). Empty: shapes may change freely.
+  std::vector<std::string> shape_folds;
 
   // Keeps memory alive that constants point into.
   void Retain(std::shared_ptr<const void> blob) { blobs_.push_back(std::move(blob)); }

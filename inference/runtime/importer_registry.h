@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,8 +21,10 @@ struct ModelImporter {
   std::string format;  // "onnx"
   // True if the bytes (or the file name) look like this format.
   bool (*sniff)(const uint8_t* data, size_t size, const std::string& name) = nullptr;
+  // `input_shapes`: LoadOptions::input_shapes.
   StatusOr<std::shared_ptr<ir::Graph>> (*import)(std::shared_ptr<const std::vector<uint8_t>> bytes,
-                                                 const std::string& name) = nullptr;
+                                                 const std::string& name,
+                                                 const std::map<std::string, std::vector<int>>& input_shapes) = nullptr;
 };
 
 // Returns true so it can initialise a static in the registering library.

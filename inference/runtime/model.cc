@@ -20,13 +20,18 @@ StatusOr<std::shared_ptr<const Model>> Finish(std::shared_ptr<ir::Graph> graph, 
 StatusOr<std::shared_ptr<const Model>> Import(std::shared_ptr<const std::vector<uint8_t>> bytes,
                                               const std::string& name, const LoadOptions& options) {
   if (tflite::LooksLikeTfLite(bytes->data(), bytes->size())) {
+    if (!options.input_shapes.empty()) {
+      return InvalidArgumentError(name + ": LoadOptions::input_shapes is for ONNX models (whose shape arithmetic "
+                                         "is folded at load); resize a TFLite model's inputs with Session::Resize");
+    }
     RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> graph, tflite::ImportTfLite(std::move(bytes), name));
     return Finish(std::move(graph), options);
   }
   std::string known = "tflite";
   for (const ModelImporter& importer : RegisteredModelImporters()) {
     if (importer.sniff(bytes->data(), bytes->size(), name)) {
-      RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> graph, importer.import(std::move(bytes), name));
+      RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> graph,
+                                importer.import(std::move(bytes), name, options.input_shapes));
       return Finish(std::move(graph), options);
     }
     known += ", " + importer.format;

@@ -125,6 +125,16 @@ class Session::Impl {
           for (int d : shape) {
             if (d <= 0) return InvalidArgumentError(graph_.source + ": input '" + name + "' resized to " + ShapeToString(shape));
           }
+          if (!graph_.shape_folds.empty() && shape != graph_.tensors[id].shape) {
+            // The importer computed shapes from this one at load (ONNX
+            // Shape): a new shape would run those folded constants as they
+            // are, a silent wrong answer.
+            return FailedPreconditionError(
+                graph_.source + ": input '" + name + "' cannot be resized from " +
+                ShapeToString(graph_.tensors[id].shape) + " to " + ShapeToString(shape) + ": the model computes shapes from its inputs (node '" +
+                graph_.shape_folds.front() + "'), which the importer folded for the shapes it loaded with; load it again with LoadOptions::input_shapes {\"" +
+                name + "\": " + ShapeToString(shape) + "}");
+          }
           shapes[id] = shape;
           found = true;
         }

@@ -5,6 +5,8 @@
 //       [--precision=fp16] [--json]
 //   rill_model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp16] [--json]
 //
+// --input_shape=NAME:D,D,... (repeatable): LoadOptions::input_shapes, for
+// ONNX models with symbolic dimensions or shape arithmetic.
 // --precision=fp16: SessionConfig::precision kFp16 (weights of the GEMM
 // kernels stored in half precision); compare then holds the outputs to 1e-2
 // of their range instead of 1e-4.
@@ -22,6 +24,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <sstream>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <thread>
@@ -41,7 +45,25 @@ struct Flags {
   bool json = false, profile = false, reference = false, tune = false, fp16 = false;
   std::string tuning_cache;
   std::string input_file;
+  std::map<std::string, std::vector<int>> input_shapes;  // --input_shape=NAME:D,D,...
 };
+
+// "NAME:1,3,224,224" into `shapes`; false if malformed.
+bool ParseInputShape(const std::string& spec, std::map<std::string, std::vector<int>>* shapes) {
+  const size_t colon = spec.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 >= spec.size()) return false;
+  std::vector<int> dims;
+  std::stringstream ss(spec.substr(colon + 1));
+  std::string d;
+  while (std::getline(ss, d, ',')) {
+    char* end = nullptr;
+    const long v = std::strtol(d.c_str(), &end, 10);
+    if (d.empty() || *end != 0 || v <= 0 || v > (1 << 24)) return false;
+    dims.push_back(static_cast<int>(v));
+  }
+  (*shapes)[spec.substr(0, colon)] = dims;
+  return true;
+}
 
 bool ParseFlags(int argc, char** argv, Flags* f) {
   if (argc < 3) return false;
@@ -56,6 +78,9 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     else if (a == "--profile") f->profile = true;
     else if (a == "--reference") f->reference = true;
     else if (a == "--precision=fp16") f->fp16 = true;
+    else if (a.rfind("--input_shape=", 0) == 0) {
+      if (!ParseInputShape(a.substr(14), &f->input_shapes)) return false;
+    }
     else if (a == "--precision=fp32") f->fp16 = false;
     else if (a == "--tune") f->tune = true;
     else if (a.rfind("--tune=", 0) == 0) f->tune = true, f->tuning_cache = a.substr(7);
@@ -336,12 +361,14 @@ int RunModelTool(int argc, char** argv) {
   Flags f;
   if (!ParseFlags(argc, argv, &f)) {
     std::fprintf(stderr,
-                 "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp16]\n"
+                 "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp16] [--input_shape=NAME:D,D,...]\n"
                  "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--precision=fp16] [--json]\n"
                  "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp16] [--json]\n");
     return 2;
   }
-  auto model = Model::FromFile(f.model);
+  LoadOptions load;
+  load.input_shapes = f.input_shapes;
+  auto model = Model::FromFile(f.model, load);
   if (!model.ok()) return Fail(model.status());
   SessionConfig config;
   config.num_threads = std::max(1, f.threads);

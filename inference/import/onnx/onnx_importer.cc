@@ -24,13 +24,23 @@ enum OnnxType { kFloat = 1, kInt32 = 6, kInt64 = 7, kFloat16 = 10, kDouble = 11 
 
 class Importer {
  public:
-  Importer(std::shared_ptr<const std::vector<uint8_t>> bytes, const std::string& source)
-      : bytes_(std::move(bytes)), g_(std::make_shared<ir::Graph>()) {
+  Importer(std::shared_ptr<const std::vector<uint8_t>> bytes, const std::string& source,
+           const std::map<std::string, std::vector<int>>& input_shapes)
+      : bytes_(std::move(bytes)), g_(std::make_shared<ir::Graph>()), input_shapes_(input_shapes) {
     g_->source = source;
     g_->layout = Layout::kNCHW;
   }
 
+  // Imports the model; an error while symbolic dimensions stood at 1 says so.
   StatusOr<std::shared_ptr<ir::Graph>> Run() {
+    StatusOr<std::shared_ptr<ir::Graph>> g = RunImport();
+    if (g.ok() || symbolic_.empty()) return g;
+    return Status(g.status().code(), g.status().message() + " (" + symbolic_ +
+                                         " taken as 1: give the input shapes with LoadOptions::input_shapes, "
+                                         "rill model --input_shape=NAME:D,D,...)");
+  }
+
+  StatusOr<std::shared_ptr<ir::Graph>> RunImport() {
     if (bytes_->size() > static_cast<size_t>(INT32_MAX) ||
         !model_.ParseFromArray(bytes_->data(), static_cast<int>(bytes_->size()))) {
       return DataLossError(g_->source + ": not a valid ONNX protobuf");
@@ -49,6 +59,12 @@ class Importer {
     for (const onnx::ValueInfoProto& in : graph.input()) {
       if (initializer_names.count(in.name())) continue;
       RILL_INF_RETURN_IF_ERROR(AddGraphInput(in));
+    }
+    for (const auto& given : input_shapes_) {
+      if (!values_.count(given.first) || IsConst(values_[given.first].id)) {
+        return InvalidArgumentError(g_->source + ": LoadOptions::input_shapes names '" + given.first +
+                                    "', which is not an input of the model");
+      }
     }
     for (int i = 0; i < graph.node_size(); ++i) {
       if (done_nodes_.count(i)) continue;  // imported with an earlier node
@@ -259,11 +275,32 @@ class Importer {
       return UnimplementedError(g_->source + ": input '" + in.name() + "' is not float32");
     }
     Shape shape;
+    std::vector<std::string> symbolic;
     for (const auto& d : type.tensor_type().shape().dim()) {
-      // Symbolic dimensions (a dynamic batch) start at 1; Session::Resize changes them.
+      // Symbolic dimensions (a dynamic batch) start at 1 unless given.
+      if (!d.has_dim_value()) symbolic.push_back(d.dim_param().empty() ? "?" : d.dim_param());
       const int64_t v = d.has_dim_value() ? d.dim_value() : 1;
       if (v <= 0 || v > (1 << 24)) return DataLossError(g_->source + ": input '" + in.name() + "' has a bad dimension");
       shape.push_back(static_cast<int>(v));
+    }
+    auto given = input_shapes_.find(in.name());
+    if (given != input_shapes_.end()) {
+      if (given->second.size() != shape.size()) {
+        return InvalidArgumentError(g_->source + ": LoadOptions::input_shapes gives input '" + in.name() + "' " +
+                                    ShapeToString(given->second) + ", but it has rank " +
+                                    std::to_string(shape.size()));
+      }
+      for (int d : given->second) {
+        if (d <= 0 || d > (1 << 24)) {
+          return InvalidArgumentError(g_->source + ": LoadOptions::input_shapes gives input '" + in.name() +
+                                      "' the bad shape " + ShapeToString(given->second));
+        }
+      }
+      shape = given->second;
+    } else if (!symbolic.empty()) {
+      std::string dims;
+      for (const std::string& d : symbolic) dims += (dims.empty() ? "" : ", ") + d;
+      symbolic_ += (symbolic_.empty() ? "" : "; ") + ("input '" + in.name() + "' has symbolic dimensions " + dims);
     }
     const int id = NewTensor(in.name(), DataType::kFloat32);
     shapes_[id] = shape;
@@ -1352,6 +1389,7 @@ class Importer {
     std::vector<int64_t> dims;
     if (x.nhwc) dims = {s[0], s[3], s[1], s[2]};
     else dims.assign(s.begin(), s.end());
+    g_->shape_folds.push_back(node_name_);  // valid for the import-time input shapes only
     Define(node, NewIntConst(out_name, dims), false);
     return Status::Ok();
   }
@@ -1487,6 +1525,8 @@ class Importer {
   std::vector<Shape> shapes_;
   std::map<std::string, Value> values_;
   std::map<int, int> nhwc_of_, nchw_of_;
+  std::map<std::string, std::vector<int>> input_shapes_;  // LoadOptions::input_shapes
+  std::string symbolic_;       // inputs whose symbolic dimensions stood at 1, for messages
   std::set<int> done_nodes_;  // graph nodes imported along with an earlier one
   int64_t opset_ = 13;
   std::string node_name_;
@@ -1505,9 +1545,10 @@ bool LooksLikeOnnx(const uint8_t* data, size_t size, const std::string& name) {
 }
 
 StatusOr<std::shared_ptr<ir::Graph>> ImportOnnx(std::shared_ptr<const std::vector<uint8_t>> bytes,
-                                                const std::string& source) {
+                                                const std::string& source,
+                                                const std::map<std::string, std::vector<int>>& input_shapes) {
   if (!bytes) return InvalidArgumentError(source + ": no data");
-  Importer importer(std::move(bytes), source);
+  Importer importer(std::move(bytes), source, input_shapes);
   return importer.Run();
 }
 

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,11 @@ namespace rill::inference::onnx_import {
 
 bool LooksLikeOnnx(const uint8_t* data, size_t size, const std::string& name);
 
+// `input_shapes` (LoadOptions::input_shapes): NCHW shapes of graph inputs by
+// name, replacing their symbolic (or fixed) dimensions.
 StatusOr<std::shared_ptr<ir::Graph>> ImportOnnx(std::shared_ptr<const std::vector<uint8_t>> bytes,
-                                                const std::string& source);
+                                                const std::string& source,
+                                                const std::map<std::string, std::vector<int>>& input_shapes = {});
 
 }  // namespace rill::inference::onnx_import
 

@@ -5,6 +5,7 @@
 #define RILL_INFERENCE_MODEL_H_
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,15 @@ struct LoadOptions {
   // Run the graph optimizer (pad/batch-norm folding into convs, activation
   // fusion, dead node removal). Off only to compare against the raw graph.
   bool optimize = true;
+  // ONNX: the shapes of graph inputs by name, in the model's layout (NCHW),
+  // replacing the file's symbolic dimensions (a dynamic batch, height, width)
+  // or fixed ones. Symbolic dimensions not given here are taken as 1. Give
+  // them when a model has symbolic image sizes, or when it computes shapes
+  // from its inputs (Shape -> Gather -> Reshape, as PyTorch's
+  // x.view(x.size(0), -1) exports): the importer folds that arithmetic with
+  // these shapes, and Session::Resize cannot change them afterwards. TFLite
+  // models keep their shapes; resize them with Session::Resize.
+  std::map<std::string, std::vector<int>> input_shapes;
 };
 
 class Model {
