@@ -28,30 +28,30 @@ size_t PackedWeightsFloats512(int n, int k) {
   return static_cast<size_t>((n + kNr - 1) / kNr) * kNr * static_cast<size_t>(k);
 }
 
-void PackWeightsNK512(const float* w, int n, int k, float* packed) {
+namespace {
+// [n, k] row-major into 32-column panels ([panel][k][32], zero columns past
+// n), each value through `convert`.
+template <typename T, typename Convert>
+void PackPanels(const float* w, int n, int k, T* packed, Convert convert) {
   const int panels = (n + kNr - 1) / kNr;
   for (int p = 0; p < panels; ++p) {
-    float* dst = packed + static_cast<size_t>(p) * kNr * k;
+    T* dst = packed + static_cast<size_t>(p) * kNr * k;
     for (int kk = 0; kk < k; ++kk) {
       for (int j = 0; j < kNr; ++j) {
         const int col = p * kNr + j;
-        dst[kk * kNr + j] = col < n ? w[static_cast<size_t>(col) * k + kk] : 0.0f;
+        dst[kk * kNr + j] = convert(col < n ? w[static_cast<size_t>(col) * k + kk] : 0.0f);
       }
     }
   }
 }
+}  // namespace
+
+void PackWeightsNK512(const float* w, int n, int k, float* packed) {
+  PackPanels(w, n, k, packed, [](float v) { return v; });
+}
 
 void PackWeightsNK512Half(const float* w, int n, int k, uint16_t* packed) {
-  const int panels = (n + kNr - 1) / kNr;
-  for (int p = 0; p < panels; ++p) {
-    uint16_t* dst = packed + static_cast<size_t>(p) * kNr * k;
-    for (int kk = 0; kk < k; ++kk) {
-      for (int j = 0; j < kNr; ++j) {
-        const int col = p * kNr + j;
-        dst[kk * kNr + j] = col < n ? FloatToHalf(w[static_cast<size_t>(col) * k + kk]) : 0;
-      }
-    }
-  }
+  PackPanels(w, n, k, packed, FloatToHalf);
 }
 
 namespace {
