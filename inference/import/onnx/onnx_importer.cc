@@ -1018,16 +1018,22 @@ class Importer {
     if (target[0] != n || target[3] != h || target[4] != w || g <= 1 || static_cast<int64_t>(g) * target[2] != c) {
       return Status::Ok();
     }
+    // Nodes without outputs (a corrupt file; the fuzzer made one) match nothing.
+    if (node.output_size() < 1) return Status::Ok();
     const int ti = SoleConsumer(node.output(0));
     if (ti < 0) return Status::Ok();
     const onnx::NodeProto& tr = model_.graph().node(ti);
-    if (tr.op_type() != "Transpose" || AttrInts(tr, "perm") != std::vector<int64_t>{0, 2, 1, 3, 4}) {
+    if (tr.op_type() != "Transpose" || tr.output_size() < 1 ||
+        AttrInts(tr, "perm") != std::vector<int64_t>{0, 2, 1, 3, 4}) {
       return Status::Ok();
     }
     const int ri = SoleConsumer(tr.output(0));
     if (ri < 0) return Status::Ok();
     const onnx::NodeProto& back = model_.graph().node(ri);
-    if (back.op_type() != "Reshape" || back.input_size() < 2 || back.input(0) != tr.output(0)) return Status::Ok();
+    if (back.op_type() != "Reshape" || back.input_size() < 2 || back.output_size() < 1 ||
+        back.input(0) != tr.output(0)) {
+      return Status::Ok();
+    }
     // The shape may come from a Constant node after this one.
     int shape_id = -1;
     auto shape_value = values_.find(back.input(1));
