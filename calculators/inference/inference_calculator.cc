@@ -116,6 +116,12 @@ class InferenceCalculator : public CalculatorBase {
       } else if (p.Holds<std::shared_ptr<const inference::Model>>()) {
         model = p.Get<std::shared_ptr<const inference::Model>>();
         path = model->source();
+        if (o.input_shape_size() > 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              node_, ": input_shape applies when the calculator loads the "
+                     "model; the MODEL side packet holds a loaded model \"",
+              path, "\" (load it with LoadOptions::input_shapes instead)"));
+        }
       } else {
         return absl::InvalidArgumentError(absl::StrCat(
             node_,
@@ -133,7 +139,12 @@ class InferenceCalculator : public CalculatorBase {
             "against the working directory; scripts/fetch_models.sh fetches "
             "the MediaPipe models into third_party/models/)"));
       }
-      auto loaded = inference::Model::FromFile(path);
+      inference::LoadOptions load;
+      for (const auto& s : o.input_shape()) {
+        load.input_shapes[s.name()] =
+            std::vector<int>(s.dims().begin(), s.dims().end());
+      }
+      auto loaded = inference::Model::FromFile(path, load);
       if (!loaded.ok()) {
         return absl::Status(ToAbslCode(loaded.status().code()),
                             absl::StrCat(node_, ": cannot load model \"", path,
@@ -151,6 +162,7 @@ class InferenceCalculator : public CalculatorBase {
       threads = d.xnnpack().num_threads();
     }
     config.num_threads = threads > 0 ? threads : 1;
+    if (o.fp16_weights()) config.precision = inference::Precision::kFp16;
     if (d.has_gpu() || d.has_nnapi()) {
       LOG_FIRST_N(INFO, 1) << node_ << ": the engine has no "
                            << (d.has_nnapi() ? "NNAPI" : "GPU")

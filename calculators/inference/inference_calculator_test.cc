@@ -118,6 +118,45 @@ TEST(InferenceCalculatorTest, LoadsOnnxAndMatchesPyTorch) {
   EXPECT_LE(max_err, 1e-4f * std::max(1.0f, range));
 }
 
+// input_shape gives an ONNX model's input shapes at load: squeezenet at
+// batch 2 (its file says 1) takes a [2, 3, 224, 224] tensor.
+TEST(InferenceCalculatorTest, InputShapeSetsTheModelsInputs) {
+  const std::string model = "third_party/models/squeezenet1_1.onnx";
+  if (!Exists(model)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  auto out = RunGraph(
+      Graph("model_path: '" + model +
+            "' input_shape { name: 'input' dims: [ 2, 3, 224, 224 ] }"),
+      {"out"}, {{"in", {Input({2, 3, 224, 224}, 0.5f)}}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const Tensor& y = (*out)["out"].at(0).Get<std::vector<Tensor>>().at(0);
+  EXPECT_EQ(y.shape().dims, std::vector<int>({2, 1000}));
+  // Both images are the same: so are their rows.
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_EQ(y.data<float>()[i], y.data<float>()[1000 + i]) << i;
+  }
+  auto bad = RunGraph(Graph("model_path: '" + model +
+                            "' input_shape { name: 'nope' dims: [ 1 ] }"),
+                      {"out"}, {{"in", {Input({1, 3, 224, 224})}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("'nope', which is not an input"));
+}
+
+// fp16_weights: MediaPipe's fp16 models give the fp32 results bit for bit.
+TEST(InferenceCalculatorTest, Fp16WeightsGiveTheSameDetections) {
+  if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  std::vector<std::vector<float>> results;
+  for (const char* extra : {"", " fp16_weights: true"}) {
+    auto out = RunGraph(
+        Graph(std::string("model_path: '") + kShortRange + "'" + extra),
+        {"out"}, {{"in", {Input({1, 128, 128, 3}, 0.25f)}}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const Tensor& t = (*out)["out"].at(0).Get<std::vector<Tensor>>().at(0);
+    results.emplace_back(t.data<float>(), t.data<float>() + t.num_elements());
+  }
+  EXPECT_EQ(results[0], results[1]);
+}
+
 TEST(InferenceCalculatorTest, ModelFromSidePacket) {
   if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
   auto model = inference::Model::FromFile(kShortRange);
