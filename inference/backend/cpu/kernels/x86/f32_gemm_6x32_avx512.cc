@@ -2,7 +2,9 @@
 
 #include <immintrin.h>
 
+#include <array>
 #include <type_traits>
+#include <utility>
 
 #include "inference/backend/cpu/kernels/ref/dequantize.h"
 
@@ -169,31 +171,17 @@ __attribute__((target("avx512f"))) void MicroKernel512(int blocks, int k, const 
 template <typename W>
 using MicroKernelFn = void (*)(int, int, const float*, int, const W*, const float*, bool, FusedActivation, float*,
                                int, int, const float*, int, int);
+// kernels[r]: r rows (1..count), NB 16-column vectors; [0] unused.
+template <typename W, int NB, int... R>
+constexpr std::array<MicroKernelFn<W>, sizeof...(R) + 1> KernelTable(std::integer_sequence<int, R...>) {
+  return {nullptr, MicroKernel512<R + 1, NB, W>...};
+}
 template <typename W>
-constexpr MicroKernelFn<W> kKernels[kMr + 1] = {nullptr,
-                                             MicroKernel512<1, 2, W>,
-                                             MicroKernel512<2, 2, W>,
-                                             MicroKernel512<3, 2, W>,
-                                             MicroKernel512<4, 2, W>,
-                                             MicroKernel512<5, 2, W>,
-                                             MicroKernel512<6, 2, W>};
+constexpr auto kKernels = KernelTable<W, 2>(std::make_integer_sequence<int, kMr>{});
 // Narrow panels (at most 16 valid columns): 12 rows per call.
 constexpr int kMrNarrow = 12;
 template <typename W>
-constexpr MicroKernelFn<W> kNarrowKernels[kMrNarrow + 1] = {
-    nullptr,
-    MicroKernel512<1, 1, W>,
-    MicroKernel512<2, 1, W>,
-    MicroKernel512<3, 1, W>,
-    MicroKernel512<4, 1, W>,
-    MicroKernel512<5, 1, W>,
-    MicroKernel512<6, 1, W>,
-    MicroKernel512<7, 1, W>,
-    MicroKernel512<8, 1, W>,
-    MicroKernel512<9, 1, W>,
-    MicroKernel512<10, 1, W>,
-    MicroKernel512<11, 1, W>,
-    MicroKernel512<12, 1, W>};
+constexpr auto kNarrowKernels = KernelTable<W, 1>(std::make_integer_sequence<int, kMrNarrow>{});
 
 // Half panels: one k chunk of one panel converted to fp32 (exact) into a
 // buffer in L1 before the row tiles run over it: 2 conversions per k step,
@@ -245,7 +233,7 @@ void GemmDriver(int m, int n, int k, const float* a, int lda, const W* packed_w,
       const int tall = m % blocks, low = m / blocks;
       auto rows = [&](auto* w) {
         using T = std::remove_const_t<std::remove_pointer_t<decltype(w)>>;
-        const MicroKernelFn<T>* kernels = narrow ? kNarrowKernels<T> : kKernels<T>;
+        const MicroKernelFn<T>* kernels = narrow ? kNarrowKernels<T>.data() : kKernels<T>.data();
         for (int run = 0, row = 0; run < 2; ++run) {
           const int count = run == 0 ? tall : blocks - tall;
           const int mr = run == 0 ? low + 1 : low;
