@@ -37,7 +37,7 @@ class DepthwiseBlockOp : public CpuOp {
 
   std::string name() const override {
     if (!fast_) return "depthwise_block_ref";
-    if (half_) return "depthwise_block_gemm_6x32_avx512_f16w";
+    if (project_.half()) return "depthwise_block_gemm_6x32_avx512_f16w";
     return avx512_ ? "depthwise_block_gemm_6x32_avx512" : "depthwise_block_gemm_6x16_avx2";
   }
 
@@ -81,10 +81,9 @@ class DepthwiseBlockOp : public CpuOp {
       return Status::Ok();
     }
     avx512_ = x86::GetCpuFeatures().avx512f;
-    half_ = avx512_ && args_.precision == Precision::kFp16;
-    gemm_ = avx512_ ? x86::GemmF32Avx512 : x86::GemmF32Avx2;
-    project_.Pack(In(5), out_c_, mid_c_, avx512_, half_);
-    if (has_expand_) expand_.Pack(In(1), mid_c_, in_c_, avx512_, half_);
+    const bool half = avx512_ && args_.precision == Precision::kFp16;
+    project_.Pack(In(5), out_c_, mid_c_, avx512_, half);
+    if (has_expand_) expand_.Pack(In(1), mid_c_, in_c_, avx512_, half);
     // Output rows per band: the expanded rows they read fit kBandBytes.
     const long long row_floats = static_cast<long long>(in_w_) * mid_c_;
     const long long fit_rows = std::max<long long>(dw_.kernel_h, kBandBytes / 4 / std::max<long long>(1, row_floats));
@@ -150,8 +149,8 @@ class DepthwiseBlockOp : public CpuOp {
           if (i0 > held_lo) std::memmove(expanded, expanded + (i0 - held_lo) * mid_row, have * mid_row * sizeof(float));
         }
         if (i1 > i0 + have) {
-          Gemm(expand_, (i1 - i0 - have) * in_w_, mid_c_, in_c_, x + (i0 + have) * in_row, in_c_, In(2), expand_act_,
-               expanded + have * mid_row, mid_c_);
+          expand_.Gemm((i1 - i0 - have) * in_w_, mid_c_, in_c_, x + (i0 + have) * in_row, in_c_, 0, In(2),
+                       expand_act_, expanded + have * mid_row, mid_c_);
         }
         held_lo = i0;
         held_hi = std::max(i1, i0 + have);
@@ -176,38 +175,15 @@ class DepthwiseBlockOp : public CpuOp {
         x86::DepthwiseConv2DAvx2Rows(piece, rows, In(3), In(4), mid, 0, piece.out_h);
         const long long p0 = static_cast<long long>(s0) * dw_.out_w, p1 = static_cast<long long>(s1) * dw_.out_w;
         if (residual && avx512_) {  // the skip added in the GEMM's epilogue
-          const float* res = residual + p0 * residual_c_;
-          if (half_) {
-            x86::GemmF16wAvx512Residual(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, project_.f16.data(),
-                                        In(6), act_, y + p0 * out_c_, out_c_, res, residual_c_, residual_c_);
-          } else {
-            x86::GemmF32Avx512Residual(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, project_.f32.data(),
-                                       In(6), act_, y + p0 * out_c_, out_c_, res, residual_c_, residual_c_);
-          }
+          project_.GemmResidual(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, 0, In(6), act_,
+                                y + p0 * out_c_, out_c_, residual + p0 * residual_c_, residual_c_, residual_c_);
           continue;
         }
-        Gemm(project_, static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, In(6),
-             residual ? FusedActivation::kNone : act_, y + p0 * out_c_, out_c_);
+        project_.Gemm(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, 0, In(6),
+                      residual ? FusedActivation::kNone : act_, y + p0 * out_c_, out_c_);
         if (residual) x86::ResidualAddAvx2(residual, residual_c_, y, out_c_, p0, p1, 0, out_c_, act_);
       }
     }
-  }
-
-  // Packed [n, k] weights of one of the two GEMMs: float panels, or half
-  // panels with Precision::kFp16 on AVX-512.
-  struct Weights {
-    std::vector<float> f32;
-    std::vector<uint16_t> f16;
-    void Pack(const float* w, int n, int k, bool avx512, bool half) {
-      if (half) x86::PackGemmWeightsHalf(w, n, k, &f16);
-      else x86::PackGemmWeights(w, n, k, avx512, &f32);
-    }
-    size_t bytes() const { return f32.size() * sizeof(float) + f16.size() * sizeof(uint16_t); }
-  };
-  void Gemm(const Weights& w, int m, int n, int k, const float* a, int lda, const float* bias, FusedActivation act,
-            float* c, int ldc) const {
-    if (half_) x86::GemmF16wAvx512(m, n, k, a, lda, w.f16.data(), bias, act, c, ldc);
-    else gemm_(m, n, k, a, lda, w.f32.data(), bias, act, c, ldc);
   }
 
   // The three convs one after the other on whole tensors (the oracle).
@@ -247,9 +223,8 @@ class DepthwiseBlockOp : public CpuOp {
   ConvParams dw_;
   FusedActivation expand_act_ = FusedActivation::kNone, act_ = FusedActivation::kNone;
   int residual_c_ = 0;
-  bool fast_ = false, avx512_ = false, half_ = false;
-  x86::GemmFn gemm_ = nullptr;
-  Weights expand_, project_;
+  bool fast_ = false, avx512_ = false;
+  x86::GemmPanels expand_, project_;
   int band_ = 1, chunks_ = 1, sub_rows_ = 1;
   size_t expand_floats_ = 0, mid_floats_ = 0, scratch_floats_ = 0;
 };

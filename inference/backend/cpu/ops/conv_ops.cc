@@ -540,7 +540,7 @@ class FullyConnectedOp : public CpuOp {
   using CpuOp::CpuOp;
   std::string name() const override {
     if (!use_avx2_) return "fully_connected_ref";
-    const std::string half = Half() ? "_f16w" : "";
+    const std::string half = panels_.half() ? "_f16w" : "";
     if (Gemv()) return "fully_connected_gemv_avx512" + half;
     return FcKernelName(algo_, avx512_) + half;
   }
@@ -563,7 +563,7 @@ class FullyConnectedOp : public CpuOp {
   }
   size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
   size_t packed_weight_bytes() const override {
-    return (packed_.size() + strassen_.packed.size()) * sizeof(float) + packed_half_.size() * sizeof(uint16_t);
+    return panels_.bytes() + strassen_.packed.size() * sizeof(float);
   }
   void Run() override {
     if (use_avx2_) {
@@ -577,8 +577,6 @@ class FullyConnectedOp : public CpuOp {
   int StrassenRowBlock() const { return 256 << StrassenDepth(algo_); }
   // Batch 1 on the AVX-512 panels: GemvF32Avx512.
   bool Gemv() const { return batch_ == 1 && avx512_ && algo_ == ConvAlgo::kGemm6x32; }
-  // Precision::kFp16 on the AVX-512 GEMM / GEMV: half-precision panels.
-  bool Half() const { return half_ && algo_ == ConvAlgo::kGemm6x32; }
   size_t ScratchFloats() const {
     const int d = StrassenDepth(algo_);
     return d == 0 ? 0 : x86::StrassenScratchFloats(std::min(batch_, StrassenRowBlock()), out_dim_, in_dim_, d);
@@ -587,15 +585,12 @@ class FullyConnectedOp : public CpuOp {
     algo_ = algo;
     if (prepared_ && prepared_algo_ == algo) return;
     const bool wide = avx512_ && algo != ConvAlgo::kGemm6x16;
-    packed_.clear();
-    packed_half_.clear();
+    panels_ = {};
     strassen_ = {};
     if (StrassenDepth(algo) > 0) {
       x86::PrepareStrassenWeights(In(1), out_dim_, in_dim_, StrassenDepth(algo), wide, &strassen_);
-    } else if (half_ && algo == ConvAlgo::kGemm6x32) {
-      x86::PackGemmWeightsHalf(In(1), out_dim_, in_dim_, &packed_half_);
-    } else {
-      x86::PackGemmWeights(In(1), out_dim_, in_dim_, wide, &packed_);
+    } else {  // kFp16: half panels on the 6x32 GEMM
+      panels_.Pack(In(1), out_dim_, in_dim_, wide, half_ && algo == ConvAlgo::kGemm6x32);
     }
     prepared_ = true;
     prepared_algo_ = algo;
@@ -611,18 +606,11 @@ class FullyConnectedOp : public CpuOp {
       const int groups = (out_dim_ + kGroup - 1) / kGroup;
       const float* bias = In(2);
       // One row on AVX-512: the GEMV streams the same panels faster.
-      const bool gemv = Gemv(), half = Half();
+      const bool gemv = Gemv();
       auto columns = [&](int n0, int n) {
         const float* b = bias ? bias + n0 : nullptr;
-        if (half) {
-          const uint16_t* w = packed_half_.data() + static_cast<size_t>(n0) * in_dim_;
-          if (gemv) x86::GemvF16wAvx512(n, in_dim_, x, w, b, act, y + n0);
-          else x86::GemmF16wAvx512(batch_, n, in_dim_, x, in_dim_, w, b, act, y + n0, out_dim_);
-          return;
-        }
-        const float* w = packed_.data() + static_cast<size_t>(n0) * in_dim_;
-        if (gemv) x86::GemvF32Avx512(n, in_dim_, x, w, b, act, y + n0);
-        else gemm(batch_, n, in_dim_, x, in_dim_, w, b, act, y + n0, out_dim_);
+        if (gemv) panels_.Gemv(n, in_dim_, x, n0, b, act, y + n0);
+        else panels_.Gemm(batch_, n, in_dim_, x, in_dim_, n0, b, act, y + n0, out_dim_);
       };
       if (!use_pool || groups < 2 || threads() == 1) {
         columns(0, out_dim_);
@@ -672,8 +660,7 @@ class FullyConnectedOp : public CpuOp {
   ConvAlgo algo_ = ConvAlgo::kGemm6x16;
   bool prepared_ = false;
   ConvAlgo prepared_algo_ = ConvAlgo::kGemm6x16;
-  std::vector<float> packed_;
-  std::vector<uint16_t> packed_half_;
+  x86::GemmPanels panels_;  // the GEMM's (or GEMV's) weights
   x86::StrassenWeights strassen_;
   size_t scratch_floats_ = 0;
 };

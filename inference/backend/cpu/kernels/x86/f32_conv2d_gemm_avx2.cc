@@ -94,6 +94,37 @@ void PackConvGemmWeightsHalf(const ConvParams& p, const float* filter, std::vect
   }
 }
 
+void GemmPanels::Pack(const float* w, int n, int k, bool wide, bool half) {
+  avx512 = wide;
+  f32.clear();
+  f16.clear();
+  if (half) PackGemmWeightsHalf(w, n, k, &f16);
+  else PackGemmWeights(w, n, k, wide, &f32);
+}
+
+void GemmPanels::Gemm(int m, int n, int k, const float* a, int lda, int col, const float* bias, FusedActivation act,
+                      float* c, int ldc) const {
+  const size_t at = static_cast<size_t>(col) * k;
+  if (half()) GemmF16wAvx512(m, n, k, a, lda, f16.data() + at, bias, act, c, ldc);
+  else if (avx512) GemmF32Avx512(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc);
+  else GemmF32Avx2(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc);
+}
+
+void GemmPanels::GemmResidual(int m, int n, int k, const float* a, int lda, int col, const float* bias,
+                              FusedActivation act, float* c, int ldc, const float* residual, int res_ld,
+                              int res_c) const {
+  const size_t at = static_cast<size_t>(col) * k;
+  if (half()) GemmF16wAvx512Residual(m, n, k, a, lda, f16.data() + at, bias, act, c, ldc, residual, res_ld, res_c);
+  else GemmF32Avx512Residual(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc, residual, res_ld, res_c);
+}
+
+void GemmPanels::Gemv(int n, int k, const float* x, int col, const float* bias, FusedActivation act,
+                      float* y) const {
+  const size_t at = static_cast<size_t>(col) * k;
+  if (half()) GemvF16wAvx512(n, k, x, f16.data() + at, bias, act, y);
+  else GemvF32Avx512(n, k, x, f32.data() + at, bias, act, y);
+}
+
 void ToHalfPanels(std::vector<float>* packed, std::vector<uint16_t>* half) {
   half->resize(packed->size());
   for (size_t i = 0; i < packed->size(); ++i) (*half)[i] = FloatToHalf((*packed)[i]);

@@ -31,6 +31,28 @@ size_t ConvGemmGroupStride(const ConvParams& p);
 // PackWeightsNK512Half), same strides in elements.
 void PackGemmWeightsHalf(const float* w, int n, int k, std::vector<uint16_t>* packed);
 void PackConvGemmWeightsHalf(const ConvParams& p, const float* filter, std::vector<uint16_t>* packed);
+// An [n, k] weight matrix packed for one GEMM: float panels (AVX2 6x16 or
+// AVX-512 6x32), or half panels (Precision::kFp16; AVX-512 only). The calls
+// take `col`, the first of the columns to multiply (a multiple of the panel
+// width), and pick the kernel the panels were packed for.
+struct GemmPanels {
+  std::vector<float> f32;
+  std::vector<uint16_t> f16;
+  bool avx512 = false;
+
+  void Pack(const float* w, int n, int k, bool wide, bool half);
+  bool half() const { return !f16.empty(); }
+  size_t bytes() const { return f32.size() * sizeof(float) + f16.size() * sizeof(uint16_t); }
+  // c = act(a W[col, col + n)^T + bias) over m rows.
+  void Gemm(int m, int n, int k, const float* a, int lda, int col, const float* bias, FusedActivation act, float* c,
+            int ldc) const;
+  // The same with a residual in the epilogue (GemmF32Avx512Residual; AVX-512).
+  void GemmResidual(int m, int n, int k, const float* a, int lda, int col, const float* bias, FusedActivation act,
+                    float* c, int ldc, const float* residual, int res_ld, int res_c) const;
+  // One row (GemvF32Avx512; AVX-512).
+  void Gemv(int n, int k, const float* x, int col, const float* bias, FusedActivation act, float* y) const;
+};
+
 // Float panels of the AVX-512 GEMM (PackWeightsNK512 layout) to half panels,
 // element by element; `packed` is freed.
 void ToHalfPanels(std::vector<float>* packed, std::vector<uint16_t>* half);
