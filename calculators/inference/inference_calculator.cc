@@ -162,7 +162,12 @@ class InferenceCalculator : public CalculatorBase {
       threads = d.xnnpack().num_threads();
     }
     config.num_threads = threads > 0 ? threads : 1;
+    if (o.fp16_weights() && o.bf16()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          node_, ": fp16_weights and bf16 are two precisions; set one"));
+    }
     if (o.fp16_weights()) config.precision = inference::Precision::kFp16;
+    if (o.bf16()) config.precision = inference::Precision::kBf16;
     if (d.has_gpu() || d.has_nnapi()) {
       LOG_FIRST_N(INFO, 1) << node_ << ": the engine has no "
                            << (d.has_nnapi() ? "NNAPI" : "GPU")

@@ -1,15 +1,16 @@
 // rill_model: inspect and time a model with the engine alone.
 //
-//   rill_model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp16]
+//   rill_model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=P]
 //   rill_model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile]
-//       [--precision=fp16] [--json]
-//   rill_model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp16] [--json]
+//       [--precision=P] [--json]
+//   rill_model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=P] [--json]
 //
 // --input_shape=NAME:D,D,... (repeatable): LoadOptions::input_shapes, for
 // ONNX models with symbolic dimensions or shape arithmetic.
-// --precision=fp16: SessionConfig::precision kFp16 (weights of the GEMM
-// kernels stored in half precision); compare then holds the outputs to 1e-2
-// of their range instead of 1e-4.
+// --precision=fp32|fp16|bf16: SessionConfig::precision (kFp16: weights of
+// the GEMM kernels stored in half precision; kBf16: the GEMMs in bfloat16);
+// compare then holds the outputs to 1e-2 (fp16) or 3e-2 (bf16) of their range
+// instead of 1e-4.
 //
 // `info` prints ops, MACs, parameter bytes, the planned arena and the kernel
 // chosen per layer. `bench` prints median and min latency after warm-up
@@ -42,11 +43,17 @@ struct Flags {
   std::string command, model;
   int threads = 1, runs = 20;
   int pause_ms = 0;  // idle time before each timed run (a frame interval)
-  bool json = false, profile = false, reference = false, tune = false, fp16 = false;
+  bool json = false, profile = false, reference = false, tune = false;
+  Precision precision = Precision::kFp32;
   std::string tuning_cache;
   std::string input_file;
   std::map<std::string, std::vector<int>> input_shapes;  // --input_shape=NAME:D,D,...
 };
+
+const char* PrecisionName(Precision p) {
+  return p == Precision::kFp16 ? "fp16" : p == Precision::kBf16 ? "bf16" : "fp32";
+}
+
 
 // "NAME:1,3,224,224" into `shapes`; false if malformed.
 bool ParseInputShape(const std::string& spec, std::map<std::string, std::vector<int>>* shapes) {
@@ -77,11 +84,12 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     else if (a == "--json") f->json = true;
     else if (a == "--profile") f->profile = true;
     else if (a == "--reference") f->reference = true;
-    else if (a == "--precision=fp16") f->fp16 = true;
+    else if (a == "--precision=fp16") f->precision = Precision::kFp16;
+    else if (a == "--precision=bf16") f->precision = Precision::kBf16;
     else if (a.rfind("--input_shape=", 0) == 0) {
       if (!ParseInputShape(a.substr(14), &f->input_shapes)) return false;
     }
-    else if (a == "--precision=fp32") f->fp16 = false;
+    else if (a == "--precision=fp32") f->precision = Precision::kFp32;
     else if (a == "--tune") f->tune = true;
     else if (a.rfind("--tune=", 0) == 0) f->tune = true, f->tuning_cache = a.substr(7);
     else if (a.rfind("--input=", 0) == 0 && f->command == "compare") f->input_file = a.substr(8);
@@ -112,7 +120,7 @@ int Info(const Flags& f, const Model& model, Session& session) {
     std::printf("{\"model\":\"%s\",\"nodes\":%zu,\"macs\":%lld,\"param_bytes\":%zu,\"arena_bytes\":%zu,"
                 "\"packed_weight_bytes\":%zu,\"precision\":\"%s\",\"layers\":[",
                 model.source().c_str(), layers.size(), static_cast<long long>(macs), param_bytes, session.arena_bytes(),
-                session.packed_weight_bytes(), f.fp16 ? "fp16" : "fp32");
+                session.packed_weight_bytes(), PrecisionName(f.precision));
     for (size_t i = 0; i < layers.size(); ++i) {
       std::printf("%s{\"name\":\"%s\",\"op\":\"%s\",\"kernel\":\"%s\",\"macs\":%lld}", i ? "," : "",
                   layers[i].name.c_str(), layers[i].op.c_str(), layers[i].kernel.c_str(),
@@ -124,7 +132,7 @@ int Info(const Flags& f, const Model& model, Session& session) {
   std::printf("%s\n", model.source().c_str());
   std::printf("  nodes %zu, %.1f M MACs, %.2f MB parameters, %.2f MB arena, %.2f MB packed weights (%s)\n",
               layers.size(), macs / 1e6, param_bytes / 1048576.0, session.arena_bytes() / 1048576.0,
-              session.packed_weight_bytes() / 1048576.0, f.fp16 ? "fp16" : "fp32");
+              session.packed_weight_bytes() / 1048576.0, PrecisionName(f.precision));
   for (int i = 0; i < session.num_inputs(); ++i) {
     std::printf("  input  %-24s %s %s\n", session.input(i)->name().c_str(),
                 ShapeToString(session.input(i)->shape()).c_str(), LayoutName(session.input(i)->layout()));
@@ -188,6 +196,10 @@ int Bench(const Flags& f, Session& session) {
 constexpr double kTolerance = ort::kCompareTolerance;
 // With --precision=fp16: each weight rounded to half (2^-11 relative).
 constexpr double kFp16Tolerance = 1e-2;
+// With --precision=bf16: weights and GEMM inputs rounded to bf16 (2^-9
+// relative each), errors compounding over the layers.
+constexpr double kBf16Tolerance = 3e-2;
+
 
 std::string JsonEscape(const std::string& s) {
   std::string out;
@@ -234,7 +246,9 @@ int Compare(const Flags& f, Session& session) {
   if (f.model.size() < 5 || f.model.compare(f.model.size() - 5, 5, ".onnx") != 0) {
     return Fail(InvalidArgumentError(f.model + ": compare needs an .onnx model (ONNX Runtime is the reference)"));
   }
-  const double tolerance = f.fp16 ? kFp16Tolerance : kTolerance;
+  const double tolerance = f.precision == Precision::kFp16   ? kFp16Tolerance
+                           : f.precision == Precision::kBf16 ? kBf16Tolerance
+                                                             : kTolerance;
   ort::OrtOptions options;
   options.intra_op_threads = std::max(1, f.threads);
   auto ort_or = ort::OrtRunner::Create(f.model, options);
@@ -342,7 +356,11 @@ int Compare(const Flags& f, Session& session) {
     std::printf("]}\n");
   } else {
     std::printf("%s: engine (%d thread%s, %s kernels%s) vs ONNX Runtime %s, input %s\n", f.model.c_str(),
-                std::max(1, f.threads), f.threads > 1 ? "s" : "", policy, f.fp16 ? ", fp16 weights" : "", ort.version().c_str(),
+                std::max(1, f.threads), f.threads > 1 ? "s" : "", policy,
+                f.precision == Precision::kFp16   ? ", fp16 weights"
+                : f.precision == Precision::kBf16 ? ", bf16 GEMMs"
+                                                  : "",
+                ort.version().c_str(),
                 source.empty() ? "random [0,1) (seed 42)" : source.c_str());
     std::printf("  %-24s %-18s %12s %12s %12s  %s\n", "output", "shape", "max abs err", "range", "max rel err",
                 "result");
@@ -361,9 +379,9 @@ int RunModelTool(int argc, char** argv) {
   Flags f;
   if (!ParseFlags(argc, argv, &f)) {
     std::fprintf(stderr,
-                 "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp16] [--input_shape=NAME:D,D,...]\n"
-                 "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--precision=fp16] [--json]\n"
-                 "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp16] [--json]\n");
+                 "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp32|fp16|bf16] [--input_shape=NAME:D,D,...]\n"
+                 "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--precision=fp32|fp16|bf16] [--json]\n"
+                 "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp32|fp16|bf16] [--json]\n");
     return 2;
   }
   LoadOptions load;
@@ -374,7 +392,7 @@ int RunModelTool(int argc, char** argv) {
   config.num_threads = std::max(1, f.threads);
   config.algorithm = f.reference ? AlgorithmPolicy::kReference : f.tune ? AlgorithmPolicy::kTune : AlgorithmPolicy::kAuto;
   config.tuning_cache = f.tuning_cache;
-  config.precision = f.fp16 ? Precision::kFp16 : Precision::kFp32;
+  config.precision = f.precision;
   auto session = Session::Create(*model, config);
   if (!session.ok()) return Fail(session.status());
   if (f.command == "compare") return Compare(f, **session);

@@ -969,7 +969,7 @@ TEST(ConvCostModelTest, TuningKeysParseBack) {
   for (int groups : {1, 26}) {
     for (bool avx512 : {false, true}) {
       p.groups = groups;
-      for (const std::string& suffix : {std::string(), std::string(":f16w")}) {
+      for (const std::string& suffix : {std::string(), std::string(":f16w"), std::string(":bf16")}) {
         const std::string key = ConvTuningKey(p, avx512) + suffix;
         ConvParams q;
         bool wide = !avx512;
@@ -1027,6 +1027,16 @@ TEST(ConvCostModelTest, ChoicesOnFixedShapes) {
   // takes Strassen.
   EXPECT_EQ(StrassenDepth(ChooseFcAlgo(1, 2048, 1000, avx512)), 0);
   EXPECT_GE(StrassenDepth(ChooseFcAlgo(2048, 2048, 2048, avx512)), 1);
+  // bf16 GEMMs (Precision::kBf16): no Strassen (its sums are fp32), and the
+  // GEMM's halved cost takes layers from the other algorithms: a 2048^3 FC
+  // and a large pointwise conv stay on the GEMM; a 3x3 conv with few
+  // channels leaves the sliding window / Winograd for it.
+  const IsaFeatures bf16{true, true, true};
+  EXPECT_EQ(ChooseFcAlgo(2048, 2048, 2048, bf16), ConvAlgo::kGemm6x32);
+  for (ConvAlgo a : ConvCandidates(conv(64, 64, 512, 512, 1, 1, ir::Padding::kValid), bf16)) {
+    EXPECT_EQ(StrassenDepth(a), 0) << ConvAlgoToken(a);
+  }
+  for (ConvAlgo a : FcCandidates(2048, 2048, 2048, bf16)) EXPECT_EQ(StrassenDepth(a), 0) << ConvAlgoToken(a);
   // Without AVX-512 no AVX-512 kernel is offered.
   for (ConvAlgo a : ConvCandidates(
            conv(32, 32, 16, 16, 3, 1, ir::Padding::kSame), {true, false})) {

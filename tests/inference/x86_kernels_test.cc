@@ -276,6 +276,92 @@ TEST_F(X86KernelsTest, HalfPanelsEqualFloatPanelsOnRoundedWeights) {
   EXPECT_EQ(checked, 125);
 }
 
+// FloatToBf16 rounds as AVX512-BF16's vcvtne2ps2bf16 (nearest, ties to
+// even) on normal floats and infinities (the instruction flushes subnormals
+// to zero; the weights it rounds are normal), and every bf16 round-trips.
+__attribute__((target("avx512f,avx512bf16"))) uint16_t HardwareBf16(float f) {
+  const __m512bh v = _mm512_cvtne2ps_pbh(_mm512_set1_ps(f), _mm512_set1_ps(f));
+  uint16_t out[32];
+  std::memcpy(out, &v, sizeof(out));
+  return out[0];
+}
+
+TEST_F(X86KernelsTest, FloatToBf16RoundsLikeAvx512Bf16) {
+  for (uint32_t b = 0; b < 65536; ++b) {
+    const float f = Bf16ToFloat(static_cast<uint16_t>(b));
+    if (f != f) continue;
+    ASSERT_EQ(FloatToBf16(f), b) << std::hex << b;
+  }
+  if (!x86::GetCpuFeatures().avx512bf16) GTEST_SKIP() << "no AVX512-BF16";
+  int checked = 0;
+  for (uint64_t bits = 0; bits < (1ull << 32); bits += 255) {
+    const uint32_t b = static_cast<uint32_t>(bits);
+    float f;
+    std::memcpy(&f, &b, sizeof(f));
+    const uint16_t got = FloatToBf16(f);
+    if (f != f) {
+      ASSERT_EQ(got & 0x7F80u, 0x7F80u);
+      ASSERT_NE(got & 0x7Fu, 0u);
+      continue;
+    }
+    if ((b & 0x7F800000u) == 0) continue;  // subnormal: the hardware gives 0
+    ASSERT_EQ(got, HardwareBf16(f)) << std::hex << b;
+    ++checked;
+  }
+  EXPECT_GT(checked, 16000000);
+}
+
+// The bf16 GEMM (Precision::kBf16) against a double-precision sum of the
+// bf16-rounded operands: only the fp32 summation may differ. Odd k (the pad
+// pair), k over several 256-step chunks, m over several 48-row blocks,
+// narrow and wide panels, bias, residual epilogue, activations.
+TEST_F(X86KernelsTest, Bf16GemmMatchesRoundedOperands) {
+  if (!x86::GetCpuFeatures().avx512bf16) GTEST_SKIP() << "no AVX512-BF16";
+  auto bf = [](float v) { return static_cast<double>(Bf16ToFloat(FloatToBf16(v))); };
+  int checked = 0;
+  for (int m : {1, 5, 17, 49, 97}) {
+    for (int n : {1, 16, 24, 50, 130}) {
+      for (int k : {1, 7, 64, 129, 600}) {
+        const FusedActivation act = checked % 3 == 0   ? FusedActivation::kNone
+                                    : checked % 3 == 1 ? FusedActivation::kRelu6
+                                                       : FusedActivation::kTanh;
+        const std::vector<float> a = Random(static_cast<size_t>(m) * k, &rng_);
+        const std::vector<float> w = Random(static_cast<size_t>(n) * k, &rng_);
+        const std::vector<float> bias = Random(n, &rng_);
+        const std::vector<float> res = Random(static_cast<size_t>(m) * n, &rng_);
+        std::vector<x86::Bf16> packed(x86::PackedWeightsBf16(n, k));
+        x86::PackWeightsNK512Bf16(w.data(), n, k, packed.data());
+        for (int with_res = 0; with_res < 2; ++with_res) {
+          std::vector<float> got(static_cast<size_t>(m) * n, 7.0f);
+          if (with_res) {
+            x86::GemmBf16Avx512Residual(m, n, k, a.data(), k, packed.data(), bias.data(), act, got.data(), n,
+                                        res.data(), n, n);
+          } else {
+            x86::GemmBf16Avx512(m, n, k, a.data(), k, packed.data(), bias.data(), act, got.data(), n);
+          }
+          for (int i = 0; i < m; ++i) {
+            for (int j = 0; j < n; ++j) {
+              double sum = bias[j] + (with_res ? res[static_cast<size_t>(i) * n + j] : 0.0), mag = std::fabs(sum);
+              for (int kk = 0; kk < k; ++kk) {
+                const double t = bf(a[static_cast<size_t>(i) * k + kk]) * bf(w[static_cast<size_t>(j) * k + kk]);
+                sum += t;
+                mag += std::fabs(t);
+              }
+              double want = sum;
+              if (act == FusedActivation::kRelu6) want = std::min(6.0, std::max(0.0, sum));
+              if (act == FusedActivation::kTanh) want = std::tanh(sum);
+              ASSERT_NEAR(got[static_cast<size_t>(i) * n + j], want, 4e-6 * mag + 1e-6)
+                  << "m " << m << " n " << n << " k " << k << " res " << with_res << " at " << i << "," << j;
+            }
+          }
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 125);
+}
+
 // Odd sizes, and a scalar operand over tensors whose last 64-float pass
 // holds one element, or of one element (the fuzzer found these recursing).
 TEST_F(X86KernelsTest, BinaryMatchesReference) {

@@ -37,8 +37,8 @@ class DepthwiseBlockOp : public CpuOp {
 
   std::string name() const override {
     if (!fast_) return "depthwise_block_ref";
-    if (project_.half()) return "depthwise_block_gemm_6x32_avx512_f16w";
-    return avx512_ ? "depthwise_block_gemm_6x32_avx512" : "depthwise_block_gemm_6x16_avx2";
+    return std::string(avx512_ ? "depthwise_block_gemm_6x32_avx512" : "depthwise_block_gemm_6x16_avx2") +
+           x86::PanelNameSuffix(project_.type);
   }
 
   Status Prepare() override {
@@ -81,9 +81,10 @@ class DepthwiseBlockOp : public CpuOp {
       return Status::Ok();
     }
     avx512_ = x86::GetCpuFeatures().avx512f;
-    const bool half = avx512_ && args_.precision == Precision::kFp16;
-    project_.Pack(In(5), out_c_, mid_c_, avx512_, half);
-    if (has_expand_) expand_.Pack(In(1), mid_c_, in_c_, avx512_, half);
+    const x86::PanelType panels =
+        x86::ChoosePanelType(args_.precision == Precision::kFp16, args_.precision == Precision::kBf16, avx512_);
+    project_.Pack(In(5), out_c_, mid_c_, avx512_, panels);
+    if (has_expand_) expand_.Pack(In(1), mid_c_, in_c_, avx512_, panels);
     // Output rows per band: the expanded rows they read fit kBandBytes.
     const long long row_floats = static_cast<long long>(in_w_) * mid_c_;
     const long long fit_rows = std::max<long long>(dw_.kernel_h, kBandBytes / 4 / std::max<long long>(1, row_floats));

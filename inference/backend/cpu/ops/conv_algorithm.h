@@ -30,6 +30,9 @@ enum class ConvAlgo {
 struct IsaFeatures {
   bool avx2 = false;  // AVX2 + FMA
   bool avx512 = false;
+  // The 6x32 GEMM runs on bf16 panels (Precision::kBf16 on AVX512-BF16):
+  // twice the multiplies per instruction, no Strassen (its sums are fp32).
+  bool bf16 = false;
 };
 
 // Candidates of a conv layer (never empty when isa.avx2).
@@ -65,7 +68,8 @@ bool ParseConvAlgo(const std::string& token, ConvAlgo* algo);
 // Cache keys: every shape parameter the kernels depend on, plus the ISA.
 std::string ConvTuningKey(const ConvParams& p, bool avx512);
 std::string FcTuningKey(int rows, int in_dim, int out_dim, bool avx512);
-// The inverse of ConvTuningKey (a trailing ":f16w" of kFp16 keys allowed):
+// The inverse of ConvTuningKey (a trailing ":f16w" of kFp16 keys or ":bf16"
+// of kBf16 keys allowed):
 // false for anything else (fc: keys included).
 bool ParseConvTuningKey(const std::string& key, ConvParams* p, bool* avx512);
 

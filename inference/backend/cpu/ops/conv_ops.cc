@@ -92,7 +92,9 @@ class ConvOp : public CpuOp {
   std::string name() const override {
     switch (kind_) {
       case Kind::kConv:
-        return use_avx2_ ? ConvKernelName(algo_, avx512_) + (HalfWeights() ? "_f16w" : "") : "conv2d_ref";
+        if (!use_avx2_) return "conv2d_ref";
+        if (Bf16Gemm()) return ConvKernelName(algo_, avx512_) + "_bf16";
+        return ConvKernelName(algo_, avx512_) + (HalfWeights() ? "_f16w" : "");
       case Kind::kDepthwise: return use_avx2_ ? "depthwise_conv2d_avx2" : "depthwise_conv2d_ref";
       case Kind::kTranspose:
         if (!use_avx2_) return "transpose_conv2d_ref";
@@ -159,8 +161,9 @@ class ConvOp : public CpuOp {
     }
     if (use_avx2_ && kind_ == Kind::kConv) {
       avx512_ = x86::GetCpuFeatures().avx512f;
-      half_ = avx512_ && args_.precision == Precision::kFp16;
-      const IsaFeatures isa{true, avx512_};
+      panel_ = x86::ChoosePanelType(args_.precision == Precision::kFp16, args_.precision == Precision::kBf16, avx512_);
+      half_ = panel_ == x86::PanelType::kF16;
+      const IsaFeatures isa{true, avx512_, panel_ == x86::PanelType::kBf16};
       // kAuto: the cost model (conv_algorithm.cc); kTune: measured.
       algo_ = args_.tuning ? Tune(isa) : ChooseConvAlgo(p_, isa);
       SetUp(algo_);
@@ -172,7 +175,7 @@ class ConvOp : public CpuOp {
   size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
   size_t packed_weight_bytes() const override {
     return (packed_.size() + winograd_.packed.size() + strassen_.packed.size()) * sizeof(float) +
-           (packed_half_.size() + winograd_.half.size()) * sizeof(uint16_t);
+           (packed_half_.size() + winograd_.half.size()) * sizeof(uint16_t) + packed_bf16_.size() * sizeof(x86::Bf16);
   }
 
   // Every x86 CONV_2D algorithm writes with a pixel stride (the session
@@ -252,6 +255,9 @@ class ConvOp : public CpuOp {
   // Precision::kFp16 on AVX-512: half-precision panels for the GEMM and the
   // Winograd products.
   bool HalfWeights() const { return half_ && (algo_ == ConvAlgo::kGemm6x32 || WinogradTile(algo_) > 0); }
+  // Precision::kBf16 on AVX512-BF16: bf16 panels for the 6x32 GEMM (other
+  // algorithms stay fp32).
+  bool Bf16Gemm() const { return panel_ == x86::PanelType::kBf16 && algo_ == ConvAlgo::kGemm6x32; }
 
   // Transforms / packs the weights for `algo` (once per algorithm: a resize
   // that keeps the algorithm keeps the packed weights).
@@ -265,6 +271,8 @@ class ConvOp : public CpuOp {
     packed_.shrink_to_fit();
     packed_half_.clear();
     packed_half_.shrink_to_fit();
+    packed_bf16_.clear();
+    packed_bf16_.shrink_to_fit();
     winograd_ = {};
     strassen_ = {};
     switch (algo) {
@@ -272,6 +280,8 @@ class ConvOp : public CpuOp {
       case ConvAlgo::kGemm6x32:
         if (half_ && algo == ConvAlgo::kGemm6x32) {
           x86::PackConvGemmWeightsHalf(p_, In(1), &packed_half_);
+        } else if (panel_ == x86::PanelType::kBf16 && algo == ConvAlgo::kGemm6x32) {
+          x86::PackConvGemmWeightsBf16(p_, In(1), &packed_bf16_);
         } else {
           x86::PackConvGemmWeights(p_, In(1), wide, &packed_);
         }
@@ -371,7 +381,13 @@ class ConvOp : public CpuOp {
         ConvParams with_act = p_;  // the node's activation after the sum
         with_act.activation = act_;
         const bool half = HalfWeights();
+        const bool bf16 = Bf16Gemm();
         auto tile = [&](int t, int thread) {
+          if (bf16) {  // the residual in the epilogue, as the half panels
+            x86::Conv2DGemmAvx512Bf16Tile(residual ? with_act : p_, x, packed_bf16_.data(), bias,
+                                          scratch + per_thread * thread, y, t, residual, residual_c_);
+            return;
+          }
           if (half) {  // the 6x32 GEMM: the residual in its epilogue
             x86::Conv2DGemmAvx512HalfTile(residual ? with_act : p_, x, packed_half_.data(), bias,
                                           scratch + per_thread * thread, y, t, residual, residual_c_);
@@ -495,8 +511,8 @@ class ConvOp : public CpuOp {
   ConvAlgo Tune(IsaFeatures isa) {
     // A cached choice this layer cannot run (an edited or stale cache) is
     // measured again.
-    // kFp16 measures its own (half-panel) kernels: a key of its own.
-    const std::string key = ConvTuningKey(p_, isa.avx512) + (half_ ? ":f16w" : "");
+    // kFp16 and kBf16 measure their own kernels: keys of their own.
+    const std::string key = ConvTuningKey(p_, isa.avx512) + x86::PanelKeySuffix(panel_);
     auto cached = args_.tuning->choices.find(key);
     ConvAlgo algo;
     if (cached != args_.tuning->choices.end() &&
@@ -521,7 +537,8 @@ class ConvOp : public CpuOp {
   int residual_c_ = 0;                            // channels of a fused residual (0: none)
   bool use_avx2_ = false;
   bool avx512_ = false;
-  bool half_ = false;  // Precision::kFp16 with AVX-512: half GEMM panels
+  x86::PanelType panel_ = x86::PanelType::kF32;  // what the precision asks of GEMM panels here
+  bool half_ = false;  // Precision::kFp16 with AVX-512: half GEMM and Winograd panels
   ConvAlgo algo_ = ConvAlgo::kGemm6x16;
   bool prepared_ = false;
   ConvAlgo prepared_algo_ = ConvAlgo::kGemm6x16;
@@ -529,6 +546,7 @@ class ConvOp : public CpuOp {
   x86::GemmFn gemm_ = nullptr;
   std::vector<float> packed_;  // GEMM or sliding-window weights
   std::vector<uint16_t> packed_half_;  // the 6x32 GEMM's, kFp16
+  std::vector<x86::Bf16> packed_bf16_;  // the 6x32 GEMM's, kBf16
   x86::WinogradWeights winograd_;
   x86::WinogradPlan plan_;
   x86::StrassenWeights strassen_;
@@ -540,9 +558,9 @@ class FullyConnectedOp : public CpuOp {
   using CpuOp::CpuOp;
   std::string name() const override {
     if (!use_avx2_) return "fully_connected_ref";
-    const std::string half = panels_.half() ? "_f16w" : "";
-    if (Gemv()) return "fully_connected_gemv_avx512" + half;
-    return FcKernelName(algo_, avx512_) + half;
+    const std::string suffix = x86::PanelNameSuffix(panels_.type);
+    if (Gemv()) return "fully_connected_gemv_avx512" + suffix;
+    return FcKernelName(algo_, avx512_) + suffix;
   }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(3));
@@ -553,8 +571,8 @@ class FullyConnectedOp : public CpuOp {
     scratch_floats_ = 0;
     if (use_avx2_) {
       avx512_ = x86::GetCpuFeatures().avx512f;
-      half_ = avx512_ && args_.precision == Precision::kFp16;
-      const IsaFeatures isa{true, avx512_};
+      panel_ = x86::ChoosePanelType(args_.precision == Precision::kFp16, args_.precision == Precision::kBf16, avx512_);
+      const IsaFeatures isa{true, avx512_, panel_ == x86::PanelType::kBf16};
       algo_ = args_.tuning ? Tune(isa) : ChooseFcAlgo(batch_, in_dim_, out_dim_, isa);
       SetUp(algo_);
       scratch_floats_ = ScratchFloats() * threads();
@@ -589,8 +607,8 @@ class FullyConnectedOp : public CpuOp {
     strassen_ = {};
     if (StrassenDepth(algo) > 0) {
       x86::PrepareStrassenWeights(In(1), out_dim_, in_dim_, StrassenDepth(algo), wide, &strassen_);
-    } else {  // kFp16: half panels on the 6x32 GEMM
-      panels_.Pack(In(1), out_dim_, in_dim_, wide, half_ && algo == ConvAlgo::kGemm6x32);
+    } else {  // kFp16 / kBf16: their panels on the 6x32 GEMM
+      panels_.Pack(In(1), out_dim_, in_dim_, wide, algo == ConvAlgo::kGemm6x32 ? panel_ : x86::PanelType::kF32);
     }
     prepared_ = true;
     prepared_algo_ = algo;
@@ -642,7 +660,7 @@ class FullyConnectedOp : public CpuOp {
     const std::vector<float> x = TuningInput(static_cast<size_t>(batch_) * in_dim_);
     std::vector<float> y(static_cast<size_t>(batch_) * out_dim_);
     return MeasureCandidates(
-        FcTuningKey(batch_, in_dim_, out_dim_, isa.avx512) + (half_ ? ":f16w" : ""),
+        FcTuningKey(batch_, in_dim_, out_dim_, isa.avx512) + x86::PanelKeySuffix(panel_),
         FcCandidates(batch_, in_dim_, out_dim_, isa),
         args_.tuning,
         [&](ConvAlgo c) {
@@ -656,7 +674,7 @@ class FullyConnectedOp : public CpuOp {
   int batch_ = 0, in_dim_ = 0, out_dim_ = 0;
   bool use_avx2_ = false;
   bool avx512_ = false;
-  bool half_ = false;  // Precision::kFp16 with AVX-512
+  x86::PanelType panel_ = x86::PanelType::kF32;  // what the precision asks of the GEMM's panels
   ConvAlgo algo_ = ConvAlgo::kGemm6x16;
   bool prepared_ = false;
   ConvAlgo prepared_algo_ = ConvAlgo::kGemm6x16;

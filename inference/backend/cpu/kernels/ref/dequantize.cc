@@ -32,6 +32,21 @@ float HalfToFloat(uint16_t h) {
   return f;
 }
 
+uint16_t FloatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);  // quiet NaN
+  bits += 0x7FFFu + ((bits >> 16) & 1u);  // to nearest, ties to even (carries into the exponent)
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+float Bf16ToFloat(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
 uint16_t FloatToHalf(float f) {
   uint32_t x;
   std::memcpy(&x, &f, sizeof(x));

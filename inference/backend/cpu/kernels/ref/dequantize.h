@@ -13,6 +13,11 @@ float HalfToFloat(uint16_t h);
 // vcvtps2ph): overflow to infinity, subnormal halves, NaN stays NaN (quiet).
 // Precision::kFp16 packs weights with it.
 uint16_t FloatToHalf(float f);
+// binary32 to bfloat16 (its upper 16 bits), rounded to nearest, ties to even
+// (as AVX512-BF16's vcvtne2ps2bf16 for normal values; NaN stays NaN, quiet),
+// and back (exact). Precision::kBf16 rounds weights and activations so.
+uint16_t FloatToBf16(float f);
+float Bf16ToFloat(uint16_t b);
 
 void DequantizeFp16Ref(long long n, const uint16_t* in, float* out);
 void DequantizeInt8Ref(long long n, const int8_t* in, float scale, int zero_point, float* out);

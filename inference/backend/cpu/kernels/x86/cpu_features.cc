@@ -11,6 +11,7 @@ const CpuFeatures& GetCpuFeatures() {
     f.avx2 = __builtin_cpu_supports("avx2");
     f.fma = __builtin_cpu_supports("fma");
     f.avx512f = __builtin_cpu_supports("avx512f");
+    f.avx512bf16 = f.avx512f && __builtin_cpu_supports("avx512bf16");
 #endif
     return f;
   }();

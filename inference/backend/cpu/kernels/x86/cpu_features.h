@@ -9,6 +9,7 @@ struct CpuFeatures {
   bool avx2 = false;
   bool fma = false;
   bool avx512f = false;
+  bool avx512bf16 = false;  // vdpbf16ps (Zen 4, Cooper Lake, Sapphire Rapids)
 };
 
 const CpuFeatures& GetCpuFeatures();

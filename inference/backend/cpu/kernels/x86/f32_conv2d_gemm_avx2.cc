@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "inference/backend/cpu/kernels/ref/dequantize.h"
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 
@@ -94,34 +95,78 @@ void PackConvGemmWeightsHalf(const ConvParams& p, const float* filter, std::vect
   }
 }
 
-void GemmPanels::Pack(const float* w, int n, int k, bool wide, bool half) {
+PanelType ChoosePanelType(bool f16, bool bf16, bool avx512) {
+  if (avx512 && f16) return PanelType::kF16;
+  if (avx512 && bf16 && GetCpuFeatures().avx512bf16) return PanelType::kBf16;
+  return PanelType::kF32;
+}
+
+const char* PanelNameSuffix(PanelType t) {
+  return t == PanelType::kF16 ? "_f16w" : t == PanelType::kBf16 ? "_bf16" : "";
+}
+
+const char* PanelKeySuffix(PanelType t) {
+  return t == PanelType::kF16 ? ":f16w" : t == PanelType::kBf16 ? ":bf16" : "";
+}
+
+void PackConvGemmWeightsBf16(const ConvParams& p, const float* filter, std::vector<Bf16>* packed) {
+  const int n = GroupOutC(p), k = GroupK(p);
+  const size_t stride = PackedWeightsBf16(n, k);
+  packed->assign(stride * p.groups, Bf16{0});
+  for (int g = 0; g < p.groups; ++g) {
+    PackWeightsNK512Bf16(filter + static_cast<size_t>(g) * n * k, n, k, packed->data() + stride * g);
+  }
+}
+
+void GemmPanels::Pack(const float* w, int n, int k, bool wide, PanelType t) {
   avx512 = wide;
+  type = wide ? t : PanelType::kF32;
   f32.clear();
   f16.clear();
-  if (half) PackGemmWeightsHalf(w, n, k, &f16);
-  else PackGemmWeights(w, n, k, wide, &f32);
+  bf16.clear();
+  switch (type) {
+    case PanelType::kF16: PackGemmWeightsHalf(w, n, k, &f16); break;
+    case PanelType::kBf16:
+      bf16.resize(PackedWeightsBf16(n, k));
+      PackWeightsNK512Bf16(w, n, k, bf16.data());
+      break;
+    case PanelType::kF32: PackGemmWeights(w, n, k, wide, &f32); break;
+  }
 }
 
 void GemmPanels::Gemm(int m, int n, int k, const float* a, int lda, int col, const float* bias, FusedActivation act,
                       float* c, int ldc) const {
   const size_t at = static_cast<size_t>(col) * k;
-  if (half()) GemmF16wAvx512(m, n, k, a, lda, f16.data() + at, bias, act, c, ldc);
-  else if (avx512) GemmF32Avx512(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc);
-  else GemmF32Avx2(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc);
+  if (type == PanelType::kBf16) {
+    GemmBf16Avx512(m, n, k, a, lda, bf16.data() + static_cast<size_t>(col) * Bf16PanelDepth(k), bias, act, c, ldc);
+  } else if (half()) {
+    GemmF16wAvx512(m, n, k, a, lda, f16.data() + at, bias, act, c, ldc);
+  } else if (avx512) {
+    GemmF32Avx512(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc);
+  } else {
+    GemmF32Avx2(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc);
+  }
 }
 
 void GemmPanels::GemmResidual(int m, int n, int k, const float* a, int lda, int col, const float* bias,
                               FusedActivation act, float* c, int ldc, const float* residual, int res_ld,
                               int res_c) const {
   const size_t at = static_cast<size_t>(col) * k;
-  if (half()) GemmF16wAvx512Residual(m, n, k, a, lda, f16.data() + at, bias, act, c, ldc, residual, res_ld, res_c);
-  else GemmF32Avx512Residual(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc, residual, res_ld, res_c);
+  if (type == PanelType::kBf16) {
+    GemmBf16Avx512Residual(m, n, k, a, lda, bf16.data() + static_cast<size_t>(col) * Bf16PanelDepth(k), bias, act, c,
+                           ldc, residual, res_ld, res_c);
+  } else if (half()) {
+    GemmF16wAvx512Residual(m, n, k, a, lda, f16.data() + at, bias, act, c, ldc, residual, res_ld, res_c);
+  } else {
+    GemmF32Avx512Residual(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc, residual, res_ld, res_c);
+  }
 }
 
 void GemmPanels::Gemv(int n, int k, const float* x, int col, const float* bias, FusedActivation act,
                       float* y) const {
   const size_t at = static_cast<size_t>(col) * k;
-  if (half()) GemvF16wAvx512(n, k, x, f16.data() + at, bias, act, y);
+  if (type == PanelType::kBf16) Gemm(1, n, k, x, k, col, bias, act, y, n);
+  else if (half()) GemvF16wAvx512(n, k, x, f16.data() + at, bias, act, y);
   else GemvF32Avx512(n, k, x, f32.data() + at, bias, act, y);
 }
 
@@ -179,7 +224,10 @@ void GemmTile(const ConvParams& p, const float* input, const W* packed_filter, c
   const int n = std::min(kColGroup, GroupOutC(p) - c0);
   const int n0 = g * GroupOutC(p) + c0;
   const int ic0 = g * (p.in_c / p.groups);  // the group's first input channel
-  const W* w = packed_filter + (p.groups > 1 ? ConvGemmGroupStride(p) * g : 0) + static_cast<size_t>(c0) * k;
+  // bf16 panels hold k rounded up to even (k pairs).
+  const size_t depth = std::is_same_v<W, Bf16> ? static_cast<size_t>(Bf16PanelDepth(k)) : static_cast<size_t>(k);
+  const size_t group_stride = static_cast<size_t>((GroupOutC(p) + 31) / 32) * 32 * depth;
+  const W* w = packed_filter + (p.groups > 1 ? group_stride * g : 0) + static_cast<size_t>(c0) * depth;
   const float* b = bias ? bias + n0 : nullptr;
   const int ldc = OutPixelStride(p);
   float* out = output + r0 * ldc + n0;
@@ -187,7 +235,10 @@ void GemmTile(const ConvParams& p, const float* input, const W* packed_filter, c
   // of those rows and columns.
   const float* res = residual != nullptr && n0 < res_c ? residual + r0 * res_c + n0 : nullptr;
   auto run = [&](const float* a, int lda) {
-    if constexpr (std::is_same_v<W, uint16_t>) {
+    if constexpr (std::is_same_v<W, Bf16>) {
+      if (res) GemmBf16Avx512Residual(m, n, k, a, lda, w, b, p.activation, out, ldc, res, res_c, res_c - n0);
+      else GemmBf16Avx512(m, n, k, a, lda, w, b, p.activation, out, ldc);
+    } else if constexpr (std::is_same_v<W, uint16_t>) {
       if (res) GemmF16wAvx512Residual(m, n, k, a, lda, w, b, p.activation, out, ldc, res, res_c, res_c - n0);
       else GemmF16wAvx512(m, n, k, a, lda, w, b, p.activation, out, ldc);
     } else {
@@ -234,6 +285,11 @@ void Conv2DGemmAvx2Tile(const ConvParams& p, const float* input, const float* pa
 void Conv2DGemmAvx512HalfTile(const ConvParams& p, const float* input, const uint16_t* packed_filter,
                               const float* bias, float* scratch, float* output, int tile, const float* residual,
                               int res_c) {
+  GemmTile(p, input, packed_filter, bias, scratch, output, tile, nullptr, residual, res_c);
+}
+
+void Conv2DGemmAvx512Bf16Tile(const ConvParams& p, const float* input, const Bf16* packed_filter, const float* bias,
+                              float* scratch, float* output, int tile, const float* residual, int res_c) {
   GemmTile(p, input, packed_filter, bias, scratch, output, tile, nullptr, residual, res_c);
 }
 

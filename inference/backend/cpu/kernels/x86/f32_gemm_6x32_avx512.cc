@@ -69,16 +69,16 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 LoadPanel(const 
   return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)));
 }
 
-template <int MR, int NB, typename W>
-__attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, const float* a, int lda, const W* w,
-                                                                      const float* bias32, bool accumulate,
-                                                                      FusedActivation act, float* c, int ldc, int nr,
-                                                                      const float* res, int res_ld, int res_cols) {
+// The accumulators' start: the partial sums in C (`accumulate`) or the bias;
+// the store masks of the tile's columns; the residual's lines requested.
+template <int MR, int NB>
+__attribute__((target("avx512f"), always_inline)) inline void TileStart(__m512 (&acc)[NB][MR], __mmask16 (&mask)[NB],
+                                                                        const float* bias32, bool accumulate,
+                                                                        const float* c, int ldc, int nr,
+                                                                        const float* res, int res_ld) {
   // Columns [0, 16) and [16, 32) each get a store mask for the last panel.
-  __mmask16 mask[NB];
 #pragma GCC unroll 2
   for (int v = 0; v < NB; ++v) mask[v] = simd::LaneMask(nr - 16 * v);
-  __m512 acc[NB][MR];
   if (accumulate) {
 #pragma GCC unroll 12
     for (int r = 0; r < MR; ++r) {
@@ -93,9 +93,6 @@ __attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, con
       for (int r = 0; r < MR; ++r) acc[v][r] = b;
     }
   }
-  const float* arow[MR];
-#pragma GCC unroll 12
-  for (int r = 0; r < MR; ++r) arow[r] = a + static_cast<size_t>(r) * lda;
   if (res != nullptr) {
     // The residual is read after the k loop: ask for its lines now, so the
     // loads do not wait on memory at the end of every tile.
@@ -105,17 +102,15 @@ __attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, con
       for (int v = 0; v < NB; ++v) _mm_prefetch(reinterpret_cast<const char*>(res + static_cast<size_t>(r) * res_ld + 16 * v), _MM_HINT_T0);
     }
   }
-  for (int p = 0; p < k; ++p) {
-    __m512 wv[NB];
-#pragma GCC unroll 2
-    for (int v = 0; v < NB; ++v) wv[v] = LoadPanel(w + p * kNr + 16 * v);
-#pragma GCC unroll 12
-    for (int r = 0; r < MR; ++r) {
-      const __m512 av = _mm512_set1_ps(arow[r][p]);
-#pragma GCC unroll 2
-      for (int v = 0; v < NB; ++v) acc[v][r] = _mm512_fmadd_ps(av, wv[v], acc[v][r]);
-    }
-  }
+}
+
+// The epilogue: residual, activation, masked stores.
+template <int MR, int NB>
+__attribute__((target("avx512f"), always_inline)) inline void TileFinish(__m512 (&acc)[NB][MR],
+                                                                         const __mmask16 (&mask)[NB],
+                                                                         FusedActivation act, float* c, int ldc,
+                                                                         int nr, const float* res, int res_ld,
+                                                                         int res_cols) {
   if (res != nullptr && res_cols > 0) {
     const int cols = res_cols < nr ? res_cols : nr;
     __mmask16 rmask[NB];
@@ -148,6 +143,31 @@ __attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, con
   if (act == FusedActivation::kTanh) {
     for (int r = 0; r < MR; ++r) TanhInPlaceAvx512(c + static_cast<size_t>(r) * ldc, nr);
   }
+}
+
+template <int MR, int NB, typename W>
+__attribute__((target("avx512f"), always_inline)) inline void Tile512(int k, const float* a, int lda, const W* w,
+                                                                      const float* bias32, bool accumulate,
+                                                                      FusedActivation act, float* c, int ldc, int nr,
+                                                                      const float* res, int res_ld, int res_cols) {
+  __m512 acc[NB][MR];
+  __mmask16 mask[NB];
+  TileStart<MR, NB>(acc, mask, bias32, accumulate, c, ldc, nr, res, res_ld);
+  const float* arow[MR];
+#pragma GCC unroll 12
+  for (int r = 0; r < MR; ++r) arow[r] = a + static_cast<size_t>(r) * lda;
+  for (int p = 0; p < k; ++p) {
+    __m512 wv[NB];
+#pragma GCC unroll 2
+    for (int v = 0; v < NB; ++v) wv[v] = LoadPanel(w + p * kNr + 16 * v);
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; ++r) {
+      const __m512 av = _mm512_set1_ps(arow[r][p]);
+#pragma GCC unroll 2
+      for (int v = 0; v < NB; ++v) acc[v][r] = _mm512_fmadd_ps(av, wv[v], acc[v][r]);
+    }
+  }
+  TileFinish<MR, NB>(acc, mask, act, c, ldc, nr, res, res_ld, res_cols);
 }
 
 // `blocks` tiles of MR rows one below the other in one call. With K <= 64
@@ -338,6 +358,154 @@ void GemvF32Avx512(int n, int k, const float* x, const float* packed_w, const fl
 void GemvF16wAvx512(int n, int k, const float* x, const uint16_t* packed_w, const float* bias,
                     FusedActivation activation, float* y) {
   Gemv(n, k, x, packed_w, bias, activation, y);
+}
+
+// ---- bfloat16 ----
+
+size_t PackedWeightsBf16(int n, int k) {
+  return static_cast<size_t>((n + kNr - 1) / kNr) * kNr * static_cast<size_t>(Bf16PanelDepth(k));
+}
+
+void PackWeightsNK512Bf16(const float* w, int n, int k, Bf16* packed) {
+  const int panels = (n + kNr - 1) / kNr;
+  const int pairs = Bf16PanelDepth(k) / 2;
+  for (int p = 0; p < panels; ++p) {
+    for (int q = 0; q < pairs; ++q) {
+      Bf16* dst = packed + (static_cast<size_t>(p) * pairs + q) * 2 * kNr;
+      for (int j = 0; j < kNr; ++j) {
+        const int col = p * kNr + j;
+        for (int e = 0; e < 2; ++e) {
+          const int kk = 2 * q + e;
+          dst[2 * j + e].bits = FloatToBf16(col < n && kk < k ? w[static_cast<size_t>(col) * k + kk] : 0.0f);
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+constexpr int kKcPairs = 128;      // k pairs per chunk (256 k steps)
+constexpr int kBf16RowBlock = 48;  // rows per converted block: 48 x 128 pairs x 4 B = 24 KB
+
+// Rows [0, rows) of A, k steps [k0, k0 + kc), rounded to bf16 pairs: dst row
+// r holds `pairs` 32-bit words (a[2q], a[2q + 1]), an odd last step paired
+// with 0 (the packed weights' padding is 0 as well).
+__attribute__((target("avx512f,avx512bf16"))) void RowsToBf16(const float* a, int lda, int rows, int k0, int kc,
+                                                                int pairs, uint32_t* dst) {
+  for (int r = 0; r < rows; ++r) {
+    const float* src = a + static_cast<size_t>(r) * lda + k0;
+    uint32_t* d = dst + static_cast<size_t>(r) * pairs;
+    int i = 0;
+    for (; i + 32 <= kc; i += 32) {
+      const __m512bh v = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + i + 16), _mm512_loadu_ps(src + i));
+      _mm512_storeu_si512(d + i / 2, reinterpret_cast<const __m512i&>(v));
+    }
+    if (i < kc) {
+      const int rem = kc - i;
+      const __m512 lo = _mm512_maskz_loadu_ps(simd::LaneMask(rem), src + i);
+      const __m512 hi = _mm512_maskz_loadu_ps(simd::LaneMask(rem - 16), src + i + 16);
+      const __m512bh v = _mm512_cvtne2ps_pbh(hi, lo);
+      _mm512_mask_storeu_epi32(d + i / 2, simd::LaneMask((rem + 1) / 2), reinterpret_cast<const __m512i&>(v));
+    }
+  }
+}
+
+// MR rows x NB 16-column vectors over `pairs` k pairs: per pair NB panel
+// loads, MR broadcasts of A's pair, MR x NB vdpbf16ps.
+template <int MR, int NB>
+__attribute__((target("avx512f,avx512bf16"))) void TileBf16(int pairs, const uint32_t* a, int lda, const Bf16* w,
+                                                              const float* bias32, bool accumulate,
+                                                              FusedActivation act, float* c, int ldc, int nr,
+                                                              const float* res, int res_ld, int res_cols) {
+  __m512 acc[NB][MR];
+  __mmask16 mask[NB];
+  TileStart<MR, NB>(acc, mask, bias32, accumulate, c, ldc, nr, res, res_ld);
+  for (int q = 0; q < pairs; ++q) {
+    __m512bh wv[NB];
+#pragma GCC unroll 2
+    for (int v = 0; v < NB; ++v) {
+      const __m512i bits = _mm512_loadu_si512(w + static_cast<size_t>(q) * 2 * kNr + 32 * v);
+      wv[v] = reinterpret_cast<const __m512bh&>(bits);
+    }
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; ++r) {
+      const __m512i pair = _mm512_set1_epi32(static_cast<int>(a[static_cast<size_t>(r) * lda + q]));
+      const __m512bh av = reinterpret_cast<const __m512bh&>(pair);
+#pragma GCC unroll 2
+      for (int v = 0; v < NB; ++v) acc[v][r] = _mm512_dpbf16_ps(acc[v][r], av, wv[v]);
+    }
+  }
+  TileFinish<MR, NB>(acc, mask, act, c, ldc, nr, res, res_ld, res_cols);
+}
+
+using Bf16KernelFn = void (*)(int, const uint32_t*, int, const Bf16*, const float*, bool, FusedActivation, float*,
+                              int, int, const float*, int, int);
+template <int NB, int... R>
+constexpr std::array<Bf16KernelFn, sizeof...(R) + 1> Bf16KernelTable(std::integer_sequence<int, R...>) {
+  return {nullptr, TileBf16<R + 1, NB>...};
+}
+constexpr auto kBf16Kernels = Bf16KernelTable<2>(std::make_integer_sequence<int, kMr>{});
+constexpr auto kBf16NarrowKernels = Bf16KernelTable<1>(std::make_integer_sequence<int, kMrNarrow>{});
+
+// k chunks of 256 steps; per chunk, blocks of 48 rows converted once and run
+// against every panel (a panel's chunk, 16 KB, comes from L2 per block).
+void GemmDriverBf16(int m, int n, int k, const float* a, int lda, const Bf16* packed_w, const float* bias,
+                    FusedActivation activation, float* c, int ldc, const float* residual, int res_ld, int res_c) {
+  alignas(64) uint32_t abuf[kBf16RowBlock * kKcPairs];
+  const int total_pairs = Bf16PanelDepth(k) / 2;
+  const int panels = (n + kNr - 1) / kNr;
+  for (int q0 = 0; q0 < total_pairs || q0 == 0; q0 += kKcPairs) {
+    const int pairs = total_pairs - q0 < kKcPairs ? total_pairs - q0 : kKcPairs;
+    const int k0 = 2 * q0;
+    const int kc = k - k0 < 2 * pairs ? k - k0 : 2 * pairs;
+    const bool first = q0 == 0;
+    const bool last = q0 + pairs >= total_pairs;
+    const FusedActivation act = last ? activation : FusedActivation::kNone;
+    for (int r0 = 0; r0 < m; r0 += kBf16RowBlock) {
+      const int rb = m - r0 < kBf16RowBlock ? m - r0 : kBf16RowBlock;
+      RowsToBf16(a + static_cast<size_t>(r0) * lda, lda, rb, k0, kc, pairs, abuf);
+      for (int p = 0; p < panels; ++p) {
+        const int col = p * kNr;
+        const int nr = n - col < kNr ? n - col : kNr;
+        float bias32[kNr] = {};
+        if (bias && first) {
+          for (int j = 0; j < nr; ++j) bias32[j] = bias[col + j];
+        }
+        const Bf16* wp = packed_w + (static_cast<size_t>(p) * total_pairs + q0) * 2 * kNr;
+        const float* res =
+            last && residual != nullptr && col < res_c ? residual + static_cast<size_t>(r0) * res_ld + col : nullptr;
+        const int res_cols = res ? res_c - col : 0;
+        // Row tiles of near-equal height, as the fp32 driver.
+        const bool narrow = nr <= 16;
+        const Bf16KernelFn* kernels = narrow ? kBf16NarrowKernels.data() : kBf16Kernels.data();
+        const int max_rows = narrow ? kMrNarrow : kMr;
+        const int tiles = (rb + max_rows - 1) / max_rows;
+        const int tall = rb % tiles, low = rb / tiles;
+        for (int t = 0, row = 0; t < tiles; ++t) {
+          const int mr = t < tall ? low + 1 : low;
+          kernels[mr](pairs, abuf + static_cast<size_t>(row) * pairs, pairs, wp, bias32, !first, act,
+                      c + static_cast<size_t>(r0 + row) * ldc + col, ldc, nr,
+                      res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
+          row += mr;
+        }
+      }
+    }
+    if (k == 0) break;
+  }
+}
+
+}  // namespace
+
+void GemmBf16Avx512(int m, int n, int k, const float* a, int lda, const Bf16* packed_w, const float* bias,
+                    FusedActivation activation, float* c, int ldc) {
+  GemmDriverBf16(m, n, k, a, lda, packed_w, bias, activation, c, ldc, nullptr, 0, 0);
+}
+
+void GemmBf16Avx512Residual(int m, int n, int k, const float* a, int lda, const Bf16* packed_w, const float* bias,
+                            FusedActivation activation, float* c, int ldc, const float* residual, int res_ld,
+                            int res_c) {
+  GemmDriverBf16(m, n, k, a, lda, packed_w, bias, activation, c, ldc, residual, res_ld, res_c);
 }
 
 }  // namespace rill::inference::cpu::x86

@@ -47,6 +47,28 @@ void GemmF16wAvx512Residual(int m, int n, int k, const float* a, int lda, const 
 void GemvF16wAvx512(int n, int k, const float* x, const uint16_t* packed_w, const float* bias,
                     FusedActivation activation, float* y);
 
+// bfloat16 (SessionConfig::precision kBf16; CPUs with AVX512-BF16, checked
+// by the caller: CpuFeatures::avx512bf16): the weights packed in k pairs
+// (panel [k / 2][32 columns][2], k padded to even with zeros), the rows of A
+// rounded to bfloat16 (nearest even) as the driver reads them, 48 rows x 256
+// k steps at a time into an L1 buffer; vdpbf16ps multiplies two k steps per
+// lane and sums them in fp32 (two MACs per lane and instruction: on Zen 4
+// twice the fp32 FMA rate). Results are those of the bf16-rounded operands
+// up to the fp32 summation order.
+struct Bf16 {
+  uint16_t bits;
+};
+// Elements of the packed panels, and the elements between the panels' first
+// columns `col` and 0 (col a multiple of 32): col * Bf16PanelDepth(k).
+size_t PackedWeightsBf16(int n, int k);
+inline int Bf16PanelDepth(int k) { return (k + 1) / 2 * 2; }
+void PackWeightsNK512Bf16(const float* w, int n, int k, Bf16* packed);
+void GemmBf16Avx512(int m, int n, int k, const float* a, int lda, const Bf16* packed_w, const float* bias,
+                    FusedActivation activation, float* c, int ldc);
+void GemmBf16Avx512Residual(int m, int n, int k, const float* a, int lda, const Bf16* packed_w, const float* bias,
+                            FusedActivation activation, float* c, int ldc, const float* residual, int res_ld,
+                            int res_c);
+
 }  // namespace rill::inference::cpu::x86
 
 #endif  // RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_GEMM_6X32_AVX512_H_
