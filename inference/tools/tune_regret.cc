@@ -49,12 +49,14 @@ int main(int argc, char** argv) {
       ConvParams p;
       bool avx512 = false;
       if (!ParseConvTuningKey(key, &p, &avx512)) continue;
+      // kBf16 keys: the estimates of the bf16 panels.
+      const bool bf16 = key.size() > 5 && key.compare(key.size() - 5, 5, ":bf16") == 0;
       std::string best, chosen;
       double best_ms = 1e300, chosen_cycles = 1e300;
       for (const auto& [choice, ms] : measured[key]) {
         ConvAlgo algo;
         if (!ParseConvAlgo(choice, &algo)) continue;
-        const double cycles = EstimateConvCycles(p, algo);
+        const double cycles = EstimateConvCycles(p, algo, bf16);
         if (ms < best_ms) best_ms = ms, best = choice;
         if (cycles < chosen_cycles) chosen_cycles = cycles, chosen = choice;
       }

@@ -98,13 +98,20 @@ int Nr(ConvAlgo a) {
   return a == ConvAlgo::kGemm6x16 || a == ConvAlgo::kSlidingAvx2 ? 16 : 32;
 }
 
-double GemmConv(const ConvParams& p, int nr, double calib) {
+// The 6x32 GEMM on bf16 panels against its fp32 estimate (Zen 4: vdpbf16ps
+// does two multiplies per lane at the FMA's rate; the A rows' rounding and
+// the epilogue do not halve: m169 n1000 k512 0.51, m3025 n16 k128 0.66).
+constexpr double kBf16GemmFactor = 0.55;
+
+// `gemm_factor` scales the GEMM calls only (kBf16GemmFactor), not the
+// im2col gather.
+double GemmConv(const ConvParams& p, int nr, double calib, double gemm_factor = 1.0) {
   if (p.groups > 1) {  // one GEMM per channel group
     ConvParams g = p;
     g.in_c = p.in_c / p.groups;
     g.out_c = p.out_c / p.groups;
     g.groups = 1;
-    return p.groups * GemmConv(g, nr, calib);
+    return p.groups * GemmConv(g, nr, calib, gemm_factor);
   }
   const double rows = static_cast<double>(p.batch) * p.out_h * p.out_w;
   const double k = static_cast<double>(p.kernel_h) * p.kernel_w * p.in_c;
@@ -115,8 +122,8 @@ double GemmConv(const ConvParams& p, int nr, double calib) {
   const double tiles = CeilDiv(rows, kIm2colRowTile);
   const double last = rows - (tiles - 1) * kIm2colRowTile;
   double cycles =
-      (tiles - 1) * GemmCall(kIm2colRowTile, p.out_c, k, nr, calib) +
-      GemmCall(last, p.out_c, k, nr, calib);
+      (tiles - 1) * GemmCall(kIm2colRowTile, p.out_c, k, nr, calib * gemm_factor) +
+      GemmCall(last, p.out_c, k, nr, calib * gemm_factor);
   if (!pointwise)
     cycles += calib * rows * p.kernel_h * p.kernel_w *
               (kIm2colTapCycles + p.in_c / kCopyFloatsPerCycle);
@@ -151,8 +158,10 @@ double Sliding(const ConvParams& p, int lanes) {
 // calibration (one factor for both had made F(2,3) and F(4,3) look 1.5-3x
 // dearer than measured where the GEMMs dominate: ResNet's 7x7 512-channel
 // layers).
-double Winograd(const ConvParams& p, int m, int nr, double calib) {
-  const double gemm_calib = Calibration(nr == 32 ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16);
+// `bf16`: the GEMMs on bf16 panels (half the filter bytes).
+double Winograd(const ConvParams& p, int m, int nr, double calib, bool bf16) {
+  const double gemm_calib =
+      Calibration(nr == 32 ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16) * (bf16 ? kBf16GemmFactor : 1.0);
   const int alpha = m + 2;
   const double a2 = static_cast<double>(alpha) * alpha;
   const double tiles =
@@ -165,7 +174,7 @@ double Winograd(const ConvParams& p, int m, int nr, double calib) {
             GemmCall(last, p.out_c, p.in_c, nr, gemm_calib));
   // Each block streams all alpha^2 transformed filters once; beyond L2 they
   // come from L3.
-  const double filters = a2 * CeilDiv(p.out_c, nr) * nr * p.in_c * 4;
+  const double filters = a2 * CeilDiv(p.out_c, nr) * nr * p.in_c * (bf16 ? 2 : 4);
   cycles = std::max(
       cycles, blocks * filters /
                   (filters > kL2Bytes ? kL3BytesPerCycle : kL2BytesPerCycle));
@@ -218,7 +227,7 @@ bool StrassenShape(double m, double n, double k, int depth) {
 
 std::string Isa(bool avx512) { return avx512 ? "_avx512" : "_avx2"; }
 
-double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib);
+double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib, bool bf16);
 
 }  // namespace
 
@@ -297,17 +306,17 @@ double EstimateGemmCycles(int m, int n, int k, ConvAlgo algo) {
   return Strassen(m, n, k, StrassenDepth(algo), Nr(algo), Calibration(algo));
 }
 
-double EstimateConvCycles(const ConvParams& p, ConvAlgo algo) {
-  return RawConvCycles(p, algo, Calibration(algo));
+double EstimateConvCycles(const ConvParams& p, ConvAlgo algo, bool bf16) {
+  return RawConvCycles(p, algo, Calibration(algo), bf16);
 }
 
 namespace {
-double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib) {
+double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib, bool bf16) {
   switch (algo) {
     case ConvAlgo::kGemm6x16:
       return GemmConv(p, 16, calib);
     case ConvAlgo::kGemm6x32:
-      return GemmConv(p, 32, calib);
+      return GemmConv(p, 32, calib, bf16 ? kBf16GemmFactor : 1.0);
     case ConvAlgo::kSlidingAvx2:
       return calib * Sliding(p, 8);
     case ConvAlgo::kSlidingAvx512:
@@ -315,7 +324,8 @@ double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib) {
     case ConvAlgo::kWinogradF23:
     case ConvAlgo::kWinogradF43:
     case ConvAlgo::kWinogradF63:
-      return Winograd(p, WinogradTile(algo), 32, calib);
+      // bf16 products for F(2,3) only (conv_ops.cc Bf16Gemm).
+      return Winograd(p, WinogradTile(algo), 32, calib, bf16 && algo == ConvAlgo::kWinogradF23);
     case ConvAlgo::kStrassen1:
     case ConvAlgo::kStrassen2:
       return Strassen(static_cast<double>(p.batch) * p.out_h * p.out_w, p.out_c,
@@ -327,16 +337,11 @@ double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib) {
 }
 }  // namespace
 
-// The 6x32 GEMM on bf16 panels against its fp32 estimate (Zen 4: vdpbf16ps
-// does two multiplies per lane at the FMA's rate; the A rows' rounding and
-// the epilogue do not halve: m169 n1000 k512 0.51, m3025 n16 k128 0.66).
-constexpr double kBf16GemmFactor = 0.55;
-
 ConvAlgo ChooseConvAlgo(const ConvParams& p, IsaFeatures isa) {
   ConvAlgo best = isa.avx512 ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16;
   double best_cycles = 1e300;
   for (ConvAlgo a : ConvCandidates(p, isa)) {
-    const double c = EstimateConvCycles(p, a) * (isa.bf16 && a == ConvAlgo::kGemm6x32 ? kBf16GemmFactor : 1.0);
+    const double c = EstimateConvCycles(p, a, isa.bf16);
     if (c < best_cycles) {
       best_cycles = c;
       best = a;

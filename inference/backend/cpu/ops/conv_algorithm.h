@@ -46,8 +46,9 @@ bool ConvAlgoApplies(const ConvParams& p, ConvAlgo algo);
 std::vector<ConvAlgo> FcCandidates(int rows, int in_dim, int out_dim,
                                    IsaFeatures isa);
 
-// Estimated cycles on one core.
-double EstimateConvCycles(const ConvParams& p, ConvAlgo algo);
+// Estimated cycles on one core; `bf16`: the GEMM and Winograd products on
+// bf16 panels (IsaFeatures::bf16).
+double EstimateConvCycles(const ConvParams& p, ConvAlgo algo, bool bf16 = false);
 double EstimateGemmCycles(int m, int n, int k,
                           ConvAlgo algo);  // kGemm*, kStrassen*
 

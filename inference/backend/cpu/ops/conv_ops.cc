@@ -175,7 +175,8 @@ class ConvOp : public CpuOp {
   size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
   size_t packed_weight_bytes() const override {
     return (packed_.size() + winograd_.packed.size() + strassen_.packed.size()) * sizeof(float) +
-           (packed_half_.size() + winograd_.half.size()) * sizeof(uint16_t) + packed_bf16_.size() * sizeof(x86::Bf16);
+           (packed_half_.size() + winograd_.half.size()) * sizeof(uint16_t) +
+           (packed_bf16_.size() + winograd_.bf16.size()) * sizeof(x86::Bf16);
   }
 
   // Every x86 CONV_2D algorithm writes with a pixel stride (the session
@@ -255,9 +256,15 @@ class ConvOp : public CpuOp {
   // Precision::kFp16 on AVX-512: half-precision panels for the GEMM and the
   // Winograd products.
   bool HalfWeights() const { return half_ && (algo_ == ConvAlgo::kGemm6x32 || WinogradTile(algo_) > 0); }
-  // Precision::kBf16 on AVX512-BF16: bf16 panels for the 6x32 GEMM (other
-  // algorithms stay fp32).
-  bool Bf16Gemm() const { return panel_ == x86::PanelType::kBf16 && algo_ == ConvAlgo::kGemm6x32; }
+  // Precision::kBf16 on AVX512-BF16: bf16 panels for the 6x32 GEMM and
+  // F(2,3)'s products. F(4,3) and F(6,3) keep fp32 products: their output
+  // transforms cancel large terms, which turns bf16's 2^-9 into errors of
+  // 13-16% of the terms' magnitude with few input channels (F(2,3): 0.8%;
+  // x86_algorithms_test WinogradBf16MatchesReference). The sliding window
+  // and Strassen stay fp32.
+  bool Bf16Gemm() const {
+    return panel_ == x86::PanelType::kBf16 && (algo_ == ConvAlgo::kGemm6x32 || algo_ == ConvAlgo::kWinogradF23);
+  }
 
   // Transforms / packs the weights for `algo` (once per algorithm: a resize
   // that keeps the algorithm keeps the packed weights).
@@ -304,6 +311,7 @@ class ConvOp : public CpuOp {
       case ConvAlgo::kWinogradF63:
         x86::TransformWeightsWinograd(WinogradTile(algo), p_, In(1), wide, &winograd_);
         if (half_) x86::ToHalfPanels(&winograd_.packed, &winograd_.half);
+        if (panel_ == x86::PanelType::kBf16 && algo == ConvAlgo::kWinogradF23) x86::ToBf16Panels(p_, &winograd_);
         break;
       case ConvAlgo::kStrassen1:
       case ConvAlgo::kStrassen2:
@@ -528,7 +536,7 @@ class ConvOp : public CpuOp {
           std::vector<float> scratch(ScratchFloats(1) + 1);
           return BestOfThreeMs([&] { Execute(x.data(), y.data(), scratch.data(), /*use_pool=*/false); });
         },
-        [&](ConvAlgo c) { return EstimateConvCycles(p_, c); });
+        [&](ConvAlgo c) { return EstimateConvCycles(p_, c, isa.bf16); });
   }
 
   Kind kind_;

@@ -395,6 +395,16 @@ void WinogradInputTransform(const WinogradPlan& plan, const ConvParams& p,
     InputTransformAvx2(plan, p, input, block, t_begin, t_end, v, patch);
 }
 
+void ToBf16Panels(const ConvParams& p, WinogradWeights* w) {
+  const int a2 = (w->m + 2) * (w->m + 2);
+  w->bf16_stride = PackedWeightsBf16(p.out_c, p.in_c);
+  w->bf16.assign(w->bf16_stride * a2, Bf16{0});
+  for (int pos = 0; pos < a2; ++pos) {
+    PanelsToBf16(w->packed.data() + w->stride * pos, p.out_c, p.in_c, w->bf16.data() + w->bf16_stride * pos);
+  }
+  std::vector<float>().swap(w->packed);
+}
+
 void WinogradMultiply(const WinogradPlan& plan, const ConvParams& p,
                       const WinogradWeights& w, GemmFn gemm, int block,
                       int pos_begin, int pos_end, const float* v, float* mbuf) {
@@ -402,6 +412,11 @@ void WinogradMultiply(const WinogradPlan& plan, const ConvParams& p,
   const size_t v_pos = static_cast<size_t>(plan.tiles_per_block) * p.in_c;
   const size_t m_pos = static_cast<size_t>(plan.tiles_per_block) * p.out_c;
   for (int pos = pos_begin; pos < pos_end; ++pos) {
+    if (!w.bf16.empty()) {
+      GemmBf16Avx512(tiles, p.out_c, p.in_c, v + pos * v_pos, p.in_c, w.bf16.data() + w.bf16_stride * pos, nullptr,
+                     FusedActivation::kNone, mbuf + pos * m_pos, p.out_c);
+      continue;
+    }
     if (!w.half.empty()) {
       GemmF16wAvx512(tiles, p.out_c, p.in_c, v + pos * v_pos, p.in_c, w.half.data() + w.stride * pos, nullptr,
                      FusedActivation::kNone, mbuf + pos * m_pos, p.out_c);

@@ -66,7 +66,16 @@ struct WinogradWeights {
   // (ToHalfPanels; `packed` then empty), multiplied by GemmF16wAvx512.
   std::vector<uint16_t> half;
   size_t stride = 0;  // floats between consecutive packed matrices
+  // Precision::kBf16 (AVX512-BF16; the engine uses it for F(2,3) only: the
+  // larger tiles' transforms amplify bf16's rounding 30-40x): the panels in
+  // bf16 (ToBf16Panels;
+  // `packed` then empty), multiplied by GemmBf16Avx512 (the transformed
+  // inputs rounded to bf16 as it reads them), bf16_stride apart.
+  std::vector<Bf16> bf16;
+  size_t bf16_stride = 0;
 };
+// The AVX-512 panels of `w` (alpha^2 [out_c, in_c] matrices) to bf16.
+void ToBf16Panels(const ConvParams& p, WinogradWeights* w);
 void TransformWeightsWinograd(int m, const ConvParams& p,
                               const float* filter_ohwi, bool avx512,
                               WinogradWeights* out);

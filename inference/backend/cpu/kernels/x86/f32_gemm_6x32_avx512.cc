@@ -383,6 +383,20 @@ void PackWeightsNK512Bf16(const float* w, int n, int k, Bf16* packed) {
   }
 }
 
+void PanelsToBf16(const float* panels, int n, int k, Bf16* packed) {
+  const int count = (n + kNr - 1) / kNr;
+  const int pairs = Bf16PanelDepth(k) / 2;
+  for (int p = 0; p < count; ++p) {
+    const float* src = panels + static_cast<size_t>(p) * kNr * k;
+    Bf16* dst = packed + static_cast<size_t>(p) * pairs * 2 * kNr;
+    for (int kk = 0; kk < 2 * pairs; ++kk) {
+      for (int j = 0; j < kNr; ++j) {
+        dst[(kk / 2) * 2 * kNr + 2 * j + kk % 2].bits = FloatToBf16(kk < k ? src[kk * kNr + j] : 0.0f);
+      }
+    }
+  }
+}
+
 namespace {
 
 constexpr int kKcPairs = 128;      // k pairs per chunk (256 k steps)

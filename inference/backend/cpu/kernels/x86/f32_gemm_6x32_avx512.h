@@ -63,6 +63,9 @@ struct Bf16 {
 size_t PackedWeightsBf16(int n, int k);
 inline int Bf16PanelDepth(int k) { return (k + 1) / 2 * 2; }
 void PackWeightsNK512Bf16(const float* w, int n, int k, Bf16* packed);
+// Float panels of an [n, k] matrix (PackWeightsNK512 layout) to bf16 panels
+// (PackWeightsNK512Bf16 layout, PackedWeightsBf16(n, k) elements).
+void PanelsToBf16(const float* panels, int n, int k, Bf16* packed);
 void GemmBf16Avx512(int m, int n, int k, const float* a, int lda, const Bf16* packed_w, const float* bias,
                     FusedActivation activation, float* c, int ldc);
 void GemmBf16Avx512Residual(int m, int n, int k, const float* a, int lda, const Bf16* packed_w, const float* bias,
