@@ -42,6 +42,7 @@ namespace {
 
 using rill::inference::AlgorithmPolicy;
 using rill::inference::Model;
+using rill::inference::Precision;
 using rill::inference::Session;
 using rill::inference::SessionConfig;
 namespace ort = rill::inference::ort;
@@ -61,7 +62,9 @@ struct Flags {
   // MNN's and ONNX Runtime's own benchmark tools measure), blocks rotating.
   int block = 1;
   std::vector<std::string> models;  // empty: all
-  std::vector<std::string> engines = {"ours", "onnxruntime", "opencv"};  // which engines run
+  // Which engines run; ours_bf16 (Precision::kBf16) only where the CPU has
+  // AVX512-BF16.
+  std::vector<std::string> engines = {"ours", "onnxruntime", "opencv", "ours_bf16"};
   std::vector<int> threads = {1, 2};
   std::string dir = "third_party/models", ort_lib;
   bool json = false;
@@ -145,7 +148,7 @@ struct Ours {
   std::shared_ptr<const Model> model;
   std::unique_ptr<Session> session;
   std::string error;
-  Ours(const std::string& path, int threads) {
+  Ours(const std::string& path, int threads, Precision precision = Precision::kFp32) {
     auto m = Model::FromFile(path);
     if (!m.ok()) {
       error = m.status().ToString();
@@ -155,6 +158,7 @@ struct Ours {
     SessionConfig config;
     config.num_threads = threads;
     config.algorithm = AlgorithmPolicy::kAuto;
+    config.precision = precision;
     auto s = Session::Create(model, config);
     if (!s.ok()) {
       error = s.status().ToString();
@@ -207,6 +211,7 @@ struct OnnxRow {
   std::string model;
   int threads;
   Times ours, ort, opencv;
+  Times bf16;  // ours with Precision::kBf16 (empty: not run)
   double macs = 0;  // the model's conv and FC multiply-accumulates (nominal)
 };
 
@@ -274,7 +279,7 @@ int main(int argc, char** argv) {
     else if (a == "--json") f.json = true;
     else if (a.rfind("--", 0) == 0) {
       std::fprintf(stderr,
-                   "usage: bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--block=N] [--models=a,b] [--engines=ours,onnxruntime,opencv] "
+                   "usage: bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--block=N] [--models=a,b] [--engines=ours,onnxruntime,opencv,ours_bf16] "
                    "[--threads=1,2] [--ort_lib=PATH] [--json] [MODEL_DIR]\n");
       return 2;
     } else f.dir = a;
@@ -306,7 +311,7 @@ int main(int argc, char** argv) {
       continue;
     }
     for (int threads : f.threads) {
-      OnnxRow row{name, threads, {}, {}, {}, 0};
+      OnnxRow row{name, threads, {}, {}, {}, {}, 0};
       Engine ours_e{"ours", nullptr, {}}, ort_e{"onnxruntime", nullptr, {}}, cv_e{"opencv", nullptr, {}};
 
       Ours ours(path, threads);
@@ -325,6 +330,24 @@ int main(int argc, char** argv) {
         }
         ours_e.run = [&] { return ours.session->Run().ok(); };
         row.macs = static_cast<double>(ModelMacs(*ours.session));
+      }
+
+      // The same model in bfloat16, on the same input.
+      Engine bf_e{"ours_bf16", nullptr, {}};
+      std::unique_ptr<Ours> ours_bf;
+      if (ours_e.times.error.empty() && __builtin_cpu_supports("avx512bf16")) {
+        ours_bf = std::make_unique<Ours>(path, threads, Precision::kBf16);
+        if (!ours_bf->error.empty()) {
+          bf_e.times.error = ours_bf->error;
+        } else {
+          size_t offset = 0;
+          for (int i = 0; i < ours_bf->session->num_inputs(); ++i) {
+            auto* t = ours_bf->session->input(i);
+            std::memcpy(t->data(), input.data() + offset, t->num_elements() * sizeof(float));
+            offset += t->num_elements();
+          }
+          bf_e.run = [&] { return ours_bf->session->Run().ok(); };
+        }
       }
 
       std::unique_ptr<ort::OrtRunner> ort_runner;
@@ -388,17 +411,18 @@ int main(int argc, char** argv) {
       }
 
       std::vector<Engine*> engines;
-      for (Engine* e : {&ours_e, &ort_e, &cv_e}) {
+      for (Engine* e : {&ours_e, &ort_e, &cv_e, &bf_e}) {
         const bool wanted = std::find(f.engines.begin(), f.engines.end(), e->name) != f.engines.end();
         if (e->run && e->times.error.empty() && wanted) engines.push_back(e);
       }
       Measure(engines, f);
-      for (Engine* e : {&ours_e, &ort_e, &cv_e}) {
+      for (Engine* e : {&ours_e, &ort_e, &cv_e, &bf_e}) {
         if (!e->times.error.empty()) std::fprintf(stderr, "bench_engines: %s %s: %s\n", name.c_str(), e->name.c_str(), e->times.error.c_str());
       }
       row.ours = ours_e.times;
       row.ort = ort_e.times;
       row.opencv = cv_e.times;
+      row.bf16 = bf_e.times;
       onnx_rows.push_back(row);
       if (!f.json) {
         if (onnx_rows.size() == 1) {
@@ -501,13 +525,14 @@ int main(int argc, char** argv) {
       const OnnxRow& r = onnx_rows[i];
       std::printf("%s{\"model\":\"%s\",\"threads\":%d,\"ours\":{\"median_ms\":%s,\"min_ms\":%s},"
                   "\"macs\":%.0f,\"onnxruntime\":{\"median_ms\":%s,\"min_ms\":%s},\"opencv\":{\"median_ms\":%s,\"min_ms\":%s},"
-                  "\"ours_over_onnxruntime\":%s,\"ours_over_opencv\":%s}",
+                  "\"ours_over_onnxruntime\":%s,\"ours_over_opencv\":%s,\"ours_bf16\":{\"median_ms\":%s,\"min_ms\":%s}}",
                   i ? "," : "", r.model.c_str(), r.threads, JsonMs(r.ours.median()).c_str(), JsonMs(r.ours.min()).c_str(), r.macs,
                   JsonMs(r.ort.median()).c_str(), JsonMs(r.ort.min()).c_str(), JsonMs(r.opencv.median()).c_str(),
                   JsonMs(r.opencv.min()).c_str(),
                   Ratio(r.ours.median(), r.ort.median()) == "n/a" ? "null" : Ratio(r.ours.median(), r.ort.median()).c_str(),
                   Ratio(r.ours.median(), r.opencv.median()) == "n/a" ? "null"
-                                                                     : Ratio(r.ours.median(), r.opencv.median()).c_str());
+                                                                     : Ratio(r.ours.median(), r.opencv.median()).c_str(),
+                  JsonMs(r.bf16.median()).c_str(), JsonMs(r.bf16.min()).c_str());
     }
     std::printf("],\"mobilenet_v2_bound\":{\"macs\":%.0f,\"cores\":%.0f,\"macs_per_cycle\":%.0f,\"cpu_mhz\":%.0f,"
                 "\"bound_ms\":%s,\"ours_2_threads_median_ms\":%s,\"ours_over_bound\":%s},\"tflite\":[",
@@ -538,6 +563,20 @@ int main(int argc, char** argv) {
                   mhz, bound_ms, Ms(mnv2_ours).c_str(), Ratio(mnv2_ours, bound_ms).c_str());
     } else {
       std::printf("MobileNetV2 compute bound: /proc/cpuinfo gives no cpu MHz\n");
+    }
+    bool any_bf16 = false;
+    for (const OnnxRow& r : onnx_rows) any_bf16 = any_bf16 || r.bf16.median() > 0;
+    if (any_bf16) {
+      std::printf("\nOurs with Precision::kBf16 (bfloat16 GEMMs on AVX512-BF16; outputs within ~1e-2 of their range, "
+                  "not fp32's 1e-4), timed in the same rotation:\n\n"
+                  "| model | threads | ours bf16 median ms | ours bf16 min ms | bf16 / ours fp32 | bf16 / ORT |\n"
+                  "|---|---|---|---|---|---|\n");
+      for (const OnnxRow& r : onnx_rows) {
+        if (r.bf16.median() <= 0) continue;
+        std::printf("| %s | %d | %s | %s | %s | %s |\n", r.model.c_str(), r.threads, Ms(r.bf16.median()).c_str(),
+                    Ms(r.bf16.min()).c_str(), Ratio(r.bf16.median(), r.ours.median()).c_str(),
+                    Ratio(r.bf16.median(), r.ort.median()).c_str());
+      }
     }
     if (peak > 0 && !onnx_rows.empty()) {
       std::printf("\nMeasured FMA peak: %.1f GMAC/s per core (12 independent %s FMA chains, one thread, best of 3).\n"
