@@ -130,9 +130,16 @@ int Info(const Flags& f, const Model& model, Session& session) {
     return 0;
   }
   std::printf("%s\n", model.source().c_str());
+  // kBf16 runs fp32 kernels where bf16 would not be faster (no AVX512-BF16,
+  // or a half-rate vdpbf16ps): say so.
+  bool bf16_kernels = false;
+  for (const LayerInfo& l : layers) bf16_kernels = bf16_kernels || l.kernel.find("_bf16") != std::string::npos;
+  const bool bf16_fell_back = f.precision == Precision::kBf16 && !bf16_kernels;
   std::printf("  nodes %zu, %.1f M MACs, %.2f MB parameters, %.2f MB arena, %.2f MB packed weights (%s)\n",
               layers.size(), macs / 1e6, param_bytes / 1048576.0, session.arena_bytes() / 1048576.0,
-              session.packed_weight_bytes() / 1048576.0, PrecisionName(f.precision));
+              session.packed_weight_bytes() / 1048576.0,
+              bf16_fell_back ? "bf16 asked; fp32 kernels: bf16 GEMMs are not faster on this CPU"
+                             : PrecisionName(f.precision));
   for (int i = 0; i < session.num_inputs(); ++i) {
     std::printf("  input  %-24s %s %s\n", session.input(i)->name().c_str(),
                 ShapeToString(session.input(i)->shape()).c_str(), LayoutName(session.input(i)->layout()));

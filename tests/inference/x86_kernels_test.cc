@@ -311,6 +311,16 @@ TEST_F(X86KernelsTest, FloatToBf16RoundsLikeAvx512Bf16) {
   EXPECT_GT(checked, 16000000);
 }
 
+// Bf16GemmPays measures; it can only say yes where the instruction exists,
+// and answers the same every time (kept for the process).
+TEST_F(X86KernelsTest, Bf16GemmPaysOnlyWithAvx512Bf16) {
+  const bool pays = x86::Bf16GemmPays();
+  if (pays) {
+    EXPECT_TRUE(x86::GetCpuFeatures().avx512bf16);
+  }
+  EXPECT_EQ(x86::Bf16GemmPays(), pays);
+}
+
 // The bf16 GEMM (Precision::kBf16) against a double-precision sum of the
 // bf16-rounded operands: only the fp32 summation may differ. Odd k (the pad
 // pair), k over several 256-step chunks, m over several 48-row blocks,

@@ -13,6 +13,14 @@ struct CpuFeatures {
 };
 
 const CpuFeatures& GetCpuFeatures();
+// Whether bf16 GEMMs (vdpbf16ps, two multiplies per lane) beat fp32 FMAs on
+// this CPU: measured once per process (~1 ms: 12 independent chains of each
+// instruction, interleaved, best of 5), true when vdpbf16ps does at least
+// 1.3x the FMA's multiplies per second. AMD Zen 4 runs it at the FMA's
+// instruction rate (2x the multiplies); Intel Sapphire Rapids at half its
+// rate (0.43x the multiplies: there bf16 needs AMX). False without
+// AVX512-BF16; RILL_BF16=0 / RILL_BF16=1 override the measurement.
+bool Bf16GemmPays();
 inline bool HasAvx2Fma() { return GetCpuFeatures().avx2 && GetCpuFeatures().fma; }
 
 }  // namespace rill::inference::cpu::x86

@@ -97,7 +97,7 @@ void PackConvGemmWeightsHalf(const ConvParams& p, const float* filter, std::vect
 
 PanelType ChoosePanelType(bool f16, bool bf16, bool avx512) {
   if (avx512 && f16) return PanelType::kF16;
-  if (avx512 && bf16 && GetCpuFeatures().avx512bf16) return PanelType::kBf16;
+  if (avx512 && bf16 && Bf16GemmPays()) return PanelType::kBf16;
   return PanelType::kF32;
 }
 

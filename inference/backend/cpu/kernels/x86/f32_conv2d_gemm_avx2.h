@@ -37,7 +37,8 @@ void PackConvGemmWeightsHalf(const ConvParams& p, const float* filter, std::vect
 // on AVX512-BF16).
 enum class PanelType { kF32, kF16, kBf16 };
 // kF16 for `f16` (Precision::kFp16) with AVX-512, kBf16 for `bf16`
-// (Precision::kBf16) with AVX512-BF16, kF32 otherwise.
+// (Precision::kBf16) where bf16 GEMMs pay (Bf16GemmPays: AVX512-BF16 at the
+// FMA's instruction rate), kF32 otherwise.
 PanelType ChoosePanelType(bool f16, bool bf16, bool avx512);
 // The suffix of kernel names ("", "_f16w", "_bf16") and of tuning-cache keys
 // ("", ":f16w", ":bf16") for panels of `t`.
