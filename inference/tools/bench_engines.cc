@@ -36,6 +36,7 @@
 #include <opencv2/dnn.hpp>
 
 #include "inference/tools/ort_runner.h"
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "rill/inference/inference.h"
 
 namespace {
@@ -62,8 +63,8 @@ struct Flags {
   // MNN's and ONNX Runtime's own benchmark tools measure), blocks rotating.
   int block = 1;
   std::vector<std::string> models;  // empty: all
-  // Which engines run; ours_bf16 (Precision::kBf16) only where the CPU has
-  // AVX512-BF16.
+  // Which engines run; ours_bf16 (Precision::kBf16) only where bf16 GEMMs
+  // pay (x86::Bf16GemmPays).
   std::vector<std::string> engines = {"ours", "onnxruntime", "opencv", "ours_bf16"};
   std::vector<int> threads = {1, 2};
   std::string dir = "third_party/models", ort_lib;
@@ -335,7 +336,7 @@ int main(int argc, char** argv) {
       // The same model in bfloat16, on the same input.
       Engine bf_e{"ours_bf16", nullptr, {}};
       std::unique_ptr<Ours> ours_bf;
-      if (ours_e.times.error.empty() && __builtin_cpu_supports("avx512bf16")) {
+      if (ours_e.times.error.empty() && rill::inference::cpu::x86::Bf16GemmPays()) {
         ours_bf = std::make_unique<Ours>(path, threads, Precision::kBf16);
         if (!ours_bf->error.empty()) {
           bf_e.times.error = ours_bf->error;
