@@ -159,6 +159,33 @@ TEST(InferenceCalculatorTest, Fp16WeightsGiveTheSameDetections) {
   EXPECT_EQ(results[0], results[1]);
 }
 
+// squeezenet's logits through the calculator with `extra` options, next to
+// the plain run's: the largest difference and the plain logits' range.
+struct LogitsDiff {
+  float max_diff = 0, range = 0;
+};
+absl::StatusOr<LogitsDiff> SqueezenetDiff(const std::string& model,
+                                          const std::string& extra) {
+  std::vector<std::vector<float>> results;
+  for (const std::string& options : {std::string(), extra}) {
+    auto out = RunGraph(Graph("model_path: '" + model + "'" + options), {"out"},
+                        {{"in", {Input({1, 3, 224, 224}, 0.5f)}}});
+    if (!out.ok()) return out.status();
+    const Tensor& t = (*out)["out"].at(0).Get<std::vector<Tensor>>().at(0);
+    results.emplace_back(t.data<float>(), t.data<float>() + t.num_elements());
+  }
+  if (results[0].size() != 1000u) return absl::InternalError("not 1000 logits");
+  float lo = results[0][0], hi = lo;
+  LogitsDiff d;
+  for (size_t i = 0; i < results[0].size(); ++i) {
+    lo = std::min(lo, results[0][i]);
+    hi = std::max(hi, results[0][i]);
+    d.max_diff = std::max(d.max_diff, std::fabs(results[0][i] - results[1][i]));
+  }
+  d.range = hi - lo;
+  return d;
+}
+
 // fp16_weights on an ONNX model (fp32 weights, so the halves round): with
 // AVX-512 the logits move a little (proof that the option reached the
 // session; the face detector above cannot show it) and stay within 1e-2 of
@@ -166,22 +193,10 @@ TEST(InferenceCalculatorTest, Fp16WeightsGiveTheSameDetections) {
 TEST(InferenceCalculatorTest, Fp16WeightsRoundAnOnnxModelsWeights) {
   const std::string model = "third_party/models/squeezenet1_1.onnx";
   if (!Exists(model)) GTEST_SKIP() << "run scripts/fetch_models.sh";
-  std::vector<std::vector<float>> results;
-  for (const char* extra : {"", " fp16_weights: true"}) {
-    auto out = RunGraph(Graph("model_path: '" + model + "'" + extra), {"out"},
-                        {{"in", {Input({1, 3, 224, 224}, 0.5f)}}});
-    ASSERT_TRUE(out.ok()) << out.status();
-    const Tensor& t = (*out)["out"].at(0).Get<std::vector<Tensor>>().at(0);
-    results.emplace_back(t.data<float>(), t.data<float>() + t.num_elements());
-  }
-  ASSERT_EQ(results[0].size(), 1000u);
-  float lo = results[0][0], hi = lo, max_diff = 0;
-  for (size_t i = 0; i < results[0].size(); ++i) {
-    lo = std::min(lo, results[0][i]);
-    hi = std::max(hi, results[0][i]);
-    max_diff = std::max(max_diff, std::fabs(results[0][i] - results[1][i]));
-  }
-  EXPECT_LE(max_diff, 1e-2f * (hi - lo));
+  auto d = SqueezenetDiff(model, " fp16_weights: true");
+  ASSERT_TRUE(d.ok()) << d.status();
+  const float max_diff = d->max_diff;
+  EXPECT_LE(max_diff, 1e-2f * d->range);
   if (__builtin_cpu_supports("avx512f")) {
     EXPECT_GT(max_diff, 0.0f) << "fp16_weights did not reach the session";
   }
@@ -194,21 +209,10 @@ TEST(InferenceCalculatorTest, Fp16WeightsRoundAnOnnxModelsWeights) {
 TEST(InferenceCalculatorTest, Bf16RunsTheGemmsInBfloat16) {
   const std::string model = "third_party/models/squeezenet1_1.onnx";
   if (!Exists(model)) GTEST_SKIP() << "run scripts/fetch_models.sh";
-  std::vector<std::vector<float>> results;
-  for (const char* extra : {"", " bf16: true"}) {
-    auto out = RunGraph(Graph("model_path: '" + model + "'" + extra), {"out"},
-                        {{"in", {Input({1, 3, 224, 224}, 0.5f)}}});
-    ASSERT_TRUE(out.ok()) << out.status();
-    const Tensor& t = (*out)["out"].at(0).Get<std::vector<Tensor>>().at(0);
-    results.emplace_back(t.data<float>(), t.data<float>() + t.num_elements());
-  }
-  float lo = results[0][0], hi = lo, max_diff = 0;
-  for (size_t i = 0; i < results[0].size(); ++i) {
-    lo = std::min(lo, results[0][i]);
-    hi = std::max(hi, results[0][i]);
-    max_diff = std::max(max_diff, std::fabs(results[0][i] - results[1][i]));
-  }
-  EXPECT_LE(max_diff, 3e-2f * (hi - lo));
+  auto d = SqueezenetDiff(model, " bf16: true");
+  ASSERT_TRUE(d.ok()) << d.status();
+  const float max_diff = d->max_diff;
+  EXPECT_LE(max_diff, 3e-2f * d->range);
   if (inference::cpu::x86::Bf16GemmPays()) {
     EXPECT_GT(max_diff, 0.0f) << "bf16 did not reach the session";
   } else {

@@ -179,6 +179,38 @@ TEST(OnnxImporterTest, TuningModeCachesChoices) {
   EXPECT_NE(content.find("conv:n1:h56:w56:ic64:oc64:k3x3:s1x1"), std::string::npos) << content;
 }
 
+// `name` on an fp32 session and on one with `precision`, the same input:
+// the largest output difference, the fp32 output's range, and the sessions.
+struct PrecisionRun {
+  std::unique_ptr<Session> fp32, other;
+  float max_diff = 0, range = 0;
+};
+Status RunBothPrecisions(const std::shared_ptr<const Model>& model, Precision precision, PrecisionRun* r) {
+  SessionConfig fp32, other;
+  other.precision = precision;
+  auto a = Session::Create(model, fp32);
+  if (!a.ok()) return a.status();
+  auto b = Session::Create(model, other);
+  if (!b.ok()) return b.status();
+  r->fp32 = std::move(*a);
+  r->other = std::move(*b);
+  float* xa = r->fp32->input(0)->data_as<float>();
+  float* xb = r->other->input(0)->data_as<float>();
+  for (int64_t i = 0; i < r->fp32->input(0)->num_elements(); ++i) xa[i] = xb[i] = std::sin(0.01f * (i % 7919));
+  RILL_INF_RETURN_IF_ERROR(r->fp32->Run());
+  RILL_INF_RETURN_IF_ERROR(r->other->Run());
+  const float* ya = r->fp32->output(0)->data_as<float>();
+  const float* yb = r->other->output(0)->data_as<float>();
+  float lo = ya[0], hi = ya[0];
+  for (int64_t i = 0; i < r->fp32->output(0)->num_elements(); ++i) {
+    lo = std::min(lo, ya[i]);
+    hi = std::max(hi, ya[i]);
+    r->max_diff = std::max(r->max_diff, std::fabs(ya[i] - yb[i]));
+  }
+  r->range = hi - lo;
+  return Status::Ok();
+}
+
 // Precision::kFp16: the GEMM and Winograd weights in half precision (less
 // than 0.55x the packed bytes of fp32 where the CPU has AVX-512: MobileNetV2
 // is all GEMMs, ResNet-18 mostly Winograd), outputs within 1e-2 of the fp32
@@ -190,31 +222,19 @@ TEST(OnnxImporterTest, Fp16WeightsHalveMemoryWithinTolerance) {
     RILL_SKIP_IF_MISSING(path);
     auto model = Model::FromFile(path);
     ASSERT_TRUE(model.ok());
-    SessionConfig fp32, fp16;
-    fp16.precision = Precision::kFp16;
-    auto a = Session::Create(*model, fp32);
-    auto b = Session::Create(*model, fp16);
-    ASSERT_TRUE(a.ok() && b.ok()) << b.status().ToString();
-    float* xa = (*a)->input(0)->data_as<float>();
-    float* xb = (*b)->input(0)->data_as<float>();
-    for (int64_t i = 0; i < (*a)->input(0)->num_elements(); ++i) xa[i] = xb[i] = std::sin(0.01f * (i % 7919));
-    ASSERT_TRUE((*a)->Run().ok());
-    ASSERT_TRUE((*b)->Run().ok());
-    const float* ya = (*a)->output(0)->data_as<float>();
-    const float* yb = (*b)->output(0)->data_as<float>();
-    float lo = ya[0], hi = ya[0], max_diff = 0;
-    for (int64_t i = 0; i < (*a)->output(0)->num_elements(); ++i) {
-      lo = std::min(lo, ya[i]);
-      hi = std::max(hi, ya[i]);
-      max_diff = std::max(max_diff, std::fabs(ya[i] - yb[i]));
-    }
-    std::printf("%s: packed weights %zu -> %zu bytes, max diff %g of range %g\n", name, (*a)->packed_weight_bytes(),
-                (*b)->packed_weight_bytes(), max_diff, hi - lo);
+    PrecisionRun run;
+    const Status st = RunBothPrecisions(*model, Precision::kFp16, &run);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    const auto& a = run.fp32;
+    const auto& b = run.other;
+    const float max_diff = run.max_diff, lo = 0, hi = run.range;
+    std::printf("%s: packed weights %zu -> %zu bytes, max diff %g of range %g\n", name, a->packed_weight_bytes(),
+                b->packed_weight_bytes(), max_diff, hi - lo);
     EXPECT_LE(max_diff, 1e-2f * (hi - lo)) << name;
     // Decided by the CPU, not by the bytes seen: kFp16 ignored would
     // otherwise pass unnoticed.
     if (__builtin_cpu_supports("avx512f")) {
-      EXPECT_LE((*b)->packed_weight_bytes(), 0.55 * (*a)->packed_weight_bytes()) << name;
+      EXPECT_LE(b->packed_weight_bytes(), 0.55 * a->packed_weight_bytes()) << name;
       EXPECT_GT(max_diff, 0.0f) << name;
     }
   }
@@ -233,39 +253,27 @@ TEST(OnnxImporterTest, Bf16GemmsWithinTolerance) {
     RILL_SKIP_IF_MISSING(path);
     auto model = Model::FromFile(path);
     ASSERT_TRUE(model.ok());
-    SessionConfig fp32, bf16;
-    bf16.precision = Precision::kBf16;
-    auto a = Session::Create(*model, fp32);
-    auto b = Session::Create(*model, bf16);
-    ASSERT_TRUE(a.ok() && b.ok()) << b.status().ToString();
-    float* xa = (*a)->input(0)->data_as<float>();
-    float* xb = (*b)->input(0)->data_as<float>();
-    for (int64_t i = 0; i < (*a)->input(0)->num_elements(); ++i) xa[i] = xb[i] = std::sin(0.01f * (i % 7919));
-    ASSERT_TRUE((*a)->Run().ok());
-    ASSERT_TRUE((*b)->Run().ok());
-    const float* ya = (*a)->output(0)->data_as<float>();
-    const float* yb = (*b)->output(0)->data_as<float>();
-    float lo = ya[0], hi = ya[0], max_diff = 0;
-    for (int64_t i = 0; i < (*a)->output(0)->num_elements(); ++i) {
-      lo = std::min(lo, ya[i]);
-      hi = std::max(hi, ya[i]);
-      max_diff = std::max(max_diff, std::fabs(ya[i] - yb[i]));
-    }
+    PrecisionRun run;
+    const Status st = RunBothPrecisions(*model, Precision::kBf16, &run);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    const auto& a = run.fp32;
+    const auto& b = run.other;
+    const float max_diff = run.max_diff, lo = 0, hi = run.range;
     std::printf("%s bf16: packed weights %zu -> %zu bytes, max diff %g of range %g\n", name,
-                (*a)->packed_weight_bytes(), (*b)->packed_weight_bytes(), max_diff, hi - lo);
+                a->packed_weight_bytes(), b->packed_weight_bytes(), max_diff, hi - lo);
     if (!cpu::x86::Bf16GemmPays()) {
       EXPECT_EQ(max_diff, 0.0f) << name;
-      for (const auto& layer : (*b)->Layers()) EXPECT_EQ(layer.kernel.find("_bf16"), std::string::npos) << layer.kernel;
+      for (const auto& layer : b->Layers()) EXPECT_EQ(layer.kernel.find("_bf16"), std::string::npos) << layer.kernel;
       continue;
     }
     EXPECT_LE(max_diff, 2e-2f * (hi - lo)) << name;
     EXPECT_GT(max_diff, 0.0f) << name;
     // MobileNetV2 is all GEMMs; squeezenet's 3x3 convs stay on fp32 Winograd.
     if (std::string(name) == "mobilenet_v2") {
-      EXPECT_LE((*b)->packed_weight_bytes(), 0.6 * (*a)->packed_weight_bytes()) << name;
+      EXPECT_LE(b->packed_weight_bytes(), 0.6 * a->packed_weight_bytes()) << name;
     }
     int gemm_layers = 0;
-    for (const auto& layer : (*b)->Layers()) {
+    for (const auto& layer : b->Layers()) {
       if (layer.kernel.find("gemm_6x32") == std::string::npos && layer.kernel.find("fully_connected") == std::string::npos) {
         continue;
       }

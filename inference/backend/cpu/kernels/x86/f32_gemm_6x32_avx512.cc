@@ -212,6 +212,42 @@ __attribute__((target("avx512f"))) void HalfPanelToFloat(const uint16_t* src, in
   }
 }
 
+// One panel's share of a k chunk, for both drivers: its columns, the bias
+// (first chunk only; 0 after), the residual's columns (last chunk only) and
+// the tile family of its width.
+struct PanelChunk {
+  int col = 0, nr = 0;
+  alignas(64) float bias32[kNr] = {};
+  const float* res = nullptr;  // residual + col, or null
+  int res_cols = 0;
+  bool narrow = false;  // at most 16 valid columns: the 12x16 tiles
+  int max_rows = kMr;
+
+  PanelChunk(int p, int n, const float* bias, bool first, bool last, const float* residual, int res_c) {
+    col = p * kNr;
+    nr = n - col < kNr ? n - col : kNr;
+    if (bias && first) {
+      for (int j = 0; j < nr; ++j) bias32[j] = bias[col + j];
+    }
+    // The residual joins at the last k chunk, before the activation.
+    if (last && residual != nullptr && col < res_c) {
+      res = residual + col;
+      res_cols = res_c - col;
+    }
+    narrow = nr <= 16;
+    max_rows = narrow ? kMrNarrow : kMr;
+  }
+};
+
+// `rows` in tiles of near-equal height, at most `max_rows` (49 = 4 x 6 + 5 x
+// 5, not 8 x 6 + 1: a one-row tile costs most of a full one): the first
+// `tall` tiles have `low + 1` rows, the others `low`.
+struct RowTiles {
+  int tiles, tall, low;
+  RowTiles(int rows, int max_rows)
+      : tiles((rows + max_rows - 1) / max_rows), tall(rows % tiles), low(rows / tiles) {}
+};
+
 // W = float (PackWeightsNK512) or uint16_t (PackWeightsNK512Half).
 template <typename W>
 void GemmDriver(int m, int n, int k, const float* a, int lda, const W* packed_w, const float* bias,
@@ -232,38 +268,23 @@ void GemmDriver(int m, int n, int k, const float* a, int lda, const W* packed_w,
     const bool last = k0 + kc >= k;
     const FusedActivation act = last ? activation : FusedActivation::kNone;
     for (int p = 0; p < panels; ++p) {
-      const int col = p * kNr;
-      const int nr = n - col < kNr ? n - col : kNr;
-      float bias32[kNr] = {};
-      if (bias && first) {
-        for (int j = 0; j < nr; ++j) bias32[j] = bias[col + j];
-      }
+      const PanelChunk pc(p, n, bias, first, last, residual, res_c);
       const W* wp = packed_w + static_cast<size_t>(p) * kNr * k + static_cast<size_t>(k0) * kNr;
-      // The residual joins at the last k chunk, before the activation.
-      const float* res = last && residual != nullptr && col < res_c ? residual + col : nullptr;
-      const int res_cols = res ? res_c - col : 0;
-      // Rows in blocks of near-equal height (49 = 4 x 6 + 5 x 5, not 8 x 6
-      // + 1: a one-row tile costs most of a full one); narrow panels on the
-      // 16-column kernels, up to 12 rows.
-      const bool narrow = nr <= 16;
-      const int max_rows = narrow ? kMrNarrow : kMr;
-      // The first m % blocks tiles have one row more than the others; a
-      // call takes all tiles of one height (K <= 64) or one tile.
-      const int blocks = (m + max_rows - 1) / max_rows;
-      const int tall = m % blocks, low = m / blocks;
+      // A call takes all tiles of one height (K <= 64) or one tile.
+      const RowTiles split(m, pc.max_rows);
       auto rows = [&](auto* w) {
         using T = std::remove_const_t<std::remove_pointer_t<decltype(w)>>;
-        const MicroKernelFn<T>* kernels = narrow ? kNarrowKernels<T>.data() : kKernels<T>.data();
+        const MicroKernelFn<T>* kernels = pc.narrow ? kNarrowKernels<T>.data() : kKernels<T>.data();
         for (int run = 0, row = 0; run < 2; ++run) {
-          const int count = run == 0 ? tall : blocks - tall;
-          const int mr = run == 0 ? low + 1 : low;
+          const int count = run == 0 ? split.tall : split.tiles - split.tall;
+          const int mr = run == 0 ? split.low + 1 : split.low;
           if (mr == 0) continue;
           const int batch = kc <= 64 ? 8 : 1;
           for (int done = 0; done < count; done += batch) {
             const int per_call = count - done < batch ? count - done : batch;
-            kernels[mr](per_call, kc, a + static_cast<size_t>(row) * lda + k0, lda, w, bias32, !first, act,
-                        c + static_cast<size_t>(row) * ldc + col, ldc, nr,
-                        res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
+            kernels[mr](per_call, kc, a + static_cast<size_t>(row) * lda + k0, lda, w, pc.bias32, !first, act,
+                        c + static_cast<size_t>(row) * ldc + pc.col, ldc, pc.nr,
+                        pc.res ? pc.res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, pc.res_cols);
             row += per_call * mr;
           }
         }
@@ -480,27 +501,17 @@ void GemmDriverBf16(int m, int n, int k, const float* a, int lda, const Bf16* pa
       const int rb = m - r0 < kBf16RowBlock ? m - r0 : kBf16RowBlock;
       RowsToBf16(a + static_cast<size_t>(r0) * lda, lda, rb, k0, kc, pairs, abuf);
       for (int p = 0; p < panels; ++p) {
-        const int col = p * kNr;
-        const int nr = n - col < kNr ? n - col : kNr;
-        float bias32[kNr] = {};
-        if (bias && first) {
-          for (int j = 0; j < nr; ++j) bias32[j] = bias[col + j];
-        }
+        const PanelChunk pc(p, n, bias, first, last, residual, res_c);
         const Bf16* wp = packed_w + (static_cast<size_t>(p) * total_pairs + q0) * 2 * kNr;
-        const float* res =
-            last && residual != nullptr && col < res_c ? residual + static_cast<size_t>(r0) * res_ld + col : nullptr;
-        const int res_cols = res ? res_c - col : 0;
-        // Row tiles of near-equal height, as the fp32 driver.
-        const bool narrow = nr <= 16;
-        const Bf16KernelFn* kernels = narrow ? kBf16NarrowKernels.data() : kBf16Kernels.data();
-        const int max_rows = narrow ? kMrNarrow : kMr;
-        const int tiles = (rb + max_rows - 1) / max_rows;
-        const int tall = rb % tiles, low = rb / tiles;
-        for (int t = 0, row = 0; t < tiles; ++t) {
-          const int mr = t < tall ? low + 1 : low;
-          kernels[mr](pairs, abuf + static_cast<size_t>(row) * pairs, pairs, wp, bias32, !first, act,
-                      c + static_cast<size_t>(r0 + row) * ldc + col, ldc, nr,
-                      res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, res_cols);
+        // The row block's residual rows: pc.res is row 0's.
+        const float* res = pc.res ? pc.res + static_cast<size_t>(r0) * res_ld : nullptr;
+        const Bf16KernelFn* kernels = pc.narrow ? kBf16NarrowKernels.data() : kBf16Kernels.data();
+        const RowTiles split(rb, pc.max_rows);
+        for (int t = 0, row = 0; t < split.tiles; ++t) {
+          const int mr = t < split.tall ? split.low + 1 : split.low;
+          kernels[mr](pairs, abuf + static_cast<size_t>(row) * pairs, pairs, wp, pc.bias32, !first, act,
+                      c + static_cast<size_t>(r0 + row) * ldc + pc.col, ldc, pc.nr,
+                      res ? res + static_cast<size_t>(row) * res_ld : nullptr, res_ld, pc.res_cols);
           row += mr;
         }
       }
