@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "gtest/gtest.h"
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "rill/inference/inference.h"
 #include "tests/inference/test_util.h"
 
@@ -94,6 +95,70 @@ TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
       max_diff = std::max(max_diff, std::fabs(x->data_as<float>()[i] - y->data_as<float>()[i]));
     }
     EXPECT_EQ(max_diff, 0.0f) << x->name();
+  }
+}
+
+// Precision::kBf16 on every MediaPipe model (DEPTHWISE_BLOCKs, transpose
+// convs, PReLU, the landmark heads). The face detectors and hand landmarks
+// stay within 3e-2 of each output's largest magnitude (at least 1; measured
+// 3e-3 to 1.3e-2). The pose and segmentation models amplify small changes:
+// their heatmaps, mask edges and pose flag move by 10-70% at the worst
+// element (their fp32 outputs move 4-52% when only the input is rounded to
+// bf16), so for them only the mean difference is held (<= 15% of the
+// magnitude; measured <= 3.5% but for the single-value pose flag of
+// pose_landmark_full, 13.5%), and inference/README tells users to keep them in
+// fp32. Where bf16 GEMMs pay (x86::Bf16GemmPays) the GEMM layers run their
+// _bf16 kernels and the outputs move; elsewhere they are the fp32 bits.
+TEST_P(MediaPipeModelTest, Bf16WithinToleranceOfFp32) {
+  const std::string path = ModelPath(GetParam());
+  RILL_SKIP_IF_MISSING(path);
+  const bool sensitive =
+      GetParam().rfind("pose_landmark", 0) == 0 || GetParam().rfind("selfie_segmentation", 0) == 0;
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok());
+  SessionConfig fp32, bf16;
+  bf16.precision = Precision::kBf16;
+  auto a = Session::Create(*model, fp32);
+  auto b = Session::Create(*model, bf16);
+  ASSERT_TRUE(a.ok() && b.ok()) << b.status().ToString();
+  for (int i = 0; i < (*a)->num_inputs(); ++i) {
+    FillInput((*a)->input(i));
+    FillInput((*b)->input(i));
+  }
+  ASSERT_TRUE((*a)->Run().ok());
+  ASSERT_TRUE((*b)->Run().ok());
+  int bf16_layers = 0;
+  for (const std::string& k : (*b)->KernelNames()) bf16_layers += k.find("_bf16") != std::string::npos;
+  float worst = 0;
+  for (int o = 0; o < (*a)->num_outputs(); ++o) {
+    const float* x = (*a)->output(o)->data_as<float>();
+    const float* y = (*b)->output(o)->data_as<float>();
+    const int64_t n = (*a)->output(o)->num_elements();
+    float max_abs = 0, max_diff = 0;
+    double sum_diff = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_TRUE(std::isfinite(y[i])) << (*a)->output(o)->name() << "[" << i << "]";
+      max_abs = std::max(max_abs, std::fabs(x[i]));
+      max_diff = std::max(max_diff, std::fabs(x[i] - y[i]));
+      sum_diff += std::fabs(x[i] - y[i]);
+    }
+    const float scale = std::max(1.0f, max_abs);
+    worst = std::max(worst, max_diff / scale);
+    std::printf("%s %s: bf16 moves it by %.3g (mean %.3g) of %.3g\n", GetParam().c_str(),
+                (*a)->output(o)->name().c_str(), max_diff / scale, sum_diff / n / scale, scale);
+    if (sensitive) {
+      EXPECT_LE(sum_diff / n, 0.15 * scale) << (*a)->output(o)->name();
+    } else {
+      EXPECT_LE(max_diff, 3e-2f * scale) << (*a)->output(o)->name();
+    }
+  }
+  std::printf("%s bf16: %d layers on bf16 kernels\n", GetParam().c_str(), bf16_layers);
+  if (cpu::x86::Bf16GemmPays()) {
+    EXPECT_GT(bf16_layers, 0);
+    EXPECT_GT(worst, 0.0f);
+  } else {
+    EXPECT_EQ(bf16_layers, 0);
+    EXPECT_EQ(worst, 0.0f);
   }
 }
 
