@@ -48,9 +48,12 @@ enum class Precision {
   // significant bits, relative error <= 2^-9 each) and sum the products in
   // fp32, two multiplies per lane and instruction: on Zen 4 twice the fp32
   // rate, half the weight bytes. Outputs move by about 1e-2 of their range
-  // (a classifier's top-1 is kept; `rill model compare --precision=bf16`
-  // measures a model). Winograd, sliding-window, depthwise and the
-  // elementwise kernels stay fp32; CPUs without AVX512-BF16 run fp32.
+  // for classifiers and detectors (`rill model compare --precision=bf16`
+  // measures a model); models whose outputs amplify small changes (pose
+  // heatmaps, segmentation masks) move far more: keep those in kFp32.
+  // Winograd F(4,3)/F(6,3), sliding-window, depthwise and the elementwise
+  // kernels stay fp32; CPUs where bf16 is not faster (no AVX512-BF16, or a
+  // half-rate vdpbf16ps as on Sapphire Rapids) run fp32 throughout.
   kBf16,
 };
 
