@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 #include "gtest/gtest.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
@@ -58,19 +59,16 @@ TEST_P(MediaPipeModelTest, LoadsAndRuns) {
   }
 }
 
-// Precision::kFp16 keeps the GEMM and Winograd weights in half precision.
-// MediaPipe's models store their weights as fp16 behind DEQUANTIZE, so the
-// halves are exact and the outputs equal the fp32 session's bit for bit
-// (with AVX-512; elsewhere kFp16 keeps fp32 weights, the same bits too).
-TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
-  const std::string path = ModelPath(GetParam());
-  RILL_SKIP_IF_MISSING(path);
+// The model at `path` on an fp32 session and on one with `precision`, the
+// same synthetic input, both run.
+void RunBoth(const std::string& path, Precision precision, std::unique_ptr<Session>* fp32_session,
+             std::unique_ptr<Session>* other_session) {
   auto model = Model::FromFile(path);
   ASSERT_TRUE(model.ok());
-  SessionConfig fp32, fp16;
-  fp16.precision = Precision::kFp16;
+  SessionConfig fp32, other;
+  other.precision = precision;
   auto a = Session::Create(*model, fp32);
-  auto b = Session::Create(*model, fp16);
+  auto b = Session::Create(*model, other);
   ASSERT_TRUE(a.ok() && b.ok()) << b.status().ToString();
   for (int i = 0; i < (*a)->num_inputs(); ++i) {
     FillInput((*a)->input(i));
@@ -78,6 +76,22 @@ TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
   }
   ASSERT_TRUE((*a)->Run().ok());
   ASSERT_TRUE((*b)->Run().ok());
+  *fp32_session = std::move(*a);
+  *other_session = std::move(*b);
+}
+
+// Precision::kFp16 keeps the GEMM and Winograd weights in half precision.
+// MediaPipe's models store their weights as fp16 behind DEQUANTIZE, so the
+// halves are exact and the outputs equal the fp32 session's bit for bit
+// (with AVX-512; elsewhere kFp16 keeps fp32 weights, the same bits too).
+TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
+  const std::string path = ModelPath(GetParam());
+  RILL_SKIP_IF_MISSING(path);
+  std::unique_ptr<Session> a_session, b_session;
+  RunBoth(path, Precision::kFp16, &a_session, &b_session);
+  if (HasFatalFailure()) return;
+  auto* a = &a_session;
+  auto* b = &b_session;
   std::printf("%s: packed weights %zu bytes (fp32), %zu (fp16)\n", GetParam().c_str(), (*a)->packed_weight_bytes(),
               (*b)->packed_weight_bytes());
   EXPECT_LE((*b)->packed_weight_bytes(), (*a)->packed_weight_bytes());
@@ -114,19 +128,11 @@ TEST_P(MediaPipeModelTest, Bf16WithinToleranceOfFp32) {
   RILL_SKIP_IF_MISSING(path);
   const bool sensitive =
       GetParam().rfind("pose_landmark", 0) == 0 || GetParam().rfind("selfie_segmentation", 0) == 0;
-  auto model = Model::FromFile(path);
-  ASSERT_TRUE(model.ok());
-  SessionConfig fp32, bf16;
-  bf16.precision = Precision::kBf16;
-  auto a = Session::Create(*model, fp32);
-  auto b = Session::Create(*model, bf16);
-  ASSERT_TRUE(a.ok() && b.ok()) << b.status().ToString();
-  for (int i = 0; i < (*a)->num_inputs(); ++i) {
-    FillInput((*a)->input(i));
-    FillInput((*b)->input(i));
-  }
-  ASSERT_TRUE((*a)->Run().ok());
-  ASSERT_TRUE((*b)->Run().ok());
+  std::unique_ptr<Session> a_session, b_session;
+  RunBoth(path, Precision::kBf16, &a_session, &b_session);
+  if (HasFatalFailure()) return;
+  auto* a = &a_session;
+  auto* b = &b_session;
   int bf16_layers = 0;
   for (const std::string& k : (*b)->KernelNames()) bf16_layers += k.find("_bf16") != std::string::npos;
   float worst = 0;
