@@ -216,37 +216,12 @@ struct OnnxRow {
   double macs = 0;  // the model's conv and FC multiply-accumulates (nominal)
 };
 
-// One core's fp32 FMA throughput, measured: 12 independent chains of vector
-// FMAs (enough to hide the latency on every x86 core), AVX-512 where the CPU
-// has it, else AVX2; best of 3 runs of ~20 ms. In GMAC/s (one FMA lane = one
-// multiply-accumulate). What no kernel can beat, unlike the nominal 32
-// MAC/cycle: AMD's Zen 4 runs a 512-bit FMA as two 256-bit halves.
-#define RILL_FMA_CHAINS(V, FMA, SET1, LANES)                                   \
-  V acc[12];                                                                   \
-  for (int i = 0; i < 12; ++i) acc[i] = SET1(0.001f * i);                      \
-  const V b = SET1(0.99999f), c = SET1(1e-6f);                                 \
-  const auto t0 = std::chrono::steady_clock::now();                            \
-  for (long n = 0; n < iters; ++n) {                                           \
-    _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) acc[i] = FMA(acc[i], b, c); \
-  }                                                                            \
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); \
-  float lane0[LANES];                                                          \
-  volatile float sink = 0;                                                     \
-  for (int i = 0; i < 12; ++i) {                                               \
-    std::memcpy(lane0, &acc[i], sizeof(lane0));                                \
-    sink = sink + lane0[0];                                                    \
-  }                                                                            \
-  return static_cast<double>(iters) * 12 * LANES / s / 1e9;
-__attribute__((target("avx512f"))) double FmaPeak512(long iters) { RILL_FMA_CHAINS(__m512, _mm512_fmadd_ps, _mm512_set1_ps, 16) }
-__attribute__((target("avx2,fma"))) double FmaPeak256(long iters) { RILL_FMA_CHAINS(__m256, _mm256_fmadd_ps, _mm256_set1_ps, 8) }
-#undef RILL_FMA_CHAINS
-
+// One core's fp32 FMA peak (x86::FmaChainGmacs), best of 3 runs of ~20 ms;
+// -1 without AVX2+FMA.
 double MeasureFmaPeakGmacs() {
-  const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (!avx512 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return -1;
-  const long iters = 5'000'000;  // 60 M FMAs: ~20 ms at 3 GHz on one 512-bit port
-  double best = 0;
-  for (int r = 0; r < 3; ++r) best = std::max(best, avx512 ? FmaPeak512(iters) : FmaPeak256(iters));
+  const long rounds = 5'000'000;  // 60 M FMAs: ~20 ms at 3 GHz on one 512-bit port
+  double best = -1;
+  for (int r = 0; r < 3; ++r) best = std::max(best, rill::inference::cpu::x86::FmaChainGmacs(rounds));
   return best;
 }
 

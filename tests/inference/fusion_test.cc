@@ -400,37 +400,32 @@ std::string RunAgainstReference(const ir::Graph& g, const std::string& concat, i
   auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(g));
   std::vector<float> want, single;
   std::string kernel;
-  for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
-    for (int threads : {1, 2, 3}) {
-      SessionConfig config;
-      config.algorithm = policy;
-      config.num_threads = threads;
-      auto s = Session::Create(model, config);
-      EXPECT_TRUE(s.ok()) << s.status().ToString();
-      if (!s.ok()) return "";
-      if (resize_h > 0) {
-        Shape shape = (*s)->input(0)->shape();
-        shape[1] = resize_h;
-        const Status r = (*s)->Resize({{g.tensors[g.inputs[0]].name, shape}});
-        EXPECT_TRUE(r.ok()) << r.ToString();
-      }
-      std::mt19937 rng(5);
-      Tensor* in = (*s)->input(0);
-      const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in->num_elements()), &rng);
-      std::memcpy(in->data(), x.data(), x.size() * 4);
-      EXPECT_TRUE((*s)->Run().ok());
-      const Tensor* y = (*s)->output(0);
-      std::vector<float> got(y->data_as<float>(), y->data_as<float>() + y->num_elements());
-      if (policy == AlgorithmPolicy::kReference) {
-        EXPECT_EQ(KernelOf(**s, concat), "concatenation_ref");
-        if (threads == 1) want = got;
-        continue;
-      }
-      kernel = KernelOf(**s, concat);
-      ExpectNear(want, got.data(), got.size(), threads);
-      if (threads == 1) single = got;
-      else EXPECT_EQ(single, got) << threads << " threads differ from 1";
+  for (const SessionConfig& config : testing::PolicyThreadConfigs({1, 2, 3})) {
+    auto s = Session::Create(model, config);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (!s.ok()) return "";
+    if (resize_h > 0) {
+      Shape shape = (*s)->input(0)->shape();
+      shape[1] = resize_h;
+      const Status r = (*s)->Resize({{g.tensors[g.inputs[0]].name, shape}});
+      EXPECT_TRUE(r.ok()) << r.ToString();
     }
+    std::mt19937 rng(5);
+    Tensor* in = (*s)->input(0);
+    const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in->num_elements()), &rng);
+    std::memcpy(in->data(), x.data(), x.size() * 4);
+    EXPECT_TRUE((*s)->Run().ok());
+    const Tensor* y = (*s)->output(0);
+    std::vector<float> got(y->data_as<float>(), y->data_as<float>() + y->num_elements());
+    if (config.algorithm == AlgorithmPolicy::kReference) {
+      EXPECT_EQ(KernelOf(**s, concat), "concatenation_ref");
+      if (config.num_threads == 1) want = got;
+      continue;
+    }
+    kernel = KernelOf(**s, concat);
+    ExpectNear(want, got.data(), got.size(), config.num_threads);
+    if (config.num_threads == 1) single = got;
+    else EXPECT_EQ(single, got) << config.num_threads << " threads differ from 1";
   }
   return kernel;
 }

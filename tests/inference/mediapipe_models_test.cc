@@ -87,23 +87,21 @@ void RunBoth(const std::string& path, Precision precision, std::unique_ptr<Sessi
 TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
   const std::string path = ModelPath(GetParam());
   RILL_SKIP_IF_MISSING(path);
-  std::unique_ptr<Session> a_session, b_session;
-  RunBoth(path, Precision::kFp16, &a_session, &b_session);
+  std::unique_ptr<Session> a, b;
+  RunBoth(path, Precision::kFp16, &a, &b);
   if (HasFatalFailure()) return;
-  auto* a = &a_session;
-  auto* b = &b_session;
-  std::printf("%s: packed weights %zu bytes (fp32), %zu (fp16)\n", GetParam().c_str(), (*a)->packed_weight_bytes(),
-              (*b)->packed_weight_bytes());
-  EXPECT_LE((*b)->packed_weight_bytes(), (*a)->packed_weight_bytes());
+  std::printf("%s: packed weights %zu bytes (fp32), %zu (fp16)\n", GetParam().c_str(), a->packed_weight_bytes(),
+              b->packed_weight_bytes());
+  EXPECT_LE(b->packed_weight_bytes(), a->packed_weight_bytes());
   // Keyed on the CPU, not on the bytes seen: with AVX-512 the conv and FC
   // panels are halves, so an ignored kFp16 fails here (the outputs below are
   // the same bits either way).
   if (__builtin_cpu_supports("avx512f")) {
-    EXPECT_LT((*b)->packed_weight_bytes() * 10, (*a)->packed_weight_bytes() * 6) << "kFp16 kept fp32 panels";
+    EXPECT_LT(b->packed_weight_bytes() * 10, a->packed_weight_bytes() * 6) << "kFp16 kept fp32 panels";
   }
-  for (int o = 0; o < (*a)->num_outputs(); ++o) {
-    const Tensor* x = (*a)->output(o);
-    const Tensor* y = (*b)->output(o);
+  for (int o = 0; o < a->num_outputs(); ++o) {
+    const Tensor* x = a->output(o);
+    const Tensor* y = b->output(o);
     float max_diff = 0;
     for (int64_t i = 0; i < x->num_elements(); ++i) {
       max_diff = std::max(max_diff, std::fabs(x->data_as<float>()[i] - y->data_as<float>()[i]));
@@ -130,22 +128,20 @@ TEST_P(MediaPipeModelTest, Bf16WithinToleranceOfFp32) {
   RILL_SKIP_IF_MISSING(path);
   const bool sensitive =
       GetParam().rfind("pose_landmark", 0) == 0 || GetParam().rfind("selfie_segmentation", 0) == 0;
-  std::unique_ptr<Session> a_session, b_session;
-  RunBoth(path, Precision::kBf16, &a_session, &b_session);
+  std::unique_ptr<Session> a, b;
+  RunBoth(path, Precision::kBf16, &a, &b);
   if (HasFatalFailure()) return;
-  auto* a = &a_session;
-  auto* b = &b_session;
   int bf16_layers = 0;
-  for (const std::string& k : (*b)->KernelNames()) bf16_layers += k.find("_bf16") != std::string::npos;
+  for (const std::string& k : b->KernelNames()) bf16_layers += k.find("_bf16") != std::string::npos;
   float worst = 0;
-  for (int o = 0; o < (*a)->num_outputs(); ++o) {
-    const float* x = (*a)->output(o)->data_as<float>();
-    const float* y = (*b)->output(o)->data_as<float>();
-    const int64_t n = (*a)->output(o)->num_elements();
+  for (int o = 0; o < a->num_outputs(); ++o) {
+    const float* x = a->output(o)->data_as<float>();
+    const float* y = b->output(o)->data_as<float>();
+    const int64_t n = a->output(o)->num_elements();
     float max_abs = 0, max_diff = 0;
     double sum_diff = 0;
     for (int64_t i = 0; i < n; ++i) {
-      ASSERT_TRUE(std::isfinite(y[i])) << (*a)->output(o)->name() << "[" << i << "]";
+      ASSERT_TRUE(std::isfinite(y[i])) << a->output(o)->name() << "[" << i << "]";
       max_abs = std::max(max_abs, std::fabs(x[i]));
       max_diff = std::max(max_diff, std::fabs(x[i] - y[i]));
       sum_diff += std::fabs(x[i] - y[i]);
@@ -153,11 +149,11 @@ TEST_P(MediaPipeModelTest, Bf16WithinToleranceOfFp32) {
     const float scale = std::max(1.0f, max_abs);
     worst = std::max(worst, max_diff / scale);
     std::printf("%s %s: bf16 moves it by %.3g (mean %.3g) of %.3g\n", GetParam().c_str(),
-                (*a)->output(o)->name().c_str(), max_diff / scale, sum_diff / n / scale, scale);
+                a->output(o)->name().c_str(), max_diff / scale, sum_diff / n / scale, scale);
     if (sensitive) {
-      EXPECT_LE(sum_diff / n, 0.3 * scale) << (*a)->output(o)->name();
+      EXPECT_LE(sum_diff / n, 0.3 * scale) << a->output(o)->name();
     } else {
-      EXPECT_LE(max_diff, 3e-2f * scale) << (*a)->output(o)->name();
+      EXPECT_LE(max_diff, 3e-2f * scale) << a->output(o)->name();
     }
   }
   std::printf("%s bf16: %d layers on bf16 kernels\n", GetParam().c_str(), bf16_layers);

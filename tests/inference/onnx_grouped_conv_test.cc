@@ -75,45 +75,41 @@ void ExpectSameAsOrt(const ConvCase& cc, int index) {
   ASSERT_EQ(want.size(), 1u);
   auto model = Model::FromFile(path);
   ASSERT_TRUE(model.ok()) << cc.Describe() << ": " << model.status().ToString();
-  for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
-    for (int threads : {1, 2}) {
-      SessionConfig config;
-      config.algorithm = policy;
-      config.num_threads = threads;
-      auto s = Session::Create(*model, config);
-      ASSERT_TRUE(s.ok()) << cc.Describe() << ": " << s.status().ToString();
-      std::copy(x.begin(), x.end(), (*s)->input(0)->data_as<float>());
-      ASSERT_TRUE((*s)->Run().ok());
-      const Tensor* y = (*s)->output(0);
-      const std::vector<int64_t> shape(y->shape().begin(), y->shape().end());
-      ASSERT_EQ(shape, want[0].shape) << cc.Describe();
-      ASSERT_EQ(static_cast<size_t>(y->num_elements()), want[0].data.size());
-      // The conv's layer: its kernel (an x86 one when optimized: a GEMM or
-      // sliding window per group, or the direct kernel) and
-      // its multiply-accumulates (each output sums k * k * C / group taps).
-      const std::vector<LayerInfo> layers = (*s)->Layers();
-      const LayerInfo* conv = nullptr;
-      for (const LayerInfo& l : layers) {
-        if (l.op.find("CONV_2D") != std::string::npos) conv = &l;
-      }
-      ASSERT_NE(conv, nullptr) << cc.Describe();
-      const int64_t per_output = static_cast<int64_t>(cc.k) * cc.k * cc.c / cc.group;
-      if (cc.op == "Conv") {
-        EXPECT_EQ(conv->macs, y->num_elements() * per_output) << cc.Describe();
-      } else {
-        EXPECT_EQ(conv->macs, static_cast<int64_t>(cc.n) * cc.h * cc.w * cc.k * cc.k * cc.c * cc.out_c / cc.group)
-            << cc.Describe();
-      }
-      if (policy == AlgorithmPolicy::kAuto && cc.op == "Conv" && cc.c != cc.group) {
-        EXPECT_TRUE(conv->kernel.rfind("conv2d_", 0) == 0 && conv->kernel != "conv2d_ref")
-            << cc.Describe() << ": " << conv->kernel;
-      }
-      const std::string what = cc.Describe() + (policy == AlgorithmPolicy::kAuto ? " optimized" : " reference") +
-                               " threads " + std::to_string(threads) + " kernel " + conv->kernel;
-      EXPECT_TRUE(ort::DiffOutputs(y->data_as<float>(), want[0].data.data(), want[0].data.size())
-                      .Within(ort::kCompareTolerance))
-          << what;
+  for (const SessionConfig& config : testing::PolicyThreadConfigs({1, 2})) {
+    auto s = Session::Create(*model, config);
+    ASSERT_TRUE(s.ok()) << cc.Describe() << ": " << s.status().ToString();
+    std::copy(x.begin(), x.end(), (*s)->input(0)->data_as<float>());
+    ASSERT_TRUE((*s)->Run().ok());
+    const Tensor* y = (*s)->output(0);
+    const std::vector<int64_t> shape(y->shape().begin(), y->shape().end());
+    ASSERT_EQ(shape, want[0].shape) << cc.Describe();
+    ASSERT_EQ(static_cast<size_t>(y->num_elements()), want[0].data.size());
+    // The conv's layer: its kernel (an x86 one when optimized: a GEMM or
+    // sliding window per group, or the direct kernel) and
+    // its multiply-accumulates (each output sums k * k * C / group taps).
+    const std::vector<LayerInfo> layers = (*s)->Layers();
+    const LayerInfo* conv = nullptr;
+    for (const LayerInfo& l : layers) {
+      if (l.op.find("CONV_2D") != std::string::npos) conv = &l;
     }
+    ASSERT_NE(conv, nullptr) << cc.Describe();
+    const int64_t per_output = static_cast<int64_t>(cc.k) * cc.k * cc.c / cc.group;
+    if (cc.op == "Conv") {
+      EXPECT_EQ(conv->macs, y->num_elements() * per_output) << cc.Describe();
+    } else {
+      EXPECT_EQ(conv->macs, static_cast<int64_t>(cc.n) * cc.h * cc.w * cc.k * cc.k * cc.c * cc.out_c / cc.group)
+          << cc.Describe();
+    }
+    if (config.algorithm == AlgorithmPolicy::kAuto && cc.op == "Conv" && cc.c != cc.group) {
+      EXPECT_TRUE(conv->kernel.rfind("conv2d_", 0) == 0 && conv->kernel != "conv2d_ref")
+          << cc.Describe() << ": " << conv->kernel;
+    }
+    const std::string what = cc.Describe() +
+                             (config.algorithm == AlgorithmPolicy::kAuto ? " optimized" : " reference") +
+                             " threads " + std::to_string(config.num_threads) + " kernel " + conv->kernel;
+    EXPECT_TRUE(ort::DiffOutputs(y->data_as<float>(), want[0].data.data(), want[0].data.size())
+                    .Within(ort::kCompareTolerance))
+        << what;
   }
 }
 

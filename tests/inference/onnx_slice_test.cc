@@ -118,29 +118,24 @@ std::vector<std::string> ExpectSameAsOrt(const std::string& path, const std::str
   EXPECT_TRUE(model.ok()) << what << ": " << model.status().ToString();
   if (!model.ok() || want.size() != 1) return {};
   std::vector<std::string> ops;
-  for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
-    for (int threads : {1, 2}) {
-      SessionConfig config;
-      config.algorithm = policy;
-      config.num_threads = threads;
-      auto s = Session::Create(*model, config);
-      EXPECT_TRUE(s.ok()) << what << ": " << s.status().ToString();
-      if (!s.ok()) return {};
-      std::copy(x.begin(), x.end(), (*s)->input(0)->data_as<float>());
-      EXPECT_TRUE((*s)->Run().ok());
-      const Tensor* y = (*s)->output(0);
-      const std::vector<int64_t> shape(y->shape().begin(), y->shape().end());
-      EXPECT_EQ(shape, want[0].shape) << what;
-      const std::vector<float> got(y->data_as<float>(), y->data_as<float>() + y->num_elements());
-      if (tolerance == 0) {
-        EXPECT_EQ(got, want[0].data) << what << " threads " << threads;
-      } else if (got.size() == want[0].data.size()) {
-        EXPECT_TRUE(ort::DiffOutputs(got.data(), want[0].data.data(), got.size()).Within(tolerance))
-            << what << " threads " << threads;
-      }
-      ops.clear();
-      for (const LayerInfo& l : (*s)->Layers()) ops.push_back(l.op + " " + l.kernel);
+  for (const SessionConfig& config : testing::PolicyThreadConfigs({1, 2})) {
+    auto s = Session::Create(*model, config);
+    EXPECT_TRUE(s.ok()) << what << ": " << s.status().ToString();
+    if (!s.ok()) return {};
+    std::copy(x.begin(), x.end(), (*s)->input(0)->data_as<float>());
+    EXPECT_TRUE((*s)->Run().ok());
+    const Tensor* y = (*s)->output(0);
+    const std::vector<int64_t> shape(y->shape().begin(), y->shape().end());
+    EXPECT_EQ(shape, want[0].shape) << what;
+    const std::vector<float> got(y->data_as<float>(), y->data_as<float>() + y->num_elements());
+    if (tolerance == 0) {
+      EXPECT_EQ(got, want[0].data) << what << " threads " << config.num_threads;
+    } else if (got.size() == want[0].data.size()) {
+      EXPECT_TRUE(ort::DiffOutputs(got.data(), want[0].data.data(), got.size()).Within(tolerance))
+          << what << " threads " << config.num_threads;
     }
+    ops.clear();
+    for (const LayerInfo& l : (*s)->Layers()) ops.push_back(l.op + " " + l.kernel);
   }
   return ops;
 }

@@ -5,9 +5,12 @@
 
 #include <cstddef>
 #include <fstream>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
+
+#include "rill/inference/config.h"
 
 namespace rill::inference::testing {
 
@@ -32,6 +35,21 @@ inline std::vector<float> RandomFloats(size_t n, std::mt19937* rng, float lo = -
   std::vector<float> v(n);
   for (float& x : v) x = dist(*rng);
   return v;
+}
+
+// The session configs a kernel test runs a model under: the reference
+// kernels and the optimized ones (kAuto), each at every thread count given.
+inline std::vector<SessionConfig> PolicyThreadConfigs(std::initializer_list<int> threads) {
+  std::vector<SessionConfig> configs;
+  for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
+    for (int n : threads) {
+      SessionConfig config;
+      config.algorithm = policy;
+      config.num_threads = n;
+      configs.push_back(config);
+    }
+  }
+  return configs;
 }
 
 inline std::vector<uint8_t> ReadBytes(const std::string& path) {

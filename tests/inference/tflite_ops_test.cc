@@ -37,28 +37,23 @@ TEST(TfliteOpsTest, SoftmaxOverTheLastAxis) {
     const std::vector<uint8_t> bytes = SoftmaxModel(shape, SoftmaxOptions<10>);
     auto model = Model::FromBuffer(bytes.data(), bytes.size(), "softmax.tflite");
     ASSERT_TRUE(model.ok()) << model.status().ToString();
-    for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
-      for (int threads : {1, 2}) {
-        SessionConfig config;
-        config.algorithm = policy;
-        config.num_threads = threads;
-        auto s = Session::Create(*model, config);
-        ASSERT_TRUE(s.ok()) << s.status().ToString();
-        std::mt19937 rng(3);
-        Tensor* in = (*s)->input(0);
-        const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in->num_elements()), &rng, -8, 8);
-        std::memcpy(in->data(), x.data(), x.size() * 4);
-        ASSERT_TRUE((*s)->Run().ok());
-        const float* y = (*s)->output(0)->data_as<float>();
-        const int n = shape.back();
-        for (size_t row = 0; row < x.size() / n; ++row) {
-          double max = -1e30, sum = 0;
-          for (int i = 0; i < n; ++i) max = std::max(max, static_cast<double>(x[row * n + i]));
-          for (int i = 0; i < n; ++i) sum += std::exp(x[row * n + i] - max);
-          for (int i = 0; i < n; ++i) {
-            const double want = std::exp(x[row * n + i] - max) / sum;
-            ASSERT_NEAR(y[row * n + i], want, 1e-6 * (1 + want)) << "row " << row << " column " << i;
-          }
+    for (const SessionConfig& config : testing::PolicyThreadConfigs({1, 2})) {
+      auto s = Session::Create(*model, config);
+      ASSERT_TRUE(s.ok()) << s.status().ToString();
+      std::mt19937 rng(3);
+      Tensor* in = (*s)->input(0);
+      const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in->num_elements()), &rng, -8, 8);
+      std::memcpy(in->data(), x.data(), x.size() * 4);
+      ASSERT_TRUE((*s)->Run().ok());
+      const float* y = (*s)->output(0)->data_as<float>();
+      const int n = shape.back();
+      for (size_t row = 0; row < x.size() / n; ++row) {
+        double max = -1e30, sum = 0;
+        for (int i = 0; i < n; ++i) max = std::max(max, static_cast<double>(x[row * n + i]));
+        for (int i = 0; i < n; ++i) sum += std::exp(x[row * n + i] - max);
+        for (int i = 0; i < n; ++i) {
+          const double want = std::exp(x[row * n + i] - max) / sum;
+          ASSERT_NEAR(y[row * n + i], want, 1e-6 * (1 + want)) << "row " << row << " column " << i;
         }
       }
     }

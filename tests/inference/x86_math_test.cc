@@ -387,41 +387,36 @@ TEST_F(X86MathTest, OpsPickVectorKernels) {
   std::mt19937 rng(14);
   const std::vector<float> input = testing::RandomFloats(static_cast<size_t>(NumElements(shape)), &rng, -8.0f, 8.0f);
   std::vector<std::vector<float>> ref, one;
-  for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
-    for (int threads : {1, 2}) {
-      SessionConfig config;
-      config.algorithm = policy;
-      config.num_threads = threads;
-      auto s = Session::Create(model, config);
-      ASSERT_TRUE(s.ok()) << s.status().ToString();
-      std::vector<std::string> kernels;
-      for (const LayerInfo& l : (*s)->Layers()) kernels.push_back(l.kernel);
-      if (policy == AlgorithmPolicy::kReference) {
-        EXPECT_EQ(kernels, (std::vector<std::string>{"logistic_ref", "softmax_ref", "softmax_ref"}));
-      } else {
-        EXPECT_EQ(kernels, (std::vector<std::string>{"logistic_" + isa, "softmax_" + isa, "softmax_" + isa}));
-      }
-      std::memcpy((*s)->input(0)->data(), input.data(), input.size() * 4);
-      ASSERT_TRUE((*s)->Run().ok());
-      std::vector<std::vector<float>> outs;
+  for (const SessionConfig& config : testing::PolicyThreadConfigs({1, 2})) {
+    auto s = Session::Create(model, config);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    std::vector<std::string> kernels;
+    for (const LayerInfo& l : (*s)->Layers()) kernels.push_back(l.kernel);
+    if (config.algorithm == AlgorithmPolicy::kReference) {
+      EXPECT_EQ(kernels, (std::vector<std::string>{"logistic_ref", "softmax_ref", "softmax_ref"}));
+    } else {
+      EXPECT_EQ(kernels, (std::vector<std::string>{"logistic_" + isa, "softmax_" + isa, "softmax_" + isa}));
+    }
+    std::memcpy((*s)->input(0)->data(), input.data(), input.size() * 4);
+    ASSERT_TRUE((*s)->Run().ok());
+    std::vector<std::vector<float>> outs;
+    for (int o = 0; o < 3; ++o) {
+      const Tensor* t = (*s)->output(o);
+      outs.emplace_back(t->data_as<float>(), t->data_as<float>() + t->num_elements());
+    }
+    if (config.algorithm == AlgorithmPolicy::kReference) {
+      if (config.num_threads == 1) ref = outs;
+      continue;
+    }
+    if (config.num_threads == 1) {
+      one = outs;
       for (int o = 0; o < 3; ++o) {
-        const Tensor* t = (*s)->output(o);
-        outs.emplace_back(t->data_as<float>(), t->data_as<float>() + t->num_elements());
-      }
-      if (policy == AlgorithmPolicy::kReference) {
-        if (threads == 1) ref = outs;
-        continue;
-      }
-      if (threads == 1) {
-        one = outs;
-        for (int o = 0; o < 3; ++o) {
-          for (size_t i = 0; i < outs[o].size(); ++i) {
-            ASSERT_NEAR(ref[o][i], outs[o][i], 1e-6f * std::fabs(ref[o][i]) + 1e-30f) << "output " << o << " at " << i;
-          }
+        for (size_t i = 0; i < outs[o].size(); ++i) {
+          ASSERT_NEAR(ref[o][i], outs[o][i], 1e-6f * std::fabs(ref[o][i]) + 1e-30f) << "output " << o << " at " << i;
         }
-      } else {
-        for (int o = 0; o < 3; ++o) ASSERT_EQ(one[o], outs[o]) << "output " << o << ": 2 threads differ from 1";
       }
+    } else {
+      for (int o = 0; o < 3; ++o) ASSERT_EQ(one[o], outs[o]) << "output " << o << ": 2 threads differ from 1";
     }
   }
 }

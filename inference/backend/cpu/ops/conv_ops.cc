@@ -93,8 +93,8 @@ class ConvOp : public CpuOp {
     switch (kind_) {
       case Kind::kConv:
         if (!use_avx2_) return "conv2d_ref";
-        if (Bf16Gemm()) return ConvKernelName(algo_, avx512_) + "_bf16";
-        return ConvKernelName(algo_, avx512_) + (HalfWeights() ? "_f16w" : "");
+        // The panels' suffix where this algorithm reads them so.
+        return ConvKernelName(algo_, avx512_) + (HalfWeights() || Bf16Gemm() ? x86::PanelNameSuffix(panel_) : "");
       case Kind::kDepthwise: return use_avx2_ ? "depthwise_conv2d_avx2" : "depthwise_conv2d_ref";
       case Kind::kTranspose:
         if (!use_avx2_) return "transpose_conv2d_ref";
@@ -162,7 +162,6 @@ class ConvOp : public CpuOp {
     if (use_avx2_ && kind_ == Kind::kConv) {
       avx512_ = x86::GetCpuFeatures().avx512f;
       panel_ = x86::ChoosePanelType(args_.precision == Precision::kFp16, args_.precision == Precision::kBf16, avx512_);
-      half_ = panel_ == x86::PanelType::kF16;
       const IsaFeatures isa{true, avx512_, panel_ == x86::PanelType::kBf16};
       // kAuto: the cost model (conv_algorithm.cc); kTune: measured.
       algo_ = args_.tuning ? Tune(isa) : ChooseConvAlgo(p_, isa);
@@ -255,7 +254,9 @@ class ConvOp : public CpuOp {
   long long GemmRows() const { return static_cast<long long>(p_.batch) * p_.out_h * p_.out_w; }
   // Precision::kFp16 on AVX-512: half-precision panels for the GEMM and the
   // Winograd products.
-  bool HalfWeights() const { return half_ && (algo_ == ConvAlgo::kGemm6x32 || WinogradTile(algo_) > 0); }
+  bool HalfWeights() const {
+    return panel_ == x86::PanelType::kF16 && (algo_ == ConvAlgo::kGemm6x32 || WinogradTile(algo_) > 0);
+  }
   // Precision::kBf16 on AVX512-BF16: bf16 panels for the 6x32 GEMM and
   // F(2,3)'s products. F(4,3) and F(6,3) keep fp32 products: their output
   // transforms cancel large terms, which turns bf16's 2^-9 into errors of
@@ -285,7 +286,7 @@ class ConvOp : public CpuOp {
     switch (algo) {
       case ConvAlgo::kGemm6x16:
       case ConvAlgo::kGemm6x32:
-        if (half_ && algo == ConvAlgo::kGemm6x32) {
+        if (panel_ == x86::PanelType::kF16 && algo == ConvAlgo::kGemm6x32) {
           x86::PackConvGemmWeightsHalf(p_, In(1), &packed_half_);
         } else if (panel_ == x86::PanelType::kBf16 && algo == ConvAlgo::kGemm6x32) {
           x86::PackConvGemmWeightsBf16(p_, In(1), &packed_bf16_);
@@ -310,7 +311,7 @@ class ConvOp : public CpuOp {
       case ConvAlgo::kWinogradF43:
       case ConvAlgo::kWinogradF63:
         x86::TransformWeightsWinograd(WinogradTile(algo), p_, In(1), wide, &winograd_);
-        if (half_) x86::ToHalfPanels(&winograd_.packed, &winograd_.half);
+        if (panel_ == x86::PanelType::kF16) x86::ToHalfPanels(&winograd_.packed, &winograd_.half);
         if (panel_ == x86::PanelType::kBf16 && algo == ConvAlgo::kWinogradF23) x86::ToBf16Panels(p_, &winograd_);
         break;
       case ConvAlgo::kStrassen1:
@@ -545,8 +546,9 @@ class ConvOp : public CpuOp {
   int residual_c_ = 0;                            // channels of a fused residual (0: none)
   bool use_avx2_ = false;
   bool avx512_ = false;
-  x86::PanelType panel_ = x86::PanelType::kF32;  // what the precision asks of GEMM panels here
-  bool half_ = false;  // Precision::kFp16 with AVX-512: half GEMM and Winograd panels
+  // What the precision asks of the GEMM and Winograd panels here: kF16
+  // (Precision::kFp16 with AVX-512) or kBf16 (see Bf16Gemm).
+  x86::PanelType panel_ = x86::PanelType::kF32;
   ConvAlgo algo_ = ConvAlgo::kGemm6x16;
   bool prepared_ = false;
   ConvAlgo prepared_algo_ = ConvAlgo::kGemm6x16;

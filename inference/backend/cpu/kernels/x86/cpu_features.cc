@@ -1,5 +1,6 @@
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -29,44 +30,57 @@ const CpuFeatures& GetCpuFeatures() {
 #if defined(__x86_64__) || defined(__i386__)
 namespace {
 
-constexpr int kChains = 12;
-constexpr long kIters = 4000;  // 48k instructions per chain set: ~30-100 us
+// `rounds` rounds of 12 independent chains of OP (enough to hide the latency
+// on every x86 core), in GMAC/s with MACS multiply-accumulates per
+// instruction; the chains feed a volatile sink so the loop is kept.
+#define RILL_CHAINS(V, INIT, OP, MACS)                                                          \
+  V acc[12];                                                                                    \
+  for (int i = 0; i < 12; ++i) acc[i] = INIT(0.001f * i);                                        \
+  const auto t0 = std::chrono::steady_clock::now();                                              \
+  for (long n = 0; n < rounds; ++n) {                                                           \
+    _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) acc[i] = OP(acc[i]);                  \
+  }                                                                                             \
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); \
+  float lane0[sizeof(V) / sizeof(float)];                                                       \
+  volatile float sink = 0;                                                                      \
+  for (int i = 0; i < 12; ++i) {                                                                \
+    std::memcpy(lane0, &acc[i], sizeof(lane0));                                                 \
+    sink = sink + lane0[0];                                                                     \
+  }                                                                                             \
+  return static_cast<double>(rounds) * 12 * (MACS) / s / 1e9;
 
-// Seconds for kIters rounds of kChains dependent chains; the results feed a
-// volatile sink so the loop is kept.
-__attribute__((target("avx512f"))) double FmaSeconds() {
-  __m512 acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(0.001f * i);
+__attribute__((target("avx512f"))) double Fma512Gmacs(long rounds) {
   const __m512 b = _mm512_set1_ps(0.99999f), c = _mm512_set1_ps(1e-6f);
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long n = 0; n < kIters; ++n) {
-#pragma GCC unroll 12
-    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_ps(acc[i], b, c);
-  }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  volatile float sink = 0;
-  for (int i = 0; i < kChains; ++i) sink = sink + _mm512_cvtss_f32(acc[i]);
-  return s;
+  auto op = [&](__m512 x) __attribute__((target("avx512f"))) { return _mm512_fmadd_ps(x, b, c); };
+  RILL_CHAINS(__m512, _mm512_set1_ps, op, 16)
 }
 
-__attribute__((target("avx512f,avx512bf16"))) double DpBf16Seconds() {
-  __m512 acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(0.001f * i);
+__attribute__((target("avx2,fma"))) double Fma256Gmacs(long rounds) {
+  const __m256 b = _mm256_set1_ps(0.99999f), c = _mm256_set1_ps(1e-6f);
+  auto op = [&](__m256 x) __attribute__((target("avx2,fma"))) { return _mm256_fmadd_ps(x, b, c); };
+  RILL_CHAINS(__m256, _mm256_set1_ps, op, 8)
+}
+
+// vdpbf16ps: two multiplies per lane, 32 per instruction.
+__attribute__((target("avx512f,avx512bf16"))) double DpBf16Gmacs(long rounds) {
   const __m512bh a = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.001f), _mm512_set1_ps(0.002f));
   const __m512bh b = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.003f), _mm512_set1_ps(0.001f));
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long n = 0; n < kIters; ++n) {
-#pragma GCC unroll 12
-    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_dpbf16_ps(acc[i], a, b);
-  }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  volatile float sink = 0;
-  for (int i = 0; i < kChains; ++i) sink = sink + _mm512_cvtss_f32(acc[i]);
-  return s;
+  auto op = [&](__m512 x) __attribute__((target("avx512f,avx512bf16"))) { return _mm512_dpbf16_ps(x, a, b); };
+  RILL_CHAINS(__m512, _mm512_set1_ps, op, 32)
 }
+#undef RILL_CHAINS
 
 }  // namespace
 #endif
+
+double FmaChainGmacs(long rounds) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (GetCpuFeatures().avx512f) return Fma512Gmacs(rounds);
+  if (HasAvx2Fma()) return Fma256Gmacs(rounds);
+#endif
+  (void)rounds;
+  return -1;
+}
 
 bool Bf16GemmPays() {
   static const bool pays = [] {
@@ -76,14 +90,13 @@ bool Bf16GemmPays() {
       if (std::strcmp(env, "1") == 0) return true;
     }
 #if defined(__x86_64__) || defined(__i386__)
-    double fma = 1e30, dp = 1e30;
-    for (int round = 0; round < 5; ++round) {
-      const double f = FmaSeconds(), d = DpBf16Seconds();
-      fma = f < fma ? f : fma;
-      dp = d < dp ? d : dp;
+    constexpr long kRounds = 4000;  // 48k instructions per measurement: ~30-100 us
+    double fma = 0, dp = 0;
+    for (int round = 0; round < 5; ++round) {  // interleaved, best of 5
+      fma = std::max(fma, Fma512Gmacs(kRounds));
+      dp = std::max(dp, DpBf16Gmacs(kRounds));
     }
-    // Same instruction count: vdpbf16ps does twice the multiplies.
-    return 2.0 * fma / dp >= 1.3;
+    return dp >= 1.3 * fma;
 #else
     return false;
 #endif

@@ -21,6 +21,11 @@ const CpuFeatures& GetCpuFeatures();
 // rate (0.43x the multiplies: there bf16 needs AMX). False without
 // AVX512-BF16; RILL_BF16=0 / RILL_BF16=1 override the measurement.
 bool Bf16GemmPays();
+// One core's fp32 FMA rate in GMAC/s (one lane of one FMA = one MAC):
+// `rounds` rounds of 12 independent chains of vector FMAs, AVX-512 where the
+// CPU has it, else AVX2+FMA (-1 with neither). What no fp32 kernel can beat,
+// unlike a nominal MAC/cycle (Zen 4 runs a 512-bit FMA as two halves).
+double FmaChainGmacs(long rounds);
 inline bool HasAvx2Fma() { return GetCpuFeatures().avx2 && GetCpuFeatures().fma; }
 
 }  // namespace rill::inference::cpu::x86

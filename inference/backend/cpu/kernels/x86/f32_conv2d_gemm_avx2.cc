@@ -60,8 +60,9 @@ void PackGemmWeights(const float* w, int n, int k, bool avx512, std::vector<floa
   }
 }
 
-size_t ConvGemmGroupStride(const ConvParams& p) {
-  return static_cast<size_t>((GroupOutC(p) + 31) / 32) * 32 * static_cast<size_t>(GroupK(p));
+size_t ConvGemmGroupStride(const ConvParams& p, bool bf16) {
+  const int depth = bf16 ? Bf16PanelDepth(GroupK(p)) : GroupK(p);
+  return static_cast<size_t>((GroupOutC(p) + 31) / 32) * 32 * static_cast<size_t>(depth);
 }
 
 void PackConvGemmWeights(const ConvParams& p, const float* filter, bool avx512, std::vector<float>* packed) {
@@ -111,7 +112,7 @@ const char* PanelKeySuffix(PanelType t) {
 
 void PackConvGemmWeightsBf16(const ConvParams& p, const float* filter, std::vector<Bf16>* packed) {
   const int n = GroupOutC(p), k = GroupK(p);
-  const size_t stride = PackedWeightsBf16(n, k);
+  const size_t stride = ConvGemmGroupStride(p, /*bf16=*/true);
   packed->assign(stride * p.groups, Bf16{0});
   for (int g = 0; g < p.groups; ++g) {
     PackWeightsNK512Bf16(filter + static_cast<size_t>(g) * n * k, n, k, packed->data() + stride * g);
@@ -226,7 +227,7 @@ void GemmTile(const ConvParams& p, const float* input, const W* packed_filter, c
   const int ic0 = g * (p.in_c / p.groups);  // the group's first input channel
   // bf16 panels hold k rounded up to even (k pairs).
   const size_t depth = std::is_same_v<W, Bf16> ? static_cast<size_t>(Bf16PanelDepth(k)) : static_cast<size_t>(k);
-  const size_t group_stride = static_cast<size_t>((GroupOutC(p) + 31) / 32) * 32 * depth;
+  const size_t group_stride = ConvGemmGroupStride(p, std::is_same_v<W, Bf16>);
   const W* w = packed_filter + (p.groups > 1 ? group_stride * g : 0) + static_cast<size_t>(c0) * depth;
   const float* b = bias ? bias + n0 : nullptr;
   const int ldc = OutPixelStride(p);

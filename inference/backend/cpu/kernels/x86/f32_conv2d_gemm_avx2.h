@@ -27,7 +27,8 @@ void PackGemmWeights(const float* w, int n, int k, bool avx512, std::vector<floa
 // tiles below: one packed [out_c / groups, kh * kw * in_c / groups] matrix per
 // channel group, ConvGemmGroupStride floats apart.
 void PackConvGemmWeights(const ConvParams& p, const float* filter, bool avx512, std::vector<float>* packed);
-size_t ConvGemmGroupStride(const ConvParams& p);
+// (`bf16`: elements of PackConvGemmWeightsBf16's panels, k padded to even.)
+size_t ConvGemmGroupStride(const ConvParams& p, bool bf16 = false);
 // The same as half-precision panels for the AVX-512 GEMM (kFp16 weights;
 // PackWeightsNK512Half), same strides in elements.
 void PackGemmWeightsHalf(const float* w, int n, int k, std::vector<uint16_t>* packed);
