@@ -154,7 +154,7 @@ class InferenceCalculator : public CalculatorBase {
     }
 
     inference::SessionConfig config;
-    config.backend = inference::BackendKind::kCpu;
+    config.backend = inference::kCpuBackend;
     config.algorithm = inference::AlgorithmPolicy::kAuto;
     int threads = o.cpu_num_thread();
     const auto& d = o.delegate();

@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "inference/backend/backend.h"
 #include "inference/ir/graph.h"
 #include "rill/inference/inference.h"
+#include "tests/inference/cpu_device_backend.h"
 #include "tests/inference/test_util.h"
 
 namespace rill::inference {
@@ -68,8 +70,7 @@ TEST_P(FallbackTest, DeviceWithFallbackMatchesCpu) {
                {"DEPTHWISE_CONV_2D", "ADD"},      // islands on the device (residual ADDs are fused into convs)
                {}}) {                             // everything on the device: copies at inputs/outputs
         SessionConfig config;
-        config.backend = BackendKind::kCpuDevice;
-        config.cpu_device_ops = ops;
+        testing::UseCpuDevice(&config, ops);
         config.concurrent_backends = concurrent;
         config.num_threads = threads;
         auto session = Session::Create(model, config);
@@ -135,10 +136,10 @@ TEST(PlacementTest, TwoHeadsOnTwoBackends) {
     SessionConfig config;
     if (by_callback) {
       config.placement = [&](const NodeRef& node) {
-        return device_nodes.count(node.name) ? BackendKind::kCpuDevice : BackendKind::kCpu;
+        return std::string(device_nodes.count(node.name) ? testing::kCpuDevice : kCpuBackend);
       };
     } else {
-      for (const std::string& n : device_nodes) config.node_backends[n] = BackendKind::kCpuDevice;
+      for (const std::string& n : device_nodes) config.node_backends[n] = testing::kCpuDevice;
     }
     auto session = Session::Create(model, config);
     ASSERT_TRUE(session.ok()) << session.status().ToString();
@@ -166,8 +167,7 @@ TEST(PlacementTest, ProfiledRunMatches) {
   ASSERT_TRUE(cpu.ok());
   const auto expected = RunOnce(cpu->get());
   SessionConfig config;
-  config.backend = BackendKind::kCpuDevice;
-  config.cpu_device_ops = {"CONV_2D"};
+  testing::UseCpuDevice(&config, {"CONV_2D"});
   auto session = Session::Create(model, config);
   ASSERT_TRUE(session.ok());
   RunOnce(session->get());
@@ -177,6 +177,107 @@ TEST(PlacementTest, ProfiledRunMatches) {
   for (int i = 0; i < (*session)->num_outputs(); ++i) {
     const Tensor* t = (*session)->output(i);
     EXPECT_EQ(std::memcmp(t->data(), expected[i].data(), expected[i].size() * sizeof(float)), 0);
+  }
+}
+
+// The seam's contract with a device backend.
+
+// A backend that is not built in is an error naming it and those that are.
+TEST(BackendSeamTest, UnknownBackendIsAClearError) {
+  const std::string name = "face_detection_short_range.tflite";
+  RILL_SKIP_IF_MISSING(testing::ModelPath(name));
+  auto model = Load(name);
+  ASSERT_TRUE(model);
+  SessionConfig config;
+  config.backend = "no_such_gpu";
+  auto session = Session::Create(model, config);
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(session.status().message().find("no_such_gpu"), std::string::npos) << session.status().ToString();
+  EXPECT_NE(session.status().message().find("cpu_device"), std::string::npos) << session.status().ToString();
+  const std::vector<std::string> names = RegisteredBackends();
+  EXPECT_TRUE(std::count(names.begin(), names.end(), "cpu")) << "the CPU backend registers itself";
+}
+
+// An execution that refuses its node in Prepare (a shape or attribute the
+// device cannot run, found only once shapes are known) sends the node to the
+// CPU, as a refusal in CreateExecution does; so does a resize.
+TEST(BackendSeamTest, PrepareRefusalFallsBackToCpu) {
+  const std::string name = "face_detection_short_range.tflite";
+  RILL_SKIP_IF_MISSING(testing::ModelPath(name));
+  auto model = Load(name);
+  ASSERT_TRUE(model);
+  auto cpu = Session::Create(model);
+  ASSERT_TRUE(cpu.ok());
+  const auto expected = RunOnce(cpu->get());
+  SessionConfig config;
+  testing::UseCpuDevice(&config, {});
+  config.backend_options["cpu_device.refuse_in_prepare"] = "DEPTHWISE_CONV_2D";
+  auto session = Session::Create(model, config);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  int on_cpu = 0, on_device = 0;
+  for (const LayerInfo& l : (*session)->Layers()) {
+    if (l.op == "DEPTHWISE_CONV_2D") {
+      EXPECT_EQ(l.backend, "cpu") << l.name;
+      ++on_cpu;
+    } else {
+      EXPECT_EQ(l.backend, "cpu_device") << l.name;
+      ++on_device;
+    }
+  }
+  EXPECT_GT(on_cpu, 0);
+  EXPECT_GT(on_device, 0);
+  ExpectBitIdentical(RunOnce(session->get()), expected);
+  ASSERT_TRUE((*session)->Resize({{(*session)->input(0)->name(), {2, 128, 128, 3}}}).ok());
+  ASSERT_TRUE((*cpu)->Resize({{(*cpu)->input(0)->name(), {2, 128, 128, 3}}}).ok());
+  ExpectBitIdentical(RunOnce(session->get()), RunOnce(cpu->get()));
+}
+
+// BeginResize/EndResize run once per plan, BeginRun/EndRun once per run on
+// the backend's stream, whether or not the backends run concurrently.
+TEST(BackendSeamTest, HooksRunOncePerPlanAndRun) {
+  const std::string name = "face_detection_short_range.tflite";
+  RILL_SKIP_IF_MISSING(testing::ModelPath(name));
+  auto model = Load(name);
+  ASSERT_TRUE(model);
+  for (bool concurrent : {true, false}) {
+    SessionConfig config;
+    testing::UseCpuDevice(&config, {"CONV_2D"});
+    config.concurrent_backends = concurrent;
+    const testing::CpuDeviceHookCounts before = testing::CpuDeviceHooks();
+    auto session = Session::Create(model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    for (int run = 0; run < 5; ++run) RunOnce(session->get());
+    ASSERT_TRUE((*session)->Resize({{(*session)->input(0)->name(), {1, 128, 128, 3}}}).ok());
+    const testing::CpuDeviceHookCounts after = testing::CpuDeviceHooks();
+    EXPECT_EQ(after.begin_resize - before.begin_resize, 2);
+    EXPECT_EQ(after.end_resize - before.end_resize, 2);
+    EXPECT_EQ(after.begin_run - before.begin_run, 5);
+    EXPECT_EQ(after.end_run - before.end_run, 5);
+  }
+}
+
+// Backends that compute on the host share SessionConfig::num_threads when
+// they run concurrently (no oversubscription) and each get all of them when
+// they run one after another.
+TEST(BackendSeamTest, HostThreadsAreShared) {
+  const std::string name = "face_detection_short_range.tflite";
+  RILL_SKIP_IF_MISSING(testing::ModelPath(name));
+  auto model = Load(name);
+  ASSERT_TRUE(model);
+  struct Case {
+    int threads;
+    bool concurrent;
+    int device_threads;
+  };
+  for (const Case& c : {Case{4, true, 2}, Case{3, true, 1}, Case{2, false, 2}, Case{1, true, 1}}) {
+    SessionConfig config;
+    testing::UseCpuDevice(&config, {"CONV_2D"});
+    config.num_threads = c.threads;
+    config.concurrent_backends = c.concurrent;
+    auto session = Session::Create(model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    EXPECT_EQ(testing::CpuDeviceHooks().thread_budget, c.device_threads) << c.threads << " " << c.concurrent;
   }
 }
 

@@ -397,13 +397,34 @@ struct OpResult {
 void PrepareAndRun(Execution* op, OpResult* r, int pixel_stride = 0) {
   EXPECT_TRUE(op->Prepare().ok());
   if (pixel_stride > 0) {
-    EXPECT_TRUE(op->SetOutputPixelStride(pixel_stride)) << op->name();
+    EXPECT_TRUE(cpu::AsCpuExecution(op)->SetOutputPixelStride(pixel_stride)) << op->name();
   }
   std::vector<float> scratch(op->scratch_bytes() / sizeof(float) + 1);
-  op->set_scratch(scratch.data());
-  op->Run();
+  std::unique_ptr<Buffer> scratch_buffer = WrapHostMemory(scratch.data(), scratch.size() * sizeof(float));
+  op->set_scratch(MemoryRef{scratch_buffer.get(), 0});
+  EXPECT_TRUE(op->Run().ok());
   r->kernel = op->name();
 }
+
+// Bindings over memory the test owns (as a session's arena would hold it).
+class HostBindings {
+ public:
+  TensorBinding Make(const Shape& shape, const float* data, bool constant) {
+    TensorBinding b;
+    b.shape = shape;
+    b.constant = constant;
+    if (constant) {
+      b.constant_data = data;
+    } else {
+      buffers_.push_back(WrapHostMemory(const_cast<float*>(data), b.dense_bytes()));
+      b.memory = MemoryRef{buffers_.back().get(), 0};
+    }
+    return b;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Buffer>> buffers_;
+};
 
 ir::Activation ToIr(FusedActivation a) {
   switch (a) {
@@ -441,35 +462,24 @@ OpResult RunConvOp(const ConvProblem& c, int threads,
   node.attrs.dilation_w = p.dilation_w;
   node.attrs.activation = ToIr(p.activation);
   graph.nodes.push_back(node);
-  TensorBinding x{DataType::kFloat32,
-                  {p.batch, p.in_h, p.in_w, p.in_c},
-                  const_cast<float*>(c.x.data()),
-                  false};
-  TensorBinding w{DataType::kFloat32,
-                  {p.out_c, p.kernel_h, p.kernel_w, p.in_c / p.groups},
-                  const_cast<float*>(c.w.data()),
-                  true};
-  TensorBinding b{
-      DataType::kFloat32, {p.out_c}, const_cast<float*>(c.bias.data()), true};
-  TensorBinding res{DataType::kFloat32,
-                    {p.batch, p.out_h, p.out_w, c.residual_c},
-                    const_cast<float*>(c.residual.data()),
-                    false};
+  HostBindings bind;
+  TensorBinding x = bind.Make({p.batch, p.in_h, p.in_w, p.in_c}, c.x.data(), false);
+  TensorBinding w = bind.Make({p.out_c, p.kernel_h, p.kernel_w, p.in_c / p.groups}, c.w.data(), true);
+  TensorBinding b = bind.Make({p.out_c}, c.bias.data(), true);
+  TensorBinding res = bind.Make({p.batch, p.out_h, p.out_w, c.residual_c}, c.residual.data(), false);
   OpResult r;
   r.out.assign(c.out_size() / p.out_c * (p.out_c + extra), 123.0f);
-  TensorBinding y{DataType::kFloat32,
-                  {p.batch, p.out_h, p.out_w, p.out_c},
-                  r.out.data(),
-                  false};
-  ThreadPool pool(threads);
+  TensorBinding y = bind.Make({p.batch, p.out_h, p.out_w, p.out_c}, r.out.data(), false);
+  cpu::CpuBackend backend{SessionConfig{}};
+  backend.SetThreadBudget(threads);
   TuningCache cache;
-  ExecutionArgs args;
+  CpuArgs args;
   args.graph = &graph;
   args.node = &graph.nodes[0];
   args.inputs = {&x, &w, &b};
   if (c.residual_c > 0) args.inputs.push_back(&res);
   args.outputs = {&y};
-  args.pool = &pool;
+  args.backend = &backend;
   if (choice == "reference") {
     args.algorithm = AlgorithmPolicy::kReference;
   } else if (!choice.empty()) {
@@ -624,11 +634,12 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsWriteStridedSlices) {
   node.type = ir::OpType::kConv2D;
   graph.nodes.push_back(node);
   const ConvParams& p = c.p;
-  TensorBinding x{DataType::kFloat32, {p.batch, p.in_h, p.in_w, p.in_c}, const_cast<float*>(c.x.data()), false};
-  TensorBinding w{DataType::kFloat32, {p.out_c, p.kernel_h, p.kernel_w, p.in_c}, const_cast<float*>(c.w.data()), true};
+  HostBindings bind;
+  TensorBinding x = bind.Make({p.batch, p.in_h, p.in_w, p.in_c}, c.x.data(), false);
+  TensorBinding w = bind.Make({p.out_c, p.kernel_h, p.kernel_w, p.in_c}, c.w.data(), true);
   std::vector<float> out(c.out_size());
-  TensorBinding y{DataType::kFloat32, {p.batch, p.out_h, p.out_w, p.out_c}, out.data(), false};
-  ExecutionArgs args;
+  TensorBinding y = bind.Make({p.batch, p.out_h, p.out_w, p.out_c}, out.data(), false);
+  CpuArgs args;
   args.graph = &graph;
   args.node = &graph.nodes[0];
   args.inputs = {&x, &w, nullptr};
@@ -636,8 +647,8 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsWriteStridedSlices) {
   args.algorithm = AlgorithmPolicy::kReference;
   auto ref = MakeConv2D(args);
   ASSERT_TRUE(ref->Prepare().ok());
-  EXPECT_FALSE(ref->SetOutputPixelStride(p.out_c + 4));
-  EXPECT_TRUE(ref->SetOutputPixelStride(0));
+  EXPECT_FALSE(cpu::AsCpuExecution(ref.get())->SetOutputPixelStride(p.out_c + 4));
+  EXPECT_TRUE(cpu::AsCpuExecution(ref.get())->SetOutputPixelStride(0));
 }
 
 // Grouped convs (ResNeXt, ShuffleNet): one GEMM or sliding window per
@@ -764,22 +775,21 @@ OpResult RunTransposeConvOp(const ConvParams& p, const std::vector<float>& x, co
   node.attrs.stride_w = p.stride_w;
   node.attrs.activation = ToIr(p.activation);
   graph.nodes.push_back(node);
-  TensorBinding xb{DataType::kFloat32, {p.batch, p.in_h, p.in_w, p.in_c}, const_cast<float*>(x.data()), false};
-  TensorBinding wb{DataType::kFloat32,
-                   {p.out_c, p.kernel_h, p.kernel_w, p.in_c / p.groups},
-                   const_cast<float*>(w.data()),
-                   true};
-  TensorBinding bb{DataType::kFloat32, {p.out_c}, const_cast<float*>(bias.data()), true};
+  HostBindings bind;
+  TensorBinding xb = bind.Make({p.batch, p.in_h, p.in_w, p.in_c}, x.data(), false);
+  TensorBinding wb = bind.Make({p.out_c, p.kernel_h, p.kernel_w, p.in_c / p.groups}, w.data(), true);
+  TensorBinding bb = bind.Make({p.out_c}, bias.data(), true);
   OpResult r;
   r.out.assign(static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c, 123.0f);
-  TensorBinding yb{DataType::kFloat32, {p.batch, p.out_h, p.out_w, p.out_c}, r.out.data(), false};
-  ThreadPool pool(threads);
-  ExecutionArgs args;
+  TensorBinding yb = bind.Make({p.batch, p.out_h, p.out_w, p.out_c}, r.out.data(), false);
+  cpu::CpuBackend backend{SessionConfig{}};
+  backend.SetThreadBudget(threads);
+  CpuArgs args;
   args.graph = &graph;
   args.node = &graph.nodes[0];
   args.inputs = {&xb, &wb, bias.empty() ? nullptr : &bb};
   args.outputs = {&yb};
-  args.pool = &pool;
+  args.backend = &backend;
   args.algorithm = reference ? AlgorithmPolicy::kReference : AlgorithmPolicy::kAuto;
   PrepareAndRun(MakeTransposeConv2D(args).get(), &r);
   return r;
@@ -856,27 +866,24 @@ OpResult RunFcOp(int rows, int in_dim, int out_dim, FusedActivation act,
   node.type = ir::OpType::kFullyConnected;
   node.attrs.activation = ToIr(act);
   graph.nodes.push_back(node);
-  TensorBinding xb{
-      DataType::kFloat32, {rows, in_dim}, const_cast<float*>(x.data()), false};
-  TensorBinding wb{DataType::kFloat32,
-                   {out_dim, in_dim},
-                   const_cast<float*>(w.data()),
-                   true};
-  TensorBinding bb{
-      DataType::kFloat32, {out_dim}, const_cast<float*>(bias.data()), true};
+  HostBindings bind;
+  TensorBinding xb = bind.Make({rows, in_dim}, x.data(), false);
+  TensorBinding wb = bind.Make({out_dim, in_dim}, w.data(), true);
+  TensorBinding bb = bind.Make({out_dim}, bias.data(), true);
   OpResult r;
   r.out.assign(static_cast<size_t>(rows) * out_dim, 123.0f);
-  TensorBinding yb{DataType::kFloat32, {rows, out_dim}, r.out.data(), false};
-  ThreadPool pool(threads);
+  TensorBinding yb = bind.Make({rows, out_dim}, r.out.data(), false);
+  cpu::CpuBackend backend{SessionConfig{}};
+  backend.SetThreadBudget(threads);
   TuningCache cache;
   cache.choices[FcTuningKey(rows, in_dim, out_dim,
                             x86::GetCpuFeatures().avx512f)] = choice;
-  ExecutionArgs args;
+  CpuArgs args;
   args.graph = &graph;
   args.node = &graph.nodes[0];
   args.inputs = {&xb, &wb, &bb};
   args.outputs = {&yb};
-  args.pool = &pool;
+  args.backend = &backend;
   args.algorithm = AlgorithmPolicy::kTune;
   args.tuning = &cache;
   PrepareAndRun(MakeFullyConnected(args).get(), &r);

@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "rill/inference/inference.h"
+#include "tests/inference/cpu_device_backend.h"
 #include "tests/inference/test_util.h"
 
 namespace {
@@ -68,8 +69,7 @@ TEST_P(ZeroAllocationTest, RunDoesNotAllocate) {
     if (variant >= 3) {
       // Two backends: convolutions on the device, the rest falls back to the
       // CPU, copies between them; concurrent streams (3) or one thread (4).
-      config.backend = BackendKind::kCpuDevice;
-      config.cpu_device_ops = {"CONV_2D", "DEPTHWISE_CONV_2D"};
+      testing::UseCpuDevice(&config, {"CONV_2D", "DEPTHWISE_CONV_2D"});
       config.concurrent_backends = variant == 3;
     }
     auto session = Session::Create(*model, config);

@@ -1,127 +1,64 @@
-// The CPU backend: maps each IR op to its execution. Optimized kernels are
-// chosen inside the executions (by CPUID) when the policy allows. The same
-// executions, behind a device boundary, make the cpu_device backend.
-#include <algorithm>
-#include <cstdlib>
-#include <cstring>
+// The CPU backend's registry of op executions and its thread pool.
+#include "inference/backend/cpu/cpu_backend.h"
 
-#include "inference/backend/backend.h"
-#include "inference/backend/cpu/ops/cpu_op.h"
+#include <map>
+#include <mutex>
 
-namespace rill::inference {
+namespace rill::inference::cpu {
 namespace {
 
-class CpuBackend : public Backend {
- public:
-  explicit CpuBackend(const SessionConfig& config) : config_(config) {}
-  std::string name() const override { return "cpu"; }
-  bool host_memory() const override { return true; }
-
-  StatusOr<std::unique_ptr<Execution>> CreateExecution(const ExecutionArgs& args) override {
-    using ir::OpType;
-    switch (args.node->type) {
-      case OpType::kConv2D: return cpu::MakeConv2D(args);
-      case OpType::kDepthwiseConv2D: return cpu::MakeDepthwiseConv2D(args);
-      case OpType::kTransposeConv2D: return cpu::MakeTransposeConv2D(args);
-      case OpType::kFullyConnected: return cpu::MakeFullyConnected(args);
-      case OpType::kAdd:
-      case OpType::kSub:
-      case OpType::kMul:
-      case OpType::kDiv:
-      case OpType::kPRelu: return cpu::MakeBinary(args);
-      case OpType::kClamp:
-      case OpType::kLeakyRelu:
-      case OpType::kHardSigmoid:
-      case OpType::kSilu:
-      case OpType::kRelu:
-      case OpType::kRelu6:
-      case OpType::kHardSwish:
-      case OpType::kLogistic: return cpu::MakeUnary(args);
-      case OpType::kMaxPool2D:
-      case OpType::kAveragePool2D: return cpu::MakePool(args);
-      case OpType::kMean: return cpu::MakeMean(args);
-      case OpType::kPad: return cpu::MakePad(args);
-      case OpType::kReshape: return cpu::MakeReshape(args);
-      case OpType::kConcatenation: return cpu::MakeConcatenation(args);
-      case OpType::kDepthToSpace: return cpu::MakeDepthToSpace(args);
-      case OpType::kResizeBilinear: return cpu::MakeResizeBilinear(args);
-      case OpType::kResizeNearest: return cpu::MakeResizeNearest(args);
-      case OpType::kResizeBicubic: return cpu::MakeResizeBicubic(args);
-      case OpType::kSoftmax: return cpu::MakeSoftmax(args);
-      case OpType::kTranspose: return cpu::MakeTranspose(args);
-      case OpType::kSlice: return cpu::MakeSlice(args);
-      case OpType::kDepthwiseBlock: return cpu::MakeDepthwiseBlock(args);
-      case OpType::kDequantize:
-      case OpType::kDensify:
-        break;  // folded at import when their input is constant
-    }
-    return UnimplementedError(args.graph->NodeContext(*args.node) + "not supported by the cpu backend on non-constant inputs");
-  }
-
- private:
-  SessionConfig config_;
+struct OpTable {
+  std::mutex mu;
+  std::map<ir::OpType, CpuOpFactory> factories;
 };
 
-// Memory of the cpu_device backend: an allocation of its own, never the host
-// arena. Its addresses are only handed to this backend's executions and
-// transfers (the session does not read or write them).
-class DeviceBuffer : public Buffer {
- public:
-  explicit DeviceBuffer(std::unique_ptr<Buffer> memory) : memory_(std::move(memory)) {}
-  size_t size() const override { return memory_->size(); }
-  void* At(size_t offset) override { return memory_->At(offset); }
+OpTable& GetOpTable() {
+  static OpTable* table = new OpTable;  // never destroyed: static-init safe
+  return *table;
+}
 
- private:
-  std::unique_ptr<Buffer> memory_;
-};
+StatusOr<std::unique_ptr<Backend>> CreateCpu(const BackendContext& context) {
+  return std::unique_ptr<Backend>(new CpuBackend(*context.config));
+}
 
-class CpuDeviceBackend : public CpuBackend {
- public:
-  explicit CpuDeviceBackend(const SessionConfig& config)
-      : CpuBackend(config), ops_(config.cpu_device_ops) {}
-  std::string name() const override { return "cpu_device"; }
-  bool host_memory() const override { return false; }
-
-  StatusOr<std::unique_ptr<Execution>> CreateExecution(const ExecutionArgs& args) override {
-    const std::string op = ir::OpTypeName(args.node->type);
-    if (!ops_.empty() && std::find(ops_.begin(), ops_.end(), op) == ops_.end()) {
-      return UnimplementedError(args.graph->NodeContext(*args.node) + op + " is not in cpu_device_ops");
-    }
-    return CpuBackend::CreateExecution(args);
-  }
-
-  std::unique_ptr<Buffer> AllocateBuffer(size_t bytes) override {
-    std::unique_ptr<Buffer> memory = AllocateHostBuffer(bytes);
-    if (!memory) return nullptr;
-    return std::make_unique<DeviceBuffer>(std::move(memory));
-  }
-  void CopyToHost(const TensorBinding& device, void* host, size_t bytes) override {
-    std::memcpy(host, device.data, bytes);
-  }
-  void CopyFromHost(const void* host, const TensorBinding& device, size_t bytes) override {
-    std::memcpy(device.data, host, bytes);
-  }
-
- private:
-  std::vector<std::string> ops_;
-};
+const bool kRegistered = RegisterBackend(kCpuBackend, CreateCpu);
 
 }  // namespace
 
-std::unique_ptr<Backend> CreateCpuBackend(const SessionConfig& config) {
-  return std::make_unique<CpuBackend>(config);
+bool RegisterCpuOp(ir::OpType type, CpuOpFactory factory) {
+  OpTable& t = GetOpTable();
+  std::lock_guard<std::mutex> lock(t.mu);
+  t.factories[type] = factory;
+  return true;
 }
 
-std::unique_ptr<Backend> CreateCpuDeviceBackend(const SessionConfig& config) {
-  return std::make_unique<CpuDeviceBackend>(config);
+CpuBackend::CpuBackend(const SessionConfig&) : pool_(std::make_unique<ThreadPool>(1)) { (void)kRegistered; }
+CpuBackend::~CpuBackend() = default;
+
+void CpuBackend::SetThreadBudget(int threads) {
+  if (threads < 1) threads = 1;
+  if (pool_->num_threads() != threads) pool_ = std::make_unique<ThreadPool>(threads);
 }
 
-StatusOr<std::unique_ptr<Backend>> CreateBackend(BackendKind kind, const SessionConfig& config) {
-  switch (kind) {
-    case BackendKind::kCpu: return CreateCpuBackend(config);
-    case BackendKind::kCpuDevice: return CreateCpuDeviceBackend(config);
+StatusOr<std::unique_ptr<Execution>> CpuBackend::CreateExecution(const ExecutionArgs& args) {
+  CpuOpFactory factory = nullptr;
+  {
+    OpTable& t = GetOpTable();
+    std::lock_guard<std::mutex> lock(t.mu);
+    auto it = t.factories.find(args.node->type);
+    if (it != t.factories.end()) factory = it->second;
   }
-  return UnimplementedError(std::string("backend ") + BackendKindName(kind) + " is not built in");
+  if (factory == nullptr) {
+    // DEQUANTIZE and DENSIFY are folded at import when their input is constant.
+    return UnimplementedError(args.graph->NodeContext(*args.node) + "not supported by the cpu backend" +
+                              (args.node->type == ir::OpType::kDequantize || args.node->type == ir::OpType::kDensify
+                                   ? " on non-constant inputs"
+                                   : ""));
+  }
+  CpuArgs cpu_args;
+  static_cast<ExecutionArgs&>(cpu_args) = args;
+  cpu_args.backend = this;
+  return factory(cpu_args);
 }
 
-}  // namespace rill::inference
+}  // namespace rill::inference::cpu

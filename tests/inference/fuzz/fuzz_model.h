@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "rill/inference/inference.h"
+#include "tests/inference/cpu_device_backend.h"
 
 namespace rill::inference::fuzz {
 
@@ -34,8 +35,7 @@ inline int FuzzModelBytes(const uint8_t* data, size_t size, const char* name) {
   if (!session.ok()) return 0;
   FillAndRun(session->get());
   SessionConfig config = base;
-  config.backend = BackendKind::kCpuDevice;
-  config.cpu_device_ops = {"CONV_2D", "DEPTHWISE_CONV_2D"};
+  testing::UseCpuDevice(&config, {"CONV_2D", "DEPTHWISE_CONV_2D"});
   auto split = Session::Create(*model, config);
   if (split.ok()) FillAndRun(split->get());
   return 0;

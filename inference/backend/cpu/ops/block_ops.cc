@@ -108,7 +108,7 @@ class DepthwiseBlockOp : public CpuOp {
   size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
   size_t packed_weight_bytes() const override { return expand_.bytes() + project_.bytes(); }
 
-  void Run() override {
+  void Compute() override {
     if (!fast_) {
       RunReference();
       return;
@@ -116,7 +116,7 @@ class DepthwiseBlockOp : public CpuOp {
     auto task = [this](int t, int thread) {
       const int n = t / chunks_, c = t % chunks_;
       RunRows(n, dw_.out_h * c / chunks_, dw_.out_h * (c + 1) / chunks_,
-              static_cast<float*>(scratch_) + (expand_floats_ + mid_floats_) * thread);
+              Scratch() + (expand_floats_ + mid_floats_) * thread);
     };
     ParallelFor(batch_ * chunks_, task);
   }
@@ -189,7 +189,7 @@ class DepthwiseBlockOp : public CpuOp {
 
   // The three convs one after the other on whole tensors (the oracle).
   void RunReference() const {
-    float* mid = static_cast<float*>(scratch_);
+    float* mid = Scratch();
     const float* source = In(0);
     if (has_expand_) {
       float* expanded = mid + static_cast<size_t>(batch_) * dw_.out_h * dw_.out_w * mid_c_;
@@ -232,8 +232,14 @@ class DepthwiseBlockOp : public CpuOp {
 
 }  // namespace
 
-std::unique_ptr<Execution> MakeDepthwiseBlock(const ExecutionArgs& args) {
+std::unique_ptr<Execution> MakeDepthwiseBlock(const CpuArgs& args) {
   return std::make_unique<DepthwiseBlockOp>(args);
 }
+
+namespace {
+
+const bool kRegistered = RegisterCpuOp(ir::OpType::kDepthwiseBlock, MakeDepthwiseBlock);
+
+}  // namespace
 
 }  // namespace rill::inference::cpu

@@ -29,13 +29,13 @@
 namespace rill::inference::cpu {
 namespace {
 
-// kTune diagnostics: with RILL_TUNE_LOG=FILE set, every measurement is
+// kTune diagnostics: with SessionConfig::tune_log set, every measurement is
 // appended as `key choice measured_ms estimated_cycles` (the data the cost
 // model is calibrated against). Only at resize, never during a run.
-void LogMeasurement(const std::string& key, const std::string& choice, double ms, double cycles) {
-  const char* path = std::getenv("RILL_TUNE_LOG");
-  if (path == nullptr || *path == 0) return;
-  if (FILE* f = std::fopen(path, "a")) {
+void LogMeasurement(const std::string& path, const std::string& key, const std::string& choice, double ms,
+                    double cycles) {
+  if (path.empty()) return;
+  if (FILE* f = std::fopen(path.c_str(), "a")) {
     std::fprintf(f, "%s %s %.4f %.0f\n", key.c_str(), choice.c_str(), ms, cycles);
     std::fclose(f);
   }
@@ -73,7 +73,7 @@ ConvAlgo MeasureCandidates(const std::string& key, const std::vector<ConvAlgo>& 
   double best_ms = 1e30;
   for (ConvAlgo c : candidates) {
     const double ms = measure_ms(c);
-    LogMeasurement(key, ConvAlgoToken(c), ms, estimate(c));
+    LogMeasurement(cache->log_path, key, ConvAlgoToken(c), ms, estimate(c));
     if (ms < best_ms) {
       best_ms = ms;
       best = c;
@@ -87,7 +87,7 @@ ConvAlgo MeasureCandidates(const std::string& key, const std::vector<ConvAlgo>& 
 class ConvOp : public CpuOp {
  public:
   enum class Kind { kConv, kDepthwise, kTranspose };
-  ConvOp(const ExecutionArgs& args, Kind kind) : CpuOp(args), kind_(kind) {}
+  ConvOp(const CpuArgs& args, Kind kind) : CpuOp(args), kind_(kind) {}
 
   std::string name() const override {
     switch (kind_) {
@@ -187,11 +187,11 @@ class ConvOp : public CpuOp {
     return true;
   }
 
-  void Run() override {
+  void Compute() override {
     switch (kind_) {
       case Kind::kConv:
         if (use_avx2_) {
-          Execute(In(0), Out(), static_cast<float*>(scratch_), /*use_pool=*/true, residual_c_ ? In(3) : nullptr);
+          Execute(In(0), Out(), Scratch(), /*use_pool=*/true, residual_c_ ? In(3) : nullptr);
         } else {
           Conv2DRef(p_, In(0), In(1), In(2), Out());
           if (residual_c_) ResidualAddRef(GemmRows(), p_.out_c, In(3), residual_c_, act_, Out());
@@ -224,7 +224,7 @@ class ConvOp : public CpuOp {
           const size_t per_thread = x86::TransposeConvScratchFloats(p_);
           auto band = [this, rows, bands, per_thread](int b, int thread) {
             x86::TransposeConv2DRows(p_, In(0), packed_.data(), In(2), gemm_,
-                                     static_cast<float*>(scratch_) + per_thread * thread, Out(),
+                                     Scratch() + per_thread * thread, Out(),
                                      rows * b / bands, rows * (b + 1) / bands);
           };
           ParallelFor(bands, band);
@@ -593,9 +593,9 @@ class FullyConnectedOp : public CpuOp {
   size_t packed_weight_bytes() const override {
     return panels_.bytes() + strassen_.packed.size() * sizeof(float);
   }
-  void Run() override {
+  void Compute() override {
     if (use_avx2_) {
-      Execute(In(0), Out(), static_cast<float*>(scratch_), true);
+      Execute(In(0), Out(), Scratch(), true);
     } else {
       FullyConnectedRef(batch_, in_dim_, out_dim_, ToFused(attrs().activation), In(0), In(1), In(2), Out());
     }
@@ -695,17 +695,26 @@ class FullyConnectedOp : public CpuOp {
 
 }  // namespace
 
-std::unique_ptr<Execution> MakeConv2D(const ExecutionArgs& args) {
+std::unique_ptr<Execution> MakeConv2D(const CpuArgs& args) {
   return std::make_unique<ConvOp>(args, ConvOp::Kind::kConv);
 }
-std::unique_ptr<Execution> MakeDepthwiseConv2D(const ExecutionArgs& args) {
+std::unique_ptr<Execution> MakeDepthwiseConv2D(const CpuArgs& args) {
   return std::make_unique<ConvOp>(args, ConvOp::Kind::kDepthwise);
 }
-std::unique_ptr<Execution> MakeTransposeConv2D(const ExecutionArgs& args) {
+std::unique_ptr<Execution> MakeTransposeConv2D(const CpuArgs& args) {
   return std::make_unique<ConvOp>(args, ConvOp::Kind::kTranspose);
 }
-std::unique_ptr<Execution> MakeFullyConnected(const ExecutionArgs& args) {
+std::unique_ptr<Execution> MakeFullyConnected(const CpuArgs& args) {
   return std::make_unique<FullyConnectedOp>(args);
 }
+
+namespace {
+
+const bool kRegistered = RegisterCpuOp(ir::OpType::kConv2D, MakeConv2D) &&
+                         RegisterCpuOp(ir::OpType::kDepthwiseConv2D, MakeDepthwiseConv2D) &&
+                         RegisterCpuOp(ir::OpType::kTransposeConv2D, MakeTransposeConv2D) &&
+                         RegisterCpuOp(ir::OpType::kFullyConnected, MakeFullyConnected);
+
+}  // namespace
 
 }  // namespace rill::inference::cpu

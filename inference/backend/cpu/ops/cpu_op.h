@@ -8,24 +8,33 @@
 #include <string>
 
 #include "inference/backend/backend.h"
+#include "inference/backend/cpu/cpu_backend.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 #include "inference/ir/conv_geometry.h"
 
 namespace rill::inference::cpu {
 
-class CpuOp : public Execution {
+class CpuOp : public CpuExecution {
  public:
-  explicit CpuOp(const ExecutionArgs& args) : args_(args) {}
+  explicit CpuOp(const CpuArgs& args) : args_(args) {}
+  // CPU kernels cannot fail once prepared.
+  Status Run() final {
+    Compute();
+    return Status::Ok();
+  }
 
  protected:
+  virtual void Compute() = 0;
+
   const ir::OpAttrs& attrs() const { return args_.node->attrs; }
   bool HasInput(size_t i) const { return i < args_.inputs.size() && args_.inputs[i] != nullptr; }
   const Shape& InShape(size_t i) const { return args_.inputs[i]->shape; }
   const Shape& OutShape(size_t i = 0) const { return args_.outputs[i]->shape; }
   const float* In(size_t i) const {
-    return HasInput(i) ? static_cast<const float*>(args_.inputs[i]->data) : nullptr;
+    return HasInput(i) ? static_cast<const float*>(args_.inputs[i]->host()) : nullptr;
   }
-  float* Out(size_t i = 0) const { return static_cast<float*>(args_.outputs[i]->data); }
+  float* Out(size_t i = 0) const { return static_cast<float*>(args_.outputs[i]->host()); }
+  float* Scratch() const { return static_cast<float*>(scratch_.host()); }
   Status Error(const std::string& what) const {
     return InvalidArgumentError(args_.graph->NodeContext(*args_.node) + what);
   }
@@ -54,12 +63,13 @@ class CpuOp : public Execution {
     p->out_w = y[2];
   }
 
-  int threads() const { return args_.pool ? args_.pool->num_threads() : 1; }
-  // Runs f(task, thread) for tasks in [0, n) on the session's threads.
+  ThreadPool* pool() const { return args_.backend ? args_.backend->pool() : nullptr; }
+  int threads() const { return pool() ? pool()->num_threads() : 1; }
+  // Runs f(task, thread) for tasks in [0, n) on the backend's threads.
   template <typename F>
   void ParallelFor(int n, F& f) const {
-    if (args_.pool) {
-      args_.pool->ParallelFor(n, f);
+    if (ThreadPool* p = pool()) {
+      p->ParallelFor(n, f);
     } else {
       for (int i = 0; i < n; ++i) f(i, 0);
     }
@@ -87,7 +97,7 @@ class CpuOp : public Execution {
     ParallelFor(pieces, piece);
   }
 
-  ExecutionArgs args_;
+  CpuArgs args_;
 };
 
 inline FusedActivation ToFused(ir::Activation a) {
@@ -114,25 +124,25 @@ inline void SetWindowPadding(const ir::OpAttrs& a, ConvParams* p) {
 }
 
 // Factories, one per op family file.
-std::unique_ptr<Execution> MakeConv2D(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeDepthwiseConv2D(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeTransposeConv2D(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeSlice(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeFullyConnected(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeBinary(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeUnary(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakePool(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeMean(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakePad(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeReshape(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeConcatenation(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeDepthToSpace(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeResizeBilinear(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeResizeNearest(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeResizeBicubic(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeSoftmax(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeTranspose(const ExecutionArgs& args);
-std::unique_ptr<Execution> MakeDepthwiseBlock(const ExecutionArgs& args);
+std::unique_ptr<Execution> MakeConv2D(const CpuArgs& args);
+std::unique_ptr<Execution> MakeDepthwiseConv2D(const CpuArgs& args);
+std::unique_ptr<Execution> MakeTransposeConv2D(const CpuArgs& args);
+std::unique_ptr<Execution> MakeSlice(const CpuArgs& args);
+std::unique_ptr<Execution> MakeFullyConnected(const CpuArgs& args);
+std::unique_ptr<Execution> MakeBinary(const CpuArgs& args);
+std::unique_ptr<Execution> MakeUnary(const CpuArgs& args);
+std::unique_ptr<Execution> MakePool(const CpuArgs& args);
+std::unique_ptr<Execution> MakeMean(const CpuArgs& args);
+std::unique_ptr<Execution> MakePad(const CpuArgs& args);
+std::unique_ptr<Execution> MakeReshape(const CpuArgs& args);
+std::unique_ptr<Execution> MakeConcatenation(const CpuArgs& args);
+std::unique_ptr<Execution> MakeDepthToSpace(const CpuArgs& args);
+std::unique_ptr<Execution> MakeResizeBilinear(const CpuArgs& args);
+std::unique_ptr<Execution> MakeResizeNearest(const CpuArgs& args);
+std::unique_ptr<Execution> MakeResizeBicubic(const CpuArgs& args);
+std::unique_ptr<Execution> MakeSoftmax(const CpuArgs& args);
+std::unique_ptr<Execution> MakeTranspose(const CpuArgs& args);
+std::unique_ptr<Execution> MakeDepthwiseBlock(const CpuArgs& args);
 
 }  // namespace rill::inference::cpu
 

@@ -59,7 +59,7 @@ class BinaryOp : public CpuOp {
     }
     return Status::Ok();
   }
-  void Run() override {
+  void Compute() override {
     if (fast_) {
       // Pieces start on a period of b, so each piece reads b from its start;
       // a per-image b moves on at each image's first element.
@@ -121,7 +121,7 @@ class UnaryOp : public CpuOp {
     avx512_ = fast_ && x86::GetCpuFeatures().avx512f;
     return Status::Ok();
   }
-  void Run() override {
+  void Compute() override {
     // Each element on its own: pieces over the threads (the same results).
     const float* x = In(0);
     float* y = Out();
@@ -161,7 +161,25 @@ class UnaryOp : public CpuOp {
 
 }  // namespace
 
-std::unique_ptr<Execution> MakeBinary(const ExecutionArgs& args) { return std::make_unique<BinaryOp>(args); }
-std::unique_ptr<Execution> MakeUnary(const ExecutionArgs& args) { return std::make_unique<UnaryOp>(args); }
+std::unique_ptr<Execution> MakeBinary(const CpuArgs& args) { return std::make_unique<BinaryOp>(args); }
+std::unique_ptr<Execution> MakeUnary(const CpuArgs& args) { return std::make_unique<UnaryOp>(args); }
+
+namespace {
+
+const bool kRegistered = RegisterCpuOp(ir::OpType::kAdd, MakeBinary) &&
+                         RegisterCpuOp(ir::OpType::kSub, MakeBinary) &&
+                         RegisterCpuOp(ir::OpType::kMul, MakeBinary) &&
+                         RegisterCpuOp(ir::OpType::kDiv, MakeBinary) &&
+                         RegisterCpuOp(ir::OpType::kPRelu, MakeBinary) &&
+                         RegisterCpuOp(ir::OpType::kClamp, MakeUnary) &&
+                         RegisterCpuOp(ir::OpType::kLeakyRelu, MakeUnary) &&
+                         RegisterCpuOp(ir::OpType::kHardSigmoid, MakeUnary) &&
+                         RegisterCpuOp(ir::OpType::kSilu, MakeUnary) &&
+                         RegisterCpuOp(ir::OpType::kRelu, MakeUnary) &&
+                         RegisterCpuOp(ir::OpType::kRelu6, MakeUnary) &&
+                         RegisterCpuOp(ir::OpType::kHardSwish, MakeUnary) &&
+                         RegisterCpuOp(ir::OpType::kLogistic, MakeUnary);
+
+}  // namespace
 
 }  // namespace rill::inference::cpu

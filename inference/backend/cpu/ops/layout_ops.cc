@@ -70,12 +70,12 @@ class PadOp : public CpuOp {
       if (!v->constant || v->dtype != DataType::kFloat32 || NumElements(v->shape) != 1) {
         return Error("pad value must be a constant float scalar");
       }
-      p_.value = *static_cast<const float*>(v->data);
+      p_.value = *static_cast<const float*>(v->host());
     }
     fast_ = args_.algorithm != AlgorithmPolicy::kReference;
     return Status::Ok();
   }
-  void Run() override {
+  void Compute() override {
     if (fast_) x86::PadCopy(p_, In(0), Out());
     else PadRef(p_, In(0), Out());
   }
@@ -93,7 +93,7 @@ class ReshapeOp : public CpuOp {
     bytes_ = static_cast<size_t>(NumElements(InShape(0))) * DataTypeSize(args_.inputs[0]->dtype);
     return Status::Ok();
   }
-  void Run() override { ReshapeRef(bytes_, args_.inputs[0]->data, args_.outputs[0]->data); }
+  void Compute() override { ReshapeRef(bytes_, args_.inputs[0]->host(), args_.outputs[0]->host()); }
 
  private:
   size_t bytes_ = 0;
@@ -122,7 +122,7 @@ class ConcatenationOp : public CpuOp {
     fast_ = args_.algorithm != AlgorithmPolicy::kReference && ToFused(attrs().activation) == FusedActivation::kNone;
     return Status::Ok();
   }
-  void Run() override {
+  void Compute() override {
     for (size_t i = 0; i < pointers_.size(); ++i) pointers_[i] = In(i);
     if (fast_) {
       // Pieces of the outer dimension over the threads.
@@ -159,7 +159,7 @@ class DepthToSpaceOp : public CpuOp {
   using CpuOp::CpuOp;
   std::string name() const override { return "depth_to_space_ref"; }
   Status Prepare() override { return NeedFloatInputs(1); }
-  void Run() override {
+  void Compute() override {
     const Shape& x = InShape(0);
     DepthToSpaceRef(x[0], x[1], x[2], x[3], attrs().block_size, In(0), Out());
   }
@@ -202,7 +202,7 @@ class ResizeSeparableOp : public CpuOp {
     auto piece = [&](int i, int thread) {
       x86::ResizeSeparableRows(sp_, rows_, cols_, x, y, static_cast<int>(rows * i / pieces),
                                static_cast<int>(rows * (i + 1) / pieces),
-                               static_cast<float*>(scratch_) + scratch_floats_ * thread);
+                               Scratch() + scratch_floats_ * thread);
     };
     ParallelFor(pieces, piece);
   }
@@ -241,7 +241,7 @@ class ResizeBilinearOp : public ResizeSeparableOp {
     if (fast_) x86::ComputeResizeTaps(p_, &y_taps_, &x_taps_);
     return Status::Ok();
   }
-  void Run() override {
+  void Compute() override {
     if (attrs().antialias) RunSeparable();
     else if (fast_) x86::ResizeBilinearAvx2(p_, y_taps_.data(), x_taps_.data(), In(0), Out());
     else ResizeBilinearRef(p_, In(0), Out());
@@ -266,7 +266,7 @@ class ResizeBicubicOp : public ResizeSeparableOp {
                      args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma());
     return Status::Ok();
   }
-  void Run() override { RunSeparable(); }
+  void Compute() override { RunSeparable(); }
 };
 
 class ResizeNearestOp : public CpuOp {
@@ -292,7 +292,7 @@ class ResizeNearestOp : public CpuOp {
     for (int i = 0; i < p_.out_w; ++i) cols_[i] = NearestSourceIndex(p_, axis_w, i);
     return Status::Ok();
   }
-  void Run() override {
+  void Compute() override {
     if (!fast_) {
       ResizeNearestRef(p_, In(0), Out());
       return;
@@ -353,7 +353,7 @@ class SoftmaxOp : public CpuOp {
     avx512_ = fast_ && x86::GetCpuFeatures().avx512f;
     return Status::Ok();
   }
-  void Run() override {
+  void Compute() override {
     if (!fast_) {
       SoftmaxRef(outer_, axis_size_, inner_, In(0), Out());
       return;
@@ -391,7 +391,7 @@ class TransposeOp : public CpuOp {
     fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::PlanBatched2DTranspose(p_, &plan_);
     return Status::Ok();
   }
-  void Run() override {
+  void Compute() override {
     if (!fast_) {
       TransposeRef(p_, In(0), Out());
       return;
@@ -440,7 +440,7 @@ class SliceOp : public CpuOp {
     }
     return Status::Ok();
   }
-  void Run() override {
+  void Compute() override {
     const long long rows = SliceRows(p_);
     const long long width = p_.rank > 0 ? p_.out_dims[p_.rank - 1] : 1;
     ParallelRange(rows, 1, rows * width,
@@ -453,26 +453,41 @@ class SliceOp : public CpuOp {
 
 }  // namespace
 
-std::unique_ptr<Execution> MakeSlice(const ExecutionArgs& args) { return std::make_unique<SliceOp>(args); }
-std::unique_ptr<Execution> MakeSoftmax(const ExecutionArgs& args) { return std::make_unique<SoftmaxOp>(args); }
-std::unique_ptr<Execution> MakeTranspose(const ExecutionArgs& args) { return std::make_unique<TransposeOp>(args); }
+std::unique_ptr<Execution> MakeSlice(const CpuArgs& args) { return std::make_unique<SliceOp>(args); }
+std::unique_ptr<Execution> MakeSoftmax(const CpuArgs& args) { return std::make_unique<SoftmaxOp>(args); }
+std::unique_ptr<Execution> MakeTranspose(const CpuArgs& args) { return std::make_unique<TransposeOp>(args); }
 
-std::unique_ptr<Execution> MakePad(const ExecutionArgs& args) { return std::make_unique<PadOp>(args); }
-std::unique_ptr<Execution> MakeReshape(const ExecutionArgs& args) { return std::make_unique<ReshapeOp>(args); }
-std::unique_ptr<Execution> MakeConcatenation(const ExecutionArgs& args) {
+std::unique_ptr<Execution> MakePad(const CpuArgs& args) { return std::make_unique<PadOp>(args); }
+std::unique_ptr<Execution> MakeReshape(const CpuArgs& args) { return std::make_unique<ReshapeOp>(args); }
+std::unique_ptr<Execution> MakeConcatenation(const CpuArgs& args) {
   return std::make_unique<ConcatenationOp>(args);
 }
-std::unique_ptr<Execution> MakeDepthToSpace(const ExecutionArgs& args) {
+std::unique_ptr<Execution> MakeDepthToSpace(const CpuArgs& args) {
   return std::make_unique<DepthToSpaceOp>(args);
 }
-std::unique_ptr<Execution> MakeResizeBilinear(const ExecutionArgs& args) {
+std::unique_ptr<Execution> MakeResizeBilinear(const CpuArgs& args) {
   return std::make_unique<ResizeBilinearOp>(args);
 }
-std::unique_ptr<Execution> MakeResizeNearest(const ExecutionArgs& args) {
+std::unique_ptr<Execution> MakeResizeNearest(const CpuArgs& args) {
   return std::make_unique<ResizeNearestOp>(args);
 }
-std::unique_ptr<Execution> MakeResizeBicubic(const ExecutionArgs& args) {
+std::unique_ptr<Execution> MakeResizeBicubic(const CpuArgs& args) {
   return std::make_unique<ResizeBicubicOp>(args);
 }
+
+namespace {
+
+const bool kRegistered = RegisterCpuOp(ir::OpType::kPad, MakePad) &&
+                         RegisterCpuOp(ir::OpType::kReshape, MakeReshape) &&
+                         RegisterCpuOp(ir::OpType::kConcatenation, MakeConcatenation) &&
+                         RegisterCpuOp(ir::OpType::kDepthToSpace, MakeDepthToSpace) &&
+                         RegisterCpuOp(ir::OpType::kResizeBilinear, MakeResizeBilinear) &&
+                         RegisterCpuOp(ir::OpType::kResizeNearest, MakeResizeNearest) &&
+                         RegisterCpuOp(ir::OpType::kResizeBicubic, MakeResizeBicubic) &&
+                         RegisterCpuOp(ir::OpType::kSoftmax, MakeSoftmax) &&
+                         RegisterCpuOp(ir::OpType::kTranspose, MakeTranspose) &&
+                         RegisterCpuOp(ir::OpType::kSlice, MakeSlice);
+
+}  // namespace
 
 }  // namespace rill::inference::cpu

@@ -35,7 +35,7 @@ class PoolOp : public CpuOp {
     fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
     return Status::Ok();
   }
-  void Run() override {
+  void Compute() override {
     if (!fast_) {
       if (is_max()) MaxPool2DRef(p_, In(0), Out());
       else AveragePool2DRef(p_, In(0), Out());
@@ -73,7 +73,7 @@ class MeanOp : public CpuOp {
     fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && x86::PlanContiguousMean(p_, &plan_);
     return Status::Ok();
   }
-  void Run() override {
+  void Compute() override {
     if (fast_) x86::MeanContiguousAvx2(plan_, In(0), Out());
     else MeanRef(p_, In(0), Out());
   }
@@ -86,7 +86,15 @@ class MeanOp : public CpuOp {
 
 }  // namespace
 
-std::unique_ptr<Execution> MakePool(const ExecutionArgs& args) { return std::make_unique<PoolOp>(args); }
-std::unique_ptr<Execution> MakeMean(const ExecutionArgs& args) { return std::make_unique<MeanOp>(args); }
+std::unique_ptr<Execution> MakePool(const CpuArgs& args) { return std::make_unique<PoolOp>(args); }
+std::unique_ptr<Execution> MakeMean(const CpuArgs& args) { return std::make_unique<MeanOp>(args); }
+
+namespace {
+
+const bool kRegistered = RegisterCpuOp(ir::OpType::kMaxPool2D, MakePool) &&
+                         RegisterCpuOp(ir::OpType::kAveragePool2D, MakePool) &&
+                         RegisterCpuOp(ir::OpType::kMean, MakeMean);
+
+}  // namespace
 
 }  // namespace rill::inference::cpu

@@ -11,16 +11,11 @@
 
 namespace rill::inference {
 
-enum class BackendKind {
-  kCpu = 0,
-  // The CPU kernels behind a device boundary: buffers of its own, reached
-  // only through transfers, its own stream and threads, optionally only a
-  // subset of ops (SessionConfig::cpu_device_ops). It stands in for a GPU so
-  // that placement, fallback, copies and concurrent backends run for real.
-  kCpuDevice,
-};
-
-const char* BackendKindName(BackendKind kind);  // "cpu", "cpu_device"
+// Backends are named: "cpu" (always built in) and the others linked into
+// the binary ("opencl", "vulkan" where built; rill::inference's
+// RegisteredBackends() lists them). Naming one that is not built in is an
+// error that lists those that are.
+inline constexpr const char kCpuBackend[] = "cpu";
 
 // A node as placement sees it.
 struct NodeRef {
@@ -69,7 +64,7 @@ struct SessionConfig {
   // The backend of every node that `placement` does not place elsewhere.
   // Nodes a backend cannot run fall back to the CPU backend, with copies
   // inserted where tensors cross backends (inference/README.md "Backends").
-  BackendKind backend = BackendKind::kCpu;
+  std::string backend = kCpuBackend;
   int num_threads = 1;
   Precision precision = Precision::kFp32;
   AlgorithmPolicy algorithm = AlgorithmPolicy::kAuto;
@@ -83,15 +78,24 @@ struct SessionConfig {
 
   // Heterogeneous runs. The backend of a node: `node_backends[name]` if the
   // node is named there, else `placement(node)` if set, else `backend`.
-  std::map<std::string, BackendKind> node_backends;
-  std::function<BackendKind(const NodeRef&)> placement;
-  // Ops the kCpuDevice backend accepts, by IR op name ("CONV_2D"); empty: all.
-  std::vector<std::string> cpu_device_ops;
+  std::map<std::string, std::string> node_backends;
+  std::function<std::string(const NodeRef&)> placement;
+  // Options of the backends, "BACKEND.KEY" -> value (each backend documents
+  // its keys; a backend gets its own with the prefix removed).
+  std::map<std::string, std::string> backend_options;
   // Each backend other than the host CPU runs its nodes and transfers on a
   // stream (thread) of its own, so parts of the graph that do not depend on
   // each other run concurrently on different backends. Off: one thread runs
   // everything in order.
+  // SessionConfig::num_threads is shared among the backends that compute on
+  // the host (with concurrent_backends); a GPU backend's stream thread only
+  // submits and waits and is not counted.
   bool concurrent_backends = true;
+
+  // Where kTune appends each layer's measured candidates ("" off; the
+  // environment variable RILL_TUNE_LOG, for experiments, sets it when empty):
+  // inference/tools/tune_regret reads these files.
+  std::string tune_log;
 };
 
 }  // namespace rill::inference

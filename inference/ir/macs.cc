@@ -1,0 +1,35 @@
+#include "inference/ir/macs.h"
+
+#include <algorithm>
+
+#include "inference/ir/conv_geometry.h"
+
+namespace rill::inference::ir {
+
+int64_t NodeMacs(const Node& n, const std::vector<Shape>& shapes) {
+  auto shape = [&](int input) -> const Shape& { return shapes[n.inputs[input]]; };
+  const int64_t out = NumElements(shapes[n.outputs[0]]);
+  int64_t macs = 0;
+  if (n.inputs.size() >= 2 && n.inputs[1] >= 0) {
+    const Shape& w = shape(1);
+    if (n.type == OpType::kConv2D && w.size() == 4) macs = out * w[1] * w[2] * w[3];
+    if (n.type == OpType::kDepthwiseConv2D && w.size() == 4) macs = out * w[1] * w[2];
+    if (n.type == OpType::kTransposeConv2D && w.size() == 4) {
+      const Shape& x = shape(0);  // per group: its share of the outputs
+      const int groups = x.size() == 4 ? std::max(1, ConvGroups(x[3], w[3])) : 1;
+      macs = NumElements(x) * w[0] * w[1] * w[2] / groups;
+    }
+    if (n.type == OpType::kFullyConnected && w.size() == 2) macs = out * w[1];
+  }
+  if (n.type == OpType::kDepthwiseBlock && n.inputs.size() > 5 && n.inputs[3] >= 0 && n.inputs[5] >= 0) {
+    const Shape& x = shape(0);
+    const Shape& wd = shape(3);
+    const Shape& wp = shape(5);
+    const int64_t pixels = out / std::max(1, wp[0]);
+    macs = pixels * wd[1] * wd[2] * wd[3] + pixels * wp[0] * wp[3];
+    if (n.inputs[1] >= 0) macs += NumElements(x) * shape(1)[0];
+  }
+  return macs;
+}
+
+}  // namespace rill::inference::ir

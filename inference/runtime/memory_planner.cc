@@ -1,0 +1,267 @@
+#include "inference/runtime/memory_planner.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "inference/backend/cpu/cpu_backend.h"
+#include "inference/runtime/arena_planner.h"
+
+namespace rill::inference {
+namespace {
+
+constexpr size_t kArenaAlignment = 64;
+
+class MemoryPlanner {
+ public:
+  MemoryPlanner(const ir::Graph& graph, const SessionConfig& config, ExecutionPlan* plan)
+      : graph_(graph), config_(config), plan_(*plan) {}
+
+  Status Plan() {
+    LayOut();
+    const int nb = static_cast<int>(plan_.bindings.size());
+    plan_.alias_of.assign(nb, -1);
+    plan_.alias_offset.assign(nb, 0);
+    ElideConcatenations();
+    ElideReshapes();
+    return Allocate();
+  }
+
+ private:
+  // Each activation's storage, as the backend that holds it lays it out.
+  void LayOut() {
+    for (size_t id = 0; id < plan_.bindings.size(); ++id) {
+      TensorBinding& b = plan_.bindings[id];
+      if (b.constant) continue;
+      b.layout = plan_.backends[plan_.memory[id]].backend->StorageFor(b.desc());
+    }
+  }
+
+  // Graph inputs and outputs (as the caller sees them): they keep their own
+  // bytes, never aliased into another tensor's.
+  std::vector<bool> BoundaryTensors() const {
+    std::vector<bool> boundary(plan_.bindings.size(), false);
+    for (int id : graph_.inputs) boundary[id] = true;
+    for (int id : graph_.outputs) boundary[id] = true;
+    for (int id : plan_.host_outputs) boundary[id] = true;
+    return boundary;
+  }
+
+  // A CONCATENATION along the last (NHWC channel) axis costs nothing when
+  // each input is written by one task, on the same backend and stream, that
+  // can write its output with a pixel stride (the CPU extension, x86
+  // CONV_2D) and that no other task reads: those tasks write straight into
+  // their channel slice of the concatenation's output, which is planned to
+  // live from the first of them, and the concatenation does not run.
+  // Decided at every plan, after Prepare (which resets the strides).
+  void ElideConcatenations() {
+    const int nb = static_cast<int>(plan_.bindings.size());
+    std::vector<int> readers(nb, 0);
+    const std::vector<bool> boundary = BoundaryTensors();
+    for (const Task& t : plan_.tasks) {
+      for (int id : t.reads) ++readers[id];
+    }
+    for (size_t ti = 0; ti < plan_.tasks.size(); ++ti) {
+      Task& task = plan_.tasks[ti];
+      task.elided = false;
+      if (task.node < 0 || task.writes.size() != 1) continue;
+      const ir::Node& node = graph_.nodes[task.node];
+      const int out = task.writes[0];
+      const TensorBinding& y = plan_.bindings[out];
+      const int rank = static_cast<int>(y.shape.size());
+      if (node.type != ir::OpType::kConcatenation || node.attrs.activation != ir::Activation::kNone || rank < 2 ||
+          (node.attrs.axis + rank) % rank != rank - 1 || y.dtype != DataType::kFloat32 || !y.layout.dense() ||
+          task.reads.size() != node.inputs.size() || task.reads.size() < 2) {
+        continue;
+      }
+      std::vector<cpu::CpuExecution*> producers;
+      for (int id : task.reads) {
+        const int w = plan_.writer[id];
+        if (plan_.bindings[id].constant || boundary[id] || readers[id] != 1 || w < 0 || w >= static_cast<int>(ti) ||
+            plan_.tasks[w].node < 0 || plan_.tasks[w].writes.size() != 1 || plan_.tasks[w].backend != task.backend ||
+            plan_.tasks[w].stream != task.stream || plan_.memory[id] != plan_.memory[out] ||
+            !plan_.bindings[id].layout.dense()) {
+          break;
+        }
+        cpu::CpuExecution* producer = cpu::AsCpuExecution(plan_.tasks[w].exec.get());
+        if (producer == nullptr) break;
+        producers.push_back(producer);
+      }
+      if (producers.size() != task.reads.size()) continue;
+      const int stride = y.shape[rank - 1];
+      size_t asked = 0;
+      while (asked < producers.size() && producers[asked]->SetOutputPixelStride(stride)) ++asked;
+      if (asked < producers.size()) {
+        for (size_t k = 0; k < asked; ++k) producers[k]->SetOutputPixelStride(0);
+        continue;
+      }
+      size_t offset = 0;
+      for (int id : task.reads) {
+        plan_.alias_of[id] = out;
+        plan_.alias_offset[id] = offset;
+        offset += static_cast<size_t>(plan_.bindings[id].shape[rank - 1]) * sizeof(float);
+      }
+      task.elided = true;
+    }
+  }
+
+  // A RESHAPE (or Flatten/Squeeze) only renames bytes: its output is planned
+  // as a view of its input's bytes and the task does not run (ShuffleNet
+  // copied 32 tensors a run). Not for graph inputs and outputs (they keep
+  // their own bytes), across memories, for storage that is not dense, or for
+  // an input that is a strided channel slice of an elided concatenation;
+  // chains resolve to one buffer.
+  void ElideReshapes() {
+    const int nb = static_cast<int>(plan_.bindings.size());
+    const std::vector<bool> boundary = BoundaryTensors();
+    std::vector<bool> view(nb, false);  // an elided reshape's output
+    for (Task& task : plan_.tasks) {
+      if (task.node < 0 || task.elided || task.writes.size() != 1 || task.reads.empty()) continue;
+      if (graph_.nodes[task.node].type != ir::OpType::kReshape) continue;
+      const int in = task.reads[0], out = task.writes[0];
+      const TensorBinding& x = plan_.bindings[in];
+      const TensorBinding& y = plan_.bindings[out];
+      if (x.constant || boundary[in] || boundary[out] || plan_.memory[in] != plan_.memory[out] ||
+          !x.layout.dense() || !y.layout.dense() || x.dense_bytes() != y.dense_bytes() ||
+          (plan_.alias_of[in] >= 0 && !view[in])) {
+        continue;
+      }
+      plan_.alias_of[out] = plan_.alias_of[in] >= 0 ? plan_.alias_of[in] : in;
+      plan_.alias_offset[out] = plan_.alias_of[in] >= 0 ? plan_.alias_offset[in] : 0;
+      view[out] = true;
+      task.elided = true;
+    }
+  }
+
+  // Lifetimes in steps: task t runs at step t. When streams run
+  // concurrently, step order holds only within a stream, so a buffer that
+  // one stream alone touches is planned in that stream's own window of
+  // steps (it shares bytes only with buffers of the same stream), and a
+  // buffer several streams touch lives for the whole run.
+  Status Allocate() {
+    const int steps = static_cast<int>(plan_.tasks.size());
+    const int nb = static_cast<int>(plan_.bindings.size());
+    std::vector<int> first(nb, -1), last(nb, -1), stream(nb, -1);
+    std::vector<bool> shared(nb, false);
+    auto touch = [&](int id, int step, int s) {
+      if (plan_.alias_of[id] >= 0) id = plan_.alias_of[id];
+      if (first[id] < 0) first[id] = step;
+      last[id] = std::max(last[id], step);
+      if (stream[id] >= 0 && stream[id] != s) shared[id] = true;
+      stream[id] = s;
+    };
+    // Inputs stay intact through a run (a caller may run twice on one input);
+    // outputs stay until the next run.
+    for (int id : graph_.inputs) {
+      touch(id, 0, 0);
+      shared[id] = true;
+    }
+    for (int t = 0; t < steps; ++t) {
+      for (int id : plan_.tasks[t].writes) touch(id, t, plan_.tasks[t].stream);
+      for (int id : plan_.tasks[t].reads) {
+        if (!plan_.bindings[id].constant) touch(id, t, plan_.tasks[t].stream);
+      }
+    }
+    for (int id : plan_.host_outputs) shared[id] = true;
+    const int window = steps + 1;
+    const int span = window * static_cast<int>(plan_.stream_tasks.size()) - 1;
+    const size_t nbk = plan_.backends.size();
+    std::vector<std::vector<BufferRequest>> requests(nbk);
+    std::vector<std::vector<int>> owner(nbk);  // binding id, or -(task+1) for scratch
+    std::vector<size_t> alignment(nbk, kArenaAlignment);
+    std::vector<int> own_storage;  // bindings stored outside the arena
+    size_t total = 0;
+    for (int id = 0; id < nb; ++id) {
+      const TensorBinding& b = plan_.bindings[id];
+      if (b.constant || plan_.alias_of[id] >= 0 || first[id] < 0) continue;
+      if (b.layout.kind != StorageKind::kBuffer) {
+        own_storage.push_back(id);
+        total += b.layout.bytes;
+        continue;
+      }
+      BufferRequest r;
+      r.bytes = b.layout.bytes;
+      if (shared[id]) {
+        r.first_step = 0;
+        r.last_step = span;
+      } else {
+        r.first_step = first[id] + stream[id] * window;
+        r.last_step = last[id] + stream[id] * window;
+      }
+      const int k = plan_.memory[id];
+      requests[k].push_back(r);
+      owner[k].push_back(id);
+      alignment[k] = std::max(alignment[k], b.layout.alignment);
+    }
+    for (int t = 0; t < steps; ++t) {
+      const size_t scratch = plan_.tasks[t].exec->scratch_bytes();
+      if (scratch == 0) continue;
+      const int step = t + plan_.tasks[t].stream * window;
+      requests[plan_.tasks[t].backend].push_back(BufferRequest{scratch, step, step});
+      owner[plan_.tasks[t].backend].push_back(-(t + 1));
+    }
+    std::vector<ArenaPlan> arenas;
+    for (size_t k = 0; k < nbk; ++k) {
+      arenas.push_back(PlanArena(requests[k], alignment[k]));
+      total += arenas.back().total_bytes;
+    }
+    if (config_.max_memory_bytes != 0 && total > config_.max_memory_bytes) {
+      return OutOfRangeError(graph_.source + ": needs " + std::to_string(total) +
+                             " bytes of activations, over SessionConfig::max_memory_bytes (" +
+                             std::to_string(config_.max_memory_bytes) + ")");
+    }
+    plan_.arena_bytes = total;
+    for (size_t k = 0; k < nbk; ++k) {
+      BackendSlot& slot = plan_.backends[k];
+      const ArenaPlan& arena = arenas[k];
+      if (!slot.arena || arena.total_bytes > slot.arena->size()) {
+        slot.arena.reset();
+        slot.arena = slot.backend->AllocateBuffer(arena.total_bytes);
+        if (!slot.arena) return AllocationError(arena.total_bytes, slot.name);
+      }
+      for (size_t i = 0; i < requests[k].size(); ++i) {
+        const MemoryRef ref{slot.arena.get(), arena.offsets[i]};
+        if (owner[k][i] >= 0) {
+          plan_.bindings[owner[k][i]].memory = ref;
+        } else {
+          plan_.tasks[-owner[k][i] - 1].exec->set_scratch(ref);
+        }
+      }
+    }
+    for (int id : own_storage) {
+      TensorBinding& b = plan_.bindings[id];
+      BackendSlot& slot = plan_.backends[plan_.memory[id]];
+      std::unique_ptr<Buffer>& buffer = slot.own_buffers[id];
+      if (!buffer || buffer->size() != b.layout.bytes) {
+        buffer.reset();
+        buffer = slot.backend->AllocateBuffer(b.layout.bytes, &b.layout);
+        if (!buffer) return AllocationError(b.layout.bytes, slot.name);
+      }
+      b.memory = MemoryRef{buffer.get(), 0};
+    }
+    for (int id = 0; id < nb; ++id) {
+      const int holder = plan_.alias_of[id];
+      if (holder >= 0) {
+        plan_.bindings[id].memory = plan_.bindings[holder].memory;
+        plan_.bindings[id].memory.offset += plan_.alias_offset[id];
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status AllocationError(size_t bytes, const std::string& backend) const {
+    return InternalError(graph_.source + ": cannot allocate " + std::to_string(bytes) + " bytes on " + backend);
+  }
+
+  const ir::Graph& graph_;
+  const SessionConfig& config_;
+  ExecutionPlan& plan_;
+};
+
+}  // namespace
+
+Status PlanMemory(const ir::Graph& graph, const SessionConfig& config, ExecutionPlan* plan) {
+  return MemoryPlanner(graph, config, plan).Plan();
+}
+
+}  // namespace rill::inference
