@@ -14,7 +14,8 @@
 
 namespace rill {
 
-CalculatorGraph::CalculatorGraph() : profiler_(std::make_unique<GraphProfiler>()) {}
+CalculatorGraph::CalculatorGraph()
+    : profiler_(std::make_unique<GraphProfiler>()) {}
 
 CalculatorGraph::~CalculatorGraph() { runtime_.reset(); }
 
@@ -52,8 +53,8 @@ absl::Status CalculatorGraph::AddObserver(
         absl::StrCat(what, " must be called before StartRun"));
   }
   if (validated_->StreamIndex(stream) < 0) {
-    return absl::NotFoundError(absl::StrCat(
-        what, ": no stream \"", stream, "\" in the graph"));
+    return absl::NotFoundError(
+        absl::StrCat(what, ": no stream \"", stream, "\" in the graph"));
   }
   GraphObserver o;
   o.stream = stream;
@@ -133,8 +134,9 @@ absl::Status CalculatorGraph::AddPacketToInputStream(const std::string& stream,
 absl::Status CalculatorGraph::AddPacketToInputStream(const std::string& stream,
                                                      Packet&& packet) {
   if (!runtime_) return absl::FailedPreconditionError("StartRun first");
-  return runtime_->AddPacket(stream, std::move(packet),
-                             add_mode_ == GraphInputStreamAddMode::kWaitTillNotFull);
+  return runtime_->AddPacket(
+      stream, std::move(packet),
+      add_mode_ == GraphInputStreamAddMode::kWaitTillNotFull);
 }
 
 absl::Status CalculatorGraph::SetInputStreamTimestampBound(

@@ -42,7 +42,8 @@ absl::Status GraphRuntime::Setup(
     std::vector<GraphObserver>* observers,
     const std::map<std::string, std::shared_ptr<Executor>>& custom_executors) {
   const CalculatorGraphConfig& config = validated_->Config();
-  max_queue_size_ = config.max_queue_size() == 0 ? 100 : config.max_queue_size();
+  max_queue_size_ =
+      config.max_queue_size() == 0 ? 100 : config.max_queue_size();
   report_deadlock_ = config.report_deadlock();
 
   // Executors: the default one first.
@@ -119,11 +120,13 @@ absl::Status GraphRuntime::Setup(
     }
   }
   consumers_.assign(streams.size(), {});
-  for (size_t s = 0; s < streams.size(); ++s) consumers_[s] = streams[s].consumers;
+  for (size_t s = 0; s < streams.size(); ++s)
+    consumers_[s] = streams[s].consumers;
 
   // Internal sinks for observers and pollers.
   int max_priority = 0;
-  for (const NodeSpec& spec : specs) max_priority = std::max(max_priority, spec.priority);
+  for (const NodeSpec& spec : specs)
+    max_priority = std::max(max_priority, spec.priority);
   for (GraphObserver& o : *observers) {
     ResetPollerForRun(&o);
     const int stream = validated_->StreamIndex(o.stream);
@@ -280,7 +283,8 @@ Invocation* GraphRuntime::PrepareLocked(CalculatorNode* node) {
       const int layer = node->spec().contract->GetNodeConfig().source_layer();
       if (layer > 0) {
         for (const auto& other : nodes_) {
-          if (other->spec().IsSource() && other->state != CalculatorNode::State::kClosed &&
+          if (other->spec().IsSource() &&
+              other->state != CalculatorNode::State::kClosed &&
               other->spec().contract->GetNodeConfig().source_layer() < layer) {
             return nullptr;  // rescheduled when that source closes
           }
@@ -343,8 +347,8 @@ void GraphRuntime::MaybeScheduleLocked(CalculatorNode* node) {
   // few hundred nanoseconds to another core costs more than running it. When
   // every drainer is busy inside a calculator, any ready work wakes one.
   const int free_drainers = ex.drainers - ex.busy;
-  if (ex.drainers < ex.max_drainers &&
-      static_cast<int>(ex.ready.size()) > free_drainers &&
+  if (ex.drainers<ex.max_drainers&& static_cast<int>(ex.ready.size())>
+          free_drainers &&
       (free_drainers == 0 || node->avg_cycles >= kHandOffCycles)) {
     ++ex.drainers;
     const int index = node_executor_[node->index()];
@@ -355,7 +359,8 @@ void GraphRuntime::MaybeScheduleLocked(CalculatorNode* node) {
 // True when `node` may have something to do after an invocation: queued
 // packets, a source that has not stopped, or inputs that are all done.
 bool GraphRuntime::MightBeReadyLocked(const CalculatorNode& node) const {
-  if (node.state != CalculatorNode::State::kOpened || shutting_down_) return true;
+  if (node.state != CalculatorNode::State::kOpened || shutting_down_)
+    return true;
   if (node.spec().IsSource()) return true;
   bool all_done = true;
   for (const InputQueue& q : node.queues) {
@@ -390,10 +395,9 @@ void GraphRuntime::Drain(int executor) {
       inv->end_ns = profiler_->NowNs();
       profiler_->RecordInvocation(
           node->index(),
-          inv->kind == Invocation::kOpen
-              ? TraceEvent::kOpen
-              : inv->kind == Invocation::kClose ? TraceEvent::kClose
-                                                : TraceEvent::kProcess,
+          inv->kind == Invocation::kOpen    ? TraceEvent::kOpen
+          : inv->kind == Invocation::kClose ? TraceEvent::kClose
+                                            : TraceEvent::kProcess,
           inv->start_ns, inv->end_ns, inv->timestamp);
     }
     node->ClearInputs(inv);
@@ -450,10 +454,9 @@ void GraphRuntime::CommitLocked(CalculatorNode* node, Invocation* inv) {
     status = absl::OkStatus();
   }
   if (!status.ok()) {
-    const char* phase = inv->kind == Invocation::kOpen
-                            ? "Open"
-                            : inv->kind == Invocation::kClose ? "Close"
-                                                              : "Process";
+    const char* phase = inv->kind == Invocation::kOpen    ? "Open"
+                        : inv->kind == Invocation::kClose ? "Close"
+                                                          : "Process";
     FailLocked(AnnotateStatus(
         status, absl::StrCat(NodeDesc(*node), " failed in ", phase,
                              inv->kind == Invocation::kProcess
@@ -466,9 +469,9 @@ void GraphRuntime::CommitLocked(CalculatorNode* node, Invocation* inv) {
   for (int out = 0; out < num_outputs && status_.ok(); ++out) {
     const std::string& err = node->ShardError(inv, out);
     if (!err.empty()) {
-      FailLocked(absl::InvalidArgumentError(absl::StrCat(
-          NodeDesc(*node), " output stream \"", node->output_specs[out].name,
-          "\": ", err)));
+      FailLocked(absl::InvalidArgumentError(
+          absl::StrCat(NodeDesc(*node), " output stream \"",
+                       node->output_specs[out].name, "\": ", err)));
     }
   }
   const bool closing = inv->kind == Invocation::kClose;
@@ -482,7 +485,8 @@ void GraphRuntime::CommitLocked(CalculatorNode* node, Invocation* inv) {
       std::vector<Packet>& packets = node->ShardPackets(inv, out);
       Timestamp bound = node->output_bounds[out];
       if (!packets.empty()) {
-        bound = std::max(bound, packets.back().Timestamp().NextAllowedInStream());
+        bound =
+            std::max(bound, packets.back().Timestamp().NextAllowedInStream());
       }
       bound = std::max(bound, node->ShardBound(inv, out));
       const TimestampDiff offset = node->output_specs[out].offset;
@@ -490,9 +494,11 @@ void GraphRuntime::CommitLocked(CalculatorNode* node, Invocation* inv) {
           inv->kind == Invocation::kProcess) {
         bound = std::max(bound, (t + offset).NextAllowedInStream());
       }
-      if (closing || stop || node->ShardClose(inv, out)) bound = Timestamp::Done();
+      if (closing || stop || node->ShardClose(inv, out))
+        bound = Timestamp::Done();
       const int stream = node->spec().output_streams[out];
-      if (stream >= 0 && (!packets.empty() || bound > node->output_bounds[out])) {
+      if (stream >= 0 &&
+          (!packets.empty() || bound > node->output_bounds[out])) {
         PropagateLocked(stream, &packets, bound, true);
       }
       node->output_bounds[out] = bound;
@@ -609,7 +615,8 @@ void GraphRuntime::PublishSidePacketsLocked(CalculatorNode* node) {
   }
   if (!any) return;
   for (auto& n : nodes_) {
-    if (n->state == CalculatorNode::State::kNotOpened) MaybeScheduleLocked(n.get());
+    if (n->state == CalculatorNode::State::kNotOpened)
+      MaybeScheduleLocked(n.get());
   }
 }
 
@@ -617,7 +624,8 @@ bool GraphRuntime::StreamFullLocked(int stream) const {
   for (const auto& [n, i] : consumers_[stream]) {
     const CalculatorNode& node = *nodes_[n];
     const int64_t limit = node.queue_limits[i];
-    if (limit >= 0 && static_cast<int64_t>(node.queues[i].packets.size()) >= limit &&
+    if (limit >= 0 &&
+        static_cast<int64_t>(node.queues[i].packets.size()) >= limit &&
         node.state != CalculatorNode::State::kClosed) {
       return true;
     }
@@ -670,7 +678,8 @@ void GraphRuntime::OnIdleLocked() {
     } else {
       for (auto& n : nodes_) {
         for (size_t i = 0; i < n->queues.size(); ++i) {
-          const int64_t size = static_cast<int64_t>(n->queues[i].packets.size());
+          const int64_t size =
+              static_cast<int64_t>(n->queues[i].packets.size());
           if (n->queue_limits[i] >= 0 && size >= n->queue_limits[i]) {
             n->queue_limits[i] = size + 1;
           }
@@ -712,8 +721,8 @@ absl::Status GraphRuntime::AddPacket(const std::string& stream, Packet packet,
   std::unique_lock<AdaptiveMutex> lock(mu_);
   auto it = input_by_name_.find(stream);
   if (it == input_by_name_.end()) {
-    return absl::NotFoundError(absl::StrCat(
-        "\"", stream, "\" is not an input_stream of the graph"));
+    return absl::NotFoundError(
+        absl::StrCat("\"", stream, "\" is not an input_stream of the graph"));
   }
   GraphInput& in = inputs_[it->second];
   if (!status_.ok()) return status_;
@@ -722,20 +731,21 @@ absl::Status GraphRuntime::AddPacket(const std::string& stream, Packet packet,
         "AddPacketToInputStream before StartRun");
   }
   if (in.closed) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "graph input stream \"", stream, "\" is already closed"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("graph input stream \"", stream, "\" is already closed"));
   }
   const Timestamp ts = packet.Timestamp();
   if (!ts.IsAllowedInStream()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "graph input stream \"", stream, "\": packet timestamp ",
-        ts.DebugString(), " is not allowed in a stream"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("graph input stream \"", stream, "\": packet timestamp ",
+                     ts.DebugString(), " is not allowed in a stream"));
   }
   if (ts < in.bound) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "graph input stream \"", stream, "\": packet timestamp ",
-        ts.DebugString(), " is not above the previous one (the next allowed is ",
-        in.bound.DebugString(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("graph input stream \"", stream, "\": packet timestamp ",
+                     ts.DebugString(),
+                     " is not above the previous one (the next allowed is ",
+                     in.bound.DebugString(), ")"));
   }
   if (packet.IsEmpty()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -750,9 +760,9 @@ absl::Status GraphRuntime::AddPacket(const std::string& stream, Packet packet,
   }
   while (StreamFullLocked(in.stream) && max_queue_size_ >= 0) {
     if (!wait_if_full) {
-      return absl::UnavailableError(absl::StrCat(
-          "graph input stream \"", stream, "\" is full (max_queue_size ",
-          max_queue_size_, ")"));
+      return absl::UnavailableError(
+          absl::StrCat("graph input stream \"", stream,
+                       "\" is full (max_queue_size ", max_queue_size_, ")"));
     }
     ++waiting_adders_;
     if (IdleLocked()) OnIdleLocked();
@@ -782,13 +792,13 @@ absl::Status GraphRuntime::SetInputBound(const std::string& stream,
   std::lock_guard<AdaptiveMutex> lock(mu_);
   auto it = input_by_name_.find(stream);
   if (it == input_by_name_.end()) {
-    return absl::NotFoundError(absl::StrCat(
-        "\"", stream, "\" is not an input_stream of the graph"));
+    return absl::NotFoundError(
+        absl::StrCat("\"", stream, "\" is not an input_stream of the graph"));
   }
   GraphInput& in = inputs_[it->second];
   if (in.closed) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "graph input stream \"", stream, "\" is already closed"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("graph input stream \"", stream, "\" is already closed"));
   }
   if (bound > in.bound) {
     in.bound = bound;
@@ -802,8 +812,8 @@ absl::Status GraphRuntime::CloseInput(const std::string& stream) {
   std::lock_guard<AdaptiveMutex> lock(mu_);
   auto it = input_by_name_.find(stream);
   if (it == input_by_name_.end()) {
-    return absl::NotFoundError(absl::StrCat(
-        "\"", stream, "\" is not an input_stream of the graph"));
+    return absl::NotFoundError(
+        absl::StrCat("\"", stream, "\" is not an input_stream of the graph"));
   }
   GraphInput& in = inputs_[it->second];
   if (in.closed) return absl::OkStatus();
@@ -849,13 +859,15 @@ absl::Status GraphRuntime::WaitUntilIdle() {
 
 absl::Status GraphRuntime::WaitUntilDone() {
   std::unique_lock<AdaptiveMutex> lock(mu_);
-  if (!running_) return absl::FailedPreconditionError("the graph is not running");
+  if (!running_)
+    return absl::FailedPreconditionError("the graph is not running");
   for (;;) {
     if (HasAppThreadExecutor()) RunAppTasks(lock);
     if (DoneLocked() && IdleLocked()) break;
     if (IdleLocked()) {
       bool inputs_open = false;
-      for (const GraphInput& in : inputs_) inputs_open = inputs_open || !in.closed;
+      for (const GraphInput& in : inputs_)
+        inputs_open = inputs_open || !in.closed;
       bool throttled = false;
       for (auto& n : nodes_) throttled = throttled || n->throttled;
       if (throttled) {
@@ -896,7 +908,8 @@ absl::Status GraphRuntime::WaitUntilDone() {
   return s;
 }
 
-absl::StatusOr<Packet> GraphRuntime::GetSidePacket(const std::string& name) const {
+absl::StatusOr<Packet> GraphRuntime::GetSidePacket(
+    const std::string& name) const {
   std::lock_guard<AdaptiveMutex> lock(mu_);
   auto it = side_packets_.find(name);
   if (it == side_packets_.end()) {
@@ -921,24 +934,27 @@ std::string GraphRuntime::WaitReportLocked() const {
     }
     Timestamp min_packet = Timestamp::Done();
     for (const InputQueue& q : n->queues) {
-      if (!q.packets.empty()) min_packet = std::min(min_packet, q.packets.front().Timestamp());
+      if (!q.packets.empty())
+        min_packet = std::min(min_packet, q.packets.front().Timestamp());
     }
     for (size_t i = 0; i < n->queues.size(); ++i) {
       const InputQueue& q = n->queues[i];
       const int s = n->spec().input_streams[i];
       const std::string from =
-          s < 0 ? "" : streams[s].producer < 0
-                           ? " (graph input)"
-                           : absl::StrCat(" from node \"",
-                                          nodes_[streams[s].producer]->name(), "\"");
+          s < 0 ? ""
+          : streams[s].producer < 0
+              ? " (graph input)"
+              : absl::StrCat(" from node \"",
+                             nodes_[streams[s].producer]->name(), "\"");
       if (q.packets.empty() && q.bound <= min_packet && !q.IsDone()) {
-        waits.push_back(absl::StrCat(
-            "stream \"", s < 0 ? "?" : streams[s].name, "\"", from,
-            " (empty, bound ", q.bound.DebugString(), q.back_edge ? ", back edge" : "", ")"));
+        waits.push_back(absl::StrCat("stream \"", s < 0 ? "?" : streams[s].name,
+                                     "\"", from, " (empty, bound ",
+                                     q.bound.DebugString(),
+                                     q.back_edge ? ", back edge" : "", ")"));
       } else if (!q.packets.empty()) {
-        waits.push_back(absl::StrCat(
-            "has ", q.packets.size(), " queued on \"",
-            s < 0 ? "?" : streams[s].name, "\"", from));
+        waits.push_back(absl::StrCat("has ", q.packets.size(), " queued on \"",
+                                     s < 0 ? "?" : streams[s].name, "\"",
+                                     from));
       }
     }
     if (n->throttled) waits.push_back("throttled: a downstream queue is full");

@@ -41,9 +41,9 @@ class GraphRuntime {
       : validated_(validated), profiler_(profiler) {}
   ~GraphRuntime() { Shutdown(); }
 
-  absl::Status Setup(std::vector<GraphObserver>* observers,
-                     const std::map<std::string, std::shared_ptr<Executor>>&
-                         custom_executors);
+  absl::Status Setup(
+      std::vector<GraphObserver>* observers,
+      const std::map<std::string, std::shared_ptr<Executor>>& custom_executors);
   absl::Status Start(const std::map<std::string, Packet>& side_packets);
   absl::Status AddPacket(const std::string& stream, Packet packet,
                          bool wait_if_full);
