@@ -85,10 +85,17 @@ class ClExecution : public Execution {
   Status Refuse(const std::string& what) const {
     return UnimplementedError(args_.graph->NodeContext(*args_.node) + "opencl: " + what);
   }
-  // Float32 inputs only (others run on the CPU).
+  // Float32 activations only (others run on the CPU); constant operands
+  // (shapes, axes, sizes) may be integers.
   Status NeedFloatInputs() const {
-    for (const TensorBinding* b : args_.inputs) {
-      if (b && b->dtype != DataType::kFloat32) return Refuse(std::string("input type ") + DataTypeName(b->dtype));
+    for (size_t i = 0; i < args_.inputs.size(); ++i) {
+      const TensorBinding* b = args_.inputs[i];
+      if (b && (i == 0 || !b->constant) && b->dtype != DataType::kFloat32) {
+        return Refuse(std::string("input type ") + DataTypeName(b->dtype));
+      }
+    }
+    if (args_.outputs[0]->dtype != DataType::kFloat32) {
+      return Refuse(std::string("output type ") + DataTypeName(args_.outputs[0]->dtype));
     }
     return Status::Ok();
   }
@@ -292,7 +299,7 @@ Status ClExecution::UploadConstantInputs(std::initializer_list<size_t> which) {
   constant_inputs_.assign(args_.inputs.size(), nullptr);
   for (size_t i = 0; i < args_.inputs.size(); ++i) {
     const TensorBinding* b = args_.inputs[i];
-    if (!b || !b->constant) continue;
+    if (!b || !b->constant || b->dtype != DataType::kFloat32) continue;
     if (which.size() > 0 && std::find(which.begin(), which.end(), i) == which.end()) continue;
     const float* f = static_cast<const float*>(b->host());
     RILL_INF_ASSIGN_OR_RETURN(constant_inputs_[i], Upload(std::vector<float>(f, f + NumElements(b->shape))));
