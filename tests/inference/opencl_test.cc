@@ -134,15 +134,21 @@ class OpenClTest : public ::testing::Test {
 
   // The op on OpenCL against the CPU's reference kernels; every layer must
   // run on OpenCL.
+  // Also as on a GPU with 132 compute units, where small convs split K.
   void CheckOp(const std::shared_ptr<const Model>& model, const std::string& what, double tolerance = 1e-5) {
     SessionConfig ref;
     ref.algorithm = AlgorithmPolicy::kReference;
     auto cpu = Session::Create(model, ref);
     ASSERT_TRUE(cpu.ok()) << what << ": " << cpu.status().ToString();
-    auto cl = Session::Create(model, OpenClConfig());
-    ASSERT_TRUE(cl.ok()) << what << ": " << cl.status().ToString();
-    for (const LayerInfo& l : (*cl)->Layers()) EXPECT_EQ(l.backend, "opencl") << what << ": " << l.kernel;
-    ExpectClose(RunOnce(cl->get(), 7), RunOnce(cpu->get(), 7), tolerance, what);
+    const auto want = RunOnce(cpu->get(), 7);
+    for (const char* units : {"", "132"}) {
+      SessionConfig config = OpenClConfig();
+      if (*units) config.backend_options["opencl.compute_units"] = units;
+      auto cl = Session::Create(model, config);
+      ASSERT_TRUE(cl.ok()) << what << ": " << cl.status().ToString();
+      for (const LayerInfo& l : (*cl)->Layers()) EXPECT_EQ(l.backend, "opencl") << what << ": " << l.kernel;
+      ExpectClose(RunOnce(cl->get(), 7), want, tolerance, what + (*units ? " (split K)" : ""));
+    }
   }
 
   std::mt19937 rng_{1234};
@@ -170,6 +176,7 @@ TEST_F(OpenClTest, Convolutions) {
       {{2, 7, 6, 8}, 16, 1, 1, 1, 1, ir::Padding::kValid, ir::Activation::kNone, true},
       {{1, 10, 9, 6}, 9, 3, 1, 2, 3, ir::Padding::kSame, ir::Activation::kRelu6, false},  // groups straddle a 4-block
       {{1, 8, 8, 4}, 7, 5, 1, 1, 1, ir::Padding::kValid, ir::Activation::kTanh, true},
+      {{1, 5, 6, 40}, 70, 3, 1, 1, 1, ir::Padding::kSame, ir::Activation::kRelu, true},  // K = 360: splits
   };
   for (const Case& c : cases) {
     OneOp op;
@@ -347,7 +354,9 @@ TEST_P(OpenClModelTest, MatchesCpu) {
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   auto cpu = Session::Create(*model);
   ASSERT_TRUE(cpu.ok());
-  auto cl = Session::Create(*model, OpenClConfig());
+  SessionConfig config = OpenClConfig();
+  config.backend_options["opencl.compute_units"] = "132";  // as on an H100/H200: the small convs split K
+  auto cl = Session::Create(*model, config);
   ASSERT_TRUE(cl.ok()) << cl.status().ToString();
   std::set<std::string> fell_back;
   for (const LayerInfo& l : (*cl)->Layers()) {
@@ -365,7 +374,8 @@ TEST_P(OpenClModelTest, MatchesCpu) {
 INSTANTIATE_TEST_SUITE_P(Models, OpenClModelTest,
                          ::testing::Values("face_detection_short_range.tflite", "face_detection_full_range.tflite",
                                            "selfie_segmentation.tflite", "hand_landmark_lite.tflite",
-                                           "pose_landmark_lite.tflite", "mobilenet_v2.onnx", "squeezenet1_1.onnx"),
+                                           "pose_landmark_lite.tflite", "mobilenet_v2.onnx", "squeezenet1_1.onnx",
+                                           "resnet18.onnx"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param.substr(0, info.param.find('.'));
                          });
