@@ -1,6 +1,6 @@
 // The OpenCL backend ("opencl"): device buffers (one arena per session,
-// tensors NHWC, fp32, or half with Precision::kFp16 on devices with
-// cl_khr_fp16), executions that enqueue kernels from kernels/nn.cl on one
+// tensors NHWC, fp32, or half storage with fp32 arithmetic under
+// Precision::kFp16), executions that enqueue kernels from kernels/nn.cl on one
 // in-order queue, transfers through that queue, and a clFinish at the end of
 // each run. Nodes it has no kernel for are refused (Unimplemented) and run on
 // the CPU.
@@ -1130,7 +1130,8 @@ StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const Execut
 
 StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<ClRuntime> runtime, ClRuntime::Create(context.options));
-  const bool half = context.config->precision == Precision::kFp16 && runtime->has_fp16();
+  // Half storage needs no cl_khr_fp16 (vload_half / vstore_half are core).
+  const bool half = context.config->precision == Precision::kFp16;
   // Build (or load) the program now: a device whose compiler fails is a
   // clear error at Session::Create, not at the first node.
   RILL_INF_RETURN_IF_ERROR(runtime->Program(half).status());
