@@ -453,7 +453,9 @@ TEST_F(OpenClTest, TwoHeadsOnOpenClAndCpu) {
     int on_cl = 0;
     for (const LayerInfo& l : (*session)->Layers()) on_cl += l.backend == "opencl";
     EXPECT_EQ(on_cl, static_cast<int>(head.size()));
-    for (int run = 0; run < 3; ++run) ExpectClose(RunOnce(session->get(), 11), want, 1e-4, "two heads");
+    for (int run = 0; run < 3; ++run) {
+      ExpectClose(RunOnce(session->get(), 11), want, 1e-4, std::string("two heads, run ") + std::to_string(run) + (concurrent ? " concurrent" : " sequential"));
+    }
   }
 }
 
