@@ -6,6 +6,7 @@
 #include <set>
 
 #include "inference/import/onnx/onnx_converter.h"
+#include "inference/import/unsupported_nodes.h"
 #include "inference/runtime/importer_registry.h"
 
 namespace rill::inference::onnx_import {
@@ -31,10 +32,6 @@ class Importer {
   }
 
  private:
-  struct Failure {
-    std::string node, op, attribute, what;
-  };
-
   StatusOr<std::shared_ptr<ir::Graph>> RunImport() {
     if (bytes_->size() > static_cast<size_t>(INT32_MAX) ||
         !model_.ParseFromArray(bytes_->data(), static_cast<int>(bytes_->size()))) {
@@ -71,7 +68,11 @@ class Importer {
       if (c.done_nodes_.count(i)) continue;  // imported with an earlier node
       RILL_INF_RETURN_IF_ERROR(ConvertNode(c, i));
     }
-    if (!failures_.empty()) return UnsupportedError();
+    if (!failures_.empty()) {
+      const std::string note =
+          skipped_ == 0 ? "" : "(" + std::to_string(skipped_) + " nodes reading their outputs skipped)";
+      return UnsupportedNodesError(source_, failures_, note);
+    }
     for (const onnx::ValueInfoProto& out : graph.output()) {
       c.where_ = source_ + ": output '" + out.name() + "': ";
       RILL_INF_ASSIGN_OR_RETURN(Value v, c.Get(out.name()));
@@ -134,72 +135,52 @@ class Importer {
     c.BeginNode(index);
     const onnx::NodeProto& node = c.node();
     const OnnxConverter convert = FindOnnxConverter(node.domain(), node.op_type());
-    bool reads_unconverted = false;
-    for (const std::string& in : node.input()) reads_unconverted = reads_unconverted || unconverted_.count(in) > 0;
-    Status s = Status::Ok();
+    const bool reads_unconverted = std::any_of(node.input().begin(), node.input().end(),
+                                               [&](const std::string& in) { return unconverted_.count(in) > 0; });
+    Status s;
     if (convert == nullptr) {
       const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
       s = c.Unsupported(default_domain ? "unsupported op type '" + node.op_type() + "'"
                                        : "unsupported op '" + node.op_type() + "' of domain '" + node.domain() + "'");
     } else if (reads_unconverted) {
+      // Its converter needs its inputs' shapes, which nothing produced.
       ++skipped_;
+      for (const std::string& out : node.output()) unconverted_.insert(out);
+      return Status::Ok();
     } else {
       s = convert(c);
+      if (s.ok()) return s;
     }
-    if (s.ok() && !reads_unconverted) return Status::Ok();
-    if (!s.ok() && s.code() != StatusCode::kUnimplemented) return s;
-    if (!s.ok()) {
-      // Converters' messages start with the node's prefix; other helpers'
-      // (ConstantFromProto) with the model's.
-      std::string what = s.message();
-      for (const std::string& prefix : {c.where(), source_ + ": "}) {
-        if (what.compare(0, prefix.size(), prefix) == 0) {
-          what = what.substr(prefix.size());
-          break;
-        }
+    if (s.code() != StatusCode::kUnimplemented) return s;
+    // Converters' messages start with the node's prefix; other helpers'
+    // (ConstantFromProto) with the model's.
+    std::string what = s.message();
+    for (const std::string& prefix : {c.where(), source_ + ": "}) {
+      if (what.compare(0, prefix.size(), prefix) == 0) {
+        what = what.substr(prefix.size());
+        break;
       }
-      failures_.push_back({c.node_name(), node.op_type(), c.unsupported_attribute_, what});
     }
+    const std::string& attribute = c.unsupported_attribute_;
+    failures_.push_back("node '" + c.node_name() + "' (" + node.op_type() + ")" +
+                        (attribute.empty() ? "" : ", attribute '" + attribute + "'") + ": " + what);
     for (const std::string& out : node.output()) unconverted_.insert(out);
     return Status::Ok();
-  }
-
-  // One Unimplemented error naming every unsupported node; its first line
-  // names the model (and, for one node, the node, as an import error always
-  // did).
-  Status UnsupportedError() const {
-    auto line = [](const Failure& f) {
-      return "node '" + f.node + "' (" + f.op + ")" + (f.attribute.empty() ? "" : ", attribute '" + f.attribute + "'") +
-             ": " + f.what;
-    };
-    std::string message;
-    if (failures_.size() == 1) {
-      message = source_ + ": " + line(failures_[0]);
-    } else {
-      // A corrupt file can make every node fail: list enough to act on.
-      constexpr size_t kMaxListed = 64;
-      message = source_ + ": " + std::to_string(failures_.size()) + " unsupported nodes:";
-      for (size_t i = 0; i < failures_.size() && i < kMaxListed; ++i) message += "\n  " + line(failures_[i]);
-      if (failures_.size() > kMaxListed) {
-        message += "\n  ... and " + std::to_string(failures_.size() - kMaxListed) + " more";
-      }
-    }
-    if (skipped_ > 0) {
-      message += "\n  (" + std::to_string(skipped_) + " node" + (skipped_ == 1 ? "" : "s") +
-                 " reading their outputs not converted)";
-    }
-    return UnimplementedError(message);
   }
 
   std::shared_ptr<const std::vector<uint8_t>> bytes_;
   std::string source_;
   onnx::ModelProto model_;
-  std::map<std::string, std::vector<int>> input_shapes_;  // LoadOptions::input_shapes
+  // LoadOptions::input_shapes.
+  std::map<std::string, std::vector<int>> input_shapes_;
   // Inputs whose symbolic dimensions stood at 1, for messages.
   std::string symbolic_;
-  std::vector<Failure> failures_;
-  std::set<std::string> unconverted_;  // outputs of the nodes in failures_, and of the nodes reading them
-  int skipped_ = 0;                    // nodes with a converter not run for want of their inputs
+  // One line per unsupported node.
+  std::vector<std::string> failures_;
+  // Outputs of the nodes in failures_, and of the nodes reading them.
+  std::set<std::string> unconverted_;
+  // Nodes whose converter did not run for want of their inputs.
+  int skipped_ = 0;
 };
 
 namespace {
