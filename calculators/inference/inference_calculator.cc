@@ -64,6 +64,8 @@ absl::StatusCode ToAbslCode(inference::StatusCode code) {
       return absl::StatusCode::kOutOfRange;
     case inference::StatusCode::kInternal:
       return absl::StatusCode::kInternal;
+    case inference::StatusCode::kUnavailable:
+      return absl::StatusCode::kUnavailable;
   }
   return absl::StatusCode::kUnknown;
 }
