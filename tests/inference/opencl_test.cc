@@ -443,5 +443,57 @@ TEST_F(OpenClTest, TwoHeadsOnOpenClAndCpu) {
   }
 }
 
+// A multi-task model exported by PyTorch (tests/inference/
+// export_torchvision_onnx.py: MobileNetV2 backbone, a classification head,
+// a dense head): the dense head on OpenCL, the rest on the CPU, on two
+// streams that run at once. Outputs match the CPU-only run; the trace puts
+// each head's tasks on its backend's stream; so does a sequential run.
+TEST_F(OpenClTest, MultiTaskHeadsOnTwoBackends) {
+  const std::string path = testing::ModelPath("rill_multitask.onnx");
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const ir::Graph& g = (*model)->graph();
+  ASSERT_EQ(g.outputs.size(), 2u);
+  ASSERT_EQ(g.tensors[g.outputs[1]].name, "mask");
+  const std::vector<bool> mask_head = g.HeadOf(1), classes_head = g.HeadOf(0);
+  auto cpu = Session::Create(*model);
+  ASSERT_TRUE(cpu.ok());
+  const auto want = RunOnce(cpu->get(), 13);
+  for (bool concurrent : {true, false}) {
+    SessionConfig config = OpenClConfig();
+    config.backend = kCpuBackend;
+    config.concurrent_backends = concurrent;
+    std::set<std::string> on_cl, on_cpu;
+    for (size_t n = 0; n < g.nodes.size(); ++n) {
+      if (mask_head[n]) config.node_backends[g.nodes[n].name] = "opencl", on_cl.insert(g.nodes[n].name);
+      if (classes_head[n]) on_cpu.insert(g.nodes[n].name);
+    }
+    ASSERT_GT(on_cl.size(), 3u);
+    ASSERT_GT(on_cpu.size(), 3u);
+    auto session = Session::Create(*model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    (*session)->set_tracing(true);
+    ExpectClose(RunOnce(session->get(), 13), want, 1e-4, concurrent ? "concurrent" : "sequential");
+    int cl_tasks = 0, cpu_tasks = 0;
+    for (const TaskSpan& s : (*session)->LastRunTrace()) {
+      EXPECT_LE(s.start_us, s.end_us) << s.name;
+      if (on_cl.count(s.name)) {
+        EXPECT_EQ(s.backend, "opencl") << s.name;
+        EXPECT_EQ(s.stream, concurrent ? 1 : 0) << s.name;
+        ++cl_tasks;
+      }
+      if (on_cpu.count(s.name)) {
+        EXPECT_EQ(s.backend, "cpu") << s.name;
+        EXPECT_EQ(s.stream, 0) << s.name;
+        ++cpu_tasks;
+      }
+    }
+    EXPECT_EQ(cl_tasks, static_cast<int>(on_cl.size()));
+    EXPECT_GT(cpu_tasks, 0);
+    EXPECT_NE((*session)->LastRunTraceJson().find("\"tid\":"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace rill::inference

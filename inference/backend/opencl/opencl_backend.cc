@@ -63,6 +63,17 @@ class ClBuffer : public Buffer {
 
 class OpenClBackend;
 
+// One convolution with its own uploaded weights: CONV_2D, and the expand /
+// project convs of DEPTHWISE_BLOCK. Without groups it runs the tiled
+// implicit GEMM (conv2d_tiled), else the direct kernel (conv2d).
+struct ConvLaunch {
+  cpu::ConvParams p;
+  int act = 0;
+  bool tiled = false;
+  cl_mem weights = nullptr, bias = nullptr;
+};
+
+
 // Base of the executions: kernel objects, argument setting, constant
 // uploads, and errors naming the node.
 class ClExecution : public Execution {
@@ -137,9 +148,33 @@ class ClExecution : public Execution {
     err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(dims), nullptr, g, nullptr, 0, nullptr, nullptr);
     return err == CL_SUCCESS ? Status::Ok() : ClError(err, name() + ": clEnqueueNDRangeKernel");
   }
+  // The same with a work-group size (the global size rounded up to it).
+  template <class... A>
+  Status LaunchLocal(cl_kernel k, std::initializer_list<size_t> global, std::initializer_list<size_t> local,
+                     const A&... a) {
+    cl_uint i = 0;
+    cl_int err = CL_SUCCESS;
+    ((err = err == CL_SUCCESS ? SetArg(k, i++, a) : err), ...);
+    if (err != CL_SUCCESS) return ClError(err, name() + ": clSetKernelArg " + std::to_string(i - 1));
+    size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1};
+    size_t dims = 0;
+    for (size_t v : local) l[dims++] = v;
+    dims = 0;
+    for (size_t v : global) {
+      g[dims] = (std::max<size_t>(v, 1) + l[dims] - 1) / l[dims] * l[dims];
+      ++dims;
+    }
+    err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(dims), nullptr, g, l, 0, nullptr, nullptr);
+    return err == CL_SUCCESS ? Status::Ok() : ClError(err, name() + ": clEnqueueNDRangeKernel");
+  }
   static cl_int SetArg(cl_kernel k, cl_uint i, cl_mem m) { return cl().clSetKernelArg(k, i, sizeof(cl_mem), &m); }
   static cl_int SetArg(cl_kernel k, cl_uint i, int v) { return cl().clSetKernelArg(k, i, sizeof(int), &v); }
   static cl_int SetArg(cl_kernel k, cl_uint i, float v) { return cl().clSetKernelArg(k, i, sizeof(float), &v); }
+
+  // Uploads a conv's filter ([out_c][kh][kw][in_c/groups]) and bias for the
+  // kernel its shape takes; creates that kernel.
+  Status PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c);
+  Status RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off, int res_c);
 
   ExecutionArgs args_;
   OpenClBackend* backend_;
@@ -307,6 +342,9 @@ Status ClExecution::UploadConstantInputs(std::initializer_list<size_t> which) {
   return Status::Ok();
 }
 
+std::vector<float> PackConvFilter(const float* w, int out_c, int kh, int kw, int icg);
+std::vector<float> PackGemmFilter(const float* w, int out_c, int k);
+
 std::vector<float> ConstFloats(const TensorBinding* b) {
   const float* f = static_cast<const float*>(b->host());
   return std::vector<float>(f, f + NumElements(b->shape));
@@ -353,13 +391,50 @@ std::vector<float> PackConvFilter(const float* w, int out_c, int kh, int kw, int
   return packed;
 }
 
-// One conv2d kernel launch with its own packed weights: CONV_2D, and the
-// expand / project convs of DEPTHWISE_BLOCK.
-struct ConvLaunch {
-  cpu::ConvParams p;
-  int act = 0;
-  cl_mem weights = nullptr, bias = nullptr;
-};
+// [out_c][K] -> [K][out_c] (the tiled kernel's filter).
+std::vector<float> PackGemmFilter(const float* w, int out_c, int k) {
+  std::vector<float> packed(static_cast<size_t>(out_c) * k);
+  for (int oc = 0; oc < out_c; ++oc) {
+    for (int i = 0; i < k; ++i) packed[static_cast<size_t>(i) * out_c + oc] = w[static_cast<size_t>(oc) * k + i];
+  }
+  return packed;
+}
+
+// Kernel slots of the two conv kernels in an execution.
+constexpr size_t kConvDirect = 10, kConvTiled = 11;
+
+Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c) {
+  const cpu::ConvParams& p = c->p;
+  c->tiled = p.groups == 1;
+  if (!c->weights) {
+    const int icg = p.in_c / p.groups;
+    RILL_INF_ASSIGN_OR_RETURN(c->weights,
+                              Upload(c->tiled ? PackGemmFilter(filter, p.out_c, p.kernel_h * p.kernel_w * icg)
+                                              : PackConvFilter(filter, p.out_c, p.kernel_h, p.kernel_w, icg)));
+    std::vector<float> b(p.out_c, 0.0f);
+    if (bias) b = std::vector<float>(static_cast<const float*>(bias->host()),
+                                     static_cast<const float*>(bias->host()) + p.out_c);
+    RILL_INF_ASSIGN_OR_RETURN(c->bias, Upload(b));
+  }
+  return c->tiled ? Kernel(kConvTiled, "conv2d_tiled").status() : Kernel(kConvDirect, "conv2d").status();
+}
+
+Status ClExecution::RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off,
+                            int res_c) {
+  const cpu::ConvParams& p = c.p;
+  if (c.tiled) {
+    const size_t m = static_cast<size_t>(p.batch) * p.out_h * p.out_w;
+    return LaunchLocal(kernels_[kConvTiled], {static_cast<size_t>((p.out_c + 63) / 64 * 16), (m + 63) / 64 * 16}, {16, 16}, x, x_off,
+                       c.weights, c.bias, res, res_off, res_c, y, y_off, p.batch, p.in_h, p.in_w, p.in_c, p.out_h,
+                       p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w,
+                       p.pad_top, p.pad_left, c.act);
+  }
+  return Launch(kernels_[kConvDirect], {static_cast<size_t>((p.out_c + 3) / 4), static_cast<size_t>(p.out_w),
+                                        static_cast<size_t>(p.batch) * p.out_h},
+                x, x_off, c.weights, c.bias, res, res_off, res_c, y, y_off, p.in_h, p.in_w, p.in_c, p.out_h, p.out_w,
+                p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top,
+                p.pad_left, p.groups, c.act);
+}
 
 class ConvExecution : public ClExecution {
  public:
@@ -375,22 +450,14 @@ class ConvExecution : public ClExecution {
     c_.act = Act(attrs().activation);
     res_c_ = HasInput(3) ? InShape(3)[3] : 0;
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3}));
-    if (!c_.weights) {
-      RILL_INF_ASSIGN_OR_RETURN(c_.weights, Upload(PackConvFilter(static_cast<const float*>(args_.inputs[1]->host()),
-                                                                  w[0], w[1], w[2], w[3])));
-      RILL_INF_ASSIGN_OR_RETURN(c_.bias, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
-                                                            : std::vector<float>(w[0], 0.0f)));
-    }
-    return Kernel(0, "conv2d").status();
+    RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
+                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_));
+    kernel_name_ = c_.tiled ? "conv2d_tiled" : "conv2d";
+    return Status::Ok();
   }
   Status Run() override {
-    const cpu::ConvParams& p = c_.p;
-    const cl_mem res = res_c_ ? InMem(3) : OutMem();
-    return Launch(kernels_[0], {static_cast<size_t>((p.out_c + 3) / 4), static_cast<size_t>(p.out_w),
-                                static_cast<size_t>(p.batch) * p.out_h},
-                  InMem(0), InOff(0), c_.weights, c_.bias, res, res_c_ ? InOff(3) : 0, res_c_, OutMem(), OutOff(),
-                  p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h,
-                  p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left, p.groups, c_.act);
+    return RunConv(c_, InMem(0), InOff(0), OutMem(), OutOff(), res_c_ ? InMem(3) : OutMem(), res_c_ ? InOff(3) : 0,
+                   res_c_);
   }
 
  private:
@@ -945,23 +1012,17 @@ class DepthwiseBlockExecution : public ClExecution {
     res_c_ = HasInput(7) ? InShape(7)[3] : 0;
     expand_floats_ = has_expand_ ? static_cast<size_t>(x[0]) * x[1] * x[2] * mid_c : 0;
     mid_floats_ = static_cast<size_t>(y[0]) * y[1] * y[2] * mid_c;
-    if (!project_.weights) {
-      if (has_expand_) {
-        const Shape& we = InShape(1);
-        RILL_INF_ASSIGN_OR_RETURN(expand_.weights, Upload(PackConvFilter(static_cast<const float*>(args_.inputs[1]->host()),
-                                                                         we[0], 1, 1, we[3])));
-        RILL_INF_ASSIGN_OR_RETURN(expand_.bias, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
-                                                                   : std::vector<float>(mid_c, 0.0f)));
-      }
+    if (has_expand_) {
+      RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
+                                           HasInput(2) ? args_.inputs[2] : nullptr, &expand_));
+    }
+    RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[5]->host()),
+                                         HasInput(6) ? args_.inputs[6] : nullptr, &project_));
+    if (!dw_weights_) {
       RILL_INF_ASSIGN_OR_RETURN(dw_weights_, Upload(ConstFloats(args_.inputs[3])));
       RILL_INF_ASSIGN_OR_RETURN(dw_bias_, Upload(HasInput(4) ? ConstFloats(args_.inputs[4])
                                                              : std::vector<float>(mid_c, 0.0f)));
-      RILL_INF_ASSIGN_OR_RETURN(project_.weights, Upload(PackConvFilter(static_cast<const float*>(args_.inputs[5]->host()),
-                                                                        wp[0], 1, 1, wp[3])));
-      RILL_INF_ASSIGN_OR_RETURN(project_.bias, Upload(HasInput(6) ? ConstFloats(args_.inputs[6])
-                                                                  : std::vector<float>(wp[0], 0.0f)));
     }
-    RILL_INF_RETURN_IF_ERROR(Kernel(0, "conv2d").status());
     return Kernel(1, "depthwise_conv2d").status();
   }
   Status Run() override {
@@ -971,7 +1032,7 @@ class DepthwiseBlockExecution : public ClExecution {
     cl_mem src = InMem(0);
     int src_off = InOff(0);
     if (has_expand_) {
-      RILL_INF_RETURN_IF_ERROR(Conv(expand_, src, src_off, scratch, expanded_off, src, 0, 0));
+      RILL_INF_RETURN_IF_ERROR(RunConv(expand_, src, src_off, scratch, expanded_off, src, 0, 0));
       src = scratch;
       src_off = expanded_off;
     }
@@ -982,18 +1043,11 @@ class DepthwiseBlockExecution : public ClExecution {
                                     d.out_h, d.out_w, d.out_c, d.kernel_h, d.kernel_w, d.stride_h, d.stride_w,
                                     d.dilation_h, d.dilation_w, d.pad_top, d.pad_left, 1,
                                     Act(attrs().depthwise_activation)));
-    return Conv(project_, scratch, mid_off, OutMem(), OutOff(), res_c_ ? InMem(7) : scratch, res_c_ ? InOff(7) : 0,
-                res_c_);
+    return RunConv(project_, scratch, mid_off, OutMem(), OutOff(), res_c_ ? InMem(7) : scratch, res_c_ ? InOff(7) : 0,
+                   res_c_);
   }
 
  private:
-  Status Conv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off, int res_c) {
-    const cpu::ConvParams& p = c.p;
-    return Launch(kernels_[0], {static_cast<size_t>((p.out_c + 3) / 4), static_cast<size_t>(p.out_w),
-                                static_cast<size_t>(p.batch) * p.out_h},
-                  x, x_off, c.weights, c.bias, res, res_off, res_c, y, y_off, p.in_h, p.in_w, p.in_c, p.out_h,
-                  p.out_w, p.out_c, 1, 1, 1, 1, 1, 1, 0, 0, 1, c.act);
-  }
 
   bool has_expand_ = false;
   ConvLaunch expand_, project_;

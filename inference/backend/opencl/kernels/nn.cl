@@ -89,6 +89,73 @@ __kernel void conv2d(__global const REAL* x, int x_off, __global const REAL* w, 
   }
 }
 
+// CONV_2D without groups as an implicit GEMM: M = output pixels, N =
+// output channels, K = kh * kw * in_c. A work group of 16x16 items computes
+// a 64x64 tile, 4x4 per item (pixels ty + 16i, channels tx + 16j, so stores
+// are coalesced along channels), staging 16-deep slices of the input
+// patches and of the filter (packed [K][out_c]) in local memory. Global:
+// (ceil(out_c/64) * 16, ceil(M/64) * 16), local (16, 16).
+#define TILE 64
+#define TILE_K 16
+__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
+    __global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias, __global const REAL* res,
+    int res_off, int res_c, __global REAL* y, int y_off, int batch, int in_h, int in_w, int in_c, int out_h, int out_w,
+    int out_c, int kh, int kw, int sh, int sw, int dh, int dw, int pt, int pl, int act) {
+  __local float as[TILE_K][TILE];
+  __local float bs[TILE_K][TILE];
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const int lid = ty * 16 + tx;
+  const int n0 = get_group_id(0) * TILE, m0 = get_group_id(1) * TILE;
+  const int hw = out_h * out_w;
+  const int M = batch * hw, K = kh * kw * in_c;
+  float acc[4][4];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) acc[i][j] = 0.0f;
+  for (int k0 = 0; k0 < K; k0 += TILE_K) {
+    for (int r = 0; r < 4; ++r) {
+      // Patches: consecutive items take consecutive k (channels of one pixel).
+      const int e = lid + 256 * r;
+      const int kk = e % TILE_K, mm = e / TILE_K;
+      const int m = m0 + mm, k = k0 + kk;
+      float v = 0.0f;
+      if (m < M && k < K) {
+        const int n = m / hw, p = m % hw;
+        const int oy = p / out_w, ox = p % out_w;
+        const int t = k / in_c, ic = k % in_c;
+        const int iy = oy * sh - pt + (t / kw) * dh, ix = ox * sw - pl + (t % kw) * dw;
+        if (iy >= 0 && iy < in_h && ix >= 0 && ix < in_w) {
+          v = (float)x[x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + ic];
+        }
+      }
+      as[kk][mm] = v;
+      // Filter: consecutive items take consecutive output channels.
+      const int nn = e % TILE, kb = e / TILE;
+      const int kf = k0 + kb, c = n0 + nn;
+      bs[kb][nn] = (kf < K && c < out_c) ? (float)w[(long)kf * out_c + c] : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int kk = 0; kk < TILE_K; ++kk) {
+      float a[4], b[4];
+      for (int i = 0; i < 4; ++i) a[i] = as[kk][ty + 16 * i];
+      for (int j = 0; j < 4; ++j) b[j] = bs[kk][tx + 16 * j];
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) acc[i][j] = mad(a[i], b[j], acc[i][j]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    const int m = m0 + ty + 16 * i;
+    if (m >= M) continue;
+    for (int j = 0; j < 4; ++j) {
+      const int c = n0 + tx + 16 * j;
+      if (c >= out_c) continue;
+      float v = acc[i][j] + (float)bias[c];
+      if (c < res_c) v += (float)res[res_off + (long)m * res_c + c];
+      y[y_off + (long)m * out_c + c] = (REAL)Activate(v, act);
+    }
+  }
+}
+
 // DEPTHWISE_CONV_2D: filter [kh][kw][out_c], out channel c reads input
 // channel c / multiplier. Global: (out_c, out_w, batch * out_h).
 __kernel void depthwise_conv2d(__global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias,
