@@ -42,6 +42,12 @@ if [ -f $M ]; then
   done
   rill bench $M --runs=20 --threads=16 --place=mask:opencl --trace=$OUT_DIR/multitask_trace.json >/dev/null 2>&1 || true
 fi
+# Where the time goes: per-layer times on OpenCL (each layer finished on the
+# device before the next: launch + execution), the slowest first.
+for m in resnet18.onnx mobilenet_v2.onnx; do
+  echo "per-layer, $m on OpenCL (ms, slowest 8):"
+  rill bench $W/models/$m --backend=opencl --runs=20 --profile 2>&1 | tail -n +2 | sort -k4 -n -r | head -8
+done
 # Which kernels ran (fp16 shows _cl_f16 where the device has cl_khr_fp16).
 rill info $W/models/face_detection_short_range.tflite --backend=opencl --precision=fp16 2>&1 | sed -n '8,9p'
 rill info $W/models/resnet18.onnx --backend=opencl 2>&1 | grep -c "_cl" | sed 's/^/resnet18 layers on OpenCL: /' 

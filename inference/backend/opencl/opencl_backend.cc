@@ -1,6 +1,6 @@
 // The OpenCL backend ("opencl"): device buffers (one arena per session,
-// tensors NHWC, fp32, or half with Precision::kFp16 on devices with
-// cl_khr_fp16), executions that enqueue kernels from kernels/nn.cl on one
+// tensors NHWC, fp32, or half storage with fp32 arithmetic under
+// Precision::kFp16), executions that enqueue kernels from kernels/nn.cl on one
 // in-order queue, transfers through that queue, and a clFinish at the end of
 // each run. Nodes it has no kernel for are refused (Unimplemented) and run on
 // the CPU.
@@ -70,7 +70,13 @@ struct ConvLaunch {
   cpu::ConvParams p;
   int act = 0;
   bool tiled = false;
+  // Split over K (tiled only): `splits` work groups per output tile, each
+  // summing `k_chunk` of K into scratch floats, then one reduce.
+  int splits = 1, k_chunk = 0;
   cl_mem weights = nullptr, bias = nullptr;
+  size_t partial_floats() const {
+    return splits > 1 ? static_cast<size_t>(splits) * p.batch * p.out_h * p.out_w * p.out_c : 0;
+  }
 };
 
 
@@ -173,8 +179,11 @@ class ClExecution : public Execution {
 
   // Uploads a conv's filter ([out_c][kh][kw][in_c/groups]) and bias for the
   // kernel its shape takes; creates that kernel.
-  Status PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c);
-  Status RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off, int res_c);
+  // `may_split`: the execution gives scratch for split sums.
+  Status PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c, bool may_split = false);
+  // `partial`: scratch for a split conv's sums (c.partial_floats() floats).
+  Status RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off, int res_c,
+                 cl_mem partial = nullptr, int partial_off = 0);
 
   ExecutionArgs args_;
   OpenClBackend* backend_;
@@ -222,16 +231,17 @@ class OpenClBackend : public Backend {
     return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueReadBuffer");
   }
 
-  // Non-blocking: the host bytes stay put until the run ends (EndRun waits).
+  // Blocking: the host arena may give these bytes to the next task as soon
+  // as the transfer's step is over (backend.h).
   Status CopyFromHost(const void* host, const TensorBinding& device) override {
     const cl_mem mem = static_cast<ClBuffer*>(device.memory.buffer)->mem();
     if (!half_ || device.dtype != DataType::kFloat32) {
-      const cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), mem, CL_FALSE, device.memory.offset, device.dense_bytes(),
+      const cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), mem, CL_TRUE, device.memory.offset, device.dense_bytes(),
                                               host, 0, nullptr, nullptr);
       return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueWriteBuffer");
     }
     const int count = static_cast<int>(NumElements(device.shape));
-    cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), staging_, CL_FALSE, 0, count * sizeof(float), host, 0, nullptr,
+    cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), staging_, CL_TRUE, 0, count * sizeof(float), host, 0, nullptr,
                                       nullptr);
     if (err != CL_SUCCESS) return ClError(err, "clEnqueueWriteBuffer");
     return Convert(to_real_, mem, static_cast<int>(device.memory.offset / 2), count);
@@ -401,11 +411,23 @@ std::vector<float> PackGemmFilter(const float* w, int out_c, int k) {
 }
 
 // Kernel slots of the two conv kernels in an execution.
-constexpr size_t kConvDirect = 10, kConvTiled = 11;
+constexpr size_t kConvDirect = 10, kConvTiled = 11, kConvReduce = 12;
 
-Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c) {
+Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c, bool may_split) {
   const cpu::ConvParams& p = c->p;
   c->tiled = p.groups == 1;
+  // Fewer output tiles than twice the compute units: split K so that every
+  // unit has work (chunks of at least 128, multiples of the 16-deep slice).
+  c->splits = 1;
+  const int k = p.kernel_h * p.kernel_w * p.in_c;
+  c->k_chunk = k;
+  const long tiles = static_cast<long>((p.out_c + 63) / 64) * ((static_cast<long>(p.batch) * p.out_h * p.out_w + 63) / 64);
+  const long want = 2L * backend_->runtime()->compute_units();
+  if (may_split && c->tiled && tiles < want && k >= 256) {
+    const int splits = static_cast<int>(std::min<long>({(want + tiles - 1) / tiles, k / 128, 32}));
+    c->k_chunk = ((k + splits - 1) / splits + 15) / 16 * 16;
+    c->splits = (k + c->k_chunk - 1) / c->k_chunk;
+  }
   if (!c->weights) {
     const int icg = p.in_c / p.groups;
     RILL_INF_ASSIGN_OR_RETURN(c->weights,
@@ -416,18 +438,24 @@ Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, 
                                      static_cast<const float*>(bias->host()) + p.out_c);
     RILL_INF_ASSIGN_OR_RETURN(c->bias, Upload(b));
   }
+  if (c->splits > 1) RILL_INF_RETURN_IF_ERROR(Kernel(kConvReduce, "conv_splitk_reduce").status());
   return c->tiled ? Kernel(kConvTiled, "conv2d_tiled").status() : Kernel(kConvDirect, "conv2d").status();
 }
 
 Status ClExecution::RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off,
-                            int res_c) {
+                            int res_c, cl_mem partial, int partial_off) {
   const cpu::ConvParams& p = c.p;
   if (c.tiled) {
     const size_t m = static_cast<size_t>(p.batch) * p.out_h * p.out_w;
-    return LaunchLocal(kernels_[kConvTiled], {static_cast<size_t>((p.out_c + 63) / 64 * 16), (m + 63) / 64 * 16}, {16, 16}, x, x_off,
-                       c.weights, c.bias, res, res_off, res_c, y, y_off, p.batch, p.in_h, p.in_w, p.in_c, p.out_h,
-                       p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w,
-                       p.pad_top, p.pad_left, c.act);
+    const cl_mem sums = c.splits > 1 ? partial : y;  // an unused argument still needs a buffer
+    RILL_INF_RETURN_IF_ERROR(LaunchLocal(
+        kernels_[kConvTiled], {static_cast<size_t>((p.out_c + 63) / 64 * 16), (m + 63) / 64 * 16, static_cast<size_t>(c.splits)},
+        {16, 16, 1}, x, x_off, c.weights, c.bias, res, res_off, res_c, y, y_off, p.batch, p.in_h, p.in_w, p.in_c, p.out_h,
+        p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top,
+        p.pad_left, c.act, c.k_chunk, c.splits, sums, partial_off));
+    if (c.splits == 1) return Status::Ok();
+    return Launch(kernels_[kConvReduce], {static_cast<size_t>(p.out_c), m}, partial, partial_off, c.splits, c.bias, res,
+                  res_off, res_c, y, y_off, p.out_c, static_cast<int>(m), c.act);
   }
   return Launch(kernels_[kConvDirect], {static_cast<size_t>((p.out_c + 3) / 4), static_cast<size_t>(p.out_w),
                                         static_cast<size_t>(p.batch) * p.out_h},
@@ -451,13 +479,15 @@ class ConvExecution : public ClExecution {
     res_c_ = HasInput(3) ? InShape(3)[3] : 0;
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3}));
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_));
+                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
     kernel_name_ = c_.tiled ? "conv2d_tiled" : "conv2d";
     return Status::Ok();
   }
+  // Split convs keep their sums in float whatever the storage type.
+  size_t scratch_bytes() const override { return c_.partial_floats() * sizeof(float); }
   Status Run() override {
     return RunConv(c_, InMem(0), InOff(0), OutMem(), OutOff(), res_c_ ? InMem(3) : OutMem(), res_c_ ? InOff(3) : 0,
-                   res_c_);
+                   res_c_, c_.splits > 1 ? Mem(scratch_) : nullptr, static_cast<int>(scratch_.offset / sizeof(float)));
   }
 
  private:
@@ -562,7 +592,8 @@ class FullyConnectedExecution : public ClExecution {
     in_dim_ = w[1];
     rows_ = static_cast<int>(NumElements(InShape(0)) / in_dim_);
     if (!weights_) {
-      RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));
+      RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(PackGemmFilter(static_cast<const float*>(args_.inputs[1]->host()),
+                                                                units_, in_dim_)));
       RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
                                                           : std::vector<float>(units_, 0.0f)));
     }
@@ -976,7 +1007,10 @@ class DepthToSpaceExecution : public ClExecution {
 class DepthwiseBlockExecution : public ClExecution {
  public:
   using ClExecution::ClExecution;
-  size_t scratch_bytes() const override { return (expand_floats_ + mid_floats_) * elem(); }
+  // The expanded and depthwise tensors (storage type), then the split 1x1
+  // convs' float sums (expand and project run one after the other: one
+  // region serves both).
+  size_t scratch_bytes() const override { return PartialOffsetBytes() + PartialFloats() * sizeof(float); }
   Status Prepare() override {
     kernel_name_ = "depthwise_block";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
@@ -1014,10 +1048,10 @@ class DepthwiseBlockExecution : public ClExecution {
     mid_floats_ = static_cast<size_t>(y[0]) * y[1] * y[2] * mid_c;
     if (has_expand_) {
       RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                           HasInput(2) ? args_.inputs[2] : nullptr, &expand_));
+                                           HasInput(2) ? args_.inputs[2] : nullptr, &expand_, /*may_split=*/true));
     }
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[5]->host()),
-                                         HasInput(6) ? args_.inputs[6] : nullptr, &project_));
+                                         HasInput(6) ? args_.inputs[6] : nullptr, &project_, /*may_split=*/true));
     if (!dw_weights_) {
       RILL_INF_ASSIGN_OR_RETURN(dw_weights_, Upload(ConstFloats(args_.inputs[3])));
       RILL_INF_ASSIGN_OR_RETURN(dw_bias_, Upload(HasInput(4) ? ConstFloats(args_.inputs[4])
@@ -1031,8 +1065,9 @@ class DepthwiseBlockExecution : public ClExecution {
     const int expanded_off = mid_off + static_cast<int>(mid_floats_);
     cl_mem src = InMem(0);
     int src_off = InOff(0);
+    const int partial_off = static_cast<int>((scratch_.offset + PartialOffsetBytes()) / sizeof(float));
     if (has_expand_) {
-      RILL_INF_RETURN_IF_ERROR(RunConv(expand_, src, src_off, scratch, expanded_off, src, 0, 0));
+      RILL_INF_RETURN_IF_ERROR(RunConv(expand_, src, src_off, scratch, expanded_off, src, 0, 0, scratch, partial_off));
       src = scratch;
       src_off = expanded_off;
     }
@@ -1044,10 +1079,13 @@ class DepthwiseBlockExecution : public ClExecution {
                                     d.dilation_h, d.dilation_w, d.pad_top, d.pad_left, 1,
                                     Act(attrs().depthwise_activation)));
     return RunConv(project_, scratch, mid_off, OutMem(), OutOff(), res_c_ ? InMem(7) : scratch, res_c_ ? InOff(7) : 0,
-                   res_c_);
+                   res_c_, scratch, partial_off);
   }
 
  private:
+  // Where the float sums start: after the storage-type tensors, aligned.
+  size_t PartialOffsetBytes() const { return ((expand_floats_ + mid_floats_) * elem() + 63) / 64 * 64; }
+  size_t PartialFloats() const { return std::max(expand_.partial_floats(), project_.partial_floats()); }
 
   bool has_expand_ = false;
   ConvLaunch expand_, project_;
@@ -1100,7 +1138,8 @@ StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const Execut
 
 StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<ClRuntime> runtime, ClRuntime::Create(context.options));
-  const bool half = context.config->precision == Precision::kFp16 && runtime->has_fp16();
+  // Half storage needs no cl_khr_fp16 (vload_half / vstore_half are core).
+  const bool half = context.config->precision == Precision::kFp16;
   // Build (or load) the program now: a device whose compiler fails is a
   // clear error at Session::Create, not at the first node.
   RILL_INF_RETURN_IF_ERROR(runtime->Program(half).status());
