@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs every test in the tree.
-# Ends with one line: "N passed, N failed".
+# Ends with one line: "N passed, N failed, N skipped", counting test cases
+# (gtest's, from each target's test.xml; a fuzzer counts as one), once per
+# configuration they ran under (plain, TSan, ASan). Skipped cases are listed
+# by name. Under CI=true a test that would skip for want of a model, the
+# media, ONNX Runtime or an OpenCL device fails instead (tests/.../test_util.h).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
 
 log=$(mktemp)
+cases=$(mktemp)
 status=0
-run() {  # run bazel test with the given flags, tee the summary into $log
-  bazel test --test_summary=short "$@" 2>&1 | tee -a "$log" | grep -E '^(//|ERROR|FAIL|Executed|INFO: Build)' || true
+run() {  # run bazel test with the given flags (the first names the configuration); count the cases
+  local config=$1
+  shift
+  local one
+  one=$(mktemp)
+  bazel test --test_summary=short "$@" 2>&1 | tee -a "$log" "$one" | grep -E '^(//|ERROR|FAIL|Executed|INFO: Build)' || true
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  python3 scripts/count_cases.py "$one" "$config" >>"$cases"
+  rm -f "$one"
 }
-run //...
+run plain //...
 # The scheduler and the graph runtime must be clean under both sanitizers;
 # the inference engine, its tests and the calculators under ASan too (not the
 # OpenCV video tests: OpenCV's camera probing leaks in libusb and gphoto2).
 # ONNX Runtime's own 14-byte static leak is suppressed (scripts/lsan_suppressions.txt).
 if [ "${RILL_SANITIZERS:-1}" = 1 ]; then
-  run --config=tsan //framework/...
-  run --config=asan --test_env=LSAN_OPTIONS=suppressions=$PWD/scripts/lsan_suppressions.txt -- \
+  run tsan --config=tsan //framework/...
+  run asan --config=asan --test_env=LSAN_OPTIONS=suppressions=$PWD/scripts/lsan_suppressions.txt -- \
     //framework/... //inference/... //tests/inference/... //calculators/... -//calculators/video/...
 fi
 # Coverage-guided fuzzing of the model readers (libFuzzer + ASan, clang), a
@@ -28,9 +39,12 @@ if [ "${RILL_FUZZ:-1}" = 1 ]; then
   rcs=("${PIPESTATUS[@]}")
   [ "${rcs[0]}" -eq 0 ] || status=1
 fi
-passed=$(grep -cE '^//\S+\s+(\(cached\) )?PASSED' "$log" || true)
-failed=$(grep -cE '^//\S+\s+(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|FLAKY|INCOMPLETE)' "$log" || true)
-if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi  # build error
-rm -f "$log"
-echo "${passed} passed, ${failed} failed"
+grep '^# skipped: ' "$cases" | sed 's/^# /  /'
+read -r passed failed skipped < <(grep -v '^#' "$cases" | awk '{p += $3; f += $4; s += $5} END {print p + 0, f + 0, s + 0}')
+# Each fuzzer is one case (scripts/fuzz.sh's report lines).
+passed=$((passed + $(grep -cE '^//tests/inference/fuzz:\S+\s+PASSED' "$log" || true)))
+failed=$((failed + $(grep -cE '^//tests/inference/fuzz:\S+\s+FAILED' "$log" || true)))
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi  # a build error
+rm -f "$log" "$cases"
+echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$status" -eq 0 ]

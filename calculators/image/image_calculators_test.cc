@@ -17,6 +17,7 @@
 #include "framework/graph.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/require.h"
 
 namespace rill {
 namespace {
@@ -69,7 +70,7 @@ absl::StatusOr<StreamPackets> Transform(const std::string& options,
 }
 
 TEST(ImageFileSourceCalculatorTest, DecodesToRgb) {
-  if (!std::ifstream(kAstronaut).good()) GTEST_SKIP() << "no test media";
+  RILL_REQUIRE(std::ifstream(kAstronaut).good(), kAstronaut << " is missing: run scripts/fetch_models.sh");
   auto out =
       RunGraph(R"pb(
                  input_side_packet: "path"
@@ -361,7 +362,7 @@ void SaveForReview(const ImageFrame& frame, const std::string& name) {
 // elliptical mask; the outputs are saved for a look and checked at a few
 // places.
 TEST(ImageCalculatorsOnPhotoTest, TransformAndRecolorAstronaut) {
-  if (!std::ifstream(kAstronaut).good()) GTEST_SKIP() << "no test media";
+  RILL_REQUIRE(std::ifstream(kAstronaut).good(), kAstronaut << " is missing: run scripts/fetch_models.sh");
   std::vector<Packet> mask;
   ImageFrame m(ImageFormat::VEC32F1, 128, 128);
   cv::Mat mm = formats::MatView(&m);

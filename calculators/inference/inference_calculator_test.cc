@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "rill/inference/inference.h"
+#include "tests/require.h"
 
 namespace rill {
 namespace {
@@ -59,7 +60,7 @@ const char kShortRange[] =
     "third_party/models/face_detection_short_range.tflite";
 
 TEST(InferenceCalculatorTest, RunsTheFaceDetector) {
-  if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(kShortRange), kShortRange << " is missing: run scripts/fetch_models.sh");
   auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange +
                             "' delegate { xnnpack { num_threads: 2 } }"),
                       {"out"}, {{"in", {Input({1, 128, 128, 3})}}});
@@ -74,7 +75,7 @@ TEST(InferenceCalculatorTest, RunsTheFaceDetector) {
 }
 
 TEST(InferenceCalculatorTest, SameResultAsTheEngineDirectly) {
-  if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(kShortRange), kShortRange << " is missing: run scripts/fetch_models.sh");
   auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'"),
                       {"out"}, {{"in", {Input({1, 128, 128, 3}, 0.3f)}}});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -97,7 +98,7 @@ TEST(InferenceCalculatorTest, SameResultAsTheEngineDirectly) {
 
 TEST(InferenceCalculatorTest, LoadsOnnxAndMatchesPyTorch) {
   const std::string base = "third_party/models/mobilenet_v2";
-  if (!Exists(base + ".onnx")) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(base + ".onnx"), base + ".onnx" << " is missing: run scripts/fetch_models.sh");
   const std::vector<float> input = ReadFloats(base + ".input.f32");
   const std::vector<float> expected = ReadFloats(base + ".output.f32");
   Tensor t(Tensor::ElementType::kFloat32, Tensor::Shape{1, 3, 224, 224});
@@ -125,7 +126,7 @@ TEST(InferenceCalculatorTest, LoadsOnnxAndMatchesPyTorch) {
 // batch 2 (its file says 1) takes a [2, 3, 224, 224] tensor.
 TEST(InferenceCalculatorTest, InputShapeSetsTheModelsInputs) {
   const std::string model = "third_party/models/squeezenet1_1.onnx";
-  if (!Exists(model)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(model), model << " is missing: run scripts/fetch_models.sh");
   auto out = RunGraph(
       Graph("model_path: '" + model +
             "' input_shape { name: 'input' dims: [ 2, 3, 224, 224 ] }"),
@@ -147,7 +148,7 @@ TEST(InferenceCalculatorTest, InputShapeSetsTheModelsInputs) {
 
 // fp16_weights: MediaPipe's fp16 models give the fp32 results bit for bit.
 TEST(InferenceCalculatorTest, Fp16WeightsGiveTheSameDetections) {
-  if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(kShortRange), kShortRange << " is missing: run scripts/fetch_models.sh");
   std::vector<std::vector<float>> results;
   for (const char* extra : {"", " fp16_weights: true"}) {
     auto out = RunGraph(
@@ -193,7 +194,7 @@ absl::StatusOr<LogitsDiff> SqueezenetDiff(const std::string& model,
 // their range.
 TEST(InferenceCalculatorTest, Fp16WeightsRoundAnOnnxModelsWeights) {
   const std::string model = "third_party/models/squeezenet1_1.onnx";
-  if (!Exists(model)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(model), model << " is missing: run scripts/fetch_models.sh");
   auto d = SqueezenetDiff(model, " fp16_weights: true");
   ASSERT_TRUE(d.ok()) << d.status();
   const float max_diff = d->max_diff;
@@ -209,7 +210,7 @@ TEST(InferenceCalculatorTest, Fp16WeightsRoundAnOnnxModelsWeights) {
 // node.
 TEST(InferenceCalculatorTest, Bf16RunsTheGemmsInBfloat16) {
   const std::string model = "third_party/models/squeezenet1_1.onnx";
-  if (!Exists(model)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(model), model << " is missing: run scripts/fetch_models.sh");
   auto d = SqueezenetDiff(model, " bf16: true");
   ASSERT_TRUE(d.ok()) << d.status();
   const float max_diff = d->max_diff;
@@ -233,15 +234,12 @@ TEST(InferenceCalculatorTest, Bf16RunsTheGemmsInBfloat16) {
 // model did not quietly run on the CPU). Rill's `backend` names a backend
 // that must exist; node_backend places one head on OpenCL.
 TEST(InferenceCalculatorTest, GpuDelegateRunsOnOpenCl) {
-  if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(kShortRange), kShortRange << " is missing: run scripts/fetch_models.sh");
   auto probe = inference::Model::FromFile(kShortRange);
   ASSERT_TRUE(probe.ok());
   inference::SessionConfig gpu;
   gpu.backend = "opencl";
-  if (!inference::Session::Create(*probe, gpu).ok()) {
-    if (std::getenv("CI")) FAIL() << "no OpenCL device in CI (scripts/setup.sh installs PoCL)";
-    GTEST_SKIP() << "NO OPENCL DEVICE: the gpu delegate is NOT tested here";
-  }
+  RILL_REQUIRE(inference::Session::Create(*probe, gpu).ok(), "no OpenCL device (PoCL: scripts/setup.sh)");
   auto cpu = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'"), {"out"},
                       {{"in", {Input({1, 128, 128, 3})}}});
   ASSERT_TRUE(cpu.ok()) << cpu.status();
@@ -275,7 +273,7 @@ TEST(InferenceCalculatorTest, GpuDelegateRunsOnOpenCl) {
 }
 
 TEST(InferenceCalculatorTest, ModelFromSidePacket) {
-  if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(kShortRange), kShortRange << " is missing: run scripts/fetch_models.sh");
   auto model = inference::Model::FromFile(kShortRange);
   ASSERT_TRUE(model.ok());
   auto out = RunGraph(
@@ -302,7 +300,7 @@ TEST(InferenceCalculatorTest, MissingModelNamesNodeAndFile) {
 
 TEST(InferenceCalculatorTest, NotAModelNamesTheFile) {
   const std::string not_a_model = "third_party/media/astronaut.png";
-  if (!Exists(not_a_model)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(not_a_model), not_a_model << " is missing: run scripts/fetch_models.sh");
   auto out = RunGraph(Graph("model_path: '" + not_a_model + "'"), {"out"},
                       {{"in", {Input({1, 128, 128, 3})}}});
   ASSERT_FALSE(out.ok());
@@ -312,7 +310,7 @@ TEST(InferenceCalculatorTest, NotAModelNamesTheFile) {
 }
 
 TEST(InferenceCalculatorTest, ShapeMismatchNamesNodeFileAndShapes) {
-  if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(kShortRange), kShortRange << " is missing: run scripts/fetch_models.sh");
   auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'"),
                       {"out"}, {{"in", {Input({1, 256, 256, 3})}}});
   ASSERT_FALSE(out.ok());
@@ -323,7 +321,7 @@ TEST(InferenceCalculatorTest, ShapeMismatchNamesNodeFileAndShapes) {
 }
 
 TEST(InferenceCalculatorTest, TensorCountMismatch) {
-  if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  RILL_REQUIRE(Exists(kShortRange), kShortRange << " is missing: run scripts/fetch_models.sh");
   std::vector<Tensor> two;
   two.emplace_back(Tensor::ElementType::kFloat32,
                    Tensor::Shape{1, 128, 128, 3});

@@ -11,6 +11,7 @@
 #include "framework/graph.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/require.h"
 
 namespace rill {
 namespace {
@@ -38,7 +39,7 @@ constexpr char kDecodeGraph[] = R"pb(
 )pb";
 
 TEST(OpenCvVideoDecoderCalculatorTest, DecodesEveryFrameWithTimestamps) {
-  if (!HaveMedia()) GTEST_SKIP() << "run scripts/fetch_models.sh first";
+  RILL_REQUIRE(HaveMedia(), "the test media are missing: run scripts/fetch_models.sh");
   auto out = RunGraph(kDecodeGraph, {"video", "header"}, {},
                       {{"path", MakePacket<std::string>(kVideo)}});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -90,7 +91,7 @@ TEST(OpenCvVideoDecoderCalculatorTest, NotAVideoIsAClearError) {
 }
 
 TEST(OpenCvVideoEncoderCalculatorTest, RoundTripKeepsFramesAndSize) {
-  if (!HaveMedia()) GTEST_SKIP() << "run scripts/fetch_models.sh first";
+  RILL_REQUIRE(HaveMedia(), "the test media are missing: run scripts/fetch_models.sh");
   for (const char* ext : {"avi", "mp4"}) {
     const std::string out_path = TmpPath(std::string("roundtrip.") + ext);
     const std::string codec = std::string(ext) == "mp4" ? "mp4v" : "MJPG";

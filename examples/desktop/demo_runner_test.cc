@@ -12,6 +12,7 @@
 #include "framework/calculator_base.h"
 #include "framework/formats/image_frame.h"
 #include "gmock/gmock.h"
+#include "tests/require.h"
 #include "gtest/gtest.h"
 
 namespace rill {
@@ -44,7 +45,7 @@ std::string OutDir() {
 }
 
 TEST(DemoRunnerTest, FallsBackToVideoAndWritesOutput) {
-  if (!std::ifstream(kVideo).good()) GTEST_SKIP() << "no test media";
+  RILL_REQUIRE(std::ifstream(kVideo).good(), kVideo << " is missing: run scripts/fetch_models.sh");
   DemoOptions options;
   options.graph_path = "examples/desktop/pass_through_live.pbtxt";
   options.camera = "/dev/video95";  // no such camera
@@ -74,7 +75,7 @@ TEST(DemoRunnerTest, FallsBackToVideoAndWritesOutput) {
 }
 
 TEST(DemoRunnerTest, StalledGraphIsReportedNotHung) {
-  if (!std::ifstream(kVideo).good()) GTEST_SKIP() << "no test media";
+  RILL_REQUIRE(std::ifstream(kVideo).good(), kVideo << " is missing: run scripts/fetch_models.sh");
   DemoOptions options;
   options.graph_path = "examples/desktop/stall_graph_test.pbtxt";
   options.camera = "";

@@ -81,8 +81,7 @@ inline std::string SaveOnnxModel(const onnx::ModelProto& m, const std::string& f
 
 // Skips a test when ONNX Runtime's library has not been fetched.
 #define RILL_SKIP_IF_NO_ORT()                                                                  \
-  if (!::rill::inference::testing::FileExists(::rill::inference::ort::DefaultLibraryPath())) \
-  GTEST_SKIP() << ::rill::inference::ort::DefaultLibraryPath()                               \
-               << " is missing: run scripts/fetch_models.sh (ONNX Runtime)"
+  RILL_REQUIRE(::rill::inference::testing::FileExists(::rill::inference::ort::DefaultLibraryPath()), \
+               ::rill::inference::ort::DefaultLibraryPath() << " is missing: run scripts/fetch_models.sh (ONNX Runtime)")
 
 #endif  // RILL_TESTS_INFERENCE_ONNX_TEST_MODELS_H_

@@ -41,9 +41,8 @@ ort::OutputDiff Compare(const float* got, const std::vector<float>& want) {
 
 std::string LibraryPath() { return ort::DefaultLibraryPath(); }
 
-#define SKIP_IF_NO_ORT()                                                                      \
-  if (!testing::FileExists(LibraryPath()))                                                    \
-  GTEST_SKIP() << LibraryPath() << " is missing: run scripts/fetch_models.sh (ONNX Runtime)"
+#define SKIP_IF_NO_ORT() \
+  RILL_REQUIRE(testing::FileExists(LibraryPath()), LibraryPath() << " is missing: run scripts/fetch_models.sh (ONNX Runtime)")
 
 struct Case {
   std::string model;
@@ -137,7 +136,7 @@ TEST(OnnxVsOrtTest, ListCoversEveryOnnxModel) {
                                         "mobilenet_v3_small", "shufflenet_v2_x1_0", "efficientnet_b0",
                                         "regnet_y_400mf",     "rill_multitask"};
   DIR* dir = ::opendir(testing::ModelPath("").c_str());
-  if (dir == nullptr) GTEST_SKIP() << "no " << testing::ModelPath("") << ": run scripts/fetch_models.sh";
+  RILL_REQUIRE(dir != nullptr, "no " << testing::ModelPath("") << ": run scripts/fetch_models.sh");
   int seen = 0;
   while (const dirent* e = ::readdir(dir)) {
     const std::string name = e->d_name;

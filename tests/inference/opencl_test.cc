@@ -124,12 +124,7 @@ class OpenClTest : public ::testing::Test {
     OneOp probe;
     auto model = probe.Build(ir::OpType::kRelu, {probe.Input({1, 2, 2, 3})});
     auto session = Session::Create(model, OpenClConfig());
-    if (!session.ok()) {
-      if (std::getenv("CI") != nullptr) {
-        FAIL() << "no OpenCL device in CI (scripts/setup.sh installs PoCL): " << session.status().ToString();
-      }
-      GTEST_SKIP() << "NO OPENCL DEVICE: the OpenCL backend is NOT tested here: " << session.status().ToString();
-    }
+    RILL_REQUIRE(session.ok(), "no OpenCL device (PoCL: scripts/setup.sh): " << session.status().ToString());
   }
 
   // The op on OpenCL against the CPU's reference kernels; every layer must

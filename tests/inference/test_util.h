@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rill/inference/config.h"
+#include "tests/require.h"
 
 namespace rill::inference::testing {
 
@@ -59,8 +60,7 @@ inline std::vector<uint8_t> ReadBytes(const std::string& path) {
 
 }  // namespace rill::inference::testing
 
-#define RILL_SKIP_IF_MISSING(path)                                                      \
-  if (!::rill::inference::testing::FileExists(path))                                   \
-  GTEST_SKIP() << path << " is missing: run scripts/fetch_models.sh"
+#define RILL_SKIP_IF_MISSING(path) \
+  RILL_REQUIRE(::rill::inference::testing::FileExists(path), path << " is missing: run scripts/fetch_models.sh")
 
 #endif  // RILL_TESTS_INFERENCE_TEST_UTIL_H_

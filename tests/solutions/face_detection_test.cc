@@ -27,9 +27,7 @@ using solutions::LoadRgb;
 using solutions::MediaPath;
 using solutions::ModelPath;
 
-#define SKIP_IF_MISSING(path) \
-  if (!FileExists(path))      \
-  GTEST_SKIP() << path << " is missing: run scripts/fetch_models.sh"
+#define SKIP_IF_MISSING(path) RILL_REQUIRE(FileExists(path), path << " is missing: run scripts/fetch_models.sh")
 
 std::string DetectorGraph(const std::string& subgraph,
                           const std::string& extra = "") {

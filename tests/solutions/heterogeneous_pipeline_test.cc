@@ -102,16 +102,13 @@ TEST(HeterogeneousPipelineTest, FacesOnTheGpuSelfieOnTheCpuAtOnce) {
   const std::string video = MediaPath("Megamind.avi");
   for (const std::string& f : {video, ModelPath("face_detection_short_range.tflite"),
                                ModelPath("selfie_segmentation.tflite")}) {
-    if (!FileExists(f)) GTEST_SKIP() << f << " is missing: run scripts/fetch_models.sh";
+    RILL_REQUIRE(FileExists(f), f << " is missing: run scripts/fetch_models.sh");
   }
   inference::SessionConfig opencl;
   opencl.backend = "opencl";
   auto probe = inference::Model::FromFile(ModelPath("face_detection_short_range.tflite"));
   ASSERT_TRUE(probe.ok());
-  if (!inference::Session::Create(*probe, opencl).ok()) {
-    if (std::getenv("CI")) FAIL() << "no OpenCL device in CI (scripts/setup.sh installs PoCL)";
-    GTEST_SKIP() << "NO OPENCL DEVICE: the GPU + CPU pipeline is NOT tested here";
-  }
+  RILL_REQUIRE(inference::Session::Create(*probe, opencl).ok(), "no OpenCL device (PoCL: scripts/setup.sh)");
   solutions::UseGraphs({"face_detection", "selfie_segmentation"});
   auto cpu = RunPipeline(video, false);
   ASSERT_TRUE(cpu.ok()) << cpu.status();

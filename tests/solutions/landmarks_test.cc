@@ -84,10 +84,8 @@ absl::StatusOr<StreamPackets> RunOnRegion(
 
 TEST(PoseLandmarkTest, LandmarksOfMessiInARegion) {
   const std::string image_path = MediaPath("messi5.jpg");
-  if (!FileExists(image_path) ||
-      !FileExists(ModelPath("pose_landmark_full.tflite"))) {
-    GTEST_SKIP() << "models or media missing: run scripts/fetch_models.sh";
-  }
+  RILL_REQUIRE(FileExists(image_path) && FileExists(ModelPath("pose_landmark_full.tflite")),
+               "models or media missing: run scripts/fetch_models.sh");
   solutions::UseGraphs({"pose_landmark"});
   // A square (in pixels) region around the player, 400x400 px of 548x342.
   const NormalizedRect roi = Rect(0.48f, 0.58f, 400.0f / 548, 400.0f / 342);
@@ -162,10 +160,8 @@ TEST(PoseLandmarkTest, LandmarksOfMessiInARegion) {
 // model must report no hand.
 TEST(HandLandmarkTest, LandmarksOfMessisHandInARegion) {
   const std::string image_path = MediaPath("messi5.jpg");
-  if (!FileExists(image_path) ||
-      !FileExists(ModelPath("hand_landmark_full.tflite"))) {
-    GTEST_SKIP() << "models or media missing: run scripts/fetch_models.sh";
-  }
+  RILL_REQUIRE(FileExists(image_path) && FileExists(ModelPath("hand_landmark_full.tflite")),
+               "models or media missing: run scripts/fetch_models.sh");
   solutions::UseGraphs({"hand_landmark"});
   const float kHalfPi = 1.5707963f;
   const NormalizedRect hand =

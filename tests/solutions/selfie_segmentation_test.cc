@@ -46,10 +46,8 @@ class SelfieSegmentationTest : public ::testing::TestWithParam<const char*> {};
 TEST_P(SelfieSegmentationTest, SeparatesTheAstronautFromTheBackground) {
   const std::string graph = GetParam();
   const std::string image_path = MediaPath("astronaut.png");
-  if (!FileExists(image_path) ||
-      !FileExists(ModelPath("selfie_segmentation.tflite"))) {
-    GTEST_SKIP() << "models or media missing: run scripts/fetch_models.sh";
-  }
+  RILL_REQUIRE(FileExists(image_path) && FileExists(ModelPath("selfie_segmentation.tflite")),
+               "models or media missing: run scripts/fetch_models.sh");
   solutions::UseGraphs({"selfie_segmentation"});
   ImageFrame frame = LoadRgb(image_path);
   ASSERT_FALSE(frame.IsEmpty());

@@ -18,6 +18,7 @@
 #include "framework/formats/image_frame.h"
 #include "framework/formats/image_frame_opencv.h"
 #include "framework/tool/subgraph_expansion.h"
+#include "tests/require.h"
 
 namespace rill::solutions {
 
