@@ -459,9 +459,9 @@ class ConvOp : public CpuOp {
             float* v = scratch + per_thread * thread;
             float* m = v + plan_.v_floats;
             const int tiles = x86::WinogradBlockTiles(plan_, b);
-            x86::WinogradInputTransform(plan_, p_, x, winograd_.avx512, b, 0, tiles, v, m + plan_.m_floats);
+            x86::WinogradInputTransform(plan_, p_, x, winograd_.wide, b, 0, tiles, v, m + plan_.m_floats);
             x86::WinogradMultiply(plan_, p_, winograd_, gemm_, b, 0, positions, v, m);
-            x86::WinogradOutputTransform(plan_, p_, bias, winograd_.avx512, b, 0, tiles, m, y);
+            x86::WinogradOutputTransform(plan_, p_, bias, winograd_.wide, b, 0, tiles, m, y);
           };
           For(plan_.blocks, whole, use_pool);
           break;
@@ -474,7 +474,7 @@ class ConvOp : public CpuOp {
           const int tiles = x86::WinogradBlockTiles(plan_, b);
           const int tasks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
           auto in = [&](int t, int thread) {
-            x86::WinogradInputTransform(plan_, p_, x, winograd_.avx512, b, t * kTilesPerTask,
+            x86::WinogradInputTransform(plan_, p_, x, winograd_.wide, b, t * kTilesPerTask,
                                         std::min(tiles, (t + 1) * kTilesPerTask), v,
                                         patches + plan_.patch_floats * thread);
           };
@@ -482,7 +482,7 @@ class ConvOp : public CpuOp {
           auto mul = [&](int pos, int) { x86::WinogradMultiply(plan_, p_, winograd_, gemm_, b, pos, pos + 1, v, m); };
           For(positions, mul, use_pool);
           auto out = [&](int t, int) {
-            x86::WinogradOutputTransform(plan_, p_, bias, winograd_.avx512, b, t * kTilesPerTask,
+            x86::WinogradOutputTransform(plan_, p_, bias, winograd_.wide, b, t * kTilesPerTask,
                                          std::min(tiles, (t + 1) * kTilesPerTask), m, y);
           };
           For(tasks, out, use_pool);

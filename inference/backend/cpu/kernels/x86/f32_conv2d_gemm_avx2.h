@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "inference/backend/cpu/kernels/kernel_types.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 
@@ -17,8 +18,7 @@ namespace rill::inference::cpu::x86 {
 
 // The packed GEMM the conv runs on (GemmF32Avx2 or GemmF32Avx512, with
 // weights packed by the matching PackWeightsNK*).
-using GemmFn = void (*)(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
-                        FusedActivation activation, float* c, int ldc);
+using ::rill::inference::cpu::GemmFn;
 
 // Packs an [n, k] weight matrix for GemmF32Avx512 (`avx512`) or GemmF32Avx2.
 void PackGemmWeights(const float* w, int n, int k, bool avx512, std::vector<float>* packed);
