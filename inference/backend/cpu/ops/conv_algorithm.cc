@@ -7,7 +7,6 @@
 #include <cstring>
 #include <iterator>
 
-
 namespace rill::inference::cpu {
 namespace {
 
