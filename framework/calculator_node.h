@@ -1,7 +1,7 @@
 // Runtime state of one node while a graph runs: its calculator instance,
 // input queues, committed output bounds, side packets and invocation
-// contexts. Owned and driven by the graph's scheduler (graph.cc); every
-// member is guarded by the scheduler's lock except the contexts of
+// contexts. Owned and driven by the graph's scheduler (graph_runtime.cc);
+// every member is guarded by the scheduler's lock except the contexts of
 // invocations in progress, which belong to the running thread.
 #ifndef RILL_FRAMEWORK_CALCULATOR_NODE_H_
 #define RILL_FRAMEWORK_CALCULATOR_NODE_H_

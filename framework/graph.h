@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "framework/executor.h"
+#include "framework/output_stream_poller.h"
 #include "framework/packet.h"
 #include "framework/proto/calculator.pb.h"
 #include "framework/timestamp.h"
@@ -32,30 +33,8 @@ namespace rill {
 class GraphRuntime;
 class GraphProfiler;
 class ValidatedGraph;
+struct GraphObserver;
 struct PollerQueue;
-
-// Pulls packets from an output stream. Next() blocks until a packet arrives,
-// the stream ends (returns false), or, with observe_timestamp_bounds, the
-// stream's bound moves past a timestamp with no packet: then Next() returns
-// true with an empty packet whose Timestamp() is the last settled timestamp,
-// so a caller waiting for "the result at t" learns there is none.
-class OutputStreamPoller {
- public:
-  OutputStreamPoller() = default;
-  bool Next(Packet* packet);
-  // Like Next, but gives up after `timeout_us` and returns false.
-  bool NextWithTimeout(Packet* packet, int64_t timeout_us);
-  int QueueSize() const;
-  // Drops queued packets beyond the newest `max_queue_size` (0: unbounded).
-  void SetMaxQueueSize(int max_queue_size);
-  void Reset();
-
- private:
-  friend class CalculatorGraph;
-  explicit OutputStreamPoller(std::shared_ptr<PollerQueue> q)
-      : queue_(std::move(q)) {}
-  std::shared_ptr<PollerQueue> queue_;
-};
 
 class CalculatorGraph {
  public:
@@ -137,13 +116,11 @@ class CalculatorGraph {
   std::map<std::string, std::shared_ptr<Executor>> custom_executors_;
   std::unique_ptr<GraphProfiler> profiler_;
   std::unique_ptr<GraphRuntime> runtime_;
-  friend class GraphRuntime;
-  struct Observer;
   absl::Status AddObserver(const char* what, const std::string& stream,
                            bool observe_timestamp_bounds,
                            std::function<absl::Status(const Packet&)> callback,
                            std::shared_ptr<PollerQueue> poller);
-  std::vector<Observer> observers_;
+  std::vector<GraphObserver> observers_;
   std::function<void(const absl::Status&)> error_callback_;
   GraphInputStreamAddMode add_mode_ = GraphInputStreamAddMode::kWaitTillNotFull;
 };

@@ -24,9 +24,9 @@ struct NodeSpec {
   std::string name;
   CalculatorEntry entry;
   std::unique_ptr<CalculatorContract> contract;
-  std::vector<int> input_streams;    // per input id: stream index
-  std::vector<int> output_streams;   // per output id: stream index
-  std::vector<bool> back_edge;       // per input id
+  std::vector<int> input_streams;                // per input id: stream index
+  std::vector<int> output_streams;               // per output id: stream index
+  std::vector<bool> back_edge;                   // per input id
   std::vector<std::string> input_side_packets;   // per id: side packet name
   std::vector<std::string> output_side_packets;  // per id: side packet name
   std::string handler;
@@ -70,7 +70,50 @@ class ValidatedGraph {
   }
 
  private:
+  struct BuildState;  // what Build's passes hand on to one another
+
+  // Runs the passes below, in order.
   absl::Status Build();
+
+  // Build's passes.
+  // Folds external_input into input_side_packet; names unnamed nodes.
+  void CanonicalizeNodes(BuildState* state);
+  // Checks the executor list; records the declared names.
+  void CheckExecutors(BuildState* state);
+  // Registers the graph's input streams; parses its other port lists.
+  void AddGraphPorts(BuildState* state);
+  // Per node: calculator, contract, settings, outputs (steps below).
+  void ParseNodes(BuildState* state);
+  // Connects parsed nodes' input streams and side packets to producers.
+  void ConnectInputs(BuildState* state);
+  // Every graph output_stream must have a producer.
+  void CheckGraphOutputs(BuildState* state);
+  // Gives node-produced streams concrete types through "same as" ports.
+  void ResolveStreamTypes();
+  // Each stream consumer's expected type against the stream's type.
+  void CheckStreamTypes(BuildState* state);
+  // Each produced side packet's type against what consumers expect.
+  void CheckSidePacketTypes(BuildState* state);
+  // Rejects cycles without a back edge; sets node priorities.
+  absl::Status ComputeTopologicalOrder();
+
+  // ParseNodes' steps for one node; false: the node is not checked further.
+  // Finds the calculator and fills its contract from the node config.
+  bool LoadContract(NodeSpec* spec, BuildState* state);
+  // Contract ports against connected ports, both ways.
+  bool CheckContractPorts(const NodeSpec& spec, BuildState* state);
+  // Back edges, input stream handler, executor, max_in_flight.
+  void ConfigureNode(NodeSpec* spec, BuildState* state);
+  // Registers the node's output streams and output side packets.
+  void AddNodeOutputs(NodeSpec* spec, BuildState* state);
+
+  // Helpers shared by the passes.
+  bool AddStream(const std::string& name, int producer, int output,
+                 BuildState* state);
+  const std::type_info* ResolveType(const NodeSpec& n,
+                                    const PacketType* t) const;
+  std::string DescribeCycle(const std::vector<int>& indegree) const;
+
   CalculatorGraphConfig config_;
   std::vector<NodeSpec> nodes_;
   std::vector<StreamSpec> streams_;

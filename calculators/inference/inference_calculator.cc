@@ -14,8 +14,11 @@
 // already loaded std::shared_ptr<const inference::Model>) or model_path.
 // .tflite and .onnx files load (the engine tells the format by content).
 // Delegates map to the engine's backends: tflite and xnnpack run the CPU
-// backend with its fastest kernels; gpu and nnapi, which the engine does not
-// have, also run there (logged once). Threads: xnnpack.num_threads, else
+// backend with its fastest kernels; gpu (and the deprecated use_gpu) runs the
+// OpenCL backend where there is a device, else the CPU with a warning; nnapi,
+// which the engine does not have, runs on the CPU (logged once). Rill's
+// `backend` option names a backend that must be there, and `node_backend`
+// places nodes of the model one by one. Threads: xnnpack.num_threads, else
 // cpu_num_thread, else 1.
 //
 // The session is planned once in Open; every Process copies the inputs in,
@@ -28,6 +31,7 @@
 // TfLiteInferenceCalculator, names MediaPipe graphs use.
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,6 +68,8 @@ absl::StatusCode ToAbslCode(inference::StatusCode code) {
       return absl::StatusCode::kOutOfRange;
     case inference::StatusCode::kInternal:
       return absl::StatusCode::kInternal;
+    case inference::StatusCode::kUnavailable:
+      return absl::StatusCode::kUnavailable;
   }
   return absl::StatusCode::kUnknown;
 }
@@ -168,23 +174,47 @@ class InferenceCalculator : public CalculatorBase {
     }
     if (o.fp16_weights()) config.precision = inference::Precision::kFp16;
     if (o.bf16()) config.precision = inference::Precision::kBf16;
-    if (d.has_gpu() || d.has_nnapi()) {
-      LOG_FIRST_N(INFO, 1) << node_ << ": the engine has no "
-                           << (d.has_nnapi() ? "NNAPI" : "GPU")
-                           << " backend; running \"" << path << "\" on the CPU";
+    // MediaPipe's graphs still set the deprecated use_gpu / use_nnapi.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    const bool use_gpu = o.use_gpu(), use_nnapi = o.use_nnapi();
+#pragma GCC diagnostic pop
+    const bool gpu_if_present = o.backend().empty() && (d.has_gpu() || use_gpu);
+    if (gpu_if_present) {
+      config.backend = "opencl";
+      if (d.has_gpu() && d.gpu().api() == InferenceCalculatorOptions::Delegate::Gpu::OPENGL) {
+        LOG_FIRST_N(INFO, 1) << node_ << ": the engine has no OpenGL backend; running on OpenCL";
+      }
+    } else if (d.has_nnapi() || use_nnapi) {
+      LOG_FIRST_N(INFO, 1) << node_ << ": the engine has no NNAPI backend; running \"" << path << "\" on the CPU";
     }
+    if (!o.backend().empty()) config.backend = o.backend();
+    for (const auto& nb : o.node_backend()) config.node_backends[nb.node()] = nb.backend();
     if (o.input_output_config().feedback_tensor_links_size() > 0) {
       return absl::UnimplementedError(absl::StrCat(
           node_,
           ": input_output_config.feedback_tensor_links is not supported"));
     }
     auto session = inference::Session::Create(model, config);
+    if (!session.ok() && gpu_if_present && session.status().code() == inference::StatusCode::kUnavailable) {
+      LOG(WARNING) << node_ << ": no GPU for the gpu delegate, running \"" << path
+                   << "\" on the CPU: " << session.status().message();
+      config.backend = inference::kCpuBackend;
+      session = inference::Session::Create(model, config);
+    }
     if (!session.ok()) {
       return absl::Status(ToAbslCode(session.status().code()),
                           absl::StrCat(node_, ": cannot plan model \"", path,
                                        "\": ", session.status().message()));
     }
     session_ = std::move(*session);
+    if (config.backend != inference::kCpuBackend || !config.node_backends.empty()) {
+      std::map<std::string, int> layers;
+      for (const auto& l : session_->Layers()) ++layers[l.backend];
+      std::string where;
+      for (const auto& [backend, n] : layers) absl::StrAppend(&where, where.empty() ? "" : ", ", n, " on ", backend);
+      LOG(INFO) << node_ << ": \"" << path << "\" layers: " << where;
+    }
     RILL_RETURN_IF_ERROR(BuildTensorMaps(o));
     return absl::OkStatus();
   }

@@ -3,6 +3,7 @@
 // graph author meets (missing file, wrong shape, wrong tensor count).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -225,6 +226,52 @@ TEST(InferenceCalculatorTest, Bf16RunsTheGemmsInBfloat16) {
   EXPECT_THAT(std::string(both.status().message()),
               ::testing::AllOf(HasSubstr("\"detector\""),
                                HasSubstr("two precisions")));
+}
+
+// MediaPipe's gpu delegate runs the OpenCL backend: the detections agree
+// with the CPU's within 1e-4 of their range but not bit for bit (so the
+// model did not quietly run on the CPU). Rill's `backend` names a backend
+// that must exist; node_backend places one head on OpenCL.
+TEST(InferenceCalculatorTest, GpuDelegateRunsOnOpenCl) {
+  if (!Exists(kShortRange)) GTEST_SKIP() << "run scripts/fetch_models.sh";
+  auto probe = inference::Model::FromFile(kShortRange);
+  ASSERT_TRUE(probe.ok());
+  inference::SessionConfig gpu;
+  gpu.backend = "opencl";
+  if (!inference::Session::Create(*probe, gpu).ok()) {
+    if (std::getenv("CI")) FAIL() << "no OpenCL device in CI (scripts/setup.sh installs PoCL)";
+    GTEST_SKIP() << "NO OPENCL DEVICE: the gpu delegate is NOT tested here";
+  }
+  auto cpu = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'"), {"out"},
+                      {{"in", {Input({1, 128, 128, 3})}}});
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  for (const std::string options : {" delegate { gpu { api: OPENCL } }", " use_gpu: true", " backend: 'opencl'",
+                                    " node_backend { node: 'classificators' backend: 'opencl' }"}) {
+    auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'" + options), {"out"},
+                        {{"in", {Input({1, 128, 128, 3})}}});
+    ASSERT_TRUE(out.ok()) << options << ": " << out.status();
+    float max_diff = 0, range = 0;
+    const auto& got = (*out)["out"].at(0).Get<std::vector<Tensor>>();
+    const auto& want = (*cpu)["out"].at(0).Get<std::vector<Tensor>>();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t t = 0; t < got.size(); ++t) {
+      const float* pa = got[t].data<float>();
+      const float* pb = want[t].data<float>();
+      for (int64_t i = 0; i < want[t].num_elements(); ++i) {
+        max_diff = std::max(max_diff, std::fabs(pa[i] - pb[i]));
+        range = std::max(range, std::fabs(pb[i]));
+      }
+    }
+    EXPECT_LE(max_diff, 1e-4f * std::max(1.0f, range)) << options;
+    if (options.find("node_backend") == std::string::npos) {
+      EXPECT_GT(max_diff, 0.0f) << options << ": ran on the CPU";
+    }
+  }
+  auto missing = RunGraph(Graph(std::string("model_path: '") + kShortRange + "' backend: 'vulkan'"), {"out"},
+                          {{"in", {Input({1, 128, 128, 3})}}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(std::string(missing.status().message()),
+              ::testing::AllOf(HasSubstr("\"detector\""), HasSubstr("vulkan"), HasSubstr("opencl")));
 }
 
 TEST(InferenceCalculatorTest, ModelFromSidePacket) {

@@ -3,45 +3,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "inference/ir/op_registry.h"
+
 namespace rill::inference::ir {
 
 const char* OpTypeName(OpType type) {
-  switch (type) {
-    case OpType::kConv2D: return "CONV_2D";
-    case OpType::kDepthwiseConv2D: return "DEPTHWISE_CONV_2D";
-    case OpType::kTransposeConv2D: return "TRANSPOSE_CONV_2D";
-    case OpType::kFullyConnected: return "FULLY_CONNECTED";
-    case OpType::kAdd: return "ADD";
-    case OpType::kMul: return "MUL";
-    case OpType::kRelu: return "RELU";
-    case OpType::kRelu6: return "RELU6";
-    case OpType::kHardSwish: return "HARD_SWISH";
-    case OpType::kLogistic: return "LOGISTIC";
-    case OpType::kPad: return "PAD";
-    case OpType::kMaxPool2D: return "MAX_POOL_2D";
-    case OpType::kAveragePool2D: return "AVERAGE_POOL_2D";
-    case OpType::kMean: return "MEAN";
-    case OpType::kResizeBilinear: return "RESIZE_BILINEAR";
-    case OpType::kResizeNearest: return "RESIZE_NEAREST_NEIGHBOR";
-    case OpType::kReshape: return "RESHAPE";
-    case OpType::kConcatenation: return "CONCATENATION";
-    case OpType::kDepthToSpace: return "DEPTH_TO_SPACE";
-    case OpType::kDequantize: return "DEQUANTIZE";
-    case OpType::kDensify: return "DENSIFY";
-    case OpType::kSub: return "SUB";
-    case OpType::kDiv: return "DIV";
-    case OpType::kPRelu: return "PRELU";
-    case OpType::kClamp: return "CLAMP";
-    case OpType::kLeakyRelu: return "LEAKY_RELU";
-    case OpType::kHardSigmoid: return "HARD_SIGMOID";
-    case OpType::kSilu: return "SILU";
-    case OpType::kSoftmax: return "SOFTMAX";
-    case OpType::kTranspose: return "TRANSPOSE";
-    case OpType::kSlice: return "SLICE";
-    case OpType::kResizeBicubic: return "RESIZE_BICUBIC";
-    case OpType::kDepthwiseBlock: return "DEPTHWISE_BLOCK";
-  }
-  return "UNKNOWN";
+  const OpDescriptor* op = FindOp(type);
+  return op ? op->name : "UNKNOWN";
 }
 
 void Graph::SetConstant(int id, DataType dtype, const Shape& shape, std::vector<uint8_t> bytes) {

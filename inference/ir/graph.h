@@ -63,9 +63,20 @@ enum class OpType {
   // padding; expand_activation, depthwise_activation, and activation (after
   // the project conv and the residual).
   kDepthwiseBlock,
+  // Not an op: ops registered outside this list (op_registry.h) get ids
+  // above it.
+  kRegisteredOp = 1000,
 };
 
+// The registered descriptor's name ("CONV_2D"), "UNKNOWN" for none.
 const char* OpTypeName(OpType type);
+
+// Attributes of an op as a struct of its own (ops registered outside the
+// built-in list; built-in ops still read OpAttrs): subclass and set
+// Node::typed_attrs, read with Node::attrs_as<T>().
+struct TypedAttrs {
+  virtual ~TypedAttrs() = default;
+};
 
 // Activation fused into an op's output.
 enum class Activation { kNone, kRelu, kReluN1To1, kRelu6, kTanh };
@@ -176,6 +187,12 @@ struct Node {
   std::vector<int> inputs;   // tensor ids; -1 for an absent optional input
   std::vector<int> outputs;  // tensor ids
   OpAttrs attrs;
+  std::shared_ptr<const TypedAttrs> typed_attrs;
+  // The typed attributes as T, or nullptr when they are not a T.
+  template <class T>
+  const T* attrs_as() const {
+    return dynamic_cast<const T*>(typed_attrs.get());
+  }
 };
 
 class Graph {

@@ -26,9 +26,10 @@ class Executor {
 
   // One run; the first error of any stream (its later tasks are skipped).
   Status Run();
-  // Every task in order on the calling thread, with each node's wall time in
-  // milliseconds (a transfer's time counts to the node it feeds; the
-  // downloads of outputs to the last node).
+  // Every task in order on the calling thread, each between its backend's
+  // BeginRun and EndRun (a device finishes it before the next starts), with
+  // each node's wall time in milliseconds (a transfer's time counts to the
+  // node it feeds; the downloads of outputs to the last node).
   Status RunProfiled(std::vector<double>* node_ms);
 
  private:

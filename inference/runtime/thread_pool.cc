@@ -20,8 +20,9 @@
 namespace rill::inference {
 
 namespace {
-// RILL_POOL_SPIN_US overrides kSpinMicros (for measuring the trade-off).
-int SpinMicros() {
+// The environment variable RILL_POOL_SPIN_US overrides the default spin,
+// for measuring the trade-off; SessionConfig::pool_spin_us is the setting.
+int DefaultSpinMicros() {
   static const int spin = [] {
     const char* env = std::getenv("RILL_POOL_SPIN_US");
     return env ? std::atoi(env) : ThreadPool::kSpinMicros;
@@ -30,7 +31,9 @@ int SpinMicros() {
 }
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads) : ranges_(new Range[num_threads > 1 ? num_threads : 1]) {
+ThreadPool::ThreadPool(int num_threads, int spin_micros)
+    : spin_micros_(spin_micros >= 0 ? spin_micros : DefaultSpinMicros()),
+      ranges_(new Range[num_threads > 1 ? num_threads : 1]) {
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
 
@@ -73,7 +76,7 @@ void ThreadPool::WorkerLoop(int thread) {
   uint64_t seen = 0;
   for (;;) {
     // Poll for the next loop for a little while, then sleep until woken.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(SpinMicros());
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_micros_);
     uint64_t s = 0;
     for (int spins = 0;; ++spins) {
       if (stop_.load(std::memory_order_relaxed)) return;
@@ -87,7 +90,7 @@ void ThreadPool::WorkerLoop(int thread) {
           wake_cv_.wait(lock);
         }
         sleepers_.fetch_sub(1);
-        deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(SpinMicros());
+        deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_micros_);
         continue;
       }
       RILL_CPU_RELAX();

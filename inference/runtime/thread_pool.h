@@ -35,7 +35,9 @@ class ThreadPool {
   static constexpr int kSpinMicros = 20;
 
   // `num_threads` counts the caller: 1 means no workers.
-  explicit ThreadPool(int num_threads);
+  // `spin_micros`: how long an idle worker polls before it sleeps (< 0: the
+  // default, kSpinMicros unless RILL_POOL_SPIN_US says otherwise).
+  explicit ThreadPool(int num_threads, int spin_micros = -1);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -76,6 +78,7 @@ class ThreadPool {
 
   std::vector<std::thread> workers_;
   std::atomic<uint64_t> state_{kClosed};
+  const int spin_micros_;
   std::unique_ptr<Range[]> ranges_;  // one per thread
   std::atomic<int> finished_workers_{0};
   // The current loop; written by the caller before the epoch is published,

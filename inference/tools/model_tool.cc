@@ -7,6 +7,8 @@
 //
 // --input_shape=NAME:D,D,... (repeatable): LoadOptions::input_shapes, for
 // ONNX models with symbolic dimensions or shape arithmetic.
+// --backend=NAME: SessionConfig::backend ("cpu", "opencl"); nodes it cannot
+// run fall back to the CPU (`info` lists each layer's backend).
 // --precision=fp32|fp16|bf16: SessionConfig::precision (kFp16: weights of
 // the GEMM kernels stored in half precision; kBf16: the GEMMs in bfloat16);
 // compare then holds the outputs to 1e-2 (fp16) or 3e-2 (bf16) of their range
@@ -45,6 +47,7 @@ struct Flags {
   int pause_ms = 0;  // idle time before each timed run (a frame interval)
   bool json = false, profile = false, reference = false, tune = false;
   Precision precision = Precision::kFp32;
+  std::string backend = kCpuBackend;  // --backend=NAME: SessionConfig::backend
   std::string tuning_cache;
   std::string input_file;
   std::map<std::string, std::vector<int>> input_shapes;  // --input_shape=NAME:D,D,...
@@ -90,6 +93,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       if (!ParseInputShape(a.substr(14), &f->input_shapes)) return false;
     }
     else if (a == "--precision=fp32") f->precision = Precision::kFp32;
+    else if (a.rfind("--backend=", 0) == 0) f->backend = a.substr(10);
     else if (a == "--tune") f->tune = true;
     else if (a.rfind("--tune=", 0) == 0) f->tune = true, f->tuning_cache = a.substr(7);
     else if (a.rfind("--input=", 0) == 0 && f->command == "compare") f->input_file = a.substr(8);
@@ -400,6 +404,7 @@ int RunModelTool(int argc, char** argv) {
   config.algorithm = f.reference ? AlgorithmPolicy::kReference : f.tune ? AlgorithmPolicy::kTune : AlgorithmPolicy::kAuto;
   config.tuning_cache = f.tuning_cache;
   config.precision = f.precision;
+  config.backend = f.backend;
   auto session = Session::Create(*model, config);
   if (!session.ok()) return Fail(session.status());
   if (f.command == "compare") return Compare(f, **session);

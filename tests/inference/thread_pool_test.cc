@@ -56,6 +56,25 @@ TEST(ThreadPoolTest, IdleWorkersSleepAndWakeForTheNextLoop) {
   EXPECT_EQ(sum.load(), 5050);
 }
 
+// The spin window is a setting (SessionConfig::pool_spin_us): workers given
+// a long one keep polling between loops instead of sleeping.
+TEST(ThreadPoolTest, SpinWindowIsASetting) {
+  ThreadPool spinning(2, /*spin_micros=*/2000000);
+  std::atomic<int> sum{0};
+  auto body = [&](int task, int) { sum.fetch_add(task + 1); };
+  spinning.ParallelFor(8, body);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(spinning.sleeps(), 0u) << "a worker slept inside its 2 s spin window";
+  ThreadPool sleeping(2, /*spin_micros=*/0);
+  sleeping.ParallelFor(8, body);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (sleeping.sleeps() < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GE(sleeping.sleeps(), 1u);
+  EXPECT_EQ(sum.load(), 72);
+}
+
 // Thread t starts on its own contiguous range of tasks, so consecutive loops
 // over the same data find it in the cache of the core that last touched it.
 TEST(ThreadPoolTest, EachThreadStartsOnItsOwnRange) {

@@ -32,12 +32,15 @@ bool RegisterCpuOp(ir::OpType type, CpuOpFactory factory) {
   return true;
 }
 
-CpuBackend::CpuBackend(const SessionConfig&) : pool_(std::make_unique<ThreadPool>(1)) { (void)kRegistered; }
+CpuBackend::CpuBackend(const SessionConfig& config)
+    : spin_us_(config.pool_spin_us), pool_(std::make_unique<ThreadPool>(1, spin_us_)) {
+  (void)kRegistered;
+}
 CpuBackend::~CpuBackend() = default;
 
 void CpuBackend::SetThreadBudget(int threads) {
   if (threads < 1) threads = 1;
-  if (pool_->num_threads() != threads) pool_ = std::make_unique<ThreadPool>(threads);
+  if (pool_->num_threads() != threads) pool_ = std::make_unique<ThreadPool>(threads, spin_us_);
 }
 
 StatusOr<std::unique_ptr<Execution>> CpuBackend::CreateExecution(const ExecutionArgs& args) {

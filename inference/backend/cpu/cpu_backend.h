@@ -4,6 +4,18 @@
 // its executions split work over, and the CPU extension of an execution
 // (writing an output as a channel slice of a wider tensor).
 //
+// Precision on the CPU:
+// - kFp16: the layers on the AVX-512 GEMM (1x1 and im2col convs, MobileNet's
+//   fused blocks, FULLY_CONNECTED) keep half the weight bytes, converted to
+//   fp32 in the microkernel; FULLY_CONNECTED at batch 1 reads half the bytes
+//   per run. Winograd, sliding window, depthwise, Strassen, and CPUs without
+//   AVX-512 keep fp32 weights.
+// - kBf16: the same GEMM layers round weights and input activations to
+//   bfloat16 and run vdpbf16ps (two multiplies per lane) where the CPU has
+//   AVX512-BF16 at full rate (AMD Zen 4; a measured check at start-up keeps
+//   fp32 on CPUs with a half-rate unit such as Sapphire Rapids). Winograd
+//   F(4,3)/F(6,3), sliding-window, depthwise and elementwise stay fp32.
+//
 // Ops register their CPU execution beside their code:
 //   const bool kRegistered = RegisterCpuOp(ir::OpType::kConv2D, MakeConv2D);
 #ifndef RILL_INFERENCE_BACKEND_CPU_CPU_BACKEND_H_
@@ -59,6 +71,7 @@ class CpuBackend : public Backend {
   ThreadPool* pool() const { return pool_.get(); }
 
  private:
+  const int spin_us_;  // SessionConfig::pool_spin_us
   std::unique_ptr<ThreadPool> pool_;
 };
 

@@ -22,28 +22,6 @@
 namespace rill::inference::cpu {
 namespace {
 
-// The coordinate transform fields every resize's parameters share; `x` is
-// the input (NHWC): an aspect-ratio policy's scale follows it.
-template <class P>
-void SetResizeCoordinates(const ir::OpAttrs& a, const Shape& x, P* p) {
-  p->coordinate = a.resize_coordinate;
-  p->scale_h = a.scale_h;
-  p->scale_w = a.scale_w;
-  if (a.resize_aspect != ir::ResizeAspectPolicy::kStretch) {
-    const int64_t in[4] = {x[0], x[3], x[1], x[2]};
-    int64_t out[4];
-    float scale = 1.0f;
-    ir::AspectResize(a.resize_aspect, a.resize_sizes, in, out, &scale);
-    p->scale_h = a.resize_sizes[2] > 0 ? scale : 1.0f;
-    p->scale_w = a.resize_sizes[3] > 0 ? scale : 1.0f;
-  }
-  p->roi_start_h = a.roi_start_h;
-  p->roi_start_w = a.roi_start_w;
-  p->roi_end_h = a.roi_end_h;
-  p->roi_end_w = a.roi_end_w;
-  p->extrapolation_value = a.extrapolation_value;
-}
-
 class PadOp : public CpuOp {
  public:
   using CpuOp::CpuOp;

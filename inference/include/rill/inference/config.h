@@ -24,31 +24,23 @@ struct NodeRef {
   std::string op;    // "CONV_2D"
 };
 
+// How much precision a backend may trade for speed. Each backend documents
+// what it does with each mode (the CPU backend: cpu_backend.h and
+// inference/README.md "Precision"); a backend without a faster path for a
+// mode runs fp32. `rill model compare --precision=...` measures a model.
 enum class Precision {
   kFp32 = 0,  // bit-for-bit the reference semantics (up to summation order)
-  // Weights stored in IEEE half precision where the backend's kernels read
-  // them so, arithmetic and activations in fp32: on the CPU, the layers on
-  // the AVX-512 GEMM (1x1 and im2col convs, MobileNet's fused blocks,
-  // FULLY_CONNECTED) keep half the weight bytes, and FULLY_CONNECTED at batch
-  // 1 reads half the bytes per run. Each weight is rounded to the nearest
-  // half (relative error <= 2^-11); weights that are halves already (TFLite
-  // fp16 models behind DEQUANTIZE) give the fp32 results bit for bit. Other
-  // kernels (Winograd, sliding window, depthwise, Strassen; CPUs without
-  // AVX-512) keep fp32 weights. Session::packed_weight_bytes() tells.
+  // Weights stored in IEEE half precision (relative error <= 2^-11 each)
+  // where the backend's kernels read them so; activations and arithmetic
+  // stay fp32 unless the backend says otherwise (a GPU's half arithmetic).
+  // Weights that are halves already (TFLite fp16 models) give the fp32
+  // results bit for bit. Session::packed_weight_bytes() tells what it saved.
   kFp16,
-  // bfloat16 arithmetic on the GEMMs, where the CPU has it (AVX512-BF16: AMD
-  // Zen 4 and later, Intel Cooper Lake and Sapphire Rapids): the layers on
-  // the AVX-512 GEMM (1x1 and im2col convs, MobileNet's fused blocks,
-  // FULLY_CONNECTED) round weights and input activations to bfloat16 (8
-  // significant bits, relative error <= 2^-9 each) and sum the products in
-  // fp32, two multiplies per lane and instruction: on Zen 4 twice the fp32
-  // rate, half the weight bytes. Outputs move by about 1e-2 of their range
-  // for classifiers and detectors (`rill model compare --precision=bf16`
-  // measures a model); models whose outputs amplify small changes (pose
+  // bfloat16 operands (8 significant bits, relative error <= 2^-9 each) with
+  // fp32 sums on the backend's matrix products, where that is faster than
+  // fp32; fp32 elsewhere. Outputs move by about 1e-2 of their range for
+  // classifiers and detectors; models that amplify small changes (pose
   // heatmaps, segmentation masks) move far more: keep those in kFp32.
-  // Winograd F(4,3)/F(6,3), sliding-window, depthwise and the elementwise
-  // kernels stay fp32; CPUs where bf16 is not faster (no AVX512-BF16, or a
-  // half-rate vdpbf16ps as on Sapphire Rapids) run fp32 throughout.
   kBf16,
 };
 
@@ -96,6 +88,12 @@ struct SessionConfig {
   // environment variable RILL_TUNE_LOG, for experiments, sets it when empty):
   // inference/tools/tune_regret reads these files.
   std::string tune_log;
+  // How long, in microseconds, an idle CPU worker thread polls for the next
+  // layer's work before it sleeps (< 0: the default, 20; the environment
+  // variable RILL_POOL_SPIN_US overrides the default for experiments). Small
+  // models at several threads pay a wake-up per layer when it is too short;
+  // a longer spin burns a core between runs.
+  int pool_spin_us = -1;
 };
 
 }  // namespace rill::inference

@@ -21,6 +21,7 @@ enum class StatusCode {
   kFailedPrecondition,
   kOutOfRange,
   kInternal,
+  kUnavailable,  // a device or driver the request needs is not there
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -62,6 +63,7 @@ inline const char* StatusCodeName(StatusCode code) {
     case StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
     case StatusCode::kOutOfRange: return "OUT_OF_RANGE";
     case StatusCode::kInternal: return "INTERNAL";
+    case StatusCode::kUnavailable: return "UNAVAILABLE";
   }
   return "UNKNOWN";
 }
@@ -73,6 +75,7 @@ inline Status DataLossError(std::string m) { return Status(StatusCode::kDataLoss
 inline Status FailedPreconditionError(std::string m) { return Status(StatusCode::kFailedPrecondition, std::move(m)); }
 inline Status OutOfRangeError(std::string m) { return Status(StatusCode::kOutOfRange, std::move(m)); }
 inline Status InternalError(std::string m) { return Status(StatusCode::kInternal, std::move(m)); }
+inline Status UnavailableError(std::string m) { return Status(StatusCode::kUnavailable, std::move(m)); }
 
 // Either a value or a non-OK Status.
 template <typename T>

@@ -5,6 +5,7 @@
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_REF_RESIZE_COORDINATE_H_
 
 #include "inference/ir/graph.h"
+#include "inference/ir/resize_geometry.h"
 
 namespace rill::inference::cpu {
 
@@ -41,6 +42,30 @@ float OnnxSourceCoordinate(ir::ResizeCoordinate mode, const ResizeAxis& axis, in
 // writes extrapolation_value there.
 inline bool OutsideInput(float coord, int in_size) {
   return coord < 0.0f || coord > static_cast<float>(in_size - 1);
+}
+
+// Sets the coordinate transform fields every resize's parameters share
+// (ResizeParams, ResizeNearestParams, ResizeSeparableParams) from the op's
+// attributes, for any backend; `x` is the input (NHWC): an aspect-ratio
+// policy's scale follows it.
+template <class P>
+void SetResizeCoordinates(const ir::OpAttrs& a, const Shape& x, P* p) {
+  p->coordinate = a.resize_coordinate;
+  p->scale_h = a.scale_h;
+  p->scale_w = a.scale_w;
+  if (a.resize_aspect != ir::ResizeAspectPolicy::kStretch) {
+    const int64_t in[4] = {x[0], x[3], x[1], x[2]};
+    int64_t out[4];
+    float scale = 1.0f;
+    ir::AspectResize(a.resize_aspect, a.resize_sizes, in, out, &scale);
+    p->scale_h = a.resize_sizes[2] > 0 ? scale : 1.0f;
+    p->scale_w = a.resize_sizes[3] > 0 ? scale : 1.0f;
+  }
+  p->roi_start_h = a.roi_start_h;
+  p->roi_start_w = a.roi_start_w;
+  p->roi_end_h = a.roi_end_h;
+  p->roi_end_w = a.roi_end_w;
+  p->extrapolation_value = a.extrapolation_value;
 }
 
 }  // namespace rill::inference::cpu

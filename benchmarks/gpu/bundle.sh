@@ -1,0 +1,23 @@
+#!/bin/bash
+# Packs what the GPU benchmark needs into one folder that the device tool
+# carries (under 64 MiB): rill_model and the shared libraries it loads,
+# Debian's OpenCL ICD loader (libOpenCL.so.1; the NVIDIA image has the
+# driver's libnvidia-opencl.so.1 but no loader), the MediaPipe models, and
+# the PyTorch peer script (which exports the torchvision models there).
+#   bazel build //inference/tools:rill_model
+#   benchmarks/gpu/bundle.sh gpubundle      (gpubundle/ is in .gitignore)
+#   then, on the GPU machine: gpubundle/run.sh
+set -euo pipefail
+out=${1:?usage: benchmarks/gpu/bundle.sh OUTDIR}
+rm -rf "$out"
+mkdir -p "$out/lib" "$out/models"
+cp bazel-bin/inference/tools/rill_model "$out/"
+ldd "$out/rill_model" | awk '/=>/ {print $3}' | sort -u | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+cp -L /lib64/ld-linux-x86-64.so.2 "$out/lib/"
+cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 "$out/lib/"
+tar cJf "$out/lib.txz" -C "$out" lib && rm -rf "$out/lib"
+for m in face_detection_short_range.tflite face_detection_full_range.tflite selfie_segmentation.tflite; do
+  cp third_party/models/$m "$out/models/"
+done
+cp benchmarks/gpu/torch_bench.py benchmarks/gpu/run.sh benchmarks/gpu/table.py "$out/"
+echo "bundle in $out ($(du -sh "$out" | cut -f1))"

@@ -1,0 +1,36 @@
+#!/bin/bash
+# The GPU benchmark, on a machine with an NVIDIA GPU (see bundle.sh): our
+# OpenCL backend (fp32, fp16) and our CPU backend beside PyTorch eager and
+# CUDA-graph replay, batch 1, one table. RUNS=N (default 200) per figure.
+set -uo pipefail
+D=$(cd "$(dirname "$0")" && pwd)
+W=/tmp/rillgpu; rm -rf $W; mkdir -p $W/models $W/icd; cd $W
+tar xJf "$D/lib.txz"
+cp "$D"/models/* $W/models/
+# The ICD loader finds the driver through a vendors folder naming it.
+echo libnvidia-opencl.so.1 > $W/icd/nvidia.icd
+export OCL_ICD_VENDORS=$W/icd
+NV=$(dirname "$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $4; exit}')" 2>/dev/null)
+LIBS=$W/lib:${NV:-/usr/local/nvidia/lib64}:/usr/local/nvidia/lib64:/usr/lib/x86_64-linux-gnu
+RUNS=${RUNS:-200}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+lscpu | grep -E "Model name" | head -1
+python3 "$D/torch_bench.py" $W/models "$RUNS" > $W/torch.jsonl || echo "torch_bench failed"
+rill() { $W/lib/ld-linux-x86-64.so.2 --library-path "$LIBS" "$D/rill_model" "$@"; }
+: > $W/ours.jsonl
+for m in mobilenet_v2.onnx resnet18.onnx squeezenet1_1.onnx resnet50.onnx face_detection_short_range.tflite \
+         face_detection_full_range.tflite selfie_segmentation.tflite; do
+  [ -f $W/models/$m ] || { echo "missing $m"; continue; }
+  for cfg in "cpu fp32 16" "opencl fp32 1" "opencl fp16 1"; do
+    set -- $cfg
+    line=$(rill bench $W/models/$m --backend=$1 --precision=$2 --threads=$3 --runs=$RUNS --json 2>$W/err.txt | tail -1)
+    case "$line" in
+      "{"*) echo "${line%\}},\"backend\":\"$1\",\"precision\":\"$2\"}" >> $W/ours.jsonl ;;
+      *) echo "$m $1 $2: $(tail -3 $W/err.txt)";;
+    esac
+  done
+done
+# Which kernels ran (fp16 shows _cl_f16 where the device has cl_khr_fp16).
+rill info $W/models/face_detection_short_range.tflite --backend=opencl --precision=fp16 2>&1 | sed -n '8,9p'
+rill info $W/models/resnet18.onnx --backend=opencl 2>&1 | grep -c "_cl" | sed 's/^/resnet18 layers on OpenCL: /' 
+python3 "$D/table.py" $W/ours.jsonl $W/torch.jsonl

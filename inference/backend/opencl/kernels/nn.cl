@@ -1,0 +1,424 @@
+// Rill's OpenCL kernels. Tensors are NHWC in buffers; every tensor argument
+// is a buffer plus an element offset into it (the session's arena). REAL is
+// the storage and arithmetic type: float, or half with -DRILL_HALF (the
+// backend's fp16 mode; needs cl_khr_fp16). Weights are converted to REAL
+// when they are uploaded.
+#ifdef RILL_HALF
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef half REAL;
+typedef half4 REAL4;
+#define VLOAD4 vload4
+#else
+typedef float REAL;
+typedef float4 REAL4;
+#define VLOAD4 vload4
+#endif
+
+// Fused activations (ir::Activation order): none, relu, relu_n1_to_1,
+// relu6, tanh.
+inline float Activate(float v, int act) {
+  switch (act) {
+    case 1: return fmax(v, 0.0f);
+    case 2: return fmin(fmax(v, -1.0f), 1.0f);
+    case 3: return fmin(fmax(v, 0.0f), 6.0f);
+    case 4: return tanh(v);
+  }
+  return v;
+}
+
+// CONV_2D, any kernel, stride, dilation, groups. Four output channels per
+// work item (the filter is repacked to [out_c/4][kh][kw][in_c/groups][4],
+// zero-padded), so one float4 load gives four channels' weights for one
+// input value. A fused residual adds its first res_c channels before the
+// activation. Global: (ceil(out_c/4), out_w, batch * out_h).
+__kernel void conv2d(__global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias,
+                     __global const REAL* res, int res_off, int res_c, __global REAL* y, int y_off, int in_h,
+                     int in_w, int in_c, int out_h, int out_w, int out_c, int kh, int kw, int sh, int sw, int dh,
+                     int dw, int pt, int pl, int groups, int act) {
+  const int oc4 = get_global_id(0);
+  const int ox = get_global_id(1);
+  const int ny = get_global_id(2);
+  if (oc4 * 4 >= out_c) return;
+  const int n = ny / out_h, oy = ny % out_h;
+  const int icg = in_c / groups, ocg = out_c / groups;
+  const int oc = oc4 * 4;
+  float4 acc = (float4)(0.0f);
+  // The four channels may straddle groups only when ocg is not a multiple
+  // of 4; then each lane reads its own group's inputs.
+  const int g0 = oc / ocg;
+  const int g3 = min(oc + 3, out_c - 1) / ocg;
+  __global const REAL* wp = w + (long)oc4 * kh * kw * icg * 4;
+  for (int ky = 0; ky < kh; ++ky) {
+    const int iy = oy * sh - pt + ky * dh;
+    if (iy < 0 || iy >= in_h) {
+      wp += kw * icg * 4;
+      continue;
+    }
+    for (int kx = 0; kx < kw; ++kx) {
+      const int ix = ox * sw - pl + kx * dw;
+      if (ix < 0 || ix >= in_w) {
+        wp += icg * 4;
+        continue;
+      }
+      __global const REAL* xp = x + x_off + (((long)n * in_h + iy) * in_w + ix) * in_c;
+      if (g0 == g3) {
+        __global const REAL* xg = xp + g0 * icg;
+        for (int ic = 0; ic < icg; ++ic) {
+          const float v = (float)xg[ic];
+          acc += v * convert_float4(VLOAD4(ic, wp));
+        }
+      } else {
+        for (int ic = 0; ic < icg; ++ic) {
+          const float4 wv = convert_float4(VLOAD4(ic, wp));
+          acc.s0 += (float)xp[(oc / ocg) * icg + ic] * wv.s0;
+          acc.s1 += (float)xp[(min(oc + 1, out_c - 1) / ocg) * icg + ic] * wv.s1;
+          acc.s2 += (float)xp[(min(oc + 2, out_c - 1) / ocg) * icg + ic] * wv.s2;
+          acc.s3 += (float)xp[(min(oc + 3, out_c - 1) / ocg) * icg + ic] * wv.s3;
+        }
+      }
+      wp += icg * 4;
+    }
+  }
+  const long o = (((long)n * out_h + oy) * out_w + ox);
+  __global REAL* yp = y + y_off + o * out_c;
+  float r[4] = {acc.s0, acc.s1, acc.s2, acc.s3};
+  for (int i = 0; i < 4 && oc + i < out_c; ++i) {
+    float v = r[i] + (float)bias[oc + i];
+    if (oc + i < res_c) v += (float)res[res_off + o * res_c + oc + i];
+    yp[oc + i] = (REAL)Activate(v, act);
+  }
+}
+
+// CONV_2D without groups as an implicit GEMM: M = output pixels, N =
+// output channels, K = kh * kw * in_c. A work group of 16x16 items computes
+// a 64x64 tile, 4x4 per item (pixels ty + 16i, channels tx + 16j, so stores
+// are coalesced along channels), staging 16-deep slices of the input
+// patches and of the filter (packed [K][out_c]) in local memory. Global:
+// (ceil(out_c/64) * 16, ceil(M/64) * 16), local (16, 16).
+#define TILE 64
+#define TILE_K 16
+__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
+    __global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias, __global const REAL* res,
+    int res_off, int res_c, __global REAL* y, int y_off, int batch, int in_h, int in_w, int in_c, int out_h, int out_w,
+    int out_c, int kh, int kw, int sh, int sw, int dh, int dw, int pt, int pl, int act) {
+  __local float as[TILE_K][TILE];
+  __local float bs[TILE_K][TILE];
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const int lid = ty * 16 + tx;
+  const int n0 = get_group_id(0) * TILE, m0 = get_group_id(1) * TILE;
+  const int hw = out_h * out_w;
+  const int M = batch * hw, K = kh * kw * in_c;
+  float acc[4][4];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) acc[i][j] = 0.0f;
+  for (int k0 = 0; k0 < K; k0 += TILE_K) {
+    for (int r = 0; r < 4; ++r) {
+      // Patches: consecutive items take consecutive k (channels of one pixel).
+      const int e = lid + 256 * r;
+      const int kk = e % TILE_K, mm = e / TILE_K;
+      const int m = m0 + mm, k = k0 + kk;
+      float v = 0.0f;
+      if (m < M && k < K) {
+        const int n = m / hw, p = m % hw;
+        const int oy = p / out_w, ox = p % out_w;
+        const int t = k / in_c, ic = k % in_c;
+        const int iy = oy * sh - pt + (t / kw) * dh, ix = ox * sw - pl + (t % kw) * dw;
+        if (iy >= 0 && iy < in_h && ix >= 0 && ix < in_w) {
+          v = (float)x[x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + ic];
+        }
+      }
+      as[kk][mm] = v;
+      // Filter: consecutive items take consecutive output channels.
+      const int nn = e % TILE, kb = e / TILE;
+      const int kf = k0 + kb, c = n0 + nn;
+      bs[kb][nn] = (kf < K && c < out_c) ? (float)w[(long)kf * out_c + c] : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int kk = 0; kk < TILE_K; ++kk) {
+      float a[4], b[4];
+      for (int i = 0; i < 4; ++i) a[i] = as[kk][ty + 16 * i];
+      for (int j = 0; j < 4; ++j) b[j] = bs[kk][tx + 16 * j];
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) acc[i][j] = mad(a[i], b[j], acc[i][j]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    const int m = m0 + ty + 16 * i;
+    if (m >= M) continue;
+    for (int j = 0; j < 4; ++j) {
+      const int c = n0 + tx + 16 * j;
+      if (c >= out_c) continue;
+      float v = acc[i][j] + (float)bias[c];
+      if (c < res_c) v += (float)res[res_off + (long)m * res_c + c];
+      y[y_off + (long)m * out_c + c] = (REAL)Activate(v, act);
+    }
+  }
+}
+
+// DEPTHWISE_CONV_2D: filter [kh][kw][out_c], out channel c reads input
+// channel c / multiplier. Global: (out_c, out_w, batch * out_h).
+__kernel void depthwise_conv2d(__global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias,
+                               __global REAL* y, int y_off, int in_h, int in_w, int in_c, int out_h, int out_w,
+                               int out_c, int kh, int kw, int sh, int sw, int dh, int dw, int pt, int pl,
+                               int multiplier, int act) {
+  const int c = get_global_id(0);
+  const int ox = get_global_id(1);
+  const int ny = get_global_id(2);
+  if (c >= out_c) return;
+  const int n = ny / out_h, oy = ny % out_h;
+  const int ic = c / multiplier;
+  float acc = (float)bias[c];
+  for (int ky = 0; ky < kh; ++ky) {
+    const int iy = oy * sh - pt + ky * dh;
+    if (iy < 0 || iy >= in_h) continue;
+    for (int kx = 0; kx < kw; ++kx) {
+      const int ix = ox * sw - pl + kx * dw;
+      if (ix < 0 || ix >= in_w) continue;
+      acc += (float)x[x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + ic] * (float)w[(ky * kw + kx) * out_c + c];
+    }
+  }
+  y[y_off + (((long)n * out_h + oy) * out_w + ox) * out_c + c] = (REAL)Activate(acc, act);
+}
+
+// TRANSPOSE_CONV_2D: each output gathers the input pixels whose taps land
+// on it. Filter [out_c][kh][kw][in_c/groups]. Global: (out_c, out_w, batch * out_h).
+__kernel void transpose_conv2d(__global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias,
+                               __global REAL* y, int y_off, int in_h, int in_w, int in_c, int out_h, int out_w,
+                               int out_c, int kh, int kw, int sh, int sw, int pt, int pl, int groups, int act) {
+  const int oc = get_global_id(0);
+  const int ox = get_global_id(1);
+  const int ny = get_global_id(2);
+  if (oc >= out_c) return;
+  const int n = ny / out_h, oy = ny % out_h;
+  const int icg = in_c / groups, ocg = out_c / groups;
+  const int g = oc / ocg;
+  float acc = 0.0f;
+  for (int ky = 0; ky < kh; ++ky) {
+    const int ty = oy + pt - ky;
+    if (ty < 0 || ty % sh != 0) continue;
+    const int iy = ty / sh;
+    if (iy >= in_h) continue;
+    for (int kx = 0; kx < kw; ++kx) {
+      const int tx = ox + pl - kx;
+      if (tx < 0 || tx % sw != 0) continue;
+      const int ix = tx / sw;
+      if (ix >= in_w) continue;
+      __global const REAL* xp = x + x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + g * icg;
+      __global const REAL* wp = w + (((long)oc * kh + ky) * kw + kx) * icg;
+      for (int ic = 0; ic < icg; ++ic) acc += (float)xp[ic] * (float)wp[ic];
+    }
+  }
+  y[y_off + (((long)n * out_h + oy) * out_w + ox) * out_c + oc] = (REAL)Activate(acc + (float)bias[oc], act);
+}
+
+// FULLY_CONNECTED: y[r][o] = x[r] . w[o] + b[o]. Global: (units, rows).
+__kernel void fully_connected(__global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias,
+                              __global REAL* y, int y_off, int in_dim, int units, int act) {
+  const int o = get_global_id(0);
+  const int r = get_global_id(1);
+  if (o >= units) return;
+  __global const REAL* xp = x + x_off + (long)r * in_dim;
+  __global const REAL* wp = w + (long)o * in_dim;
+  float acc = (float)bias[o];
+  for (int k = 0; k < in_dim; ++k) acc += (float)xp[k] * (float)wp[k];
+  y[y_off + (long)r * units + o] = (REAL)Activate(acc, act);
+}
+
+// Up to 6-D index arithmetic: `dims` are the output's dims (outermost
+// first); returns the offset of output index `i` under `strides`.
+inline long Offset6(long i, __constant const int* dims, __constant const int* strides) {
+  long off = 0;
+  for (int d = 5; d >= 0; --d) {
+    const int k = (int)(i % dims[d]);
+    i /= dims[d];
+    off += (long)k * strides[d];
+  }
+  return off;
+}
+
+// Binary ops with numpy broadcasting (ir ADD, SUB, MUL, DIV, PRELU): shape
+// holds dims[6], a_strides[6], b_strides[6]. Global: (out elements).
+__kernel void binary(__global const REAL* a, int a_off, __global const REAL* b, int b_off, __global REAL* y,
+                     int y_off, __constant const int* shape, int op, int act, int count) {
+  const int i = get_global_id(0);
+  if (i >= count) return;
+  const float u = (float)a[a_off + Offset6(i, shape, shape + 6)];
+  const float v = (float)b[b_off + Offset6(i, shape, shape + 12)];
+  float r;
+  switch (op) {
+    case 0: r = u + v; break;
+    case 1: r = u - v; break;
+    case 2: r = u * v; break;
+    case 3: r = u / v; break;
+    default: r = u >= 0.0f ? u : u * v; break;  // PRELU
+  }
+  y[y_off + i] = (REAL)Activate(r, act);
+}
+
+// One-input activations: op 0 relu, 1 relu6, 2 hard_swish, 3 logistic,
+// 4 leaky_relu(alpha), 5 clamp(alpha, beta), 6 hard_sigmoid(alpha, beta),
+// 7 silu, 8 tanh. Global: (elements).
+__kernel void unary(__global const REAL* x, int x_off, __global REAL* y, int y_off, int op, float alpha, float beta,
+                    int count) {
+  const int i = get_global_id(0);
+  if (i >= count) return;
+  const float v = (float)x[x_off + i];
+  float r;
+  switch (op) {
+    case 0: r = fmax(v, 0.0f); break;
+    case 1: r = fmin(fmax(v, 0.0f), 6.0f); break;
+    case 2: r = v * fmin(fmax(v + 3.0f, 0.0f), 6.0f) / 6.0f; break;
+    case 3: r = 1.0f / (1.0f + exp(-v)); break;
+    case 4: r = v >= 0.0f ? v : alpha * v; break;
+    case 5: r = fmin(fmax(v, alpha), beta); break;
+    case 6: r = fmax(0.0f, fmin(1.0f, alpha * v + beta)); break;
+    case 7: r = v / (1.0f + exp(-v)); break;
+    default: r = tanh(v); break;
+  }
+  y[y_off + i] = (REAL)r;
+}
+
+// MAX_POOL_2D (is_max) and AVERAGE_POOL_2D (the mean of the window's taps
+// inside the input). Global: (channels, out_w, batch * out_h).
+__kernel void pool2d(__global const REAL* x, int x_off, __global REAL* y, int y_off, int in_h, int in_w, int channels,
+                     int out_h, int out_w, int kh, int kw, int sh, int sw, int pt, int pl, int is_max, int act) {
+  const int c = get_global_id(0);
+  const int ox = get_global_id(1);
+  const int ny = get_global_id(2);
+  if (c >= channels) return;
+  const int n = ny / out_h, oy = ny % out_h;
+  const int y0 = max(oy * sh - pt, 0), y1 = min(oy * sh - pt + kh, in_h);
+  const int x0 = max(ox * sw - pl, 0), x1 = min(ox * sw - pl + kw, in_w);
+  float acc = is_max ? -INFINITY : 0.0f;
+  int count = 0;
+  for (int iy = y0; iy < y1; ++iy) {
+    for (int ix = x0; ix < x1; ++ix) {
+      const float v = (float)x[x_off + (((long)n * in_h + iy) * in_w + ix) * channels + c];
+      acc = is_max ? fmax(acc, v) : acc + v;
+      ++count;
+    }
+  }
+  if (!is_max) acc = count > 0 ? acc / count : 0.0f;
+  y[y_off + (((long)n * out_h + oy) * out_w + ox) * channels + c] = (REAL)Activate(acc, act);
+}
+
+// MEAN over any axes: `shape` holds the kept dims[6] and their input
+// strides[6], then the reduced dims[6] and their input strides[6]
+// (unused dims are 1). Global: (output elements).
+__kernel void mean(__global const REAL* x, int x_off, __global REAL* y, int y_off, __constant const int* shape,
+                   int reduced, int count) {
+  const int i = get_global_id(0);
+  if (i >= count) return;
+  const long base = x_off + Offset6(i, shape, shape + 6);
+  float acc = 0.0f;
+  for (int r = 0; r < reduced; ++r) acc += (float)x[base + Offset6(r, shape + 12, shape + 18)];
+  y[y_off + i] = (REAL)(acc / reduced);
+}
+
+// A strided view copied out (TRANSPOSE, SLICE, PAD's interior, the copies of
+// RESHAPE): output index i reads input at start + Offset6(i, dims, strides).
+// With `pad` set, shape[12..17] are the pad-before per dim and
+// shape[18..23] the input dims: outputs outside the input get `value`.
+// Global: (output elements).
+__kernel void gather_view(__global const REAL* x, int x_off, __global REAL* y, int y_off,
+                          __constant const int* shape, int start, int pad, float value, int count) {
+  const int i = get_global_id(0);
+  if (i >= count) return;
+  if (!pad) {
+    y[y_off + i] = x[x_off + start + Offset6(i, shape, shape + 6)];
+    return;
+  }
+  long rest = i, off = 0;
+  bool inside = true;
+  for (int d = 5; d >= 0; --d) {
+    const int k = (int)(rest % shape[d]) - shape[12 + d];
+    rest /= shape[d];
+    inside = inside && k >= 0 && k < shape[18 + d];
+    off += (long)k * shape[6 + d];
+  }
+  y[y_off + i] = inside ? x[x_off + off] : (REAL)value;
+}
+
+// One input of a CONCATENATION into its slice of the output: `outer` rows of
+// `chunk` elements, written `stride` apart starting at `offset`.
+// Global: (outer * chunk).
+__kernel void concat_slice(__global const REAL* x, int x_off, __global REAL* y, int y_off, int chunk, int stride,
+                           int offset, int act, int count) {
+  const int i = get_global_id(0);
+  if (i >= count) return;
+  const int row = i / chunk, k = i % chunk;
+  y[y_off + (long)row * stride + offset + k] = (REAL)Activate((float)x[x_off + i], act);
+}
+
+// SOFTMAX along an axis of `axis_size` elements, `inner` apart.
+// Global: (outer * inner).
+__kernel void softmax(__global const REAL* x, int x_off, __global REAL* y, int y_off, int axis_size, int inner,
+                      int count) {
+  const int i = get_global_id(0);
+  if (i >= count) return;
+  const long base = (long)(i / inner) * axis_size * inner + i % inner;
+  float m = -INFINITY;
+  for (int k = 0; k < axis_size; ++k) m = fmax(m, (float)x[x_off + base + (long)k * inner]);
+  float sum = 0.0f;
+  for (int k = 0; k < axis_size; ++k) sum += exp((float)x[x_off + base + (long)k * inner] - m);
+  for (int k = 0; k < axis_size; ++k) {
+    y[y_off + base + (long)k * inner] = (REAL)(exp((float)x[x_off + base + (long)k * inner] - m) / sum);
+  }
+}
+
+// Resize by per-axis tap tables (computed on the host from the reference
+// kernels' coordinate rules): output row oy reads rows[oy*taps+t] with
+// weight rw[oy*taps+t] (index -1: outside the input, the output is
+// `outside`). Bilinear: 2 taps, nearest: 1. Global: (channels, out_w, batch * out_h).
+__kernel void resize_taps(__global const REAL* x, int x_off, __global REAL* y, int y_off,
+                          __global const int* rows, __global const float* rw, __global const int* cols,
+                          __global const float* cw, int taps, int in_h, int in_w, int channels, int out_h, int out_w,
+                          float outside) {
+  const int c = get_global_id(0);
+  const int ox = get_global_id(1);
+  const int ny = get_global_id(2);
+  if (c >= channels) return;
+  const int n = ny / out_h, oy = ny % out_h;
+  float acc = 0.0f;
+  bool out = false;
+  for (int ty = 0; ty < taps; ++ty) {
+    const int iy = rows[oy * taps + ty];
+    out = out || iy < 0;
+    float row = 0.0f;
+    for (int tx = 0; tx < taps; ++tx) {
+      const int ix = cols[ox * taps + tx];
+      out = out || ix < 0;
+      if (iy >= 0 && ix >= 0) {
+        row += cw[ox * taps + tx] * (float)x[x_off + (((long)n * in_h + iy) * in_w + ix) * channels + c];
+      }
+    }
+    acc += rw[oy * taps + ty] * row;
+  }
+  y[y_off + (((long)n * out_h + oy) * out_w + ox) * channels + c] = (REAL)(out ? outside : acc);
+}
+
+// DEPTH_TO_SPACE (TFLite's DCR order). Global: (out_c, out_w, batch * out_h).
+__kernel void depth_to_space(__global const REAL* x, int x_off, __global REAL* y, int y_off, int in_h, int in_w,
+                             int in_c, int block) {
+  const int c = get_global_id(0);
+  const int ox = get_global_id(1);
+  const int ny = get_global_id(2);
+  const int out_c = in_c / (block * block), out_h = in_h * block, out_w = in_w * block;
+  if (c >= out_c) return;
+  const int n = ny / out_h, oy = ny % out_h;
+  const int iy = oy / block, dy = oy % block, ix = ox / block, dx = ox % block;
+  y[y_off + (((long)n * out_h + oy) * out_w + ox) * out_c + c] =
+      x[x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + (dy * block + dx) * out_c + c];
+}
+
+// Dense tensors between float host memory and REAL device storage (the fp16
+// mode's transfers go through a float staging buffer).
+__kernel void to_real(__global const float* x, __global REAL* y, int y_off, int count) {
+  const int i = get_global_id(0);
+  if (i < count) y[y_off + i] = (REAL)x[i];
+}
+__kernel void to_float(__global const REAL* x, int x_off, __global float* y, int count) {
+  const int i = get_global_id(0);
+  if (i < count) y[i] = (float)x[x_off + i];
+}

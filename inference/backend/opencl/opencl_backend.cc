@@ -1,0 +1,1118 @@
+// The OpenCL backend ("opencl"): device buffers (one arena per session,
+// tensors NHWC, fp32, or half with Precision::kFp16 on devices with
+// cl_khr_fp16), executions that enqueue kernels from kernels/nn.cl on one
+// in-order queue, transfers through that queue, and a clFinish at the end of
+// each run. Nodes it has no kernel for are refused (Unimplemented) and run on
+// the CPU.
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "inference/backend/backend.h"
+#include "inference/backend/cpu/kernels/ref/kernel_params.h"
+#include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
+#include "inference/backend/cpu/kernels/ref/resize_coordinate.h"
+#include "inference/backend/cpu/kernels/ref/resize_nearest.h"
+#include "inference/backend/opencl/opencl_runtime.h"
+#include "inference/ir/conv_geometry.h"
+#include "inference/ir/slice_geometry.h"
+
+namespace rill::inference::opencl {
+namespace {
+
+using cpu::BroadcastParams;
+
+// IEEE half from float, round to nearest even (the fp16 mode's uploads).
+uint16_t ToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0));
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past the largest half
+  if (abs < 0x38800000u) {                                                // subnormal half or zero
+    const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
+    const int shift = 126 - static_cast<int>(abs >> 23);
+    if (shift > 24) return static_cast<uint16_t>(sign);
+    const uint32_t half = m >> (shift + 1);
+    const uint32_t rest = m & ((1u << (shift + 1)) - 1);
+    const uint32_t mid = 1u << shift;
+    return static_cast<uint16_t>(sign | (half + (rest > mid || (rest == mid && (half & 1)))));
+  }
+  const uint32_t base = ((abs >> 13) - (112u << 10));
+  const uint32_t rest = abs & 0x1fffu;
+  return static_cast<uint16_t>(sign | (base + (rest > 0x1000u || (rest == 0x1000u && (base & 1)))));
+}
+
+class ClBuffer : public Buffer {
+ public:
+  ClBuffer(cl_mem mem, size_t size) : mem_(mem), size_(size) {}
+  ~ClBuffer() override { cl().clReleaseMemObject(mem_); }
+  size_t size() const override { return size_; }
+  cl_mem mem() const { return mem_; }
+
+ private:
+  cl_mem mem_;
+  size_t size_;
+};
+
+class OpenClBackend;
+
+// One convolution with its own uploaded weights: CONV_2D, and the expand /
+// project convs of DEPTHWISE_BLOCK. Without groups it runs the tiled
+// implicit GEMM (conv2d_tiled), else the direct kernel (conv2d).
+struct ConvLaunch {
+  cpu::ConvParams p;
+  int act = 0;
+  bool tiled = false;
+  cl_mem weights = nullptr, bias = nullptr;
+};
+
+
+// Base of the executions: kernel objects, argument setting, constant
+// uploads, and errors naming the node.
+class ClExecution : public Execution {
+ public:
+  ClExecution(const ExecutionArgs& args, OpenClBackend* backend) : args_(args), backend_(backend) {}
+  ~ClExecution() override {
+    for (cl_kernel k : kernels_) cl().clReleaseKernel(k);
+    for (cl_mem m : uploads_) cl().clReleaseMemObject(m);
+  }
+  std::string name() const override;
+
+ protected:
+  const ir::OpAttrs& attrs() const { return args_.node->attrs; }
+  bool HasInput(size_t i) const { return i < args_.inputs.size() && args_.inputs[i] != nullptr; }
+  const Shape& InShape(size_t i) const { return args_.inputs[i]->shape; }
+  const Shape& OutShape() const { return args_.outputs[0]->shape; }
+  Status Error(const std::string& what) const {
+    return InvalidArgumentError(args_.graph->NodeContext(*args_.node) + what);
+  }
+  Status Refuse(const std::string& what) const {
+    return UnimplementedError(args_.graph->NodeContext(*args_.node) + "opencl: " + what);
+  }
+  // Float32 activations only (others run on the CPU); constant operands
+  // (shapes, axes, sizes) may be integers.
+  Status NeedFloatInputs() const {
+    for (size_t i = 0; i < args_.inputs.size(); ++i) {
+      const TensorBinding* b = args_.inputs[i];
+      if (b && (i == 0 || !b->constant) && b->dtype != DataType::kFloat32) {
+        return Refuse(std::string("input type ") + DataTypeName(b->dtype));
+      }
+    }
+    if (args_.outputs[0]->dtype != DataType::kFloat32) {
+      return Refuse(std::string("output type ") + DataTypeName(args_.outputs[0]->dtype));
+    }
+    return Status::Ok();
+  }
+  cl_context context() const;
+  cl_command_queue queue() const;
+  bool half() const;
+  size_t elem() const { return half() ? 2 : 4; }
+
+  // The kernel `name` (created once; index into kernels_).
+  StatusOr<cl_kernel> Kernel(size_t index, const char* kernel_name);
+  // Uploads floats as the storage type, once (kept across resizes when the
+  // same slot is asked again with `keep`).
+  StatusOr<cl_mem> Upload(const std::vector<float>& values);
+  StatusOr<cl_mem> UploadInts(const std::vector<int>& values);
+  // `keep`: released with the execution (else the caller releases it).
+  StatusOr<cl_mem> UploadRaw(const void* data, size_t bytes, bool keep = true);
+  // An input's buffer and element offset: a constant input is uploaded in
+  // Prepare (UploadConstantInputs), an activation is the arena.
+  Status UploadConstantInputs(std::initializer_list<size_t> which = {});
+  cl_mem InMem(size_t i) const {
+    return args_.inputs[i]->constant ? constant_inputs_[i] : Mem(args_.inputs[i]->memory);
+  }
+  int InOff(size_t i) const { return args_.inputs[i]->constant ? 0 : Off(args_.inputs[i]->memory); }
+  cl_mem OutMem() const { return Mem(args_.outputs[0]->memory); }
+  int OutOff() const { return Off(args_.outputs[0]->memory); }
+  static cl_mem Mem(const MemoryRef& m) { return static_cast<ClBuffer*>(m.buffer)->mem(); }
+  int Off(const MemoryRef& m) const { return static_cast<int>(m.offset / elem()); }
+
+  // Sets the arguments in order and enqueues over `global`.
+  template <class... A>
+  Status Launch(cl_kernel k, std::initializer_list<size_t> global, const A&... a) {
+    cl_uint i = 0;
+    cl_int err = CL_SUCCESS;
+    ((err = err == CL_SUCCESS ? SetArg(k, i++, a) : err), ...);
+    if (err != CL_SUCCESS) return ClError(err, name() + ": clSetKernelArg " + std::to_string(i - 1));
+    size_t g[3] = {1, 1, 1};
+    size_t dims = 0;
+    for (size_t v : global) g[dims++] = std::max<size_t>(v, 1);
+    err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(dims), nullptr, g, nullptr, 0, nullptr, nullptr);
+    return err == CL_SUCCESS ? Status::Ok() : ClError(err, name() + ": clEnqueueNDRangeKernel");
+  }
+  // The same with a work-group size (the global size rounded up to it).
+  template <class... A>
+  Status LaunchLocal(cl_kernel k, std::initializer_list<size_t> global, std::initializer_list<size_t> local,
+                     const A&... a) {
+    cl_uint i = 0;
+    cl_int err = CL_SUCCESS;
+    ((err = err == CL_SUCCESS ? SetArg(k, i++, a) : err), ...);
+    if (err != CL_SUCCESS) return ClError(err, name() + ": clSetKernelArg " + std::to_string(i - 1));
+    size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1};
+    size_t dims = 0;
+    for (size_t v : local) l[dims++] = v;
+    dims = 0;
+    for (size_t v : global) {
+      g[dims] = (std::max<size_t>(v, 1) + l[dims] - 1) / l[dims] * l[dims];
+      ++dims;
+    }
+    err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(dims), nullptr, g, l, 0, nullptr, nullptr);
+    return err == CL_SUCCESS ? Status::Ok() : ClError(err, name() + ": clEnqueueNDRangeKernel");
+  }
+  static cl_int SetArg(cl_kernel k, cl_uint i, cl_mem m) { return cl().clSetKernelArg(k, i, sizeof(cl_mem), &m); }
+  static cl_int SetArg(cl_kernel k, cl_uint i, int v) { return cl().clSetKernelArg(k, i, sizeof(int), &v); }
+  static cl_int SetArg(cl_kernel k, cl_uint i, float v) { return cl().clSetKernelArg(k, i, sizeof(float), &v); }
+
+  // Uploads a conv's filter ([out_c][kh][kw][in_c/groups]) and bias for the
+  // kernel its shape takes; creates that kernel.
+  Status PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c);
+  Status RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off, int res_c);
+
+  ExecutionArgs args_;
+  OpenClBackend* backend_;
+  std::string kernel_name_;
+  std::vector<cl_kernel> kernels_;
+  std::vector<cl_mem> uploads_;
+  std::vector<cl_mem> constant_inputs_;
+};
+
+class OpenClBackend : public Backend {
+ public:
+  OpenClBackend(std::unique_ptr<ClRuntime> runtime, bool half) : rt_(std::move(runtime)), half_(half) {}
+  ~OpenClBackend() override {
+    if (to_real_) cl().clReleaseKernel(to_real_);
+    if (to_float_) cl().clReleaseKernel(to_float_);
+  }
+  std::string name() const override { return "opencl"; }
+
+  TensorLayout StorageFor(const TensorDesc& desc) const override {
+    TensorLayout layout;
+    layout.bytes = static_cast<size_t>(NumElements(desc.shape)) * (half_ ? 2 : 4);
+    if (desc.dtype != DataType::kFloat32) layout.bytes = desc.dense_bytes();
+    max_floats_ = std::max<size_t>(max_floats_, NumElements(desc.shape));
+    return layout;
+  }
+
+  std::unique_ptr<Buffer> AllocateBuffer(size_t bytes, const TensorLayout*) override {
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = cl().clCreateBuffer(rt_->context(), CL_MEM_READ_WRITE, std::max<size_t>(bytes, 64), nullptr, &err);
+    if (err != CL_SUCCESS) return nullptr;
+    return std::make_unique<ClBuffer>(mem, bytes);
+  }
+
+  Status CopyToHost(const TensorBinding& device, void* host) override {
+    const cl_mem mem = static_cast<ClBuffer*>(device.memory.buffer)->mem();
+    if (!half_ || device.dtype != DataType::kFloat32) {
+      const cl_int err = cl().clEnqueueReadBuffer(rt_->queue(), mem, CL_TRUE, device.memory.offset, device.dense_bytes(),
+                                             host, 0, nullptr, nullptr);
+      return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueReadBuffer");
+    }
+    const int count = static_cast<int>(NumElements(device.shape));
+    RILL_INF_RETURN_IF_ERROR(Convert(to_float_, mem, static_cast<int>(device.memory.offset / 2), count));
+    const cl_int err = cl().clEnqueueReadBuffer(rt_->queue(), staging_, CL_TRUE, 0, count * sizeof(float), host, 0,
+                                           nullptr, nullptr);
+    return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueReadBuffer");
+  }
+
+  // Non-blocking: the host bytes stay put until the run ends (EndRun waits).
+  Status CopyFromHost(const void* host, const TensorBinding& device) override {
+    const cl_mem mem = static_cast<ClBuffer*>(device.memory.buffer)->mem();
+    if (!half_ || device.dtype != DataType::kFloat32) {
+      const cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), mem, CL_FALSE, device.memory.offset, device.dense_bytes(),
+                                              host, 0, nullptr, nullptr);
+      return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueWriteBuffer");
+    }
+    const int count = static_cast<int>(NumElements(device.shape));
+    cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), staging_, CL_FALSE, 0, count * sizeof(float), host, 0, nullptr,
+                                      nullptr);
+    if (err != CL_SUCCESS) return ClError(err, "clEnqueueWriteBuffer");
+    return Convert(to_real_, mem, static_cast<int>(device.memory.offset / 2), count);
+  }
+
+  // The fp16 mode's float staging buffer, sized for the largest tensor.
+  Status EndResize() override {
+    if (!half_ || max_floats_ <= staging_floats_) return Status::Ok();
+    staging_holder_.reset();
+    staging_holder_ = AllocateBuffer(max_floats_ * sizeof(float), nullptr);
+    if (!staging_holder_) return InternalError("opencl: cannot allocate the fp16 staging buffer");
+    staging_ = static_cast<ClBuffer*>(staging_holder_.get())->mem();
+    staging_floats_ = max_floats_;
+    StatusOr<cl_program> program = rt_->Program(true);
+    RILL_INF_RETURN_IF_ERROR(program.status());
+    cl_int err = CL_SUCCESS;
+    if (!to_real_) to_real_ = cl().clCreateKernel(*program, "to_real", &err);
+    if (err == CL_SUCCESS && !to_float_) to_float_ = cl().clCreateKernel(*program, "to_float", &err);
+    return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clCreateKernel");
+  }
+
+  Status EndRun() override {
+    const cl_int err = cl().clFinish(rt_->queue());
+    return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clFinish");
+  }
+
+  StatusOr<std::unique_ptr<Execution>> CreateExecution(const ExecutionArgs& args) override;
+
+  ClRuntime* runtime() const { return rt_.get(); }
+  bool half() const { return half_; }
+
+ private:
+  // to_real(staging -> mem) or to_float(mem -> staging).
+  Status Convert(cl_kernel k, cl_mem mem, int offset, int count) {
+    const bool down = k == to_float_;
+    cl_int err = cl().clSetKernelArg(k, 0, sizeof(cl_mem), down ? &mem : &staging_);
+    err |= down ? cl().clSetKernelArg(k, 1, sizeof(int), &offset) : cl().clSetKernelArg(k, 1, sizeof(cl_mem), &mem);
+    err |= down ? cl().clSetKernelArg(k, 2, sizeof(cl_mem), &staging_) : cl().clSetKernelArg(k, 2, sizeof(int), &offset);
+    err |= cl().clSetKernelArg(k, 3, sizeof(int), &count);
+    if (err != CL_SUCCESS) return ClError(err, "clSetKernelArg (conversion)");
+    const size_t global = static_cast<size_t>(std::max(count, 1));
+    err = cl().clEnqueueNDRangeKernel(rt_->queue(), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
+    return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueNDRangeKernel (conversion)");
+  }
+
+  std::unique_ptr<ClRuntime> rt_;
+  bool half_;
+  mutable size_t max_floats_ = 0;
+  size_t staging_floats_ = 0;
+  std::unique_ptr<Buffer> staging_holder_;
+  cl_mem staging_ = nullptr;
+  cl_kernel to_real_ = nullptr, to_float_ = nullptr;
+};
+
+cl_context ClExecution::context() const { return backend_->runtime()->context(); }
+cl_command_queue ClExecution::queue() const { return backend_->runtime()->queue(); }
+bool ClExecution::half() const { return backend_->half(); }
+std::string ClExecution::name() const { return kernel_name_ + (half() ? "_cl_f16" : "_cl"); }
+
+StatusOr<cl_kernel> ClExecution::Kernel(size_t index, const char* kernel_name) {
+  if (index < kernels_.size() && kernels_[index] != nullptr) return kernels_[index];
+  StatusOr<cl_program> program = backend_->runtime()->Program(half());
+  RILL_INF_RETURN_IF_ERROR(program.status());
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = cl().clCreateKernel(*program, kernel_name, &err);
+  if (err != CL_SUCCESS) return ClError(err, std::string("clCreateKernel ") + kernel_name);
+  if (kernels_.size() <= index) kernels_.resize(index + 1, nullptr);
+  kernels_[index] = k;
+  return k;
+}
+
+StatusOr<cl_mem> ClExecution::UploadRaw(const void* data, size_t bytes, bool keep) {
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = cl().clCreateBuffer(context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<size_t>(bytes, 4),
+                              const_cast<void*>(data), &err);
+  if (err != CL_SUCCESS) return ClError(err, name() + ": uploading " + std::to_string(bytes) + " bytes");
+  if (keep) uploads_.push_back(mem);
+  return mem;
+}
+
+StatusOr<cl_mem> ClExecution::Upload(const std::vector<float>& values) {
+  std::vector<float> padded = values;
+  if (padded.empty()) padded.push_back(0.0f);
+  if (!half()) return UploadRaw(padded.data(), padded.size() * sizeof(float));
+  std::vector<uint16_t> h(padded.size());
+  for (size_t i = 0; i < padded.size(); ++i) h[i] = ToHalf(padded[i]);
+  return UploadRaw(h.data(), h.size() * sizeof(uint16_t));
+}
+
+StatusOr<cl_mem> ClExecution::UploadInts(const std::vector<int>& values) {
+  std::vector<int> v = values;
+  if (v.empty()) v.push_back(0);
+  return UploadRaw(v.data(), v.size() * sizeof(int));
+}
+
+// `which`: the inputs read through InMem (all when empty; weights that an
+// execution packs itself are not uploaded twice).
+Status ClExecution::UploadConstantInputs(std::initializer_list<size_t> which) {
+  if (!constant_inputs_.empty()) return Status::Ok();  // constants do not change across resizes
+  constant_inputs_.assign(args_.inputs.size(), nullptr);
+  for (size_t i = 0; i < args_.inputs.size(); ++i) {
+    const TensorBinding* b = args_.inputs[i];
+    if (!b || !b->constant || b->dtype != DataType::kFloat32) continue;
+    if (which.size() > 0 && std::find(which.begin(), which.end(), i) == which.end()) continue;
+    const float* f = static_cast<const float*>(b->host());
+    RILL_INF_ASSIGN_OR_RETURN(constant_inputs_[i], Upload(std::vector<float>(f, f + NumElements(b->shape))));
+  }
+  return Status::Ok();
+}
+
+std::vector<float> PackConvFilter(const float* w, int out_c, int kh, int kw, int icg);
+std::vector<float> PackGemmFilter(const float* w, int out_c, int k);
+
+std::vector<float> ConstFloats(const TensorBinding* b) {
+  const float* f = static_cast<const float*>(b->host());
+  return std::vector<float>(f, f + NumElements(b->shape));
+}
+
+// NHWC geometry of a forward window over x -> y with the filter's kernel.
+void ConvGeometry(const ir::OpAttrs& a, const Shape& x, const Shape& y, int kh, int kw, cpu::ConvParams* p) {
+  p->batch = x[0];
+  p->in_h = x[1];
+  p->in_w = x[2];
+  p->in_c = x[3];
+  p->out_h = y[1];
+  p->out_w = y[2];
+  p->out_c = y[3];
+  p->kernel_h = kh;
+  p->kernel_w = kw;
+  p->stride_h = a.stride_h;
+  p->stride_w = a.stride_w;
+  p->dilation_h = a.dilation_h;
+  p->dilation_w = a.dilation_w;
+  if (a.padding == ir::Padding::kExplicit) {
+    p->pad_top = a.pad_top;
+    p->pad_left = a.pad_left;
+  } else {
+    p->pad_top = ir::WindowPadBefore(p->in_h, p->out_h, kh, p->stride_h, p->dilation_h, a.padding);
+    p->pad_left = ir::WindowPadBefore(p->in_w, p->out_w, kw, p->stride_w, p->dilation_w, a.padding);
+  }
+}
+
+int Act(ir::Activation a) { return static_cast<int>(a); }
+
+// [out_c][kh][kw][icg] -> [ceil(out_c/4)][kh][kw][icg][4], zero-padded.
+std::vector<float> PackConvFilter(const float* w, int out_c, int kh, int kw, int icg) {
+  const int blocks = (out_c + 3) / 4;
+  std::vector<float> packed(static_cast<size_t>(blocks) * kh * kw * icg * 4, 0.0f);
+  for (int oc = 0; oc < out_c; ++oc) {
+    for (int t = 0; t < kh * kw; ++t) {
+      for (int ic = 0; ic < icg; ++ic) {
+        packed[((static_cast<size_t>(oc / 4) * kh * kw + t) * icg + ic) * 4 + oc % 4] =
+            w[(static_cast<size_t>(oc) * kh * kw + t) * icg + ic];
+      }
+    }
+  }
+  return packed;
+}
+
+// [out_c][K] -> [K][out_c] (the tiled kernel's filter).
+std::vector<float> PackGemmFilter(const float* w, int out_c, int k) {
+  std::vector<float> packed(static_cast<size_t>(out_c) * k);
+  for (int oc = 0; oc < out_c; ++oc) {
+    for (int i = 0; i < k; ++i) packed[static_cast<size_t>(i) * out_c + oc] = w[static_cast<size_t>(oc) * k + i];
+  }
+  return packed;
+}
+
+// Kernel slots of the two conv kernels in an execution.
+constexpr size_t kConvDirect = 10, kConvTiled = 11;
+
+Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c) {
+  const cpu::ConvParams& p = c->p;
+  c->tiled = p.groups == 1;
+  if (!c->weights) {
+    const int icg = p.in_c / p.groups;
+    RILL_INF_ASSIGN_OR_RETURN(c->weights,
+                              Upload(c->tiled ? PackGemmFilter(filter, p.out_c, p.kernel_h * p.kernel_w * icg)
+                                              : PackConvFilter(filter, p.out_c, p.kernel_h, p.kernel_w, icg)));
+    std::vector<float> b(p.out_c, 0.0f);
+    if (bias) b = std::vector<float>(static_cast<const float*>(bias->host()),
+                                     static_cast<const float*>(bias->host()) + p.out_c);
+    RILL_INF_ASSIGN_OR_RETURN(c->bias, Upload(b));
+  }
+  return c->tiled ? Kernel(kConvTiled, "conv2d_tiled").status() : Kernel(kConvDirect, "conv2d").status();
+}
+
+Status ClExecution::RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off,
+                            int res_c) {
+  const cpu::ConvParams& p = c.p;
+  if (c.tiled) {
+    const size_t m = static_cast<size_t>(p.batch) * p.out_h * p.out_w;
+    return LaunchLocal(kernels_[kConvTiled], {static_cast<size_t>((p.out_c + 63) / 64 * 16), (m + 63) / 64 * 16}, {16, 16}, x, x_off,
+                       c.weights, c.bias, res, res_off, res_c, y, y_off, p.batch, p.in_h, p.in_w, p.in_c, p.out_h,
+                       p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w,
+                       p.pad_top, p.pad_left, c.act);
+  }
+  return Launch(kernels_[kConvDirect], {static_cast<size_t>((p.out_c + 3) / 4), static_cast<size_t>(p.out_w),
+                                        static_cast<size_t>(p.batch) * p.out_h},
+                x, x_off, c.weights, c.bias, res, res_off, res_c, y, y_off, p.in_h, p.in_w, p.in_c, p.out_h, p.out_w,
+                p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top,
+                p.pad_left, p.groups, c.act);
+}
+
+class ConvExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    kernel_name_ = "conv2d";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    const Shape& w = InShape(1);
+    c_.p = cpu::ConvParams{};
+    ConvGeometry(attrs(), InShape(0), OutShape(), w[1], w[2], &c_.p);
+    c_.p.groups = ir::ConvGroups(c_.p.in_c, w[3]);
+    c_.act = Act(attrs().activation);
+    res_c_ = HasInput(3) ? InShape(3)[3] : 0;
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3}));
+    RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
+                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_));
+    kernel_name_ = c_.tiled ? "conv2d_tiled" : "conv2d";
+    return Status::Ok();
+  }
+  Status Run() override {
+    return RunConv(c_, InMem(0), InOff(0), OutMem(), OutOff(), res_c_ ? InMem(3) : OutMem(), res_c_ ? InOff(3) : 0,
+                   res_c_);
+  }
+
+ private:
+  ConvLaunch c_;
+  int res_c_ = 0;
+};
+
+class DepthwiseExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    kernel_name_ = "depthwise_conv2d";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    const Shape& w = InShape(1);
+    p_ = cpu::ConvParams{};
+    ConvGeometry(attrs(), InShape(0), OutShape(), w[1], w[2], &p_);
+    p_.depth_multiplier = p_.out_c / p_.in_c;
+    if (!weights_) {
+      RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));  // [1][kh][kw][out_c] as is
+      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
+                                                          : std::vector<float>(p_.out_c, 0.0f)));
+    }
+    return Kernel(0, "depthwise_conv2d").status();
+  }
+  Status Run() override {
+    return Launch(kernels_[0], {static_cast<size_t>(p_.out_c), static_cast<size_t>(p_.out_w),
+                                static_cast<size_t>(p_.batch) * p_.out_h},
+                  InMem(0), InOff(0), weights_, bias_, OutMem(), OutOff(), p_.in_h, p_.in_w, p_.in_c, p_.out_h,
+                  p_.out_w, p_.out_c, p_.kernel_h, p_.kernel_w, p_.stride_h, p_.stride_w, p_.dilation_h,
+                  p_.dilation_w, p_.pad_top, p_.pad_left, p_.depth_multiplier, Act(attrs().activation));
+  }
+
+ private:
+  cpu::ConvParams p_;
+  cl_mem weights_ = nullptr, bias_ = nullptr;
+};
+
+class TransposeConvExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    kernel_name_ = "transpose_conv2d";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    const ir::OpAttrs& a = attrs();
+    const Shape& x = InShape(0);
+    const Shape& w = InShape(1);
+    const Shape& y = OutShape();
+    p_ = cpu::ConvParams{};
+    p_.batch = x[0];
+    p_.in_h = x[1];
+    p_.in_w = x[2];
+    p_.in_c = x[3];
+    p_.out_h = y[1];
+    p_.out_w = y[2];
+    p_.out_c = y[3];
+    p_.kernel_h = w[1];
+    p_.kernel_w = w[2];
+    p_.stride_h = a.stride_h;
+    p_.stride_w = a.stride_w;
+    p_.groups = ir::ConvGroups(p_.in_c, w[3]);
+    if (a.padding == ir::Padding::kExplicit) {
+      p_.pad_top = a.pad_top;
+      p_.pad_left = a.pad_left;
+    } else {  // the padding of the forward conv that maps the output back to the input
+      p_.pad_top = ir::WindowPadBefore(p_.out_h, p_.in_h, p_.kernel_h, p_.stride_h, 1, a.padding);
+      p_.pad_left = ir::WindowPadBefore(p_.out_w, p_.in_w, p_.kernel_w, p_.stride_w, 1, a.padding);
+    }
+    if (!weights_) {
+      RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));
+      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
+                                                          : std::vector<float>(p_.out_c, 0.0f)));
+    }
+    return Kernel(0, "transpose_conv2d").status();
+  }
+  Status Run() override {
+    return Launch(kernels_[0], {static_cast<size_t>(p_.out_c), static_cast<size_t>(p_.out_w),
+                                static_cast<size_t>(p_.batch) * p_.out_h},
+                  InMem(0), InOff(0), weights_, bias_, OutMem(), OutOff(), p_.in_h, p_.in_w, p_.in_c, p_.out_h,
+                  p_.out_w, p_.out_c, p_.kernel_h, p_.kernel_w, p_.stride_h, p_.stride_w, p_.pad_top, p_.pad_left,
+                  p_.groups, Act(attrs().activation));
+  }
+
+ private:
+  cpu::ConvParams p_;
+  cl_mem weights_ = nullptr, bias_ = nullptr;
+};
+
+class FullyConnectedExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    kernel_name_ = "fully_connected";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant weights");
+    const Shape& w = InShape(1);
+    units_ = w[0];
+    in_dim_ = w[1];
+    rows_ = static_cast<int>(NumElements(InShape(0)) / in_dim_);
+    if (!weights_) {
+      RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));
+      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
+                                                          : std::vector<float>(units_, 0.0f)));
+    }
+    return Kernel(0, "fully_connected").status();
+  }
+  Status Run() override {
+    return Launch(kernels_[0], {static_cast<size_t>(units_), static_cast<size_t>(rows_)}, InMem(0), InOff(0),
+                  weights_, bias_, OutMem(), OutOff(), in_dim_, units_, Act(attrs().activation));
+  }
+
+ private:
+  int units_ = 0, in_dim_ = 0, rows_ = 0;
+  cl_mem weights_ = nullptr, bias_ = nullptr;
+};
+
+// dims[6] + strides per operand, the rank padded in front to 6.
+std::vector<int> Pad6(const int* dims, const std::vector<const int*>& strides, int rank) {
+  std::vector<int> v;
+  for (int d = 0; d < 6; ++d) v.push_back(d < 6 - rank ? 1 : dims[d - (6 - rank)]);
+  for (const int* s : strides) {
+    for (int d = 0; d < 6; ++d) v.push_back(d < 6 - rank ? 0 : s[d - (6 - rank)]);
+  }
+  return v;
+}
+
+class BinaryExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    kernel_name_ = "binary";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
+    BroadcastParams b;
+    if (!cpu::MakeBroadcastParams(InShape(0), InShape(1), &b)) return Error("shapes do not broadcast");
+    count_ = static_cast<int>(b.out_size);
+    RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(Pad6(b.out_dims, {b.a_strides, b.b_strides}, b.rank)));
+    switch (args_.node->type) {
+      case ir::OpType::kAdd: op_ = 0; break;
+      case ir::OpType::kSub: op_ = 1; break;
+      case ir::OpType::kMul: op_ = 2; break;
+      case ir::OpType::kDiv: op_ = 3; break;
+      default: op_ = 4; break;  // PRELU
+    }
+    return Kernel(0, "binary").status();
+  }
+  Status Run() override {
+    return Launch(kernels_[0], {static_cast<size_t>(count_)}, InMem(0), InOff(0), InMem(1), InOff(1), OutMem(),
+                  OutOff(), shape_, op_, Act(attrs().activation), count_);
+  }
+
+ private:
+  int count_ = 0, op_ = 0;
+  cl_mem shape_ = nullptr;
+};
+
+class UnaryExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    kernel_name_ = "unary";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
+    const ir::OpAttrs& a = attrs();
+    alpha_ = a.alpha;
+    beta_ = a.beta;
+    switch (args_.node->type) {
+      case ir::OpType::kRelu: op_ = 0; break;
+      case ir::OpType::kRelu6: op_ = 1; break;
+      case ir::OpType::kHardSwish: op_ = 2; break;
+      case ir::OpType::kLogistic: op_ = 3; break;
+      case ir::OpType::kLeakyRelu: op_ = 4; break;
+      case ir::OpType::kClamp:
+        op_ = 5;
+        alpha_ = a.clamp_min;
+        beta_ = a.clamp_max;
+        break;
+      case ir::OpType::kHardSigmoid: op_ = 6; break;
+      default: op_ = 7; break;  // SILU
+    }
+    count_ = static_cast<int>(NumElements(OutShape()));
+    return Kernel(0, "unary").status();
+  }
+  Status Run() override {
+    return Launch(kernels_[0], {static_cast<size_t>(count_)}, InMem(0), InOff(0), OutMem(), OutOff(), op_, alpha_,
+                  beta_, count_);
+  }
+
+ private:
+  int count_ = 0, op_ = 0;
+  float alpha_ = 0, beta_ = 0;
+};
+
+class PoolExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    kernel_name_ = "pool2d";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    const ir::OpAttrs& a = attrs();
+    ir::OpAttrs window = a;
+    window.dilation_h = window.dilation_w = 1;
+    p_ = cpu::ConvParams{};
+    ConvGeometry(window, InShape(0), OutShape(), a.kernel_h, a.kernel_w, &p_);
+    return Kernel(0, "pool2d").status();
+  }
+  Status Run() override {
+    return Launch(kernels_[0], {static_cast<size_t>(p_.out_c), static_cast<size_t>(p_.out_w),
+                                static_cast<size_t>(p_.batch) * p_.out_h},
+                  InMem(0), InOff(0), OutMem(), OutOff(), p_.in_h, p_.in_w, p_.in_c, p_.out_h, p_.out_w, p_.kernel_h,
+                  p_.kernel_w, p_.stride_h, p_.stride_w, p_.pad_top, p_.pad_left,
+                  args_.node->type == ir::OpType::kMaxPool2D ? 1 : 0, Act(attrs().activation));
+  }
+
+ private:
+  cpu::ConvParams p_;
+};
+
+// Row-major strides of a shape.
+std::vector<int> Strides(const Shape& s) {
+  std::vector<int> strides(s.size(), 1);
+  for (int d = static_cast<int>(s.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * s[d + 1];
+  return strides;
+}
+
+class MeanExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    kernel_name_ = "mean";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    std::vector<int> axes;
+    RILL_INF_RETURN_IF_ERROR(ir::ReadConstInts(*args_.graph, *args_.node, 1, &axes));
+    const Shape& x = InShape(0);
+    const int rank = static_cast<int>(x.size());
+    if (rank > 6) return Refuse("rank > 6");
+    std::vector<bool> reduce(rank, false);
+    for (int ax : axes) reduce[(ax % rank + rank) % rank] = true;
+    const std::vector<int> strides = Strides(x);
+    std::vector<int> kept_dims, kept_strides, red_dims, red_strides;
+    reduced_ = 1;
+    for (int d = 0; d < rank; ++d) {
+      (reduce[d] ? red_dims : kept_dims).push_back(x[d]);
+      (reduce[d] ? red_strides : kept_strides).push_back(strides[d]);
+      if (reduce[d]) reduced_ *= x[d];
+    }
+    std::vector<int> v = Pad6(kept_dims.data(), {kept_strides.data()}, static_cast<int>(kept_dims.size()));
+    const std::vector<int> r = Pad6(red_dims.data(), {red_strides.data()}, static_cast<int>(red_dims.size()));
+    v.insert(v.end(), r.begin(), r.end());
+    RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(v));
+    count_ = static_cast<int>(NumElements(OutShape()));
+    return Kernel(0, "mean").status();
+  }
+  Status Run() override {
+    return Launch(kernels_[0], {static_cast<size_t>(count_)}, InMem(0), InOff(0), OutMem(), OutOff(), shape_,
+                  reduced_, count_);
+  }
+
+ private:
+  int count_ = 0, reduced_ = 1;
+  cl_mem shape_ = nullptr;
+};
+
+// TRANSPOSE, SLICE, PAD and RESHAPE as one strided gather.
+class ViewExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
+    const Shape& x = InShape(0);
+    const Shape& y = OutShape();
+    const int rank = static_cast<int>(y.size());
+    if (x.size() > 6 || rank > 6) return Refuse("rank > 6");
+    const std::vector<int> in_strides = Strides(x);
+    std::vector<int> strides(rank, 0), before(rank, 0);
+    start_ = 0;
+    pad_ = 0;
+    value_ = 0.0f;
+    const ir::OpAttrs& a = attrs();
+    switch (args_.node->type) {
+      case ir::OpType::kTranspose:
+        kernel_name_ = "transpose";
+        for (int d = 0; d < rank; ++d) strides[d] = in_strides[a.perm[d]];
+        break;
+      case ir::OpType::kSlice:
+        kernel_name_ = "slice";
+        for (int d = 0; d < rank; ++d) {
+          int first = 0, size = 0;
+          ir::SliceAxis(x[d], a.slice_start[d], a.slice_end[d], a.slice_step[d], &first, &size);
+          strides[d] = in_strides[d] * a.slice_step[d];
+          start_ += first * in_strides[d];
+        }
+        break;
+      case ir::OpType::kPad: {
+        kernel_name_ = "pad";
+        std::vector<int> pads;
+        RILL_INF_RETURN_IF_ERROR(ir::ReadConstInts(*args_.graph, *args_.node, 1, &pads));
+        for (int d = 0; d < rank; ++d) {
+          strides[d] = in_strides[d];
+          before[d] = pads[2 * d];
+        }
+        if (HasInput(2)) {
+          if (!args_.inputs[2]->constant) return Refuse("non-constant pad value");
+          value_ = *static_cast<const float*>(args_.inputs[2]->host());
+        }
+        pad_ = 1;
+        break;
+      }
+      default:  // RESHAPE that the memory planner could not turn into a view
+        kernel_name_ = "reshape_copy";
+        break;
+    }
+    // dims[6], strides[6], pad-before[6], input dims[6], the rank padded
+    // in front (dims 1, strides and pads 0).
+    std::vector<int> v(24, 0);
+    for (int d = 0; d < 6; ++d) v[d] = v[18 + d] = 1;
+    if (args_.node->type == ir::OpType::kReshape) {
+      v[5] = static_cast<int>(NumElements(y));
+      v[11] = 1;
+    } else {
+      for (int d = 0; d < rank; ++d) {
+        const int k = 6 - rank + d;
+        v[k] = y[d];
+        v[6 + k] = strides[d];
+        v[12 + k] = before[d];
+        v[18 + k] = pad_ ? x[d] : 1;
+      }
+    }
+    RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(v));
+    count_ = static_cast<int>(NumElements(y));
+    return Kernel(0, "gather_view").status();
+  }
+  Status Run() override {
+    return Launch(kernels_[0], {static_cast<size_t>(count_)}, InMem(0), InOff(0), OutMem(), OutOff(), shape_, start_,
+                  pad_, value_, count_);
+  }
+
+ private:
+  int count_ = 0, start_ = 0, pad_ = 0;
+  float value_ = 0.0f;
+  cl_mem shape_ = nullptr;
+};
+
+class ConcatExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    kernel_name_ = "concatenation";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
+    const Shape& y = OutShape();
+    const int rank = static_cast<int>(y.size());
+    const int axis = (attrs().axis % rank + rank) % rank;
+    outer_ = 1;
+    for (int d = 0; d < axis; ++d) outer_ *= y[d];
+    stride_ = static_cast<int>(NumElements(y) / outer_);
+    chunks_.clear();
+    for (size_t i = 0; i < args_.inputs.size(); ++i) {
+      chunks_.push_back(static_cast<int>(NumElements(InShape(i)) / outer_));
+    }
+    return Kernel(0, "concat_slice").status();
+  }
+  Status Run() override {
+    int offset = 0;
+    for (size_t i = 0; i < chunks_.size(); ++i) {
+      RILL_INF_RETURN_IF_ERROR(Launch(kernels_[0], {static_cast<size_t>(outer_) * chunks_[i]}, InMem(i), InOff(i),
+                                      OutMem(), OutOff(), chunks_[i], stride_, offset, Act(attrs().activation),
+                                      outer_ * chunks_[i]));
+      offset += chunks_[i];
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int outer_ = 1, stride_ = 0;
+  std::vector<int> chunks_;
+};
+
+class SoftmaxExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    kernel_name_ = "softmax";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    const Shape& x = InShape(0);
+    const int rank = static_cast<int>(x.size());
+    const int axis = (attrs().axis % rank + rank) % rank;
+    axis_size_ = x[axis];
+    inner_ = 1;
+    for (int d = axis + 1; d < rank; ++d) inner_ *= x[d];
+    count_ = static_cast<int>(NumElements(x) / axis_size_);
+    return Kernel(0, "softmax").status();
+  }
+  Status Run() override {
+    return Launch(kernels_[0], {static_cast<size_t>(count_)}, InMem(0), InOff(0), OutMem(), OutOff(), axis_size_,
+                  inner_, count_);
+  }
+
+ private:
+  int axis_size_ = 1, inner_ = 1, count_ = 0;
+};
+
+class ResizeExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  ~ResizeExecution() override { ReleaseTables(); }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    const ir::OpAttrs& a = attrs();
+    if (a.antialias) return Refuse("antialiased resize");
+    const Shape& x = InShape(0);
+    const Shape& y = OutShape();
+    std::vector<int> rows, cols;
+    std::vector<float> rw, cw;
+    if (args_.node->type == ir::OpType::kResizeBilinear) {
+      kernel_name_ = "resize_bilinear";
+      cpu::ResizeParams p;
+      SetSizes(x, y, &p);
+      cpu::SetResizeCoordinates(a, x, &p);
+      p.align_corners = a.align_corners;
+      p.half_pixel_centers = a.half_pixel_centers;
+      outside_ = p.extrapolation_value;
+      taps_ = 2;
+      auto fill = [&](const cpu::ResizeAxis& axis, int n, std::vector<int>* index, std::vector<float>* weight) {
+        for (int i = 0; i < n; ++i) {
+          const cpu::BilinearTap t = cpu::BilinearSourceTap(p, axis, i);
+          index->push_back(t.outside ? -1 : t.lo);
+          index->push_back(t.outside ? -1 : t.hi);
+          weight->push_back(t.w_lo);
+          weight->push_back(t.w_hi);
+        }
+      };
+      fill(cpu::ResizeAxisH(p), p.out_h, &rows, &rw);
+      fill(cpu::ResizeAxisW(p), p.out_w, &cols, &cw);
+    } else {
+      kernel_name_ = "resize_nearest";
+      cpu::ResizeNearestParams p;
+      SetSizes(x, y, &p);
+      cpu::SetResizeCoordinates(a, x, &p);
+      p.rounding = a.nearest_rounding;
+      p.align_corners = a.align_corners;
+      p.half_pixel_centers = a.half_pixel_centers;
+      outside_ = p.extrapolation_value;
+      taps_ = 1;
+      for (int i = 0; i < p.out_h; ++i) rows.push_back(cpu::NearestSourceIndex(p, cpu::ResizeAxisH(p), i));
+      for (int i = 0; i < p.out_w; ++i) cols.push_back(cpu::NearestSourceIndex(p, cpu::ResizeAxisW(p), i));
+      rw.assign(rows.size(), 1.0f);
+      cw.assign(cols.size(), 1.0f);
+    }
+    // Tables change with the input's size: new ones at every plan.
+    ReleaseTables();
+    RILL_INF_ASSIGN_OR_RETURN(rows_, UploadRaw(rows.data(), rows.size() * sizeof(int), false));
+    RILL_INF_ASSIGN_OR_RETURN(cols_, UploadRaw(cols.data(), cols.size() * sizeof(int), false));
+    RILL_INF_ASSIGN_OR_RETURN(rw_, UploadRaw(rw.data(), rw.size() * sizeof(float), false));
+    RILL_INF_ASSIGN_OR_RETURN(cw_, UploadRaw(cw.data(), cw.size() * sizeof(float), false));
+    dims_ = {x[1], x[2], x[3], y[1], y[2], x[0]};
+    return Kernel(0, "resize_taps").status();
+  }
+  Status Run() override {
+    return Launch(kernels_[0], {static_cast<size_t>(dims_[2]), static_cast<size_t>(dims_[4]),
+                                static_cast<size_t>(dims_[5]) * dims_[3]},
+                  InMem(0), InOff(0), OutMem(), OutOff(), rows_, rw_, cols_, cw_, taps_, dims_[0], dims_[1], dims_[2],
+                  dims_[3], dims_[4], outside_);
+  }
+
+ private:
+  void ReleaseTables() {
+    for (cl_mem* m : {&rows_, &cols_, &rw_, &cw_}) {
+      if (*m) cl().clReleaseMemObject(*m);
+      *m = nullptr;
+    }
+  }
+  template <class P>
+  static void SetSizes(const Shape& x, const Shape& y, P* p) {
+    p->batch = x[0];
+    p->in_h = x[1];
+    p->in_w = x[2];
+    p->channels = x[3];
+    p->out_h = y[1];
+    p->out_w = y[2];
+  }
+  int taps_ = 1;
+  float outside_ = 0.0f;
+  std::vector<int> dims_;
+  cl_mem rows_ = nullptr, cols_ = nullptr, rw_ = nullptr, cw_ = nullptr;
+};
+
+class DepthToSpaceExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  Status Prepare() override {
+    kernel_name_ = "depth_to_space";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    return Kernel(0, "depth_to_space").status();
+  }
+  Status Run() override {
+    const Shape& x = InShape(0);
+    const Shape& y = OutShape();
+    return Launch(kernels_[0], {static_cast<size_t>(y[3]), static_cast<size_t>(y[2]), static_cast<size_t>(y[0]) * y[1]},
+                  InMem(0), InOff(0), OutMem(), OutOff(), x[1], x[2], x[3], attrs().block_size);
+  }
+};
+
+// DEPTHWISE_BLOCK (the optimizer's [1x1 expand ->] depthwise -> 1x1 project
+// [+ residual]) as three kernels through scratch.
+class DepthwiseBlockExecution : public ClExecution {
+ public:
+  using ClExecution::ClExecution;
+  size_t scratch_bytes() const override { return (expand_floats_ + mid_floats_) * elem(); }
+  Status Prepare() override {
+    kernel_name_ = "depthwise_block";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    for (size_t i : {1, 2, 3, 4, 5, 6}) {
+      if (HasInput(i) && !args_.inputs[i]->constant) return Refuse("non-constant filter");
+    }
+    const ir::OpAttrs& a = attrs();
+    const Shape& x = InShape(0);
+    const Shape& wd = InShape(3);
+    const Shape& wp = InShape(5);
+    const Shape& y = OutShape();
+    const int mid_c = wd[3];
+    has_expand_ = HasInput(1);
+    // Expand: 1x1 over x. Depthwise: the node's window. Project: 1x1 + residual.
+    expand_.p = cpu::ConvParams{};
+    expand_.p.batch = x[0];
+    expand_.p.in_h = expand_.p.out_h = x[1];
+    expand_.p.in_w = expand_.p.out_w = x[2];
+    expand_.p.in_c = x[3];
+    expand_.p.out_c = mid_c;
+    expand_.act = Act(a.expand_activation);
+    dw_ = cpu::ConvParams{};
+    ConvGeometry(a, {x[0], x[1], x[2], mid_c}, {y[0], y[1], y[2], mid_c}, wd[1], wd[2], &dw_);
+    dw_.depth_multiplier = 1;
+    project_.p = cpu::ConvParams{};
+    project_.p.batch = y[0];
+    project_.p.in_h = project_.p.out_h = y[1];
+    project_.p.in_w = project_.p.out_w = y[2];
+    project_.p.in_c = mid_c;
+    project_.p.out_c = wp[0];
+    project_.act = Act(a.activation);
+    res_c_ = HasInput(7) ? InShape(7)[3] : 0;
+    expand_floats_ = has_expand_ ? static_cast<size_t>(x[0]) * x[1] * x[2] * mid_c : 0;
+    mid_floats_ = static_cast<size_t>(y[0]) * y[1] * y[2] * mid_c;
+    if (has_expand_) {
+      RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
+                                           HasInput(2) ? args_.inputs[2] : nullptr, &expand_));
+    }
+    RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[5]->host()),
+                                         HasInput(6) ? args_.inputs[6] : nullptr, &project_));
+    if (!dw_weights_) {
+      RILL_INF_ASSIGN_OR_RETURN(dw_weights_, Upload(ConstFloats(args_.inputs[3])));
+      RILL_INF_ASSIGN_OR_RETURN(dw_bias_, Upload(HasInput(4) ? ConstFloats(args_.inputs[4])
+                                                             : std::vector<float>(mid_c, 0.0f)));
+    }
+    return Kernel(1, "depthwise_conv2d").status();
+  }
+  Status Run() override {
+    const cl_mem scratch = Mem(scratch_);
+    const int mid_off = Off(scratch_);
+    const int expanded_off = mid_off + static_cast<int>(mid_floats_);
+    cl_mem src = InMem(0);
+    int src_off = InOff(0);
+    if (has_expand_) {
+      RILL_INF_RETURN_IF_ERROR(RunConv(expand_, src, src_off, scratch, expanded_off, src, 0, 0));
+      src = scratch;
+      src_off = expanded_off;
+    }
+    const cpu::ConvParams& d = dw_;
+    RILL_INF_RETURN_IF_ERROR(Launch(kernels_[1], {static_cast<size_t>(d.out_c), static_cast<size_t>(d.out_w),
+                                                  static_cast<size_t>(d.batch) * d.out_h},
+                                    src, src_off, dw_weights_, dw_bias_, scratch, mid_off, d.in_h, d.in_w, d.in_c,
+                                    d.out_h, d.out_w, d.out_c, d.kernel_h, d.kernel_w, d.stride_h, d.stride_w,
+                                    d.dilation_h, d.dilation_w, d.pad_top, d.pad_left, 1,
+                                    Act(attrs().depthwise_activation)));
+    return RunConv(project_, scratch, mid_off, OutMem(), OutOff(), res_c_ ? InMem(7) : scratch, res_c_ ? InOff(7) : 0,
+                   res_c_);
+  }
+
+ private:
+
+  bool has_expand_ = false;
+  ConvLaunch expand_, project_;
+  cpu::ConvParams dw_;
+  cl_mem dw_weights_ = nullptr, dw_bias_ = nullptr;
+  int res_c_ = 0;
+  size_t expand_floats_ = 0, mid_floats_ = 0;
+};
+
+StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const ExecutionArgs& args) {
+  using ir::OpType;
+  std::unique_ptr<Execution> e;
+  switch (args.node->type) {
+    case OpType::kConv2D: e = std::make_unique<ConvExecution>(args, this); break;
+    case OpType::kDepthwiseConv2D: e = std::make_unique<DepthwiseExecution>(args, this); break;
+    case OpType::kTransposeConv2D: e = std::make_unique<TransposeConvExecution>(args, this); break;
+    case OpType::kFullyConnected: e = std::make_unique<FullyConnectedExecution>(args, this); break;
+    case OpType::kDepthwiseBlock: e = std::make_unique<DepthwiseBlockExecution>(args, this); break;
+    case OpType::kAdd:
+    case OpType::kSub:
+    case OpType::kMul:
+    case OpType::kDiv:
+    case OpType::kPRelu: e = std::make_unique<BinaryExecution>(args, this); break;
+    case OpType::kRelu:
+    case OpType::kRelu6:
+    case OpType::kHardSwish:
+    case OpType::kLogistic:
+    case OpType::kLeakyRelu:
+    case OpType::kClamp:
+    case OpType::kHardSigmoid:
+    case OpType::kSilu: e = std::make_unique<UnaryExecution>(args, this); break;
+    case OpType::kMaxPool2D:
+    case OpType::kAveragePool2D: e = std::make_unique<PoolExecution>(args, this); break;
+    case OpType::kMean: e = std::make_unique<MeanExecution>(args, this); break;
+    case OpType::kTranspose:
+    case OpType::kSlice:
+    case OpType::kPad:
+    case OpType::kReshape: e = std::make_unique<ViewExecution>(args, this); break;
+    case OpType::kConcatenation: e = std::make_unique<ConcatExecution>(args, this); break;
+    case OpType::kSoftmax: e = std::make_unique<SoftmaxExecution>(args, this); break;
+    case OpType::kResizeBilinear:
+    case OpType::kResizeNearest: e = std::make_unique<ResizeExecution>(args, this); break;
+    case OpType::kDepthToSpace: e = std::make_unique<DepthToSpaceExecution>(args, this); break;
+    default:
+      return UnimplementedError(args.graph->NodeContext(*args.node) + "opencl has no kernel for " +
+                                ir::OpTypeName(args.node->type));
+  }
+  return e;
+}
+
+StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
+  RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<ClRuntime> runtime, ClRuntime::Create(context.options));
+  const bool half = context.config->precision == Precision::kFp16 && runtime->has_fp16();
+  // Build (or load) the program now: a device whose compiler fails is a
+  // clear error at Session::Create, not at the first node.
+  RILL_INF_RETURN_IF_ERROR(runtime->Program(half).status());
+  return std::unique_ptr<Backend>(new OpenClBackend(std::move(runtime), half));
+}
+
+const bool kRegistered = RegisterBackend("opencl", CreateOpenCl);
+
+}  // namespace
+
+// Linking //inference/backend/opencl registers the backend; this symbol lets
+// a binary make sure the library is kept.
+bool OpenClBackendLinked() { return kRegistered; }
+
+}  // namespace rill::inference::opencl

@@ -1,0 +1,64 @@
+// The OpenCL device a backend runs on: platform and device choice, context,
+// one in-order command queue, and the kernels' program, built once per
+// precision and cached on disk keyed by device, driver, options and source
+// (a second process loads the binary instead of compiling: PoCL and NVIDIA
+// take 0.3-3 s to build it).
+#ifndef RILL_INFERENCE_BACKEND_OPENCL_OPENCL_RUNTIME_H_
+#define RILL_INFERENCE_BACKEND_OPENCL_OPENCL_RUNTIME_H_
+
+#include "inference/backend/opencl/cl_api.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "rill/inference/status.h"
+
+namespace rill::inference::opencl {
+
+// "CL_OUT_OF_RESOURCES (-5)".
+std::string ClErrorName(cl_int err);
+// An Internal error "opencl: WHAT: CL_...".
+Status ClError(cl_int err, const std::string& what);
+
+class ClRuntime {
+ public:
+  // Options (SessionConfig::backend_options "opencl.KEY"):
+  //   device     index into the devices of all platforms, GPUs listed first
+  //              (default 0: the first GPU, else the first device);
+  //   library    the OpenCL library to load (default libOpenCL.so.1);
+  //   cache_dir  where built programs are kept ("" or "none": no cache;
+  //              default $XDG_CACHE_HOME/rill/opencl or ~/.cache/rill/opencl).
+  // An error naming what is missing when there is no OpenCL platform or
+  // device (no ICD installed, no driver).
+  static StatusOr<std::unique_ptr<ClRuntime>> Create(const std::map<std::string, std::string>& options);
+  ~ClRuntime();
+
+  cl_context context() const { return context_; }
+  cl_device_id device() const { return device_; }
+  cl_command_queue queue() const { return queue_; }
+  // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA, driver 550.54)".
+  const std::string& description() const { return description_; }
+  bool has_fp16() const { return has_fp16_; }
+
+  // The kernels' program for fp32 or half storage (RILL_HALF), built on
+  // first use; `from_cache` tells whether it came from the disk cache.
+  StatusOr<cl_program> Program(bool half, bool* from_cache = nullptr);
+
+ private:
+  ClRuntime() = default;
+  StatusOr<cl_program> Build(const std::string& options, bool* from_cache);
+
+  cl_context context_ = nullptr;
+  cl_device_id device_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  std::string description_, cache_key_base_, cache_dir_;
+  bool has_fp16_ = false;
+  std::mutex mu_;
+  std::map<bool, cl_program> programs_;
+};
+
+}  // namespace rill::inference::opencl
+
+#endif  // RILL_INFERENCE_BACKEND_OPENCL_OPENCL_RUNTIME_H_

@@ -1,0 +1,179 @@
+// Data movement ops (PAD, the RESIZE_* family, RESHAPE, CONCATENATION,
+// DEPTH_TO_SPACE, TRANSPOSE, SLICE) and SOFTMAX: descriptors and shape functions.
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "inference/ir/conv_geometry.h"
+#include "inference/ir/resize_geometry.h"
+#include "inference/ir/slice_geometry.h"
+#include "inference/ir/op_registry.h"
+#include "inference/ir/shape_context.h"
+
+namespace rill::inference::ir {
+namespace {
+
+Status Pad(ShapeContext& c) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(2, 3));
+  std::vector<int> pads;
+  RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, &pads));
+  const Shape& x = c.In(0);
+  if (pads.size() != 2 * x.size()) return c.Error("paddings must be [rank, 2] for input " + ShapeToString(x));
+  Shape out = x;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i] > (1 << 30)) return c.Error("input too large");
+    if (pads[2 * i] < 0 || pads[2 * i + 1] < 0 || pads[2 * i] > (1 << 20) || pads[2 * i + 1] > (1 << 20)) {
+      return c.Error("invalid padding " + std::to_string(pads[2 * i]) + "," + std::to_string(pads[2 * i + 1]));
+    }
+    out[i] += pads[2 * i] + pads[2 * i + 1];
+  }
+  return c.SetOut(out);
+}
+
+Status Resize(ShapeContext& c, const OpAttrs& a) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(2, 2));
+  RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
+  std::vector<int> size;
+  RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, &size));
+  if (size.size() != 2) return c.Error("size must hold 2 values");
+  const Shape& x = c.In(0);
+  if (a.resize_from_scales && a.scale_h > 0.0f && a.scale_w > 0.0f) {
+    const long long h = static_cast<long long>(a.scale_h * static_cast<float>(x[1]));
+    const long long w = static_cast<long long>(a.scale_w * static_cast<float>(x[2]));
+    if (h < 1 || w < 1 || h > (1 << 24) || w > (1 << 24)) {
+      return c.Error("scales " + std::to_string(a.scale_h) + " x " + std::to_string(a.scale_w) +
+                     " give no valid output size for input " + ShapeToString(x));
+    }
+    size = {static_cast<int>(h), static_cast<int>(w)};
+  }
+  if (a.resize_aspect != ResizeAspectPolicy::kStretch) {
+    const int64_t in[4] = {x[0], x[3], x[1], x[2]};  // NCHW, as the sizes
+    int64_t out[4];
+    float scale = 1.0f;
+    AspectResize(a.resize_aspect, a.resize_sizes, in, out, &scale);
+    if (out[0] != in[0] || out[1] != in[1]) {
+      return c.Error("keep_aspect_ratio_policy scale " + std::to_string(scale) + " changes N or C of input " +
+                     ShapeToString(x));
+    }
+    if (out[2] < 1 || out[3] < 1 || out[2] > (1 << 24) || out[3] > (1 << 24)) {
+      return c.Error("keep_aspect_ratio_policy gives no valid output size for input " + ShapeToString(x));
+    }
+    size = {static_cast<int>(out[2]), static_cast<int>(out[3])};
+  }
+  return c.SetOut({x[0], size[0], size[1], x[3]});
+}
+
+Status Reshape(ShapeContext& c, const OpAttrs& a) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 2));
+  std::vector<int> target = a.new_shape;
+  if (c.Has(1)) RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, &target));
+  const int64_t total = NumElements(c.In(0));
+  int infer = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == -1) {
+      if (infer >= 0) return c.Error("more than one -1 in new shape");
+      infer = static_cast<int>(i);
+    } else if (target[i] <= 0) {
+      return c.Error("invalid new shape " + ShapeToString(target));
+    } else {
+      known *= target[i];
+      if (known > kMaxElements) return c.Error("new shape too large");
+    }
+  }
+  if (infer >= 0) {
+    if (known == 0 || total % known != 0) return c.Error("cannot infer -1 in " + ShapeToString(target));
+    target[infer] = static_cast<int>(total / known);
+  }
+  if (NumElements(target) != total) {
+    return c.Error("cannot reshape " + ShapeToString(c.In(0)) + " to " + ShapeToString(target));
+  }
+  return c.SetOut(target);
+}
+
+Status Concat(ShapeContext& c, const OpAttrs& a) {
+  if (c.node().inputs.empty()) return c.Error("has no inputs");
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(c.node().inputs.size(), c.node().inputs.size()));
+  Shape out = c.In(0);
+  const int rank = static_cast<int>(out.size());
+  if (a.axis < -rank || a.axis >= rank) return c.Error("axis out of range");
+  const int axis = (a.axis + rank) % rank;
+  for (size_t i = 1; i < c.node().inputs.size(); ++i) {
+    const Shape& s = c.In(i);
+    if (static_cast<int>(s.size()) != rank) return c.Error("inputs differ in rank");
+    for (int d = 0; d < rank; ++d) {
+      if (d == axis) {
+        if (static_cast<long long>(out[d]) + s[d] > (1LL << 30)) return c.Error("output too large");
+        out[d] += s[d];
+      }
+      else if (s[d] != out[d]) return c.Error("input " + ShapeToString(s) + " does not match " + ShapeToString(c.In(0)));
+    }
+  }
+  return c.SetOut(out);
+}
+
+Status DepthToSpace(ShapeContext& c, const OpAttrs& a) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
+  RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
+  const Shape& x = c.In(0);
+  const int b = a.block_size;
+  if (b <= 0 || b > 1024 || x[3] % (b * b) != 0) return c.Error("block size " + std::to_string(b) + " does not divide channels");
+  if (static_cast<long long>(x[1]) * b > (1LL << 30) || static_cast<long long>(x[2]) * b > (1LL << 30)) {
+    return c.Error("output too large");
+  }
+  return c.SetOut({x[0], x[1] * b, x[2] * b, x[3] / (b * b)});
+}
+
+Status Transpose(ShapeContext& c, const OpAttrs& a) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
+  const Shape& x = c.In(0);
+  if (a.perm.size() != x.size() || x.size() > 6) return c.Error("perm does not match rank of " + ShapeToString(x));
+  std::vector<bool> seen(x.size(), false);
+  Shape out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const int p = a.perm[i];
+    if (p < 0 || p >= static_cast<int>(x.size()) || seen[p]) return c.Error("perm is not a permutation");
+    seen[p] = true;
+    out[i] = x[p];
+  }
+  return c.SetOut(out);
+}
+
+Status Slice(ShapeContext& c, const OpAttrs& a) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
+  const Shape& x = c.In(0);
+  if (x.size() > 6 || a.slice_start.size() != x.size() || a.slice_end.size() != x.size() ||
+      a.slice_step.size() != x.size()) {
+    return c.Error("starts/ends/steps do not match rank of " + ShapeToString(x));
+  }
+  Shape out(x.size());
+  for (size_t d = 0; d < x.size(); ++d) {
+    if (a.slice_step[d] == 0) return c.Error("step 0 on axis " + std::to_string(d));
+    int first = 0;
+    SliceAxis(x[d], a.slice_start[d], a.slice_end[d], a.slice_step[d], &first, &out[d]);
+  }
+  return c.SetOut(out);
+}
+
+Status Softmax(ShapeContext& c, const OpAttrs& a) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
+  const int rank = static_cast<int>(c.In(0).size());
+  if (rank == 0 || a.axis < -rank || a.axis >= rank) return c.Error("axis out of range");
+  return c.SetOut(c.In(0));
+}
+
+const bool kRegistered = RegisterOps({
+    {OpType::kPad, "PAD", Pad},
+    {OpType::kResizeBilinear, "RESIZE_BILINEAR", [](ShapeContext& c) { return Resize(c, c.attrs()); }},
+    {OpType::kResizeNearest, "RESIZE_NEAREST_NEIGHBOR", [](ShapeContext& c) { return Resize(c, c.attrs()); }},
+    {OpType::kResizeBicubic, "RESIZE_BICUBIC", [](ShapeContext& c) { return Resize(c, c.attrs()); }},
+    {OpType::kReshape, "RESHAPE", [](ShapeContext& c) { return Reshape(c, c.attrs()); }},
+    {OpType::kConcatenation, "CONCATENATION", [](ShapeContext& c) { return Concat(c, c.attrs()); }},
+    {OpType::kDepthToSpace, "DEPTH_TO_SPACE", [](ShapeContext& c) { return DepthToSpace(c, c.attrs()); }},
+    {OpType::kTranspose, "TRANSPOSE", [](ShapeContext& c) { return Transpose(c, c.attrs()); }},
+    {OpType::kSlice, "SLICE", [](ShapeContext& c) { return Slice(c, c.attrs()); }},
+    {OpType::kSoftmax, "SOFTMAX", [](ShapeContext& c) { return Softmax(c, c.attrs()); }},
+});
+
+}  // namespace
+}  // namespace rill::inference::ir

@@ -1,0 +1,80 @@
+// What an op's shape function sees (OpDescriptor::infer_shapes): its node,
+// its inputs' shapes, and checks that error naming the node rather than
+// letting a kernel read out of bounds later. Shared window helpers for the
+// conv and pool families.
+#ifndef RILL_INFERENCE_IR_SHAPE_CONTEXT_H_
+#define RILL_INFERENCE_IR_SHAPE_CONTEXT_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "inference/ir/graph.h"
+
+namespace rill::inference::ir {
+
+// Kernels index elements with int: a tensor has at most INT32_MAX of them.
+inline constexpr int64_t kMaxElements = (int64_t{1} << 31) - 1;
+
+class ShapeContext {
+ public:
+  ShapeContext(const Graph& g, const Node& node, std::vector<Shape>* shapes)
+      : g_(g), node_(node), shapes_(shapes) {}
+
+  Status Error(const std::string& what) const { return InvalidArgumentError(g_.NodeContext(node_) + what); }
+  const Graph& graph() const { return g_; }
+  const Node& node() const { return node_; }
+  const OpAttrs& attrs() const { return node_.attrs; }
+
+  Status NeedInputs(size_t min, size_t max) const {
+    if (node_.inputs.size() < min || node_.inputs.size() > max) {
+      return Error("expects " + std::to_string(min) + (min == max ? "" : ".." + std::to_string(max)) +
+                   " inputs, has " + std::to_string(node_.inputs.size()));
+    }
+    for (size_t i = 0; i < min; ++i) {
+      if (node_.inputs[i] < 0) return Error("input " + std::to_string(i) + " is missing");
+    }
+    return Status::Ok();
+  }
+  bool Has(size_t i) const { return i < node_.inputs.size() && node_.inputs[i] >= 0; }
+  const Shape& In(size_t i) const { return (*shapes_)[node_.inputs[i]]; }
+  const TensorInfo& InTensor(size_t i) const { return g_.tensors[node_.inputs[i]]; }
+  Status NeedRank(size_t i, size_t rank) const {
+    if (In(i).size() != rank) {
+      return Error("input " + std::to_string(i) + " '" + InTensor(i).name + "' must have rank " +
+                   std::to_string(rank) + ", has shape " + ShapeToString(In(i)));
+    }
+    return Status::Ok();
+  }
+  Status SetOut(Shape s) {
+    int64_t n = 1;
+    for (int d : s) {
+      if (d <= 0) return Error("inferred output shape " + ShapeToString(s) + " has a non-positive dimension");
+      n *= d;
+      if (n > kMaxElements) return Error("inferred output shape " + ShapeToString(s) + " is too large");
+    }
+    (*shapes_)[node_.outputs[0]] = std::move(s);
+    return Status::Ok();
+  }
+  // The values of constant int32 input i (shape operands).
+  Status ConstInts(int i, std::vector<int>* values) const { return ReadConstInts(g_, node_, i, values); }
+
+
+ private:
+  const Graph& g_;
+  const Node& node_;
+  std::vector<Shape>* shapes_;
+};
+
+// An error unless the window's kernel, strides and dilations are in range.
+Status CheckWindow(ShapeContext& c, const OpAttrs& a, int kernel_h, int kernel_w);
+// An error unless explicit pads (Padding::kExplicit) are in range.
+Status CheckExplicitPads(ShapeContext& c, const OpAttrs& a);
+// Output height and width of a conv window (kernel kh x kw) over x, or an
+// error naming the window when it does not fit.
+Status ConvWindowOutput(ShapeContext& c, const OpAttrs& a, const Shape& x, const Shape& w, int kh, int kw, int* oh,
+                        int* ow);
+
+}  // namespace rill::inference::ir
+
+#endif  // RILL_INFERENCE_IR_SHAPE_CONTEXT_H_
