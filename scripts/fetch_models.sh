@@ -94,7 +94,7 @@ need_onnx=0
 for m in $ONNX_MODELS; do
   [ -s "$MODELS_DIR/$m.onnx" ] && [ -s "$MODELS_DIR/$m.output.f32" ] || need_onnx=1
 done
-for m in rill_op_zoo rill_pad; do
+for m in rill_op_zoo rill_pad rill_multitask; do
   [ -s "$MODELS_DIR/$m.onnx" ] && [ -s "$MODELS_DIR/$m.output0.f32" ] || need_onnx=1
 done
 if [ "$need_onnx" = 1 ] && [ "${RILL_SKIP_ONNX:-0}" != 1 ]; then

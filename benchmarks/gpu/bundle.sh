@@ -16,7 +16,8 @@ ldd "$out/rill_model" | awk '/=>/ {print $3}' | sort -u | while read -r lib; do 
 cp -L /lib64/ld-linux-x86-64.so.2 "$out/lib/"
 cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 "$out/lib/"
 tar cJf "$out/lib.txz" -C "$out" lib && rm -rf "$out/lib"
-for m in face_detection_short_range.tflite face_detection_full_range.tflite selfie_segmentation.tflite; do
+for m in face_detection_short_range.tflite face_detection_full_range.tflite selfie_segmentation.tflite \
+         rill_multitask.onnx; do
   cp third_party/models/$m "$out/models/"
 done
 cp benchmarks/gpu/torch_bench.py benchmarks/gpu/run.sh benchmarks/gpu/table.py "$out/"

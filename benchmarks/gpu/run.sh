@@ -13,6 +13,7 @@ export OCL_ICD_VENDORS=$W/icd
 NV=$(dirname "$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $4; exit}')" 2>/dev/null)
 LIBS=$W/lib:${NV:-/usr/local/nvidia/lib64}:/usr/local/nvidia/lib64:/usr/lib/x86_64-linux-gnu
 RUNS=${RUNS:-200}
+OUT_DIR=${OUT:-$W}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 lscpu | grep -E "Model name" | head -1
 python3 "$D/torch_bench.py" $W/models "$RUNS" > $W/torch.jsonl || echo "torch_bench failed"
@@ -29,6 +30,23 @@ for m in mobilenet_v2.onnx resnet18.onnx squeezenet1_1.onnx resnet50.onnx face_d
       *) echo "$m $1 $2: $(tail -3 $W/err.txt)";;
     esac
   done
+done
+# A multi-task model: its dense head on OpenCL while the rest runs on the
+# CPU, at once and one after another (the sum of the parts), beside each
+# backend alone; a Chrome trace of the concurrent run.
+M=$W/models/rill_multitask.onnx
+if [ -f $M ]; then
+  echo "multi-task (rill_multitask.onnx, MobileNetV2 backbone + classes head + 56x56 mask head), median of $RUNS:"
+  for a in "--threads=16" "--backend=opencl" "--threads=16 --place=mask:opencl" "--threads=16 --place=mask:opencl --sequential"; do
+    echo "  $a: $(rill bench $M --runs=$RUNS $a 2>&1 | tail -1 | sed 's/.*runs: //')"
+  done
+  rill bench $M --runs=20 --threads=16 --place=mask:opencl --trace=$OUT_DIR/multitask_trace.json >/dev/null 2>&1 || true
+fi
+# Where the time goes: per-layer times on OpenCL (each layer finished on the
+# device before the next: launch + execution), the slowest first.
+for m in resnet18.onnx mobilenet_v2.onnx; do
+  echo "per-layer, $m on OpenCL (ms, slowest 8):"
+  rill bench $W/models/$m --backend=opencl --runs=20 --profile 2>&1 | tail -n +2 | sort -k4 -n -r | head -8
 done
 # Which kernels ran (fp16 shows _cl_f16 where the device has cl_khr_fp16).
 rill info $W/models/face_detection_short_range.tflite --backend=opencl --precision=fp16 2>&1 | sed -n '8,9p'

@@ -25,6 +25,25 @@ void Graph::SetConstant(int id, DataType dtype, const Shape& shape, std::vector<
   Retain(std::move(blob));
 }
 
+std::vector<bool> Graph::HeadOf(int output) const {
+  // needed[k][t]: graph output k needs tensor t (0: `output`, 1: any other).
+  std::vector<std::vector<bool>> needed(2, std::vector<bool>(tensors.size(), false));
+  for (size_t k = 0; k < outputs.size(); ++k) needed[static_cast<int>(k) != output][outputs[k]] = true;
+  std::vector<bool> head(nodes.size(), false);
+  for (int n = static_cast<int>(nodes.size()) - 1; n >= 0; --n) {
+    bool uses[2] = {false, false};
+    for (int k = 0; k < 2; ++k) {
+      for (int id : nodes[n].outputs) uses[k] = uses[k] || needed[k][id];
+      if (!uses[k]) continue;
+      for (int id : nodes[n].inputs) {
+        if (id >= 0) needed[k][id] = true;
+      }
+    }
+    head[n] = uses[0] && !uses[1];
+  }
+  return head;
+}
+
 std::string Graph::NodeContext(const Node& node) const {
   std::string s = source + ": node";
   if (!nodes.empty() && &node >= nodes.data() && &node < nodes.data() + nodes.size()) {

@@ -218,6 +218,11 @@ class Graph {
   // "model.tflite: node 'conv1' (CONV_2D): " for messages.
   std::string NodeContext(const Node& node) const;
 
+  // Nodes that graph output `output` (an index into outputs) needs and no
+  // other output does: that output's head in a multi-task model, what a
+  // placement puts on a backend of its own.
+  std::vector<bool> HeadOf(int output) const;
+
   // Checks references are in range, every activation is produced before it is
   // used and produced once, constants' sizes match their shapes.
   Status Validate() const;

@@ -7,9 +7,17 @@
 
 namespace rill::inference {
 
+namespace {
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
 Executor::Executor(ExecutionPlan* plan) : plan_(*plan) {
   const int streams = static_cast<int>(plan_.stream_tasks.size());
   task_done_.assign(plan_.tasks.size(), 0);
+  times_.assign(plan_.tasks.size(), TaskTime{});
   stream_done_.assign(streams, 0);
   stream_status_.assign(streams, Status::Ok());
   for (int s = 1; s < streams; ++s) threads_.emplace_back([this, s] { StreamLoop(s); });
@@ -24,14 +32,19 @@ Executor::~Executor() {
   for (std::thread& t : threads_) t.join();
 }
 
-Status Executor::RunTask(Task& task, Backend* backend) {
+Status Executor::RunTask(int index, Backend* backend) {
+  Task& task = plan_.tasks[index];
   if (task.begins_backend) RILL_INF_RETURN_IF_ERROR(backend->BeginRun());
+  if (tracing_) times_[index].start = NowNs() - run_start_;
   if (!task.elided) RILL_INF_RETURN_IF_ERROR(task.exec->Run());
+  if (tracing_) times_[index].finish = times_[index].end = NowNs() - run_start_;
   if (task.ends_backend) RILL_INF_RETURN_IF_ERROR(backend->EndRun());
+  if (tracing_ && task.ends_backend) times_[index].finish = NowNs() - run_start_;
   return Status::Ok();
 }
 
 Status Executor::Run() {
+  if (tracing_) run_start_ = NowNs();
   if (threads_.empty()) return RunStream(0, 0);
   uint64_t generation;
   {
@@ -108,7 +121,7 @@ Status Executor::RunStream(int s, uint64_t generation) {
         return true;
       });
     }
-    if (status.ok()) status = RunTask(task, plan_.backends[task.backend].backend.get());
+    if (status.ok()) status = RunTask(i, plan_.backends[task.backend].backend.get());
     if (task.signals) {
       {
         std::lock_guard<std::mutex> lock(mu_);

@@ -32,11 +32,20 @@ class Executor {
   // node it feeds; the downloads of outputs to the last node).
   Status RunProfiled(std::vector<double>* node_ms);
 
+  // Per-task times of the runs that follow (steady clock, ns since the run
+  // began), or off.
+  void set_tracing(bool on) { tracing_ = on; }
+  bool tracing() const { return tracing_; }
+  struct TaskTime {
+    int64_t start = 0, end = 0, finish = 0;
+  };
+  const std::vector<TaskTime>& task_times() const { return times_; }
+
  private:
   void StreamLoop(int s);
   // Runs stream s's tasks for run `generation`; its first error.
   Status RunStream(int s, uint64_t generation);
-  static Status RunTask(Task& task, Backend* backend);
+  Status RunTask(int index, Backend* backend);
 
   ExecutionPlan& plan_;
   std::vector<std::thread> threads_;
@@ -47,6 +56,9 @@ class Executor {
   std::vector<uint64_t> stream_done_;
   std::vector<Status> stream_status_;
   bool stop_ = false;
+  bool tracing_ = false;
+  int64_t run_start_ = 0;
+  std::vector<TaskTime> times_;
 };
 
 }  // namespace rill::inference

@@ -4,6 +4,7 @@
 // memory; Run hands the prepared plan to the executor.
 #include "rill/inference/session.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -96,7 +97,10 @@ class Session::Impl {
     }
     RILL_INF_RETURN_IF_ERROR(PlanMemory(graph_, config_, plan_.get()));
     for (BackendSlot& slot : plan_->backends) RILL_INF_RETURN_IF_ERROR(slot.backend->EndResize());
-    if (!executor_) executor_ = std::make_unique<Executor>(plan_.get());
+    if (!executor_) {
+      executor_ = std::make_unique<Executor>(plan_.get());
+      executor_->set_tracing(tracing_);
+    }
     shapes_ = std::move(shapes);
     for (size_t i = 0; i < graph_.inputs.size(); ++i) {
       const TensorBinding& b = plan_->bindings[graph_.inputs[i]];
@@ -178,6 +182,7 @@ class Session::Impl {
   std::vector<Shape> shapes_;           // of the graph's tensors, as last planned
   std::vector<Tensor> inputs_, outputs_;
   bool planned_ = false;
+  bool tracing_ = false;
 };
 
 StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Model> model, const SessionConfig& config) {
@@ -234,5 +239,52 @@ std::vector<std::string> Session::KernelNames() const {
 }
 
 const SessionConfig& Session::config() const { return impl_->config_; }
+
+void Session::set_tracing(bool on) {
+  impl_->tracing_ = on;
+  if (impl_->executor_) impl_->executor_->set_tracing(on);
+}
+
+std::vector<TaskSpan> Session::LastRunTrace() const {
+  std::vector<TaskSpan> spans;
+  if (!impl_->executor_ || !impl_->executor_->tracing()) return spans;
+  const ExecutionPlan& plan = *impl_->plan_;
+  const auto& times = impl_->executor_->task_times();
+  for (size_t i = 0; i < plan.tasks.size(); ++i) {
+    const Task& t = plan.tasks[i];
+    if (t.elided) continue;
+    TaskSpan s;
+    s.name = t.node >= 0 ? impl_->graph_.nodes[t.node].name : t.exec->name();
+    s.kernel = t.exec->name();
+    s.backend = plan.backends[t.backend].name;
+    s.stream = t.stream;
+    s.start_us = times[i].start * 1e-3;
+    s.end_us = times[i].end * 1e-3;
+    s.finish_us = times[i].finish * 1e-3;
+    spans.push_back(std::move(s));
+  }
+  return spans;
+}
+
+std::string Session::LastRunTraceJson() const {
+  std::string json = "{\"traceEvents\":[";
+  bool first = true;
+  auto event = [&](const std::string& name, const std::string& cat, int tid, double ts, double dur) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f}", tid, ts, dur);
+    std::string escaped;
+    for (char c : name) {
+      if (c == '"' || c == '\\') escaped += '\\';
+      escaped += c;
+    }
+    json += std::string(first ? "" : ",") + "{\"name\":\"" + escaped + "\",\"cat\":\"" + cat + "\"," + buf;
+    first = false;
+  };
+  for (const TaskSpan& s : LastRunTrace()) {
+    event(s.name + " [" + s.kernel + "]", s.backend, s.stream, s.start_us, s.end_us - s.start_us);
+    if (s.finish_us > s.end_us) event(s.backend + ": wait for the device", s.backend, s.stream, s.end_us, s.finish_us - s.end_us);
+  }
+  return json + "]}";
+}
 
 }  // namespace rill::inference

@@ -9,6 +9,10 @@
 // ONNX models with symbolic dimensions or shape arithmetic.
 // --backend=NAME: SessionConfig::backend ("cpu", "opencl"); nodes it cannot
 // run fall back to the CPU (`info` lists each layer's backend).
+// --place=OUTPUT:BACKEND (repeatable): the nodes only that output needs (its
+// head in a multi-task model) on BACKEND; --sequential runs the backends one
+// after another instead of at once; --trace=FILE (bench) writes the last
+// run's tasks as a Chrome trace (one row per stream).
 // --precision=fp32|fp16|bf16: SessionConfig::precision (kFp16: weights of
 // the GEMM kernels stored in half precision; kBf16: the GEMMs in bfloat16);
 // compare then holds the outputs to 1e-2 (fp16) or 3e-2 (bf16) of their range
@@ -48,6 +52,9 @@ struct Flags {
   bool json = false, profile = false, reference = false, tune = false;
   Precision precision = Precision::kFp32;
   std::string backend = kCpuBackend;  // --backend=NAME: SessionConfig::backend
+  std::vector<std::pair<std::string, std::string>> place;  // --place=OUTPUT:BACKEND
+  bool sequential = false;                                  // --sequential: concurrent_backends off
+  std::string trace;                                        // --trace=FILE (bench)
   std::string tuning_cache;
   std::string input_file;
   std::map<std::string, std::vector<int>> input_shapes;  // --input_shape=NAME:D,D,...
@@ -94,6 +101,11 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     }
     else if (a == "--precision=fp32") f->precision = Precision::kFp32;
     else if (a.rfind("--backend=", 0) == 0) f->backend = a.substr(10);
+    else if (a.rfind("--place=", 0) == 0 && a.find(':') != std::string::npos) {
+      f->place.emplace_back(a.substr(8, a.rfind(':') - 8), a.substr(a.rfind(':') + 1));
+    }
+    else if (a == "--sequential") f->sequential = true;
+    else if (a.rfind("--trace=", 0) == 0) f->trace = a.substr(8);
     else if (a == "--tune") f->tune = true;
     else if (a.rfind("--tune=", 0) == 0) f->tune = true, f->tuning_cache = a.substr(7);
     else if (a.rfind("--input=", 0) == 0 && f->command == "compare") f->input_file = a.substr(8);
@@ -172,6 +184,7 @@ int Bench(const Flags& f, Session& session) {
   }
   std::vector<double> times;
   std::vector<double> layer_sum(session.Layers().size(), 0.0), node_ms;
+  session.set_tracing(!f.trace.empty());
   for (int r = 0; r < f.runs; ++r) {
     if (f.pause_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(f.pause_ms));
     const auto start = std::chrono::steady_clock::now();
@@ -179,6 +192,11 @@ int Bench(const Flags& f, Session& session) {
     if (!s.ok()) return Fail(s);
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     for (size_t i = 0; f.profile && i < node_ms.size(); ++i) layer_sum[i] += node_ms[i];
+  }
+  if (!f.trace.empty() && !f.profile) {
+    std::ofstream out(f.trace);
+    out << session.LastRunTraceJson();
+    if (!out) return Fail(InternalError("cannot write the trace to " + f.trace));
   }
   std::sort(times.begin(), times.end());
   const double median = times[times.size() / 2], best = times.front();
@@ -392,6 +410,7 @@ int RunModelTool(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp32|fp16|bf16] [--input_shape=NAME:D,D,...]\n"
                  "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--precision=fp32|fp16|bf16] [--json]\n"
+                 "         (any command) [--backend=NAME] [--place=OUTPUT:BACKEND] [--sequential] [--trace=FILE]\n"
                  "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp32|fp16|bf16] [--json]\n");
     return 2;
   }
@@ -405,6 +424,19 @@ int RunModelTool(int argc, char** argv) {
   config.tuning_cache = f.tuning_cache;
   config.precision = f.precision;
   config.backend = f.backend;
+  config.concurrent_backends = !f.sequential;
+  const ir::Graph& graph = (*model)->graph();
+  for (const auto& [output, backend] : f.place) {
+    int index = -1;
+    for (size_t k = 0; k < graph.outputs.size(); ++k) {
+      if (graph.tensors[graph.outputs[k]].name == output) index = static_cast<int>(k);
+    }
+    if (index < 0) return Fail(NotFoundError(f.model + ": --place: no output named '" + output + "'"));
+    const std::vector<bool> head = graph.HeadOf(index);
+    for (size_t n = 0; n < head.size(); ++n) {
+      if (head[n]) config.node_backends[graph.nodes[n].name] = backend;
+    }
+  }
   auto session = Session::Create(*model, config);
   if (!session.ok()) return Fail(session.status());
   if (f.command == "compare") return Compare(f, **session);

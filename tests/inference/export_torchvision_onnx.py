@@ -172,6 +172,51 @@ def export_pad_graph():
     print("exported", path)
 
 
+class MultiTask(torch.nn.Module):
+    """A multi-task model as people build them: one backbone (MobileNetV2's
+    first 14 blocks, 96 channels at 1/16), a classification head (the rest
+    of MobileNetV2 and its classifier) and a dense head (two convs and a 4x
+    bilinear upsample, 21 classes at 1/4): the engine runs the heads on
+    different backends at once."""
+
+    def __init__(self):
+        super().__init__()
+        mnv2 = torchvision.models.mobilenet_v2(weights=None)
+        lively_batch_norm(mnv2)
+        self.backbone = mnv2.features[:14]
+        self.cls_blocks = mnv2.features[14:]
+        self.classifier = mnv2.classifier
+        nn = torch.nn
+        self.dense = nn.Sequential(nn.Conv2d(96, 128, 3, padding=1), nn.BatchNorm2d(128), nn.ReLU(),
+                                   nn.Conv2d(128, 128, 3, padding=1), nn.ReLU(), nn.Conv2d(128, 21, 1))
+        lively_batch_norm(self.dense)
+
+    def forward(self, x):
+        f = self.backbone(x)
+        c = self.cls_blocks(f)
+        classes = self.classifier(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(c, 1), 1))
+        mask = torch.nn.functional.interpolate(self.dense(f), scale_factor=4.0, mode="bilinear", align_corners=False)
+        return classes, mask
+
+
+def export_multitask():
+    path = os.path.join(OUT, "rill_multitask.onnx")
+    if os.path.exists(path) and os.path.exists(os.path.join(OUT, "rill_multitask.output1.f32")):
+        return
+    torch.manual_seed(0)
+    model = MultiTask().eval()
+    x = torch.rand(1, 3, 224, 224, generator=torch.Generator().manual_seed(1)) * 2 - 1
+    with torch.no_grad():
+        outs = model(x)
+    torch.onnx.export(model, x, path, input_names=["input"], output_names=["classes", "mask"], opset_version=13,
+                      do_constant_folding=True)
+    resolve_constant_identities(path)
+    x.numpy().astype("<f4").tofile(os.path.join(OUT, "rill_multitask.input.f32"))
+    for i, y in enumerate(outs):
+        y.numpy().astype("<f4").tofile(os.path.join(OUT, "rill_multitask.output%d.f32" % i))
+    print("exported", path)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name in MODELS + EXTRA_MODELS:
@@ -198,6 +243,7 @@ def main():
         print("exported", path)
     export_op_zoo()
     export_pad_graph()
+    export_multitask()
 
 
 if __name__ == "__main__":

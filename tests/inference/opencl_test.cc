@@ -134,15 +134,21 @@ class OpenClTest : public ::testing::Test {
 
   // The op on OpenCL against the CPU's reference kernels; every layer must
   // run on OpenCL.
+  // Also as on a GPU with 132 compute units, where small convs split K.
   void CheckOp(const std::shared_ptr<const Model>& model, const std::string& what, double tolerance = 1e-5) {
     SessionConfig ref;
     ref.algorithm = AlgorithmPolicy::kReference;
     auto cpu = Session::Create(model, ref);
     ASSERT_TRUE(cpu.ok()) << what << ": " << cpu.status().ToString();
-    auto cl = Session::Create(model, OpenClConfig());
-    ASSERT_TRUE(cl.ok()) << what << ": " << cl.status().ToString();
-    for (const LayerInfo& l : (*cl)->Layers()) EXPECT_EQ(l.backend, "opencl") << what << ": " << l.kernel;
-    ExpectClose(RunOnce(cl->get(), 7), RunOnce(cpu->get(), 7), tolerance, what);
+    const auto want = RunOnce(cpu->get(), 7);
+    for (const char* units : {"", "132"}) {
+      SessionConfig config = OpenClConfig();
+      if (*units) config.backend_options["opencl.compute_units"] = units;
+      auto cl = Session::Create(model, config);
+      ASSERT_TRUE(cl.ok()) << what << ": " << cl.status().ToString();
+      for (const LayerInfo& l : (*cl)->Layers()) EXPECT_EQ(l.backend, "opencl") << what << ": " << l.kernel;
+      ExpectClose(RunOnce(cl->get(), 7), want, tolerance, what + (*units ? " (split K)" : ""));
+    }
   }
 
   std::mt19937 rng_{1234};
@@ -170,6 +176,7 @@ TEST_F(OpenClTest, Convolutions) {
       {{2, 7, 6, 8}, 16, 1, 1, 1, 1, ir::Padding::kValid, ir::Activation::kNone, true},
       {{1, 10, 9, 6}, 9, 3, 1, 2, 3, ir::Padding::kSame, ir::Activation::kRelu6, false},  // groups straddle a 4-block
       {{1, 8, 8, 4}, 7, 5, 1, 1, 1, ir::Padding::kValid, ir::Activation::kTanh, true},
+      {{1, 5, 6, 40}, 70, 3, 1, 1, 1, ir::Padding::kSame, ir::Activation::kRelu, true},  // K = 360: splits
   };
   for (const Case& c : cases) {
     OneOp op;
@@ -347,7 +354,9 @@ TEST_P(OpenClModelTest, MatchesCpu) {
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   auto cpu = Session::Create(*model);
   ASSERT_TRUE(cpu.ok());
-  auto cl = Session::Create(*model, OpenClConfig());
+  SessionConfig config = OpenClConfig();
+  config.backend_options["opencl.compute_units"] = "132";  // as on an H100/H200: the small convs split K
+  auto cl = Session::Create(*model, config);
   ASSERT_TRUE(cl.ok()) << cl.status().ToString();
   std::set<std::string> fell_back;
   for (const LayerInfo& l : (*cl)->Layers()) {
@@ -365,7 +374,8 @@ TEST_P(OpenClModelTest, MatchesCpu) {
 INSTANTIATE_TEST_SUITE_P(Models, OpenClModelTest,
                          ::testing::Values("face_detection_short_range.tflite", "face_detection_full_range.tflite",
                                            "selfie_segmentation.tflite", "hand_landmark_lite.tflite",
-                                           "pose_landmark_lite.tflite", "mobilenet_v2.onnx", "squeezenet1_1.onnx"),
+                                           "pose_landmark_lite.tflite", "mobilenet_v2.onnx", "squeezenet1_1.onnx",
+                                           "resnet18.onnx"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param.substr(0, info.param.find('.'));
                          });
@@ -440,6 +450,58 @@ TEST_F(OpenClTest, TwoHeadsOnOpenClAndCpu) {
     for (const LayerInfo& l : (*session)->Layers()) on_cl += l.backend == "opencl";
     EXPECT_EQ(on_cl, static_cast<int>(head.size()));
     for (int run = 0; run < 3; ++run) ExpectClose(RunOnce(session->get(), 11), want, 1e-4, "two heads");
+  }
+}
+
+// A multi-task model exported by PyTorch (tests/inference/
+// export_torchvision_onnx.py: MobileNetV2 backbone, a classification head,
+// a dense head): the dense head on OpenCL, the rest on the CPU, on two
+// streams that run at once. Outputs match the CPU-only run; the trace puts
+// each head's tasks on its backend's stream; so does a sequential run.
+TEST_F(OpenClTest, MultiTaskHeadsOnTwoBackends) {
+  const std::string path = testing::ModelPath("rill_multitask.onnx");
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const ir::Graph& g = (*model)->graph();
+  ASSERT_EQ(g.outputs.size(), 2u);
+  ASSERT_EQ(g.tensors[g.outputs[1]].name, "mask");
+  const std::vector<bool> mask_head = g.HeadOf(1), classes_head = g.HeadOf(0);
+  auto cpu = Session::Create(*model);
+  ASSERT_TRUE(cpu.ok());
+  const auto want = RunOnce(cpu->get(), 13);
+  for (bool concurrent : {true, false}) {
+    SessionConfig config = OpenClConfig();
+    config.backend = kCpuBackend;
+    config.concurrent_backends = concurrent;
+    std::set<std::string> on_cl, on_cpu;
+    for (size_t n = 0; n < g.nodes.size(); ++n) {
+      if (mask_head[n]) config.node_backends[g.nodes[n].name] = "opencl", on_cl.insert(g.nodes[n].name);
+      if (classes_head[n]) on_cpu.insert(g.nodes[n].name);
+    }
+    ASSERT_GT(on_cl.size(), 3u);
+    ASSERT_GT(on_cpu.size(), 3u);
+    auto session = Session::Create(*model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    (*session)->set_tracing(true);
+    ExpectClose(RunOnce(session->get(), 13), want, 1e-4, concurrent ? "concurrent" : "sequential");
+    int cl_tasks = 0, cpu_tasks = 0;
+    for (const TaskSpan& s : (*session)->LastRunTrace()) {
+      EXPECT_LE(s.start_us, s.end_us) << s.name;
+      if (on_cl.count(s.name)) {
+        EXPECT_EQ(s.backend, "opencl") << s.name;
+        EXPECT_EQ(s.stream, concurrent ? 1 : 0) << s.name;
+        ++cl_tasks;
+      }
+      if (on_cpu.count(s.name)) {
+        EXPECT_EQ(s.backend, "cpu") << s.name;
+        EXPECT_EQ(s.stream, 0) << s.name;
+        ++cpu_tasks;
+      }
+    }
+    EXPECT_EQ(cl_tasks, static_cast<int>(on_cl.size()));
+    EXPECT_GT(cpu_tasks, 0);
+    EXPECT_NE((*session)->LastRunTraceJson().find("\"tid\":"), std::string::npos);
   }
 }
 

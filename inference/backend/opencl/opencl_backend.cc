@@ -70,7 +70,13 @@ struct ConvLaunch {
   cpu::ConvParams p;
   int act = 0;
   bool tiled = false;
+  // Split over K (tiled only): `splits` work groups per output tile, each
+  // summing `k_chunk` of K into scratch floats, then one reduce.
+  int splits = 1, k_chunk = 0;
   cl_mem weights = nullptr, bias = nullptr;
+  size_t partial_floats() const {
+    return splits > 1 ? static_cast<size_t>(splits) * p.batch * p.out_h * p.out_w * p.out_c : 0;
+  }
 };
 
 
@@ -173,8 +179,11 @@ class ClExecution : public Execution {
 
   // Uploads a conv's filter ([out_c][kh][kw][in_c/groups]) and bias for the
   // kernel its shape takes; creates that kernel.
-  Status PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c);
-  Status RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off, int res_c);
+  // `may_split`: the execution gives scratch for split sums.
+  Status PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c, bool may_split = false);
+  // `partial`: scratch for a split conv's sums (c.partial_floats() floats).
+  Status RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off, int res_c,
+                 cl_mem partial = nullptr, int partial_off = 0);
 
   ExecutionArgs args_;
   OpenClBackend* backend_;
@@ -401,11 +410,23 @@ std::vector<float> PackGemmFilter(const float* w, int out_c, int k) {
 }
 
 // Kernel slots of the two conv kernels in an execution.
-constexpr size_t kConvDirect = 10, kConvTiled = 11;
+constexpr size_t kConvDirect = 10, kConvTiled = 11, kConvReduce = 12;
 
-Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c) {
+Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c, bool may_split) {
   const cpu::ConvParams& p = c->p;
   c->tiled = p.groups == 1;
+  // Fewer output tiles than twice the compute units: split K so that every
+  // unit has work (chunks of at least 128, multiples of the 16-deep slice).
+  c->splits = 1;
+  const int k = p.kernel_h * p.kernel_w * p.in_c;
+  c->k_chunk = k;
+  const long tiles = static_cast<long>((p.out_c + 63) / 64) * ((static_cast<long>(p.batch) * p.out_h * p.out_w + 63) / 64);
+  const long want = 2L * backend_->runtime()->compute_units();
+  if (may_split && c->tiled && tiles < want && k >= 256) {
+    const int splits = static_cast<int>(std::min<long>({(want + tiles - 1) / tiles, k / 128, 32}));
+    c->k_chunk = ((k + splits - 1) / splits + 15) / 16 * 16;
+    c->splits = (k + c->k_chunk - 1) / c->k_chunk;
+  }
   if (!c->weights) {
     const int icg = p.in_c / p.groups;
     RILL_INF_ASSIGN_OR_RETURN(c->weights,
@@ -416,18 +437,24 @@ Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, 
                                      static_cast<const float*>(bias->host()) + p.out_c);
     RILL_INF_ASSIGN_OR_RETURN(c->bias, Upload(b));
   }
+  if (c->splits > 1) RILL_INF_RETURN_IF_ERROR(Kernel(kConvReduce, "conv_splitk_reduce").status());
   return c->tiled ? Kernel(kConvTiled, "conv2d_tiled").status() : Kernel(kConvDirect, "conv2d").status();
 }
 
 Status ClExecution::RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off,
-                            int res_c) {
+                            int res_c, cl_mem partial, int partial_off) {
   const cpu::ConvParams& p = c.p;
   if (c.tiled) {
     const size_t m = static_cast<size_t>(p.batch) * p.out_h * p.out_w;
-    return LaunchLocal(kernels_[kConvTiled], {static_cast<size_t>((p.out_c + 63) / 64 * 16), (m + 63) / 64 * 16}, {16, 16}, x, x_off,
-                       c.weights, c.bias, res, res_off, res_c, y, y_off, p.batch, p.in_h, p.in_w, p.in_c, p.out_h,
-                       p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w,
-                       p.pad_top, p.pad_left, c.act);
+    const cl_mem sums = c.splits > 1 ? partial : y;  // an unused argument still needs a buffer
+    RILL_INF_RETURN_IF_ERROR(LaunchLocal(
+        kernels_[kConvTiled], {static_cast<size_t>((p.out_c + 63) / 64 * 16), (m + 63) / 64 * 16, static_cast<size_t>(c.splits)},
+        {16, 16, 1}, x, x_off, c.weights, c.bias, res, res_off, res_c, y, y_off, p.batch, p.in_h, p.in_w, p.in_c, p.out_h,
+        p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top,
+        p.pad_left, c.act, c.k_chunk, c.splits, sums, partial_off));
+    if (c.splits == 1) return Status::Ok();
+    return Launch(kernels_[kConvReduce], {static_cast<size_t>(p.out_c), m}, partial, partial_off, c.splits, c.bias, res,
+                  res_off, res_c, y, y_off, p.out_c, static_cast<int>(m), c.act);
   }
   return Launch(kernels_[kConvDirect], {static_cast<size_t>((p.out_c + 3) / 4), static_cast<size_t>(p.out_w),
                                         static_cast<size_t>(p.batch) * p.out_h},
@@ -451,13 +478,15 @@ class ConvExecution : public ClExecution {
     res_c_ = HasInput(3) ? InShape(3)[3] : 0;
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3}));
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_));
+                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
     kernel_name_ = c_.tiled ? "conv2d_tiled" : "conv2d";
     return Status::Ok();
   }
+  // Split convs keep their sums in float whatever the storage type.
+  size_t scratch_bytes() const override { return c_.partial_floats() * sizeof(float); }
   Status Run() override {
     return RunConv(c_, InMem(0), InOff(0), OutMem(), OutOff(), res_c_ ? InMem(3) : OutMem(), res_c_ ? InOff(3) : 0,
-                   res_c_);
+                   res_c_, c_.splits > 1 ? Mem(scratch_) : nullptr, static_cast<int>(scratch_.offset / sizeof(float)));
   }
 
  private:
@@ -562,7 +591,8 @@ class FullyConnectedExecution : public ClExecution {
     in_dim_ = w[1];
     rows_ = static_cast<int>(NumElements(InShape(0)) / in_dim_);
     if (!weights_) {
-      RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));
+      RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(PackGemmFilter(static_cast<const float*>(args_.inputs[1]->host()),
+                                                                units_, in_dim_)));
       RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
                                                           : std::vector<float>(units_, 0.0f)));
     }

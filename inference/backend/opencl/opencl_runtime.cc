@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -151,6 +152,12 @@ StatusOr<std::unique_ptr<ClRuntime>> ClRuntime::Create(const std::map<std::strin
   const std::string platform_name = PlatformString(platform, CL_PLATFORM_NAME);
   rt->description_ = name + " (" + platform_name + ", driver " + driver + ")";
   rt->has_fp16_ = DeviceString(rt->device_, CL_DEVICE_EXTENSIONS).find("cl_khr_fp16") != std::string::npos;
+  cl_uint units = 1;
+  cl().clGetDeviceInfo(rt->device_, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(units), &units, nullptr);
+  rt->compute_units_ = static_cast<int>(std::max<cl_uint>(units, 1));
+  if (auto it = options.find("compute_units"); it != options.end()) {
+    rt->compute_units_ = std::max(1, std::atoi(it->second.c_str()));
+  }
   rt->cache_key_base_ = platform_name + "\n" + name + "\n" + driver + "\n" + version + "\n";
   rt->cache_dir_ = DefaultCacheDir();
   if (auto it = options.find("cache_dir"); it != options.end()) rt->cache_dir_ = it->second == "none" ? "" : it->second;

@@ -28,6 +28,8 @@ class ClRuntime {
   //   device     index into the devices of all platforms, GPUs listed first
   //              (default 0: the first GPU, else the first device);
   //   library    the OpenCL library to load (default libOpenCL.so.1);
+  //   compute_units  the device's count as the kernels' work split sees it
+  //              (default: CL_DEVICE_MAX_COMPUTE_UNITS; tests set a GPU's);
   //   cache_dir  where built programs are kept ("" or "none": no cache;
   //              default $XDG_CACHE_HOME/rill/opencl or ~/.cache/rill/opencl).
   // An error naming what is missing when there is no OpenCL platform or
@@ -41,6 +43,7 @@ class ClRuntime {
   // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA, driver 550.54)".
   const std::string& description() const { return description_; }
   bool has_fp16() const { return has_fp16_; }
+  int compute_units() const { return compute_units_; }
 
   // The kernels' program for fp32 or half storage (RILL_HALF), built on
   // first use; `from_cache` tells whether it came from the disk cache.
@@ -55,6 +58,7 @@ class ClRuntime {
   cl_command_queue queue_ = nullptr;
   std::string description_, cache_key_base_, cache_dir_;
   bool has_fp16_ = false;
+  int compute_units_ = 1;
   std::mutex mu_;
   std::map<bool, cl_program> programs_;
 };

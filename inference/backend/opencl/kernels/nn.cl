@@ -97,21 +97,28 @@ __kernel void conv2d(__global const REAL* x, int x_off, __global const REAL* w, 
 // (ceil(out_c/64) * 16, ceil(M/64) * 16), local (16, 16).
 #define TILE 64
 #define TILE_K 16
+// Split over K (layers with few output tiles, e.g. 7x7x512: too few work
+// groups to fill the device): group z sums K range [z * k_chunk, ...) and,
+// with splits > 1, writes its raw sums to `partial` [z][M][out_c] for
+// conv_splitk_reduce to add up and finish.
 __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
     __global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias, __global const REAL* res,
     int res_off, int res_c, __global REAL* y, int y_off, int batch, int in_h, int in_w, int in_c, int out_h, int out_w,
-    int out_c, int kh, int kw, int sh, int sw, int dh, int dw, int pt, int pl, int act) {
+    int out_c, int kh, int kw, int sh, int sw, int dh, int dw, int pt, int pl, int act, int k_chunk, int splits,
+    __global float* partial, int partial_off) {
   __local float as[TILE_K][TILE];
   __local float bs[TILE_K][TILE];
   const int tx = get_local_id(0), ty = get_local_id(1);
   const int lid = ty * 16 + tx;
   const int n0 = get_group_id(0) * TILE, m0 = get_group_id(1) * TILE;
   const int hw = out_h * out_w;
-  const int M = batch * hw, K = kh * kw * in_c;
+  const int M = batch * hw, K_all = kh * kw * in_c;
+  const int k_begin = get_group_id(2) * k_chunk;
+  const int K = min(K_all, k_begin + k_chunk);
   float acc[4][4];
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j) acc[i][j] = 0.0f;
-  for (int k0 = 0; k0 < K; k0 += TILE_K) {
+  for (int k0 = k_begin; k0 < K; k0 += TILE_K) {
     for (int r = 0; r < 4; ++r) {
       // Patches: consecutive items take consecutive k (channels of one pixel).
       const int e = lid + 256 * r;
@@ -149,11 +156,28 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
     for (int j = 0; j < 4; ++j) {
       const int c = n0 + tx + 16 * j;
       if (c >= out_c) continue;
+      if (splits > 1) {
+        partial[partial_off + ((long)get_group_id(2) * M + m) * out_c + c] = acc[i][j];
+        continue;
+      }
       float v = acc[i][j] + (float)bias[c];
       if (c < res_c) v += (float)res[res_off + (long)m * res_c + c];
       y[y_off + (long)m * out_c + c] = (REAL)Activate(v, act);
     }
   }
+}
+
+// Adds up conv2d_tiled's split sums and finishes (bias, residual,
+// activation). Global: (out_c, M).
+__kernel void conv_splitk_reduce(__global const float* partial, int partial_off, int splits, __global const REAL* bias,
+                                 __global const REAL* res, int res_off, int res_c, __global REAL* y, int y_off,
+                                 int out_c, int M, int act) {
+  const int c = get_global_id(0), m = get_global_id(1);
+  if (c >= out_c || m >= M) return;
+  float v = (float)bias[c];
+  for (int z = 0; z < splits; ++z) v += partial[partial_off + ((long)z * M + m) * out_c + c];
+  if (c < res_c) v += (float)res[res_off + (long)m * res_c + c];
+  y[y_off + (long)m * out_c + c] = (REAL)Activate(v, act);
 }
 
 // DEPTHWISE_CONV_2D: filter [kh][kw][out_c], out channel c reads input
@@ -212,16 +236,17 @@ __kernel void transpose_conv2d(__global const REAL* x, int x_off, __global const
   y[y_off + (((long)n * out_h + oy) * out_w + ox) * out_c + oc] = (REAL)Activate(acc + (float)bias[oc], act);
 }
 
-// FULLY_CONNECTED: y[r][o] = x[r] . w[o] + b[o]. Global: (units, rows).
+// FULLY_CONNECTED: y[r][o] = x[r] . w[:, o] + b[o], the weights packed
+// [in_dim][units] so that neighbouring items read neighbouring weights.
+// Global: (units, rows).
 __kernel void fully_connected(__global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias,
                               __global REAL* y, int y_off, int in_dim, int units, int act) {
   const int o = get_global_id(0);
   const int r = get_global_id(1);
   if (o >= units) return;
   __global const REAL* xp = x + x_off + (long)r * in_dim;
-  __global const REAL* wp = w + (long)o * in_dim;
   float acc = (float)bias[o];
-  for (int k = 0; k < in_dim; ++k) acc += (float)xp[k] * (float)wp[k];
+  for (int k = 0; k < in_dim; ++k) acc += (float)xp[k] * (float)w[(long)k * units + o];
   y[y_off + (long)r * units + o] = (REAL)Activate(acc, act);
 }
 

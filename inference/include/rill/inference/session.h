@@ -34,6 +34,18 @@ struct LayerInfo {
   std::string backend;  // where it runs: "cpu", "cpu_device" (after any fallback)
 };
 
+// One task of a traced run (Session::set_tracing): a node's execution or a
+// transfer, on a stream (0: the calling thread), in microseconds since the
+// run began. `finish_us` > end_us marks a device task after which the
+// backend waited for its queue (EndRun): the device worked until then.
+struct TaskSpan {
+  std::string name;     // node name, or "copy_to_host(opencl)" ...
+  std::string kernel;   // execution name
+  std::string backend;
+  int stream = 0;
+  double start_us = 0, end_us = 0, finish_us = 0;
+};
+
 class Session {
  public:
   static StatusOr<std::unique_ptr<Session>> Create(std::shared_ptr<const Model> model,
@@ -52,6 +64,14 @@ class Session {
   // Runs like Run() and writes each node's wall time in milliseconds.
   Status RunProfiled(std::vector<double>* node_ms);
   std::vector<LayerInfo> Layers() const;
+
+  // Records each task's start and end in the runs that follow (Run stays
+  // allocation-free: the slots are planned), read with LastRunTrace.
+  void set_tracing(bool on);
+  std::vector<TaskSpan> LastRunTrace() const;
+  // LastRunTrace as Chrome trace events (chrome://tracing, ui.perfetto.dev):
+  // one row per stream.
+  std::string LastRunTraceJson() const;
 
   int num_inputs() const;
   int num_outputs() const;
