@@ -62,8 +62,8 @@ std::vector<ConvAlgo> ConvCandidates(const ConvParams& p, IsaFeatures isa);
 // Whether `algo` computes this conv correctly at all (the candidates are the
 // ones worth measuring; a forced choice must at least apply): the sliding
 // window, Winograd and Strassen have no grouped variant, Winograd needs a
-// 3x3 stride-1 undilated window, Strassen a pointwise conv.
-// (and that its microkernels are in `isa`).
+// 3x3 stride-1 undilated window, Strassen a pointwise conv; and every
+// algorithm needs its microkernels in `isa`.
 bool ConvAlgoApplies(const ConvParams& p, ConvAlgo algo, const IsaFeatures& isa);
 // Candidates of a FULLY_CONNECTED layer (rows x in_dim times out_dim).
 std::vector<ConvAlgo> FcCandidates(int rows, int in_dim, int out_dim,
