@@ -156,6 +156,20 @@ std::string GraphProfiler::StatsTable() const {
   return out;
 }
 
+std::vector<TraceEvent> GraphProfiler::Trace() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<TraceEvent> events;
+  const size_t n = trace_.size();
+  const size_t start = trace_wrapped_ ? trace_next_ : 0;
+  for (size_t k = 0; k < n; ++k) events.push_back(trace_[(start + k) % n]);
+  return events;
+}
+
+std::string GraphProfiler::NodeName(int node) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return node >= 0 && node < static_cast<int>(stats_.size()) ? stats_[node].node_name : "";
+}
+
 std::string GraphProfiler::TraceJson() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::string out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";

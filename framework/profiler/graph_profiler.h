@@ -66,6 +66,9 @@ class GraphProfiler {
   std::vector<CalculatorStats> Stats() const;
   // A text table: calculator, calls, mean/max time, histogram summary.
   std::string StatsTable() const;
+  // The recorded trace, oldest first, and the name of a node by index.
+  std::vector<TraceEvent> Trace() const;
+  std::string NodeName(int node) const;
   // Chrome trace-event JSON of the recorded trace.
   std::string TraceJson() const;
   absl::Status WriteTrace(const std::string& path) const;

@@ -189,7 +189,10 @@ class Backend {
 
   // Transfers of a whole tensor between this backend's storage (`device`)
   // and dense host memory, converting the layout. Called during runs from the
-  // backend's own stream: they must not allocate.
+  // backend's own stream: they must not allocate. Both are done with the
+  // host bytes when they return (CopyFromHost has read them: the host arena
+  // may hand them to the next task; CopyToHost has written them); the
+  // device side may still be queued.
   virtual Status CopyToHost(const TensorBinding& device, void* host);
   virtual Status CopyFromHost(const void* host, const TensorBinding& device);
 

@@ -1,6 +1,6 @@
 // The OpenCL backend ("opencl"): device buffers (one arena per session,
-// tensors NHWC, fp32, or half with Precision::kFp16 on devices with
-// cl_khr_fp16), executions that enqueue kernels from kernels/nn.cl on one
+// tensors NHWC, fp32, or half storage with fp32 arithmetic under
+// Precision::kFp16), executions that enqueue kernels from kernels/nn.cl on one
 // in-order queue, transfers through that queue, and a clFinish at the end of
 // each run. Nodes it has no kernel for are refused (Unimplemented) and run on
 // the CPU.
@@ -231,16 +231,17 @@ class OpenClBackend : public Backend {
     return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueReadBuffer");
   }
 
-  // Non-blocking: the host bytes stay put until the run ends (EndRun waits).
+  // Blocking: the host arena may give these bytes to the next task as soon
+  // as the transfer's step is over (backend.h).
   Status CopyFromHost(const void* host, const TensorBinding& device) override {
     const cl_mem mem = static_cast<ClBuffer*>(device.memory.buffer)->mem();
     if (!half_ || device.dtype != DataType::kFloat32) {
-      const cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), mem, CL_FALSE, device.memory.offset, device.dense_bytes(),
+      const cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), mem, CL_TRUE, device.memory.offset, device.dense_bytes(),
                                               host, 0, nullptr, nullptr);
       return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueWriteBuffer");
     }
     const int count = static_cast<int>(NumElements(device.shape));
-    cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), staging_, CL_FALSE, 0, count * sizeof(float), host, 0, nullptr,
+    cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), staging_, CL_TRUE, 0, count * sizeof(float), host, 0, nullptr,
                                       nullptr);
     if (err != CL_SUCCESS) return ClError(err, "clEnqueueWriteBuffer");
     return Convert(to_real_, mem, static_cast<int>(device.memory.offset / 2), count);
@@ -1006,7 +1007,10 @@ class DepthToSpaceExecution : public ClExecution {
 class DepthwiseBlockExecution : public ClExecution {
  public:
   using ClExecution::ClExecution;
-  size_t scratch_bytes() const override { return (expand_floats_ + mid_floats_) * elem(); }
+  // The expanded and depthwise tensors (storage type), then the split 1x1
+  // convs' float sums (expand and project run one after the other: one
+  // region serves both).
+  size_t scratch_bytes() const override { return PartialOffsetBytes() + PartialFloats() * sizeof(float); }
   Status Prepare() override {
     kernel_name_ = "depthwise_block";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
@@ -1044,10 +1048,10 @@ class DepthwiseBlockExecution : public ClExecution {
     mid_floats_ = static_cast<size_t>(y[0]) * y[1] * y[2] * mid_c;
     if (has_expand_) {
       RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                           HasInput(2) ? args_.inputs[2] : nullptr, &expand_));
+                                           HasInput(2) ? args_.inputs[2] : nullptr, &expand_, /*may_split=*/true));
     }
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[5]->host()),
-                                         HasInput(6) ? args_.inputs[6] : nullptr, &project_));
+                                         HasInput(6) ? args_.inputs[6] : nullptr, &project_, /*may_split=*/true));
     if (!dw_weights_) {
       RILL_INF_ASSIGN_OR_RETURN(dw_weights_, Upload(ConstFloats(args_.inputs[3])));
       RILL_INF_ASSIGN_OR_RETURN(dw_bias_, Upload(HasInput(4) ? ConstFloats(args_.inputs[4])
@@ -1061,8 +1065,9 @@ class DepthwiseBlockExecution : public ClExecution {
     const int expanded_off = mid_off + static_cast<int>(mid_floats_);
     cl_mem src = InMem(0);
     int src_off = InOff(0);
+    const int partial_off = static_cast<int>((scratch_.offset + PartialOffsetBytes()) / sizeof(float));
     if (has_expand_) {
-      RILL_INF_RETURN_IF_ERROR(RunConv(expand_, src, src_off, scratch, expanded_off, src, 0, 0));
+      RILL_INF_RETURN_IF_ERROR(RunConv(expand_, src, src_off, scratch, expanded_off, src, 0, 0, scratch, partial_off));
       src = scratch;
       src_off = expanded_off;
     }
@@ -1074,10 +1079,13 @@ class DepthwiseBlockExecution : public ClExecution {
                                     d.dilation_h, d.dilation_w, d.pad_top, d.pad_left, 1,
                                     Act(attrs().depthwise_activation)));
     return RunConv(project_, scratch, mid_off, OutMem(), OutOff(), res_c_ ? InMem(7) : scratch, res_c_ ? InOff(7) : 0,
-                   res_c_);
+                   res_c_, scratch, partial_off);
   }
 
  private:
+  // Where the float sums start: after the storage-type tensors, aligned.
+  size_t PartialOffsetBytes() const { return ((expand_floats_ + mid_floats_) * elem() + 63) / 64 * 64; }
+  size_t PartialFloats() const { return std::max(expand_.partial_floats(), project_.partial_floats()); }
 
   bool has_expand_ = false;
   ConvLaunch expand_, project_;
@@ -1130,7 +1138,8 @@ StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const Execut
 
 StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<ClRuntime> runtime, ClRuntime::Create(context.options));
-  const bool half = context.config->precision == Precision::kFp16 && runtime->has_fp16();
+  // Half storage needs no cl_khr_fp16 (vload_half / vstore_half are core).
+  const bool half = context.config->precision == Precision::kFp16;
   // Build (or load) the program now: a device whose compiler fails is a
   // clear error at Session::Create, not at the first node.
   RILL_INF_RETURN_IF_ERROR(runtime->Program(half).status());

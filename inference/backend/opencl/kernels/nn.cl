@@ -1,17 +1,20 @@
 // Rill's OpenCL kernels. Tensors are NHWC in buffers; every tensor argument
 // is a buffer plus an element offset into it (the session's arena). REAL is
-// the storage and arithmetic type: float, or half with -DRILL_HALF (the
-// backend's fp16 mode; needs cl_khr_fp16). Weights are converted to REAL
-// when they are uploaded.
+// the storage type: float, or half with -DRILL_HALF (the backend's fp16
+// mode: half the bytes of activations and weights); arithmetic is float
+// either way. Half storage goes through vload_half / vstore_half, which are
+// core OpenCL 1.2: no cl_khr_fp16 needed. LD / ST / LD4 read and write
+// storage as float; weights are converted to REAL when they are uploaded.
 #ifdef RILL_HALF
-#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 typedef half REAL;
-typedef half4 REAL4;
-#define VLOAD4 vload4
+#define LD(p, i) vload_half((i), (p))
+#define ST(v, p, i) vstore_half_rte((v), (i), (p))
+#define LD4(i, p) vload_half4((i), (p))
 #else
 typedef float REAL;
-typedef float4 REAL4;
-#define VLOAD4 vload4
+#define LD(p, i) ((p)[i])
+#define ST(v, p, i) ((p)[i] = (v))
+#define LD4(i, p) vload4((i), (p))
 #endif
 
 // Fused activations (ir::Activation order): none, relu, relu_n1_to_1,
@@ -64,16 +67,16 @@ __kernel void conv2d(__global const REAL* x, int x_off, __global const REAL* w, 
       if (g0 == g3) {
         __global const REAL* xg = xp + g0 * icg;
         for (int ic = 0; ic < icg; ++ic) {
-          const float v = (float)xg[ic];
-          acc += v * convert_float4(VLOAD4(ic, wp));
+          const float v = LD(xg, ic);
+          acc += v * LD4(ic, wp);
         }
       } else {
         for (int ic = 0; ic < icg; ++ic) {
-          const float4 wv = convert_float4(VLOAD4(ic, wp));
-          acc.s0 += (float)xp[(oc / ocg) * icg + ic] * wv.s0;
-          acc.s1 += (float)xp[(min(oc + 1, out_c - 1) / ocg) * icg + ic] * wv.s1;
-          acc.s2 += (float)xp[(min(oc + 2, out_c - 1) / ocg) * icg + ic] * wv.s2;
-          acc.s3 += (float)xp[(min(oc + 3, out_c - 1) / ocg) * icg + ic] * wv.s3;
+          const float4 wv = LD4(ic, wp);
+          acc.s0 += LD(xp, (oc / ocg) * icg + ic) * wv.s0;
+          acc.s1 += LD(xp, (min(oc + 1, out_c - 1) / ocg) * icg + ic) * wv.s1;
+          acc.s2 += LD(xp, (min(oc + 2, out_c - 1) / ocg) * icg + ic) * wv.s2;
+          acc.s3 += LD(xp, (min(oc + 3, out_c - 1) / ocg) * icg + ic) * wv.s3;
         }
       }
       wp += icg * 4;
@@ -83,9 +86,9 @@ __kernel void conv2d(__global const REAL* x, int x_off, __global const REAL* w, 
   __global REAL* yp = y + y_off + o * out_c;
   float r[4] = {acc.s0, acc.s1, acc.s2, acc.s3};
   for (int i = 0; i < 4 && oc + i < out_c; ++i) {
-    float v = r[i] + (float)bias[oc + i];
-    if (oc + i < res_c) v += (float)res[res_off + o * res_c + oc + i];
-    yp[oc + i] = (REAL)Activate(v, act);
+    float v = r[i] + LD(bias, oc + i);
+    if (oc + i < res_c) v += LD(res, res_off + o * res_c + oc + i);
+    ST(Activate(v, act), yp, oc + i);
   }
 }
 
@@ -131,14 +134,14 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
         const int t = k / in_c, ic = k % in_c;
         const int iy = oy * sh - pt + (t / kw) * dh, ix = ox * sw - pl + (t % kw) * dw;
         if (iy >= 0 && iy < in_h && ix >= 0 && ix < in_w) {
-          v = (float)x[x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + ic];
+          v = LD(x, x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + ic);
         }
       }
       as[kk][mm] = v;
       // Filter: consecutive items take consecutive output channels.
       const int nn = e % TILE, kb = e / TILE;
       const int kf = k0 + kb, c = n0 + nn;
-      bs[kb][nn] = (kf < K && c < out_c) ? (float)w[(long)kf * out_c + c] : 0.0f;
+      bs[kb][nn] = (kf < K && c < out_c) ? LD(w, (long)kf * out_c + c) : 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int kk = 0; kk < TILE_K; ++kk) {
@@ -160,9 +163,9 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
         partial[partial_off + ((long)get_group_id(2) * M + m) * out_c + c] = acc[i][j];
         continue;
       }
-      float v = acc[i][j] + (float)bias[c];
-      if (c < res_c) v += (float)res[res_off + (long)m * res_c + c];
-      y[y_off + (long)m * out_c + c] = (REAL)Activate(v, act);
+      float v = acc[i][j] + LD(bias, c);
+      if (c < res_c) v += LD(res, res_off + (long)m * res_c + c);
+      ST(Activate(v, act), y, y_off + (long)m * out_c + c);
     }
   }
 }
@@ -174,10 +177,10 @@ __kernel void conv_splitk_reduce(__global const float* partial, int partial_off,
                                  int out_c, int M, int act) {
   const int c = get_global_id(0), m = get_global_id(1);
   if (c >= out_c || m >= M) return;
-  float v = (float)bias[c];
+  float v = LD(bias, c);
   for (int z = 0; z < splits; ++z) v += partial[partial_off + ((long)z * M + m) * out_c + c];
-  if (c < res_c) v += (float)res[res_off + (long)m * res_c + c];
-  y[y_off + (long)m * out_c + c] = (REAL)Activate(v, act);
+  if (c < res_c) v += LD(res, res_off + (long)m * res_c + c);
+  ST(Activate(v, act), y, y_off + (long)m * out_c + c);
 }
 
 // DEPTHWISE_CONV_2D: filter [kh][kw][out_c], out channel c reads input
@@ -192,17 +195,17 @@ __kernel void depthwise_conv2d(__global const REAL* x, int x_off, __global const
   if (c >= out_c) return;
   const int n = ny / out_h, oy = ny % out_h;
   const int ic = c / multiplier;
-  float acc = (float)bias[c];
+  float acc = LD(bias, c);
   for (int ky = 0; ky < kh; ++ky) {
     const int iy = oy * sh - pt + ky * dh;
     if (iy < 0 || iy >= in_h) continue;
     for (int kx = 0; kx < kw; ++kx) {
       const int ix = ox * sw - pl + kx * dw;
       if (ix < 0 || ix >= in_w) continue;
-      acc += (float)x[x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + ic] * (float)w[(ky * kw + kx) * out_c + c];
+      acc += LD(x, x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + ic) * LD(w, (ky * kw + kx) * out_c + c);
     }
   }
-  y[y_off + (((long)n * out_h + oy) * out_w + ox) * out_c + c] = (REAL)Activate(acc, act);
+  ST(Activate(acc, act), y, y_off + (((long)n * out_h + oy) * out_w + ox) * out_c + c);
 }
 
 // TRANSPOSE_CONV_2D: each output gathers the input pixels whose taps land
@@ -230,10 +233,10 @@ __kernel void transpose_conv2d(__global const REAL* x, int x_off, __global const
       if (ix >= in_w) continue;
       __global const REAL* xp = x + x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + g * icg;
       __global const REAL* wp = w + (((long)oc * kh + ky) * kw + kx) * icg;
-      for (int ic = 0; ic < icg; ++ic) acc += (float)xp[ic] * (float)wp[ic];
+      for (int ic = 0; ic < icg; ++ic) acc += LD(xp, ic) * LD(wp, ic);
     }
   }
-  y[y_off + (((long)n * out_h + oy) * out_w + ox) * out_c + oc] = (REAL)Activate(acc + (float)bias[oc], act);
+  ST(Activate(acc + LD(bias, oc), act), y, y_off + (((long)n * out_h + oy) * out_w + ox) * out_c + oc);
 }
 
 // FULLY_CONNECTED: y[r][o] = x[r] . w[:, o] + b[o], the weights packed
@@ -245,9 +248,9 @@ __kernel void fully_connected(__global const REAL* x, int x_off, __global const 
   const int r = get_global_id(1);
   if (o >= units) return;
   __global const REAL* xp = x + x_off + (long)r * in_dim;
-  float acc = (float)bias[o];
-  for (int k = 0; k < in_dim; ++k) acc += (float)xp[k] * (float)w[(long)k * units + o];
-  y[y_off + (long)r * units + o] = (REAL)Activate(acc, act);
+  float acc = LD(bias, o);
+  for (int k = 0; k < in_dim; ++k) acc += LD(xp, k) * LD(w, (long)k * units + o);
+  ST(Activate(acc, act), y, y_off + (long)r * units + o);
 }
 
 // Up to 6-D index arithmetic: `dims` are the output's dims (outermost
@@ -268,8 +271,8 @@ __kernel void binary(__global const REAL* a, int a_off, __global const REAL* b, 
                      int y_off, __constant const int* shape, int op, int act, int count) {
   const int i = get_global_id(0);
   if (i >= count) return;
-  const float u = (float)a[a_off + Offset6(i, shape, shape + 6)];
-  const float v = (float)b[b_off + Offset6(i, shape, shape + 12)];
+  const float u = LD(a, a_off + Offset6(i, shape, shape + 6));
+  const float v = LD(b, b_off + Offset6(i, shape, shape + 12));
   float r;
   switch (op) {
     case 0: r = u + v; break;
@@ -278,7 +281,7 @@ __kernel void binary(__global const REAL* a, int a_off, __global const REAL* b, 
     case 3: r = u / v; break;
     default: r = u >= 0.0f ? u : u * v; break;  // PRELU
   }
-  y[y_off + i] = (REAL)Activate(r, act);
+  ST(Activate(r, act), y, y_off + i);
 }
 
 // One-input activations: op 0 relu, 1 relu6, 2 hard_swish, 3 logistic,
@@ -288,7 +291,7 @@ __kernel void unary(__global const REAL* x, int x_off, __global REAL* y, int y_o
                     int count) {
   const int i = get_global_id(0);
   if (i >= count) return;
-  const float v = (float)x[x_off + i];
+  const float v = LD(x, x_off + i);
   float r;
   switch (op) {
     case 0: r = fmax(v, 0.0f); break;
@@ -301,7 +304,7 @@ __kernel void unary(__global const REAL* x, int x_off, __global REAL* y, int y_o
     case 7: r = v / (1.0f + exp(-v)); break;
     default: r = tanh(v); break;
   }
-  y[y_off + i] = (REAL)r;
+  ST(r, y, y_off + i);
 }
 
 // MAX_POOL_2D (is_max) and AVERAGE_POOL_2D (the mean of the window's taps
@@ -319,13 +322,13 @@ __kernel void pool2d(__global const REAL* x, int x_off, __global REAL* y, int y_
   int count = 0;
   for (int iy = y0; iy < y1; ++iy) {
     for (int ix = x0; ix < x1; ++ix) {
-      const float v = (float)x[x_off + (((long)n * in_h + iy) * in_w + ix) * channels + c];
+      const float v = LD(x, x_off + (((long)n * in_h + iy) * in_w + ix) * channels + c);
       acc = is_max ? fmax(acc, v) : acc + v;
       ++count;
     }
   }
   if (!is_max) acc = count > 0 ? acc / count : 0.0f;
-  y[y_off + (((long)n * out_h + oy) * out_w + ox) * channels + c] = (REAL)Activate(acc, act);
+  ST(Activate(acc, act), y, y_off + (((long)n * out_h + oy) * out_w + ox) * channels + c);
 }
 
 // MEAN over any axes: `shape` holds the kept dims[6] and their input
@@ -337,8 +340,8 @@ __kernel void mean(__global const REAL* x, int x_off, __global REAL* y, int y_of
   if (i >= count) return;
   const long base = x_off + Offset6(i, shape, shape + 6);
   float acc = 0.0f;
-  for (int r = 0; r < reduced; ++r) acc += (float)x[base + Offset6(r, shape + 12, shape + 18)];
-  y[y_off + i] = (REAL)(acc / reduced);
+  for (int r = 0; r < reduced; ++r) acc += LD(x, base + Offset6(r, shape + 12, shape + 18));
+  ST((acc / reduced), y, y_off + i);
 }
 
 // A strided view copied out (TRANSPOSE, SLICE, PAD's interior, the copies of
@@ -351,7 +354,7 @@ __kernel void gather_view(__global const REAL* x, int x_off, __global REAL* y, i
   const int i = get_global_id(0);
   if (i >= count) return;
   if (!pad) {
-    y[y_off + i] = x[x_off + start + Offset6(i, shape, shape + 6)];
+    ST(LD(x, x_off + start + Offset6(i, shape, shape + 6)), y, y_off + i);
     return;
   }
   long rest = i, off = 0;
@@ -362,7 +365,7 @@ __kernel void gather_view(__global const REAL* x, int x_off, __global REAL* y, i
     inside = inside && k >= 0 && k < shape[18 + d];
     off += (long)k * shape[6 + d];
   }
-  y[y_off + i] = inside ? x[x_off + off] : (REAL)value;
+  ST(inside ? LD(x, x_off + off) : value, y, y_off + i);
 }
 
 // One input of a CONCATENATION into its slice of the output: `outer` rows of
@@ -373,7 +376,7 @@ __kernel void concat_slice(__global const REAL* x, int x_off, __global REAL* y, 
   const int i = get_global_id(0);
   if (i >= count) return;
   const int row = i / chunk, k = i % chunk;
-  y[y_off + (long)row * stride + offset + k] = (REAL)Activate((float)x[x_off + i], act);
+  ST(Activate(LD(x, x_off + i), act), y, y_off + (long)row * stride + offset + k);
 }
 
 // SOFTMAX along an axis of `axis_size` elements, `inner` apart.
@@ -384,11 +387,11 @@ __kernel void softmax(__global const REAL* x, int x_off, __global REAL* y, int y
   if (i >= count) return;
   const long base = (long)(i / inner) * axis_size * inner + i % inner;
   float m = -INFINITY;
-  for (int k = 0; k < axis_size; ++k) m = fmax(m, (float)x[x_off + base + (long)k * inner]);
+  for (int k = 0; k < axis_size; ++k) m = fmax(m, LD(x, x_off + base + (long)k * inner));
   float sum = 0.0f;
-  for (int k = 0; k < axis_size; ++k) sum += exp((float)x[x_off + base + (long)k * inner] - m);
+  for (int k = 0; k < axis_size; ++k) sum += exp(LD(x, x_off + base + (long)k * inner) - m);
   for (int k = 0; k < axis_size; ++k) {
-    y[y_off + base + (long)k * inner] = (REAL)(exp((float)x[x_off + base + (long)k * inner] - m) / sum);
+    ST((exp(LD(x, x_off + base + (long)k * inner) - m) / sum), y, y_off + base + (long)k * inner);
   }
 }
 
@@ -415,12 +418,12 @@ __kernel void resize_taps(__global const REAL* x, int x_off, __global REAL* y, i
       const int ix = cols[ox * taps + tx];
       out = out || ix < 0;
       if (iy >= 0 && ix >= 0) {
-        row += cw[ox * taps + tx] * (float)x[x_off + (((long)n * in_h + iy) * in_w + ix) * channels + c];
+        row += cw[ox * taps + tx] * LD(x, x_off + (((long)n * in_h + iy) * in_w + ix) * channels + c);
       }
     }
     acc += rw[oy * taps + ty] * row;
   }
-  y[y_off + (((long)n * out_h + oy) * out_w + ox) * channels + c] = (REAL)(out ? outside : acc);
+  ST((out ? outside : acc), y, y_off + (((long)n * out_h + oy) * out_w + ox) * channels + c);
 }
 
 // DEPTH_TO_SPACE (TFLite's DCR order). Global: (out_c, out_w, batch * out_h).
@@ -433,17 +436,17 @@ __kernel void depth_to_space(__global const REAL* x, int x_off, __global REAL* y
   if (c >= out_c) return;
   const int n = ny / out_h, oy = ny % out_h;
   const int iy = oy / block, dy = oy % block, ix = ox / block, dx = ox % block;
-  y[y_off + (((long)n * out_h + oy) * out_w + ox) * out_c + c] =
-      x[x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + (dy * block + dx) * out_c + c];
+  ST(LD(x, x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + (dy * block + dx) * out_c + c), y,
+     y_off + (((long)n * out_h + oy) * out_w + ox) * out_c + c);
 }
 
 // Dense tensors between float host memory and REAL device storage (the fp16
 // mode's transfers go through a float staging buffer).
 __kernel void to_real(__global const float* x, __global REAL* y, int y_off, int count) {
   const int i = get_global_id(0);
-  if (i < count) y[y_off + i] = (REAL)x[i];
+  if (i < count) ST(x[i], y, y_off + i);  // x: float staging
 }
 __kernel void to_float(__global const REAL* x, int x_off, __global float* y, int count) {
   const int i = get_global_id(0);
-  if (i < count) y[i] = (float)x[x_off + i];
+  if (i < count) y[i] = LD(x, x_off + i);  // y: float staging
 }
