@@ -133,6 +133,18 @@ class Execution {
   MemoryRef scratch_;
 };
 
+// An optional capability of an execution: writing its NHWC output as a
+// channel slice of a wider tensor, `elements` apart from pixel to pixel (0:
+// dense again). The memory planner elides a channel CONCATENATION whose
+// producers all take it, pointing them into its output. Called after
+// Prepare (which resets it); false when the execution cannot.
+class StridedOutput {
+ public:
+  virtual ~StridedOutput() = default;
+  virtual bool SetOutputPixelStride(int elements) = 0;
+};
+inline StridedOutput* AsStridedOutput(Execution* e) { return dynamic_cast<StridedOutput*>(e); }
+
 // Measured algorithm choices (AlgorithmPolicy::kTune), keyed by a layer's
 // shape signature and ISA; the session loads and saves them.
 struct TuningCache {

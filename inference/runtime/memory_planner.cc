@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "inference/backend/cpu/cpu_backend.h"
 #include "inference/runtime/arena_planner.h"
 
 namespace rill::inference {
@@ -49,8 +48,8 @@ class MemoryPlanner {
 
   // A CONCATENATION along the last (NHWC channel) axis costs nothing when
   // each input is written by one task, on the same backend and stream, that
-  // can write its output with a pixel stride (the CPU extension, x86
-  // CONV_2D) and that no other task reads: those tasks write straight into
+  // can write its output with a pixel stride (StridedOutput: the x86 and
+  // OpenCL CONV_2D) and that no other task reads: those tasks write straight into
   // their channel slice of the concatenation's output, which is planned to
   // live from the first of them, and the concatenation does not run.
   // Decided at every plan, after Prepare (which resets the strides).
@@ -74,7 +73,7 @@ class MemoryPlanner {
           task.reads.size() != node.inputs.size() || task.reads.size() < 2) {
         continue;
       }
-      std::vector<cpu::CpuExecution*> producers;
+      std::vector<StridedOutput*> producers;
       for (int id : task.reads) {
         const int w = plan_.writer[id];
         if (plan_.bindings[id].constant || boundary[id] || readers[id] != 1 || w < 0 || w >= static_cast<int>(ti) ||
@@ -83,7 +82,7 @@ class MemoryPlanner {
             !plan_.bindings[id].layout.dense()) {
           break;
         }
-        cpu::CpuExecution* producer = cpu::AsCpuExecution(plan_.tasks[w].exec.get());
+        StridedOutput* producer = AsStridedOutput(plan_.tasks[w].exec.get());
         if (producer == nullptr) break;
         producers.push_back(producer);
       }
@@ -95,11 +94,13 @@ class MemoryPlanner {
         for (size_t k = 0; k < asked; ++k) producers[k]->SetOutputPixelStride(0);
         continue;
       }
+      // Bytes per element as the backend stores them (halves on a device in fp16).
+      const size_t element = y.layout.bytes / std::max<int64_t>(1, NumElements(y.shape));
       size_t offset = 0;
       for (int id : task.reads) {
         plan_.alias_of[id] = out;
         plan_.alias_offset[id] = offset;
-        offset += static_cast<size_t>(plan_.bindings[id].shape[rank - 1]) * sizeof(float);
+        offset += static_cast<size_t>(plan_.bindings[id].shape[rank - 1]) * element;
       }
       task.elided = true;
     }

@@ -123,7 +123,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"mobilenet_v3_small", 1}, Case{"mobilenet_v3_small", 2},
                       Case{"shufflenet_v2_x1_0", 1}, Case{"shufflenet_v2_x1_0", 2},
                       Case{"efficientnet_b0", 1}, Case{"efficientnet_b0", 2},
-                      Case{"regnet_y_400mf", 1}, Case{"regnet_y_400mf", 2}),
+                      Case{"regnet_y_400mf", 1}, Case{"regnet_y_400mf", 2},
+                      Case{"rill_multitask", 1}, Case{"rill_multitask", 2}),
     [](const ::testing::TestParamInfo<Case>& info) {
       return info.param.model + "_" + std::to_string(info.param.threads) + "threads";
     });
@@ -134,7 +135,7 @@ TEST(OnnxVsOrtTest, ListCoversEveryOnnxModel) {
   const std::set<std::string> listed = {"mobilenet_v2",       "resnet18",           "resnet50",
                                         "squeezenet1_1",      "rill_op_zoo",        "rill_pad",
                                         "mobilenet_v3_small", "shufflenet_v2_x1_0", "efficientnet_b0",
-                                        "regnet_y_400mf"};
+                                        "regnet_y_400mf",     "rill_multitask"};
   DIR* dir = ::opendir(testing::ModelPath("").c_str());
   if (dir == nullptr) GTEST_SKIP() << "no " << testing::ModelPath("") << ": run scripts/fetch_models.sh";
   int seen = 0;

@@ -36,15 +36,11 @@ struct CpuArgs : ExecutionArgs {
   CpuBackend* backend = nullptr;
 };
 
-// The CPU extension of Execution.
-class CpuExecution : public Execution {
+// The CPU's executions: every one answers StridedOutput (the x86 CONV_2D
+// kernels take a pixel stride; the others say no).
+class CpuExecution : public Execution, public StridedOutput {
  public:
-  // Asks the execution to write its (NHWC) output with `floats` between
-  // consecutive pixels instead of the channel count (0: dense again), so
-  // that the output can be a channel slice of a wider tensor: the memory
-  // planner elides a channel CONCATENATION by pointing its inputs into its
-  // output. Called after Prepare (which resets it); false when not supported.
-  virtual bool SetOutputPixelStride(int floats) { return floats == 0; }
+  bool SetOutputPixelStride(int floats) override { return floats == 0; }
 };
 
 // The CPU extension of an execution, or nullptr for other backends'.

@@ -183,7 +183,7 @@ class ClExecution : public Execution {
   Status PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c, bool may_split = false);
   // `partial`: scratch for a split conv's sums (c.partial_floats() floats).
   Status RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off, int res_c,
-                 cl_mem partial = nullptr, int partial_off = 0);
+                 cl_mem partial = nullptr, int partial_off = 0, int y_stride = 0);
 
   ExecutionArgs args_;
   OpenClBackend* backend_;
@@ -443,8 +443,9 @@ Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, 
 }
 
 Status ClExecution::RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off,
-                            int res_c, cl_mem partial, int partial_off) {
+                            int res_c, cl_mem partial, int partial_off, int y_stride) {
   const cpu::ConvParams& p = c.p;
+  if (y_stride == 0) y_stride = p.out_c;
   if (c.tiled) {
     const size_t m = static_cast<size_t>(p.batch) * p.out_h * p.out_w;
     const cl_mem sums = c.splits > 1 ? partial : y;  // an unused argument still needs a buffer
@@ -452,21 +453,26 @@ Status ClExecution::RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, 
         kernels_[kConvTiled], {static_cast<size_t>((p.out_c + 63) / 64 * 16), (m + 63) / 64 * 16, static_cast<size_t>(c.splits)},
         {16, 16, 1}, x, x_off, c.weights, c.bias, res, res_off, res_c, y, y_off, p.batch, p.in_h, p.in_w, p.in_c, p.out_h,
         p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top,
-        p.pad_left, c.act, c.k_chunk, c.splits, sums, partial_off));
+        p.pad_left, c.act, c.k_chunk, c.splits, sums, partial_off, y_stride));
     if (c.splits == 1) return Status::Ok();
     return Launch(kernels_[kConvReduce], {static_cast<size_t>(p.out_c), m}, partial, partial_off, c.splits, c.bias, res,
-                  res_off, res_c, y, y_off, p.out_c, static_cast<int>(m), c.act);
+                  res_off, res_c, y, y_off, p.out_c, static_cast<int>(m), c.act, y_stride);
   }
   return Launch(kernels_[kConvDirect], {static_cast<size_t>((p.out_c + 3) / 4), static_cast<size_t>(p.out_w),
                                         static_cast<size_t>(p.batch) * p.out_h},
                 x, x_off, c.weights, c.bias, res, res_off, res_c, y, y_off, p.in_h, p.in_w, p.in_c, p.out_h, p.out_w,
                 p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top,
-                p.pad_left, p.groups, c.act);
+                p.pad_left, p.groups, c.act, y_stride);
 }
 
-class ConvExecution : public ClExecution {
+// CONV_2D; also writes its output as a channel slice of a concatenation.
+class ConvExecution : public ClExecution, public StridedOutput {
  public:
   using ClExecution::ClExecution;
+  bool SetOutputPixelStride(int elements) override {
+    y_stride_ = elements;
+    return true;
+  }
   Status Prepare() override {
     kernel_name_ = "conv2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
@@ -477,6 +483,7 @@ class ConvExecution : public ClExecution {
     c_.p.groups = ir::ConvGroups(c_.p.in_c, w[3]);
     c_.act = Act(attrs().activation);
     res_c_ = HasInput(3) ? InShape(3)[3] : 0;
+    y_stride_ = 0;
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3}));
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
                                          HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
@@ -487,12 +494,14 @@ class ConvExecution : public ClExecution {
   size_t scratch_bytes() const override { return c_.partial_floats() * sizeof(float); }
   Status Run() override {
     return RunConv(c_, InMem(0), InOff(0), OutMem(), OutOff(), res_c_ ? InMem(3) : OutMem(), res_c_ ? InOff(3) : 0,
-                   res_c_, c_.splits > 1 ? Mem(scratch_) : nullptr, static_cast<int>(scratch_.offset / sizeof(float)));
+                   res_c_, c_.splits > 1 ? Mem(scratch_) : nullptr, static_cast<int>(scratch_.offset / sizeof(float)),
+                   y_stride_);
   }
 
  private:
   ConvLaunch c_;
   int res_c_ = 0;
+  int y_stride_ = 0;  // 0: dense
 };
 
 class DepthwiseExecution : public ClExecution {

@@ -29,6 +29,8 @@ inline float Activate(float v, int act) {
   return v;
 }
 
+// Convs write output pixels `y_stride` elements apart (out_c: dense; more:
+// a channel slice of a concatenation the memory planner elided).
 // CONV_2D, any kernel, stride, dilation, groups. Four output channels per
 // work item (the filter is repacked to [out_c/4][kh][kw][in_c/groups][4],
 // zero-padded), so one float4 load gives four channels' weights for one
@@ -37,7 +39,7 @@ inline float Activate(float v, int act) {
 __kernel void conv2d(__global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias,
                      __global const REAL* res, int res_off, int res_c, __global REAL* y, int y_off, int in_h,
                      int in_w, int in_c, int out_h, int out_w, int out_c, int kh, int kw, int sh, int sw, int dh,
-                     int dw, int pt, int pl, int groups, int act) {
+                     int dw, int pt, int pl, int groups, int act, int y_stride) {
   const int oc4 = get_global_id(0);
   const int ox = get_global_id(1);
   const int ny = get_global_id(2);
@@ -83,7 +85,7 @@ __kernel void conv2d(__global const REAL* x, int x_off, __global const REAL* w, 
     }
   }
   const long o = (((long)n * out_h + oy) * out_w + ox);
-  __global REAL* yp = y + y_off + o * out_c;
+  __global REAL* yp = y + y_off + o * y_stride;
   float r[4] = {acc.s0, acc.s1, acc.s2, acc.s3};
   for (int i = 0; i < 4 && oc + i < out_c; ++i) {
     float v = r[i] + LD(bias, oc + i);
@@ -108,7 +110,7 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
     __global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias, __global const REAL* res,
     int res_off, int res_c, __global REAL* y, int y_off, int batch, int in_h, int in_w, int in_c, int out_h, int out_w,
     int out_c, int kh, int kw, int sh, int sw, int dh, int dw, int pt, int pl, int act, int k_chunk, int splits,
-    __global float* partial, int partial_off) {
+    __global float* partial, int partial_off, int y_stride) {
   __local float as[TILE_K][TILE];
   __local float bs[TILE_K][TILE];
   const int tx = get_local_id(0), ty = get_local_id(1);
@@ -165,7 +167,7 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
       }
       float v = acc[i][j] + LD(bias, c);
       if (c < res_c) v += LD(res, res_off + (long)m * res_c + c);
-      ST(Activate(v, act), y, y_off + (long)m * out_c + c);
+      ST(Activate(v, act), y, y_off + (long)m * y_stride + c);
     }
   }
 }
@@ -174,13 +176,13 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
 // activation). Global: (out_c, M).
 __kernel void conv_splitk_reduce(__global const float* partial, int partial_off, int splits, __global const REAL* bias,
                                  __global const REAL* res, int res_off, int res_c, __global REAL* y, int y_off,
-                                 int out_c, int M, int act) {
+                                 int out_c, int M, int act, int y_stride) {
   const int c = get_global_id(0), m = get_global_id(1);
   if (c >= out_c || m >= M) return;
   float v = LD(bias, c);
   for (int z = 0; z < splits; ++z) v += partial[partial_off + ((long)z * M + m) * out_c + c];
   if (c < res_c) v += LD(res, res_off + (long)m * res_c + c);
-  ST(Activate(v, act), y, y_off + (long)m * out_c + c);
+  ST(Activate(v, act), y, y_off + (long)m * y_stride + c);
 }
 
 // DEPTHWISE_CONV_2D: filter [kh][kw][out_c], out channel c reads input
