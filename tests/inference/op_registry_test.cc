@@ -1,21 +1,26 @@
 // One op, one place: an op defined entirely in this file (its descriptor,
-// typed attributes, shape function and CPU execution) runs in a session
-// beside the built-in ops, on the CPU and behind the cpu_device boundary,
-// without any edit to the engine. And every built-in op has a descriptor.
+// typed attributes, shape function, CPU execution and ONNX converter) runs in
+// a session beside the built-in ops, on the CPU and behind the cpu_device
+// boundary, and loads from an ONNX file, without any edit to the engine. And
+// every built-in op has a descriptor.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "inference/backend/cpu/cpu_backend.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
+#include "inference/import/onnx/onnx_converter.h"
 #include "inference/ir/graph.h"
 #include "inference/ir/op_registry.h"
 #include "inference/ir/shape_context.h"
 #include "rill/inference/inference.h"
 #include "tests/inference/cpu_device_backend.h"
+#include "tests/inference/onnx_test_models.h"
 
 namespace rill::inference {
 namespace {
@@ -63,6 +68,21 @@ std::unique_ptr<Execution> MakeScaledSquare(const cpu::CpuArgs& args) {
 }
 
 const bool kCpuRegistered = cpu::RegisterCpuOp(ScaledSquareOp(), MakeScaledSquare);
+
+// ONNX: ScaledSquare of the domain "rill.test", attributes scale and offset.
+Status ConvertScaledSquare(onnx_import::ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(onnx_import::Value x, c.Input(0));
+  auto attrs = std::make_shared<ScaledSquareAttrs>();
+  attrs->scale = c.AttrFloat("scale", 1.0f);
+  attrs->offset = c.AttrFloat("offset", 0.0f);
+  if (!std::isfinite(attrs->scale)) return c.UnsupportedAttribute("scale", "scale must be finite");
+  // Elementwise: the result keeps the input's layout.
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ScaledSquareOp(), {x.id}, c.out_name(), {}, attrs));
+  c.Define(out, x.nhwc);
+  return Status::Ok();
+}
+
+const bool kOnnxRegistered = onnx_import::RegisterOnnxConverter("rill.test", {"ScaledSquare"}, ConvertScaledSquare);
 
 // --- A model using it: input -> RELU -> SCALED_SQUARE -> output ------------
 
@@ -125,6 +145,66 @@ TEST(OpRegistryTest, OpDefinedInOneFileRuns) {
     EXPECT_EQ(layers[1].kernel, "scaled_square_ref");
     EXPECT_EQ(layers[1].backend, device ? "cpu_device" : "cpu");
   }
+}
+
+// The same op from an ONNX file: Relu -> ScaledSquare, its converter above.
+onnx::ModelProto ScaledSquareOnnx(float scale) {
+  onnx::ModelProto m = testing::NewOnnxModel(13, "op_registry_test");
+  onnx::OperatorSetIdProto* domain = m.add_opset_import();
+  domain->set_domain("rill.test");
+  domain->set_version(1);
+  onnx::GraphProto* g = m.mutable_graph();
+  testing::SetFloatValueInfo(g->add_input(), "x", {1, 3, 5, 7});
+  testing::SetFloatValueInfo(g->add_output(), "y", {1, 3, 5, 7});
+  onnx::NodeProto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("relu");
+  relu->add_input("x");
+  relu->add_output("r");
+  onnx::NodeProto* square = g->add_node();
+  square->set_op_type("ScaledSquare");
+  square->set_domain("rill.test");
+  square->set_name("square");
+  square->add_input("r");
+  square->add_output("y");
+  for (const auto& [name, value] : {std::pair<const char*, float>{"scale", scale}, {"offset", 0.5f}}) {
+    onnx::AttributeProto* a = square->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(value);
+  }
+  return m;
+}
+
+TEST(OpRegistryTest, OpDefinedInOneFileLoadsFromOnnx) {
+  ASSERT_TRUE(kCpuRegistered && kOnnxRegistered);
+  const std::string path = testing::SaveOnnxModel(ScaledSquareOnnx(3.0f), "scaled_square.onnx");
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto session = Session::Create(*model);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  Tensor* in = (*session)->input(0);
+  ASSERT_EQ(in->num_elements(), 105);
+  for (int i = 0; i < 105; ++i) in->data_as<float>()[i] = static_cast<float>(i % 11) - 5.0f;
+  ASSERT_TRUE((*session)->Run().ok());
+  const Tensor* out = (*session)->output(0);
+  EXPECT_EQ(out->shape(), Shape({1, 3, 5, 7}));
+  for (int i = 0; i < 105; ++i) {
+    const float r = std::max(0.0f, static_cast<float>(i % 11) - 5.0f);
+    EXPECT_EQ(out->data_as<float>()[i], 3.0f * r * r + 0.5f) << i;
+  }
+  const std::vector<LayerInfo> layers = (*session)->Layers();
+  ASSERT_EQ(layers.size(), 2u);
+  EXPECT_EQ(layers[1].op, "SCALED_SQUARE");
+  EXPECT_EQ(layers[1].kernel, "scaled_square_ref");
+
+  // The converter's own errors name the node, the op, the attribute and the file.
+  const std::string bad = testing::SaveOnnxModel(ScaledSquareOnnx(INFINITY), "scaled_square_inf.onnx");
+  auto refused = Model::FromFile(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(refused.status().message(),
+            bad + ": node 'square' (ScaledSquare), attribute 'scale': scale must be finite");
 }
 
 // An op with a descriptor but no execution on any backend is one clear

@@ -1,6 +1,6 @@
-// One-op TFLite models written with FlatBuffers' builder (the schema's field
+// Small TFLite models written with FlatBuffers' builder (the schema's field
 // numbers by hand; the engine's reader has no generated code either), for
-// tests of single TFLite ops.
+// tests of single TFLite ops and of the importer.
 #ifndef RILL_TESTS_INFERENCE_TFLITE_TEST_MODELS_H_
 #define RILL_TESTS_INFERENCE_TFLITE_TEST_MODELS_H_
 
@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rill::inference::testing {
@@ -18,15 +19,24 @@ struct TfliteTensor {
   std::vector<float> data;  // empty: an activation
 };
 
-// A model of one builtin op reading tensors `inputs` and writing `outputs`
-// (indices into `tensors`); graph inputs are the activations among the op's
-// inputs. `options` (may be null) writes the op's builtin options table into
-// the builder and returns it, with `options_type` its BuiltinOptions union
-// tag.
-inline std::vector<uint8_t> OneOpTflite(
-    int32_t builtin, const std::vector<TfliteTensor>& tensors, const std::vector<int32_t>& inputs,
-    const std::vector<int32_t>& outputs, uint8_t options_type = 0,
-    flatbuffers::uoffset_t (*options)(flatbuffers::FlatBufferBuilder*) = nullptr) {
+// One operator of a TfliteModel: a builtin code (32, CUSTOM, with `custom`
+// its name) reading tensors `inputs` and writing `outputs` (indices into the
+// model's tensors). `options` (may be null) writes the op's builtin options
+// table into the builder and returns it, with `options_type` its
+// BuiltinOptions union tag.
+struct TfliteOp {
+  int32_t builtin = 0;
+  std::string custom;
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+  uint8_t options_type = 0;
+  flatbuffers::uoffset_t (*options)(flatbuffers::FlatBufferBuilder*) = nullptr;
+};
+
+// A model running `ops` in order. Graph inputs are the activations that ops
+// read and none writes; graph outputs are `outputs`.
+inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors, const std::vector<TfliteOp>& ops,
+                                        const std::vector<int32_t>& outputs) {
   using flatbuffers::FieldIndexToOffset;
   using flatbuffers::Offset;
   flatbuffers::FlatBufferBuilder b;
@@ -54,36 +64,57 @@ inline std::vector<uint8_t> OneOpTflite(
     tensor_tables.push_back(Offset<void>(b.EndTable(start)));
   }
   std::vector<int32_t> graph_inputs;
-  for (int32_t i : inputs) {
-    if (tensors[i].data.empty()) graph_inputs.push_back(i);
+  for (const TfliteOp& op : ops) {
+    for (int32_t i : op.inputs) {
+      bool written = false;
+      for (const TfliteOp& other : ops) {
+        for (int32_t o : other.outputs) written = written || o == i;
+      }
+      bool listed = false;
+      for (int32_t g : graph_inputs) listed = listed || g == i;
+      if (tensors[i].data.empty() && !written && !listed) graph_inputs.push_back(i);
+    }
   }
-  const flatbuffers::uoffset_t opts = options ? options(&b) : 0;
-  const auto op_inputs = b.CreateVector(inputs);
-  const auto op_outputs = b.CreateVector(outputs);
-  auto start = b.StartTable();
-  b.AddElement<uint32_t>(FieldIndexToOffset(0), 0, 1);  // opcode index 0
-  b.AddOffset(FieldIndexToOffset(1), op_inputs);
-  b.AddOffset(FieldIndexToOffset(2), op_outputs);
-  if (opts != 0) {
-    b.AddElement<uint8_t>(FieldIndexToOffset(3), options_type, 0);
-    b.AddOffset(FieldIndexToOffset(4), Offset<void>(opts));
+  // One operator code per distinct (builtin, custom name).
+  std::vector<std::pair<int32_t, std::string>> codes;
+  std::vector<Offset<void>> op_tables;
+  for (const TfliteOp& op : ops) {
+    uint32_t code = 0;
+    while (code < codes.size() && codes[code] != std::make_pair(op.builtin, op.custom)) ++code;
+    if (code == codes.size()) codes.emplace_back(op.builtin, op.custom);
+    const flatbuffers::uoffset_t opts = op.options ? op.options(&b) : 0;
+    const auto op_inputs = b.CreateVector(op.inputs);
+    const auto op_outputs = b.CreateVector(op.outputs);
+    const auto start = b.StartTable();
+    b.AddElement<uint32_t>(FieldIndexToOffset(0), code, 0xFFFFFFFFu);  // written even when 0
+    b.AddOffset(FieldIndexToOffset(1), op_inputs);
+    b.AddOffset(FieldIndexToOffset(2), op_outputs);
+    if (opts != 0) {
+      b.AddElement<uint8_t>(FieldIndexToOffset(3), op.options_type, 0);
+      b.AddOffset(FieldIndexToOffset(4), Offset<void>(opts));
+    }
+    op_tables.push_back(Offset<void>(b.EndTable(start)));
   }
-  const Offset<void> op(b.EndTable(start));
   const auto tensors_vec = b.CreateVector(tensor_tables);
   const auto in_vec = b.CreateVector(graph_inputs);
   const auto out_vec = b.CreateVector(outputs);
-  const auto ops_vec = b.CreateVector(std::vector<Offset<void>>{op});
-  start = b.StartTable();
+  const auto ops_vec = b.CreateVector(op_tables);
+  auto start = b.StartTable();
   b.AddOffset(FieldIndexToOffset(0), tensors_vec);
   b.AddOffset(FieldIndexToOffset(1), in_vec);
   b.AddOffset(FieldIndexToOffset(2), out_vec);
   b.AddOffset(FieldIndexToOffset(3), ops_vec);
   const Offset<void> subgraph(b.EndTable(start));
-  start = b.StartTable();
-  b.AddElement<int8_t>(FieldIndexToOffset(0), static_cast<int8_t>(builtin < 127 ? builtin : 127), -1);
-  b.AddElement<int32_t>(FieldIndexToOffset(3), builtin, -1);
-  const Offset<void> opcode(b.EndTable(start));
-  const auto opcodes = b.CreateVector(std::vector<Offset<void>>{opcode});
+  std::vector<Offset<void>> opcode_tables;
+  for (const auto& [builtin, custom] : codes) {
+    const auto custom_name = custom.empty() ? Offset<flatbuffers::String>() : b.CreateString(custom);
+    start = b.StartTable();
+    b.AddElement<int8_t>(FieldIndexToOffset(0), static_cast<int8_t>(builtin < 127 ? builtin : 127), -1);
+    if (!custom.empty()) b.AddOffset(FieldIndexToOffset(1), custom_name);
+    b.AddElement<int32_t>(FieldIndexToOffset(3), builtin, -1);
+    opcode_tables.push_back(Offset<void>(b.EndTable(start)));
+  }
+  const auto opcodes = b.CreateVector(opcode_tables);
   const auto subgraphs = b.CreateVector(std::vector<Offset<void>>{subgraph});
   const auto buffers_vec = b.CreateVector(buffers);
   start = b.StartTable();
@@ -93,6 +124,15 @@ inline std::vector<uint8_t> OneOpTflite(
   b.AddOffset(FieldIndexToOffset(4), buffers_vec);
   b.Finish(Offset<void>(b.EndTable(start)), "TFL3");
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+}
+
+// A model of one builtin op reading tensors `inputs` and writing `outputs`
+// (indices into `tensors`), with options as TfliteOp's.
+inline std::vector<uint8_t> OneOpTflite(
+    int32_t builtin, const std::vector<TfliteTensor>& tensors, const std::vector<int32_t>& inputs,
+    const std::vector<int32_t>& outputs, uint8_t options_type = 0,
+    flatbuffers::uoffset_t (*options)(flatbuffers::FlatBufferBuilder*) = nullptr) {
+  return TfliteModel(tensors, {TfliteOp{builtin, "", inputs, outputs, options_type, options}}, outputs);
 }
 
 }  // namespace rill::inference::testing

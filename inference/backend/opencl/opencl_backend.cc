@@ -314,9 +314,17 @@ StatusOr<cl_kernel> ClExecution::Kernel(size_t index, const char* kernel_name) {
 }
 
 StatusOr<cl_mem> ClExecution::UploadRaw(const void* data, size_t bytes, bool keep) {
+  // Buffers of at least 4 bytes (OpenCL refuses empty ones): smaller data
+  // (one half) is copied out of a zeroed word, never read past its end.
+  uint8_t word[4] = {0, 0, 0, 0};
+  if (bytes < sizeof(word)) {
+    std::memcpy(word, data, bytes);
+    data = word;
+    bytes = sizeof(word);
+  }
   cl_int err = CL_SUCCESS;
-  cl_mem mem = cl().clCreateBuffer(context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<size_t>(bytes, 4),
-                              const_cast<void*>(data), &err);
+  cl_mem mem = cl().clCreateBuffer(context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<void*>(data),
+                                   &err);
   if (err != CL_SUCCESS) return ClError(err, name() + ": uploading " + std::to_string(bytes) + " bytes");
   if (keep) uploads_.push_back(mem);
   return mem;

@@ -4,15 +4,17 @@
 // produce NHWC values, elementwise ops and Concat follow their inputs, and a
 // Transpose is inserted only where an NHWC value meets a layout-sensitive op
 // (Reshape, Flatten, Gemm, ...) or a graph output, so users see ONNX shapes.
-// Shape/Gather/Slice/Cast/Unsqueeze/Concat on constants are folded. An
-// unsupported op is an error naming the op type, the node and the file.
+// Shape/Gather/Slice/Cast/Unsqueeze/Concat on constants are folded. Each op
+// type is converted by its converter (onnx_converter.h, converters/). Nodes
+// the engine cannot convert make one error naming the file and each of them
+// (node, op type, attribute where one is at fault).
 // Linking this library registers the format with Model::FromFile.
 #ifndef RILL_INFERENCE_IMPORT_ONNX_ONNX_IMPORTER_H_
 #define RILL_INFERENCE_IMPORT_ONNX_ONNX_IMPORTER_H_
 
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 

@@ -1,11 +1,14 @@
 #include "inference/import/tflite/tflite_importer.h"
 
 #include <cstring>
-#include <map>
+#include <string>
+#include <vector>
 
 #include "inference/backend/cpu/kernels/ref/dequantize.h"
 #include "inference/backend/cpu/kernels/ref/densify.h"
 #include "inference/import/tflite/flatbuffer_reader.h"
+#include "inference/import/tflite/tflite_converter.h"
+#include "inference/import/unsupported_nodes.h"
 
 namespace rill::inference::tflite {
 namespace {
@@ -19,43 +22,11 @@ namespace opcode_field { constexpr int kDeprecatedBuiltin = 0, kCustomCode = 1, 
 namespace subgraph_field { constexpr int kTensors = 0, kInputs = 1, kOutputs = 2, kOperators = 3; }
 namespace tensor_field { constexpr int kShape = 0, kType = 1, kBuffer = 2, kName = 3, kSparsity = 6; }
 namespace buffer_field { constexpr int kData = 0, kOffset = 1, kSize = 2; }
-namespace operator_field {
-constexpr int kOpcodeIndex = 0, kInputs = 1, kOutputs = 2, kBuiltinOptions = 4, kCustomOptions = 5;
-}
+namespace operator_field { constexpr int kOpcodeIndex = 0, kInputs = 1, kOutputs = 2, kBuiltinOptions = 4; }
 namespace sparsity_field { constexpr int kTraversalOrder = 0, kBlockMap = 1, kDimMetadata = 2; }
 namespace dim_field {
 constexpr int kFormat = 0, kDenseSize = 1, kSegmentsType = 2, kSegments = 3, kIndicesType = 4, kIndices = 5;
 }
-
-// BuiltinOperator codes we support (and a few names for messages).
-enum Builtin : int32_t {
-  kAdd = 0, kAveragePool2D = 1, kConcatenation = 2, kConv2D = 3, kDepthwiseConv2D = 4, kDepthToSpace = 5,
-  kDequantize = 6, kFullyConnected = 9, kLogistic = 14, kMaxPool2D = 17, kMul = 18, kRelu = 19, kRelu6 = 21,
-  kReshape = 22, kResizeBilinear = 23, kSoftmax = 25, kCustom = 32, kPad = 34, kMean = 40, kResizeNearest = 97, kHardSwish = 117,
-  kDensify = 124,
-};
-
-std::string BuiltinName(int32_t code) {
-  static const std::map<int32_t, const char*> kNames = {
-      {0, "ADD"}, {1, "AVERAGE_POOL_2D"}, {2, "CONCATENATION"}, {3, "CONV_2D"}, {4, "DEPTHWISE_CONV_2D"},
-      {5, "DEPTH_TO_SPACE"}, {6, "DEQUANTIZE"}, {8, "FLOOR"}, {9, "FULLY_CONNECTED"},
-      {11, "L2_NORMALIZATION"}, {14, "LOGISTIC"}, {16, "LSTM"}, {17, "MAX_POOL_2D"}, {18, "MUL"},
-      {19, "RELU"}, {21, "RELU6"}, {22, "RESHAPE"}, {23, "RESIZE_BILINEAR"}, {25, "SOFTMAX"},
-      {26, "SPACE_TO_DEPTH"}, {28, "TANH"}, {32, "CUSTOM"}, {34, "PAD"}, {36, "GATHER"}, {39, "TRANSPOSE"},
-      {40, "MEAN"}, {41, "SUB"}, {42, "DIV"}, {43, "SQUEEZE"}, {45, "STRIDED_SLICE"}, {47, "EXP"},
-      {49, "SPLIT"}, {53, "CAST"}, {54, "PRELU"}, {55, "MAXIMUM"}, {57, "MINIMUM"}, {65, "SLICE"},
-      {67, "TRANSPOSE_CONV"}, {70, "EXPAND_DIMS"}, {74, "SUM"}, {83, "PACK"}, {97, "RESIZE_NEAREST_NEIGHBOR"},
-      {98, "LEAKY_RELU"}, {114, "QUANTIZE"}, {117, "HARD_SWISH"}, {124, "DENSIFY"}, {126, "BATCH_MATMUL"},
-  };
-  auto it = kNames.find(code);
-  return it != kNames.end() ? it->second : "BUILTIN_" + std::to_string(code);
-}
-
-struct OpCode {
-  int32_t builtin = 0;
-  std::string custom;
-  std::string Name() const { return builtin == kCustom ? "CUSTOM '" + custom + "'" : BuiltinName(builtin); }
-};
 
 class Importer {
  public:
@@ -258,22 +229,13 @@ class Importer {
     return CheckReader("reading " + what);
   }
 
-  StatusOr<ir::Activation> ReadActivation(int8_t value, const std::string& ctx) {
-    switch (value) {
-      case 0: return ir::Activation::kNone;
-      case 1: return ir::Activation::kRelu;
-      case 2: return ir::Activation::kReluN1To1;
-      case 3: return ir::Activation::kRelu6;
-      case 4: return ir::Activation::kTanh;
-      default: return UnimplementedError(ctx + "unsupported fused activation " + std::to_string(value));
-    }
-  }
-
-  static ir::Padding ReadPadding(int8_t value) { return value == 0 ? ir::Padding::kSame : ir::Padding::kValid; }
-
+  // Reads every operator into a node through its converter. An operator
+  // the engine cannot convert is recorded and reading goes on, so that one
+  // error names them all; a corrupt file stops at once.
   Status ReadOperators(const Table& sg) {
     const Vector ops = r_.GetVector(sg, subgraph_field::kOperators, 4);
     RILL_INF_RETURN_IF_ERROR(CheckReader("reading operators"));
+    std::vector<std::string> unsupported;
     for (uint32_t i = 0; ops.valid && i < ops.size; ++i) {
       const Table op = r_.TableAt(ops, i);
       ir::Node node;
@@ -290,139 +252,27 @@ class Importer {
                        std::to_string(opcodes_.size()));
       }
       const OpCode& oc = opcodes_[opcode_index];
-      const std::string ctx = graph_->source + ": node #" + std::to_string(i) + " '" + node.name + "' (" + oc.Name() + "): ";
+      const std::string node_ref = "node #" + std::to_string(i) + " '" + node.name + "' (" + oc.Name() + ")";
       const Table opts = r_.GetTable(op, operator_field::kBuiltinOptions);
       RILL_INF_RETURN_IF_ERROR(CheckReader("reading options of operator " + std::to_string(i)));
-      ir::OpAttrs& a = node.attrs;
-      switch (oc.builtin) {
-        case kAdd:
-        case kMul: {
-          node.type = oc.builtin == kAdd ? ir::OpType::kAdd : ir::OpType::kMul;
-          RILL_INF_ASSIGN_OR_RETURN(a.activation, ReadActivation(r_.Scalar<int8_t>(opts, 0, 0), ctx));
-          break;
-        }
-        case kAveragePool2D:
-        case kMaxPool2D: {
-          node.type = oc.builtin == kMaxPool2D ? ir::OpType::kMaxPool2D : ir::OpType::kAveragePool2D;
-          a.padding = ReadPadding(r_.Scalar<int8_t>(opts, 0, 0));
-          a.stride_w = r_.Scalar<int32_t>(opts, 1, 0);
-          a.stride_h = r_.Scalar<int32_t>(opts, 2, 0);
-          a.kernel_w = r_.Scalar<int32_t>(opts, 3, 0);
-          a.kernel_h = r_.Scalar<int32_t>(opts, 4, 0);
-          RILL_INF_ASSIGN_OR_RETURN(a.activation, ReadActivation(r_.Scalar<int8_t>(opts, 5, 0), ctx));
-          break;
-        }
-        case kConcatenation: {
-          node.type = ir::OpType::kConcatenation;
-          a.axis = r_.Scalar<int32_t>(opts, 0, 0);
-          RILL_INF_ASSIGN_OR_RETURN(a.activation, ReadActivation(r_.Scalar<int8_t>(opts, 1, 0), ctx));
-          break;
-        }
-        case kConv2D: {
-          node.type = ir::OpType::kConv2D;
-          a.padding = ReadPadding(r_.Scalar<int8_t>(opts, 0, 0));
-          a.stride_w = r_.Scalar<int32_t>(opts, 1, 0);
-          a.stride_h = r_.Scalar<int32_t>(opts, 2, 0);
-          RILL_INF_ASSIGN_OR_RETURN(a.activation, ReadActivation(r_.Scalar<int8_t>(opts, 3, 0), ctx));
-          a.dilation_w = r_.Scalar<int32_t>(opts, 4, 1);
-          a.dilation_h = r_.Scalar<int32_t>(opts, 5, 1);
-          break;
-        }
-        case kDepthwiseConv2D: {
-          node.type = ir::OpType::kDepthwiseConv2D;
-          a.padding = ReadPadding(r_.Scalar<int8_t>(opts, 0, 0));
-          a.stride_w = r_.Scalar<int32_t>(opts, 1, 0);
-          a.stride_h = r_.Scalar<int32_t>(opts, 2, 0);
-          a.depth_multiplier = r_.Scalar<int32_t>(opts, 3, 1);
-          RILL_INF_ASSIGN_OR_RETURN(a.activation, ReadActivation(r_.Scalar<int8_t>(opts, 4, 0), ctx));
-          a.dilation_w = r_.Scalar<int32_t>(opts, 5, 1);
-          a.dilation_h = r_.Scalar<int32_t>(opts, 6, 1);
-          break;
-        }
-        case kDepthToSpace:
-          node.type = ir::OpType::kDepthToSpace;
-          a.block_size = r_.Scalar<int32_t>(opts, 0, 0);
-          break;
-        case kDequantize: node.type = ir::OpType::kDequantize; break;
-        case kDensify: node.type = ir::OpType::kDensify; break;
-        case kFullyConnected: {
-          node.type = ir::OpType::kFullyConnected;
-          RILL_INF_ASSIGN_OR_RETURN(a.activation, ReadActivation(r_.Scalar<int8_t>(opts, 0, 0), ctx));
-          if (r_.Scalar<int8_t>(opts, 1, 0) != 0) return UnimplementedError(ctx + "shuffled weights format");
-          a.keep_num_dims = r_.Scalar<uint8_t>(opts, 2, 0) != 0;
-          break;
-        }
-        case kLogistic: node.type = ir::OpType::kLogistic; break;
-        case kRelu: node.type = ir::OpType::kRelu; break;
-        case kRelu6: node.type = ir::OpType::kRelu6; break;
-        case kHardSwish: node.type = ir::OpType::kHardSwish; break;
-        case kPad: node.type = ir::OpType::kPad; break;
-        case kReshape: {
-          node.type = ir::OpType::kReshape;
-          const Vector ns = r_.GetVector(opts, 0, 4);
-          RILL_INF_RETURN_IF_ERROR(ReadIntVector(ns, &a.new_shape));
-          // A second input may be absent or an empty placeholder; use options then.
-          if (node.inputs.size() >= 2 && node.inputs[1] >= 0 && !graph_->tensors[node.inputs[1]].is_constant() &&
-              ns.valid) {
-            node.inputs.resize(1);
-          }
-          break;
-        }
-        case kResizeBilinear:
-          node.type = ir::OpType::kResizeBilinear;
-          a.align_corners = r_.Scalar<uint8_t>(opts, 2, 0) != 0;
-          a.half_pixel_centers = r_.Scalar<uint8_t>(opts, 3, 0) != 0;
-          break;
-        case kResizeNearest:  // ResizeNearestNeighborOptions: align_corners, half_pixel_centers
-          node.type = ir::OpType::kResizeNearest;
-          a.align_corners = r_.Scalar<uint8_t>(opts, 0, 0) != 0;
-          a.half_pixel_centers = r_.Scalar<uint8_t>(opts, 1, 0) != 0;
-          break;
-        case kSoftmax: {
-          // Over the last axis; TFLite's beta scales the logits (1 in every
-          // converted classifier; absent reads as the schema's 0).
-          node.type = ir::OpType::kSoftmax;
-          a.axis = -1;
-          const float beta = r_.Scalar<float>(opts, 0, 0.0f);
-          if (beta != 1.0f) return UnimplementedError(ctx + "SOFTMAX with beta " + std::to_string(beta) + " (1 only)");
-          break;
-        }
-        case kMean:
-          node.type = ir::OpType::kMean;
-          a.keep_dims = r_.Scalar<uint8_t>(opts, 0, 0) != 0;
-          break;
-        case kCustom:
-          if (oc.custom == "Convolution2DTransposeBias") {
-            RILL_INF_RETURN_IF_ERROR(ReadTransposeConvOptions(op, ctx, &node));
-            break;
-          }
-          return UnimplementedError(ctx + "unsupported custom op '" + oc.custom + "'");
-        default:
-          return UnimplementedError(ctx + "unsupported op " + oc.Name());
-      }
+      ConverterContext c(r_, *graph_, oc, op, opts, &node, graph_->source + ": " + node_ref + ": ");
+      const TfLiteConverter convert = FindTfLiteConverter(oc);
+      const Status s = convert != nullptr ? convert(c)
+                       : oc.builtin == kCustom ? c.Unsupported("unsupported custom op '" + oc.custom + "'")
+                                               : c.Unsupported("unsupported op " + oc.Name());
+      if (!s.ok() && s.code() != StatusCode::kUnimplemented) return s;
       RILL_INF_RETURN_IF_ERROR(CheckReader("reading operator " + std::to_string(i)));
+      if (!s.ok()) {
+        const std::string& attribute = c.unsupported_attribute();
+        const bool prefixed = s.message().compare(0, c.where().size(), c.where()) == 0;
+        unsupported.push_back(node_ref + (attribute.empty() ? "" : ", option '" + attribute + "'") + ": " +
+                              (prefixed ? s.message().substr(c.where().size()) : s.message()));
+        continue;
+      }
       graph_->nodes.push_back(std::move(node));
     }
-    return CheckReader("reading operators");
-  }
-
-  // MediaPipe's custom transposed conv keeps its parameters as a raw struct in
-  // custom_options: int32 padding (1 SAME, 2 VALID), int32 stride_w, stride_h.
-  Status ReadTransposeConvOptions(const Table& op, const std::string& ctx, ir::Node* node) {
-    node->type = ir::OpType::kTransposeConv2D;
-    const Vector v = r_.GetVector(op, operator_field::kCustomOptions, 1);
-    RILL_INF_RETURN_IF_ERROR(CheckReader("reading custom options"));
-    if (!v.valid || v.size < 12) return Corrupt(ctx.substr(graph_->source.size() + 2) + "custom options too short");
-    int32_t fields[3];
-    std::memcpy(fields, r_.BytesOf(v), 12);
-    if (fields[0] != 1 && fields[0] != 2) return InvalidArgumentError(ctx + "unknown padding " + std::to_string(fields[0]));
-    node->attrs.padding = fields[0] == 1 ? ir::Padding::kSame : ir::Padding::kValid;
-    node->attrs.stride_w = fields[1];
-    node->attrs.stride_h = fields[2];
-    if (fields[1] <= 0 || fields[2] <= 0 || fields[1] > 1024 || fields[2] > 1024) {
-      return InvalidArgumentError(ctx + "invalid strides");
-    }
-    return Status::Ok();
+    RILL_INF_RETURN_IF_ERROR(CheckReader("reading operators"));
+    return unsupported.empty() ? Status::Ok() : UnsupportedNodesError(graph_->source, unsupported);
   }
 
   // Weights stored sparse or as fp16 behind DENSIFY/DEQUANTIZE become dense

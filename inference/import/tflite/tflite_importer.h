@@ -2,9 +2,11 @@
 // graph IR. Written by hand over the bytes against the TFLite schema's table
 // and field ids; every read is bounds-checked, so a corrupt or truncated file
 // is an error naming the file, never a crash. Supports the ops of MediaPipe's
-// models (see inference/README.md); any other op is an error naming the op,
-// the node and the file. DENSIFY and DEQUANTIZE of constants are folded at
-// import, so fp16 and sparse weights arrive as dense fp32 constants.
+// models (see inference/README.md), each through its converter
+// (tflite_converter.h, converters/); the operators it cannot convert make one
+// error naming the file and each of them (node, op, option where one is at
+// fault). DENSIFY and DEQUANTIZE of constants are folded at import, so fp16
+// and sparse weights arrive as dense fp32 constants.
 #ifndef RILL_INFERENCE_IMPORT_TFLITE_TFLITE_IMPORTER_H_
 #define RILL_INFERENCE_IMPORT_TFLITE_TFLITE_IMPORTER_H_
 

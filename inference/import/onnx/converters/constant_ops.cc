@@ -1,0 +1,93 @@
+// Ops that only produce or pass on values at import: Constant, Shape (folded
+// from the import-time input shapes), Gather and Cast of constants (shape
+// arithmetic), Identity and Dropout (inference: identity).
+#include <string>
+#include <vector>
+
+#include "inference/import/onnx/onnx_converter.h"
+
+namespace rill::inference::onnx_import {
+namespace {
+
+Status Constant(ConverterContext& c) {
+  const onnx::AttributeProto* value = c.FindAttr("value");
+  if (value && value->has_t()) {
+    RILL_INF_ASSIGN_OR_RETURN(int id, c.ConstantFromProto(value->t(), c.out_name()));
+    c.Define(id, false);
+    return Status::Ok();
+  }
+  if (const onnx::AttributeProto* f = c.FindAttr("value_float")) {
+    c.Define(c.NewFloatConst(c.out_name(), {}, {f->f()}), false);
+    return Status::Ok();
+  }
+  if (const onnx::AttributeProto* i = c.FindAttr("value_int")) {
+    c.Define(c.NewIntConst(c.out_name(), {i->i()}), false);
+    return Status::Ok();
+  }
+  if (const onnx::AttributeProto* is = c.FindAttr("value_ints")) {
+    c.Define(c.NewIntConst(c.out_name(), std::vector<int64_t>(is->ints().begin(), is->ints().end())), false);
+    return Status::Ok();
+  }
+  return c.Unsupported("Constant without a supported value attribute");
+}
+
+Status ShapeOp(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  const Shape s = c.OnnxShape(x);
+  c.NoteShapeFold();  // valid for the import-time input shapes only
+  c.Define(c.NewIntConst(c.out_name(), std::vector<int64_t>(s.begin(), s.end())), false);
+  return Status::Ok();
+}
+
+Status Gather(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value data, c.Input(0));
+  RILL_INF_ASSIGN_OR_RETURN(int idx, c.ConstInput(1));
+  if (!c.IsConst(data.id) || c.ShapeOf(data.id).size() != 1 || c.AttrInt("axis", 0) != 0) {
+    return c.Unsupported("Gather is supported only on constant 1-D data (shape arithmetic)");
+  }
+  const std::vector<int64_t> d = c.ConstInts(data.id), ix = c.ConstInts(idx);
+  std::vector<int64_t> r;
+  for (int64_t i : ix) {
+    const int64_t k = i < 0 ? i + static_cast<int64_t>(d.size()) : i;
+    if (k < 0 || k >= static_cast<int64_t>(d.size())) return c.Unsupported("index out of range");
+    r.push_back(d[k]);
+  }
+  const Shape scalar;
+  // A scalar index gives a scalar.
+  c.Define(c.NewIntConst(c.out_name(), r, c.ShapeOf(idx).empty() ? &scalar : nullptr), false);
+  return Status::Ok();
+}
+
+Status Cast(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  const int64_t to = c.AttrInt("to", kFloat);
+  if (!c.IsConst(x.id)) {
+    if (to == kFloat && c.tensor(x.id).dtype == DataType::kFloat32) {
+      c.Define(x);
+      return Status::Ok();
+    }
+    return c.Unsupported("Cast of a non-constant tensor");
+  }
+  const Shape shape = c.ShapeOf(x.id);
+  if (to == kFloat || to == kDouble) {
+    c.Define(c.NewFloatConst(c.out_name(), shape, c.ConstFloats(x.id)), false);
+  } else if (to == kInt64 || to == kInt32) {
+    c.Define(c.NewIntConst(c.out_name(), c.ConstInts(x.id), &shape), false);
+  } else {
+    return c.UnsupportedAttribute("to", "Cast to type " + std::to_string(to));
+  }
+  return Status::Ok();
+}
+
+Status Identity(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(0));
+  c.Define(v);
+  return Status::Ok();
+}
+
+const bool kRegistered = RegisterOnnxConverter({"Constant"}, Constant) && RegisterOnnxConverter({"Shape"}, ShapeOp) &&
+                         RegisterOnnxConverter({"Gather"}, Gather) && RegisterOnnxConverter({"Cast"}, Cast) &&
+                         RegisterOnnxConverter({"Identity", "Dropout"}, Identity);
+
+}  // namespace
+}  // namespace rill::inference::onnx_import

@@ -1,0 +1,119 @@
+// One-input activations and the broadcasting binaries. Both keep their
+// input's layout; a binary with an NHWC operand brings the other one to NHWC.
+// Binaries of int64 constants (shape arithmetic) fold.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "inference/import/onnx/onnx_converter.h"
+
+namespace rill::inference::onnx_import {
+namespace {
+
+using ir::OpType;
+
+Status Unary(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  const std::string& op = c.op_type();
+  ir::OpAttrs a;
+  OpType type;
+  if (op == "Relu") {
+    type = OpType::kRelu;
+  } else if (op == "Sigmoid") {
+    type = OpType::kLogistic;
+  } else if (op == "HardSwish") {
+    type = OpType::kHardSwish;
+  } else if (op == "HardSigmoid") {
+    type = OpType::kHardSigmoid;
+    a.alpha = c.AttrFloat("alpha", 0.2f);
+    a.beta = c.AttrFloat("beta", 0.5f);
+  } else if (op == "LeakyRelu") {
+    type = OpType::kLeakyRelu;
+    a.alpha = c.AttrFloat("alpha", 0.01f);
+  } else {  // Clip
+    float lo = c.AttrFloat("min", -3.402823466e38f), hi = c.AttrFloat("max", 3.402823466e38f);
+    if (c.HasInput(1)) {
+      RILL_INF_ASSIGN_OR_RETURN(lo, c.ScalarInput(1));
+    }
+    if (c.HasInput(2)) {
+      RILL_INF_ASSIGN_OR_RETURN(hi, c.ScalarInput(2));
+    }
+    type = (lo == 0.0f && hi == 6.0f) ? OpType::kRelu6 : OpType::kClamp;
+    a.clamp_min = lo;
+    a.clamp_max = hi;
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(type, {x.id}, c.out_name(), a));
+  c.Define(out, x.nhwc);
+  return Status::Ok();
+}
+
+// A binary's operand against an NHWC value, in NHWC: constants by numpy
+// alignment to rank 4 in NCHW, then the permutation.
+StatusOr<int> OperandToNhwc(ConverterContext& c, const Value& v) {
+  if (v.nhwc) return v.id;
+  Shape s = c.ShapeOf(v.id);
+  if (s.size() > 4) return c.Unsupported("operand of rank > 4 against a 4-D value");
+  if (NumElements(s) == 1) return v.id;  // scalars broadcast in any layout
+  if (!c.IsConst(v.id)) {
+    if (s.size() == 4) return c.ToNhwc(v);
+    return c.Unsupported("non-constant operand " + ShapeToString(s) + " against a 4-D value");
+  }
+  while (s.size() < 4) s.insert(s.begin(), 1);
+  return c.NewFloatConst(c.tensor(v.id).name + "/nhwc", {s[0], s[2], s[3], s[1]}, NchwToNhwc(c.ConstFloats(v.id), s));
+}
+
+// Integer shape arithmetic (Shape -> Gather -> Mul -> Concat) on constants.
+Status FoldIntBinary(ConverterContext& c, const Value& a, const Value& b) {
+  const std::string& op = c.op_type();
+  const std::vector<int64_t> x = c.ConstInts(a.id), y = c.ConstInts(b.id);
+  if (x.size() != y.size() && x.size() != 1 && y.size() != 1) return c.Unsupported("constant shapes differ");
+  const size_t n = std::max(x.size(), y.size());
+  std::vector<int64_t> r(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t u = x[x.size() == 1 ? 0 : i], v = y[y.size() == 1 ? 0 : i];
+    if (op == "Add") {
+      r[i] = u + v;
+    } else if (op == "Sub") {
+      r[i] = u - v;
+    } else if (op == "Mul") {
+      r[i] = u * v;
+    } else if (op == "Div") {
+      r[i] = v == 0 ? 0 : u / v;
+    } else {
+      return c.Unsupported("integer PRelu");
+    }
+  }
+  c.Define(c.NewIntConst(c.out_name(), r), false);
+  return Status::Ok();
+}
+
+Status Binary(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value a, c.Input(0));
+  RILL_INF_ASSIGN_OR_RETURN(Value b, c.Input(1));
+  if (c.IsConst(a.id) && c.IsConst(b.id) &&
+      (c.tensor(a.id).dtype == DataType::kInt64 || c.tensor(b.id).dtype == DataType::kInt64)) {
+    return FoldIntBinary(c, a, b);
+  }
+  const std::string& op = c.op_type();
+  const OpType type = op == "Add"   ? OpType::kAdd
+                      : op == "Sub" ? OpType::kSub
+                      : op == "Mul" ? OpType::kMul
+                      : op == "Div" ? OpType::kDiv
+                                    : OpType::kPRelu;
+  int ai = a.id, bi = b.id;
+  const bool nhwc = a.nhwc || b.nhwc;
+  if (nhwc) {
+    RILL_INF_ASSIGN_OR_RETURN(ai, OperandToNhwc(c, a));
+    RILL_INF_ASSIGN_OR_RETURN(bi, OperandToNhwc(c, b));
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(type, {ai, bi}, c.out_name()));
+  c.Define(out, nhwc);
+  return Status::Ok();
+}
+
+const bool kRegistered =
+    RegisterOnnxConverter({"Relu", "Sigmoid", "HardSwish", "HardSigmoid", "LeakyRelu", "Clip"}, Unary) &&
+    RegisterOnnxConverter({"Add", "Sub", "Mul", "Div", "PRelu"}, Binary);
+
+}  // namespace
+}  // namespace rill::inference::onnx_import

@@ -1,0 +1,431 @@
+#include "inference/import/onnx/onnx_converter.h"
+
+#include <cstring>
+#include <utility>
+
+namespace rill::inference::onnx_import {
+namespace {
+
+constexpr int64_t kMaxElements = int64_t{1} << 31;
+
+// Converters by domain ("" for the default one) and op type. A function-local
+// static: converters register from static initializers in other files.
+std::map<std::pair<std::string, std::string>, OnnxConverter>& Converters() {
+  static auto* converters = new std::map<std::pair<std::string, std::string>, OnnxConverter>();
+  return *converters;
+}
+
+std::string CanonicalDomain(const std::string& domain) { return domain == "ai.onnx" ? "" : domain; }
+
+}  // namespace
+
+// ---- registry ---------------------------------------------------------------
+
+bool RegisterOnnxConverter(const std::string& domain, std::initializer_list<const char*> op_types,
+                           OnnxConverter convert) {
+  for (const char* op : op_types) Converters()[{CanonicalDomain(domain), op}] = convert;
+  return true;
+}
+
+OnnxConverter FindOnnxConverter(const std::string& domain, const std::string& op_type) {
+  auto it = Converters().find({CanonicalDomain(domain), op_type});
+  return it == Converters().end() ? nullptr : it->second;
+}
+
+// ---- attributes -------------------------------------------------------------
+
+const onnx::AttributeProto* FindAttr(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+int64_t AttrInt(const onnx::NodeProto& node, const std::string& name, int64_t def) {
+  const auto* a = FindAttr(node, name);
+  return a ? a->i() : def;
+}
+
+float AttrFloat(const onnx::NodeProto& node, const std::string& name, float def) {
+  const auto* a = FindAttr(node, name);
+  return a ? a->f() : def;
+}
+
+std::string AttrString(const onnx::NodeProto& node, const std::string& name, const std::string& def) {
+  const auto* a = FindAttr(node, name);
+  return a ? a->s() : def;
+}
+
+std::vector<int64_t> AttrInts(const onnx::NodeProto& node, const std::string& name) {
+  const auto* a = FindAttr(node, name);
+  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>();
+}
+
+Status ConverterContext::ReadPadding(ir::OpAttrs* a) {
+  const std::string auto_pad = AttrString("auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER") {
+    a->padding = ir::Padding::kSame;
+  } else if (auto_pad == "VALID") {
+    a->padding = ir::Padding::kValid;
+  } else if (auto_pad == "NOTSET" || auto_pad.empty()) {
+    a->padding = ir::Padding::kExplicit;
+    const std::vector<int64_t> pads = AttrInts("pads");
+    if (!pads.empty()) {
+      if (pads.size() != 4) return UnsupportedAttribute("pads", "pads must have 4 values for 2-D ops");
+      for (int64_t p : pads) {
+        if (p < 0 || p > (1 << 20)) return UnsupportedAttribute("pads", "negative or huge pads");
+      }
+      a->pad_top = static_cast<int>(pads[0]);
+      a->pad_left = static_cast<int>(pads[1]);
+      a->pad_bottom = static_cast<int>(pads[2]);
+      a->pad_right = static_cast<int>(pads[3]);
+    }
+  } else {
+    return UnsupportedAttribute("auto_pad", "auto_pad '" + auto_pad + "'");
+  }
+  return Status::Ok();
+}
+
+Status ConverterContext::ReadStridesDilations(ir::OpAttrs* a) {
+  const std::vector<int64_t> strides = AttrInts("strides");
+  const std::vector<int64_t> dilations = AttrInts("dilations");
+  if (!strides.empty()) {
+    if (strides.size() != 2) return UnsupportedAttribute("strides", "only 2-D strides");
+    a->stride_h = static_cast<int>(strides[0]);
+    a->stride_w = static_cast<int>(strides[1]);
+  }
+  if (!dilations.empty()) {
+    if (dilations.size() != 2) return UnsupportedAttribute("dilations", "only 2-D dilations");
+    a->dilation_h = static_cast<int>(dilations[0]);
+    a->dilation_w = static_cast<int>(dilations[1]);
+  }
+  return Status::Ok();
+}
+
+// ---- layout helpers -----------------------------------------------------------
+
+int NhwcAxis(int axis) {
+  static const int kMap[4] = {0, 3, 1, 2};
+  return kMap[axis];
+}
+
+std::vector<float> NchwToNhwc(const std::vector<float>& x, const Shape& nchw) {
+  std::vector<float> y(x.size());
+  const size_t n = nchw[0], c = nchw[1], h = nchw[2], w = nchw[3];
+  for (size_t a = 0; a < n; ++a)
+    for (size_t ch = 0; ch < c; ++ch)
+      for (size_t i = 0; i < h; ++i)
+        for (size_t j = 0; j < w; ++j) y[((a * h + i) * w + j) * c + ch] = x[((a * c + ch) * h + i) * w + j];
+  return y;
+}
+
+// ---- the context --------------------------------------------------------------
+
+ConverterContext::ConverterContext(std::shared_ptr<ir::Graph> graph, const onnx::ModelProto* model, int64_t opset)
+    : graph_(std::move(graph)), model_(model), opset_(opset) {}
+
+void ConverterContext::BeginNode(int index) {
+  node_ = &model_->graph().node(index);
+  node_name_ =
+      node_->name().empty() ? (node_->output_size() ? node_->output(0) : "#" + std::to_string(index)) : node_->name();
+  out_name_ = node_->output_size() ? node_->output(0) : node_name_;
+  where_ = graph_->source + ": node '" + node_name_ + "' (" + node_->op_type() + "): ";
+  unsupported_attribute_.clear();
+}
+
+Status ConverterContext::UnsupportedAttribute(const std::string& attribute, const std::string& what) {
+  unsupported_attribute_ = attribute;
+  return Unsupported(what);
+}
+
+StatusOr<Value> ConverterContext::Get(const std::string& name) const {
+  const Value* v = Find(name);
+  if (v == nullptr) return Invalid("input '" + name + "' is not produced by any earlier node");
+  return *v;
+}
+
+const Value* ConverterContext::Find(const std::string& name) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+StatusOr<Value> ConverterContext::Input(int i) const {
+  if (!HasInput(i)) return Invalid("missing input " + std::to_string(i));
+  return Get(node_->input(i));
+}
+
+StatusOr<int> ConverterContext::ConstInput(int i) const {
+  RILL_INF_ASSIGN_OR_RETURN(Value v, Input(i));
+  if (!IsConst(v.id)) return Unsupported("input " + std::to_string(i) + " must be a constant");
+  return v.id;
+}
+
+StatusOr<float> ConverterContext::ScalarInput(int i) const {
+  RILL_INF_ASSIGN_OR_RETURN(int id, ConstInput(i));
+  const std::vector<float> v = ConstFloats(id);
+  if (v.size() != 1) return Unsupported("input " + std::to_string(i) + " must be a scalar");
+  return v[0];
+}
+
+Shape ConverterContext::OnnxShape(const Value& v) const {
+  const Shape& s = ShapeOf(v.id);
+  return v.nhwc ? Shape{s[0], s[3], s[1], s[2]} : s;
+}
+
+int ConverterContext::NewTensor(const std::string& name, DataType dtype) {
+  ir::TensorInfo t;
+  t.name = name;
+  t.dtype = dtype;
+  graph_->tensors.push_back(std::move(t));
+  shapes_.emplace_back();
+  return static_cast<int>(graph_->tensors.size()) - 1;
+}
+
+int ConverterContext::NewConst(const std::string& name, DataType dtype, const Shape& shape,
+                               std::vector<uint8_t> bytes) {
+  const int id = NewTensor(name, dtype);
+  graph_->SetConstant(id, dtype, shape, std::move(bytes));
+  shapes_[id] = shape;
+  return id;
+}
+
+int ConverterContext::NewFloatConst(const std::string& name, const Shape& shape, const std::vector<float>& values) {
+  std::vector<uint8_t> bytes(values.size() * 4);
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return NewConst(name, DataType::kFloat32, shape, std::move(bytes));
+}
+
+int ConverterContext::NewIntConst(const std::string& name, const std::vector<int64_t>& values, const Shape* shape) {
+  std::vector<uint8_t> bytes(values.size() * 8);
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return NewConst(name, DataType::kInt64, shape ? *shape : Shape{static_cast<int>(values.size())}, std::move(bytes));
+}
+
+int ConverterContext::NewInt32Const(const std::string& name, const Shape& shape, const std::vector<int>& values) {
+  std::vector<uint8_t> bytes(values.size() * 4);
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return NewConst(name, DataType::kInt32, shape, std::move(bytes));
+}
+
+std::vector<float> ConverterContext::ConstFloats(int id) const {
+  const ir::TensorInfo& t = graph_->tensors[id];
+  const size_t n = static_cast<size_t>(NumElements(t.shape));
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (t.dtype == DataType::kFloat32) {
+      std::memcpy(&v[i], t.data + 4 * i, 4);
+    } else if (t.dtype == DataType::kInt64) {
+      int64_t x;
+      std::memcpy(&x, t.data + 8 * i, 8);
+      v[i] = static_cast<float>(x);
+    } else if (t.dtype == DataType::kInt32) {
+      int32_t x;
+      std::memcpy(&x, t.data + 4 * i, 4);
+      v[i] = static_cast<float>(x);
+    }
+  }
+  return v;
+}
+
+std::vector<int64_t> ConverterContext::ConstInts(int id) const {
+  const ir::TensorInfo& t = graph_->tensors[id];
+  const size_t n = static_cast<size_t>(NumElements(t.shape));
+  std::vector<int64_t> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (t.dtype == DataType::kInt64) {
+      std::memcpy(&v[i], t.data + 8 * i, 8);
+    } else if (t.dtype == DataType::kInt32) {
+      int32_t x;
+      std::memcpy(&x, t.data + 4 * i, 4);
+      v[i] = x;
+    } else if (t.dtype == DataType::kFloat32) {
+      float x;
+      std::memcpy(&x, t.data + 4 * i, 4);
+      v[i] = static_cast<int64_t>(x);
+    }
+  }
+  return v;
+}
+
+StatusOr<int> ConverterContext::ConstantFromProto(const onnx::TensorProto& t, const std::string& name) {
+  const std::string& source = graph_->source;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    return UnimplementedError(source + ": tensor '" + name + "' uses external data");
+  }
+  Shape shape;
+  int64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || d > kMaxElements) return DataLossError(source + ": tensor '" + name + "' has a bad dimension");
+    shape.push_back(static_cast<int>(d));
+    n *= d;
+    if (n > kMaxElements) return DataLossError(source + ": tensor '" + name + "' is too large");
+  }
+  const size_t count = static_cast<size_t>(n);
+  const bool raw = t.has_raw_data();
+  // Check the stored size before allocating anything for the claimed shape.
+  {
+    size_t stored = 0;
+    switch (t.data_type()) {
+      case kFloat:
+        stored = raw ? t.raw_data().size() / 4 : static_cast<size_t>(t.float_data_size());
+        break;
+      case kDouble:
+        stored = raw ? t.raw_data().size() / 8 : static_cast<size_t>(t.double_data_size());
+        break;
+      case kInt64:
+        stored = raw ? t.raw_data().size() / 8 : static_cast<size_t>(t.int64_data_size());
+        break;
+      case kInt32:
+        stored = raw ? t.raw_data().size() / 4 : static_cast<size_t>(t.int32_data_size());
+        break;
+      default:
+        stored = count;
+        break;
+    }
+    if (stored != count) {
+      return DataLossError(source + ": tensor '" + name + "' stores " + std::to_string(stored) +
+                           " values, its shape needs " + std::to_string(count));
+    }
+  }
+  auto need_raw = [&](size_t elem) -> Status {
+    if (t.raw_data().size() != count * elem) {
+      return DataLossError(source + ": tensor '" + name + "' holds " + std::to_string(t.raw_data().size()) +
+                           " bytes, its shape needs " + std::to_string(count * elem));
+    }
+    return Status::Ok();
+  };
+  auto size_mismatch = [&] { return DataLossError(source + ": tensor '" + name + "' size mismatch"); };
+  switch (t.data_type()) {
+    case kFloat: {
+      std::vector<float> v(count);
+      if (raw) {
+        RILL_INF_RETURN_IF_ERROR(need_raw(4));
+        if (count) std::memcpy(v.data(), t.raw_data().data(), count * 4);
+      } else {
+        if (static_cast<size_t>(t.float_data_size()) != count) return size_mismatch();
+        for (size_t i = 0; i < count; ++i) v[i] = t.float_data(static_cast<int>(i));
+      }
+      return NewFloatConst(name, shape, v);
+    }
+    case kDouble: {
+      std::vector<float> v(count);
+      if (raw) {
+        RILL_INF_RETURN_IF_ERROR(need_raw(8));
+        for (size_t i = 0; i < count; ++i) {
+          double d;
+          std::memcpy(&d, t.raw_data().data() + 8 * i, 8);
+          v[i] = static_cast<float>(d);
+        }
+      } else {
+        if (static_cast<size_t>(t.double_data_size()) != count) return size_mismatch();
+        for (size_t i = 0; i < count; ++i) v[i] = static_cast<float>(t.double_data(static_cast<int>(i)));
+      }
+      return NewFloatConst(name, shape, v);
+    }
+    case kInt64:
+    case kInt32: {
+      std::vector<int64_t> v(count);
+      const size_t elem = t.data_type() == kInt64 ? 8 : 4;
+      if (raw) {
+        RILL_INF_RETURN_IF_ERROR(need_raw(elem));
+        for (size_t i = 0; i < count; ++i) {
+          if (elem == 8) {
+            std::memcpy(&v[i], t.raw_data().data() + 8 * i, 8);
+          } else {
+            int32_t x;
+            std::memcpy(&x, t.raw_data().data() + 4 * i, 4);
+            v[i] = x;
+          }
+        }
+      } else if (t.data_type() == kInt64) {
+        if (static_cast<size_t>(t.int64_data_size()) != count) return size_mismatch();
+        for (size_t i = 0; i < count; ++i) v[i] = t.int64_data(static_cast<int>(i));
+      } else {
+        if (static_cast<size_t>(t.int32_data_size()) != count) return size_mismatch();
+        for (size_t i = 0; i < count; ++i) v[i] = t.int32_data(static_cast<int>(i));
+      }
+      return NewIntConst(name, v, &shape);
+    }
+    default:
+      return UnimplementedError(source + ": tensor '" + name + "' has unsupported ONNX data type " +
+                                std::to_string(t.data_type()));
+  }
+}
+
+StatusOr<int> ConverterContext::ToNhwc(const Value& v) {
+  if (v.nhwc) return v.id;
+  const Shape& s = ShapeOf(v.id);
+  if (s.size() != 4) return Unsupported("needs a 4-D input, got " + ShapeToString(s));
+  auto cached = nhwc_of_.find(v.id);
+  if (cached != nhwc_of_.end()) return cached->second;
+  int id;
+  const std::string name = graph_->tensors[v.id].name + "/nhwc";
+  if (IsConst(v.id)) {
+    id = NewFloatConst(name, {s[0], s[2], s[3], s[1]}, NchwToNhwc(ConstFloats(v.id), s));
+  } else {
+    ir::OpAttrs a;
+    a.perm = {0, 2, 3, 1};
+    RILL_INF_ASSIGN_OR_RETURN(id, Emit(ir::OpType::kTranspose, {v.id}, name, a));
+  }
+  nhwc_of_[v.id] = id;
+  return id;
+}
+
+StatusOr<int> ConverterContext::ToNchw(const Value& v) {
+  if (!v.nhwc) return v.id;
+  auto cached = nchw_of_.find(v.id);
+  if (cached != nchw_of_.end()) return cached->second;
+  const Shape s = ShapeOf(v.id);  // N H W C
+  ir::OpAttrs a;
+  int id;
+  const std::string name = graph_->tensors[v.id].name + "/nchw";
+  if (s[1] == 1 && s[2] == 1) {
+    // With H = W = 1 both layouts hold the same bytes.
+    a.new_shape = {-1, s[3], 1, 1};  // batch left free for resizes
+    RILL_INF_ASSIGN_OR_RETURN(id, Emit(ir::OpType::kReshape, {v.id}, name, a));
+  } else {
+    a.perm = {0, 3, 1, 2};
+    RILL_INF_ASSIGN_OR_RETURN(id, Emit(ir::OpType::kTranspose, {v.id}, name, a));
+  }
+  nchw_of_[v.id] = id;
+  return id;
+}
+
+StatusOr<int> ConverterContext::Emit(ir::OpType type, std::vector<int> inputs, const std::string& out_name,
+                                     ir::OpAttrs attrs, std::shared_ptr<const ir::TypedAttrs> typed) {
+  ir::Node node;
+  node.name = out_name;
+  node.type = type;
+  node.inputs = std::move(inputs);
+  node.attrs = std::move(attrs);
+  node.typed_attrs = std::move(typed);
+  const int out = NewTensor(out_name, DataType::kFloat32);
+  node.outputs = {out};
+  graph_->nodes.push_back(std::move(node));
+  Status s = graph_->InferNodeShapes(graph_->nodes.back(), &shapes_);
+  if (!s.ok()) return Status(s.code(), where_ + s.message());
+  graph_->tensors[out].shape = shapes_[out];
+  return out;
+}
+
+void ConverterContext::Define(int id, bool nhwc, int output) {
+  if (output < node_->output_size()) values_[node_->output(output)] = Value{id, nhwc};
+}
+
+int ConverterContext::SoleConsumer(const std::string& name) const {
+  const onnx::GraphProto& graph = model_->graph();
+  for (const onnx::ValueInfoProto& out : graph.output()) {
+    if (out.name() == name) return -1;
+  }
+  int found = -1;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    for (const std::string& in : graph.node(i).input()) {
+      if (in != name) continue;
+      if (found >= 0 && found != i) return -1;
+      found = i;
+    }
+  }
+  return found;
+}
+
+}  // namespace rill::inference::onnx_import

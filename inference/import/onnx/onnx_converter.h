@@ -1,0 +1,194 @@
+// The ONNX importer's converter API. Each ONNX op type has one converter,
+// registered beside its code (converters/*.cc, or any file linked into the
+// binary) with RegisterOnnxConverter; the importer looks the node's op type
+// up and hands the converter a ConverterContext, which carries the shared
+// utilities: input values and their layout, constants and constant folding,
+// IR nodes, attributes and errors.
+//
+// Layout: ONNX is NCHW, the engine's kernels NHWC. Every value carries its
+// layout (Value::nhwc). Spatial ops produce NHWC values (ToNhwc on their
+// input), elementwise ops follow their inputs, and layout-sensitive ops
+// (Reshape, Gemm, ...) take ToNchw, so a transpose is emitted only where an
+// NHWC value meets one of those (or a graph output).
+//
+// Errors: a converter returns Unsupported(...) (or UnsupportedAttribute(...)
+// naming the attribute) for what the engine lacks; the importer goes on with
+// the nodes that do not read that node's outputs and reports every such node
+// in one Unimplemented error. Any other error code stops the import at once.
+#ifndef RILL_INFERENCE_IMPORT_ONNX_ONNX_CONVERTER_H_
+#define RILL_INFERENCE_IMPORT_ONNX_ONNX_CONVERTER_H_
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "inference/ir/graph.h"
+#include "rill/inference/status.h"
+
+namespace rill::inference::onnx_import {
+
+// ONNX TensorProto.DataType values the importer reads.
+enum OnnxType { kFloat = 1, kInt32 = 6, kInt64 = 7, kFloat16 = 10, kDouble = 11 };
+
+// An ONNX value inside the engine: a tensor id, and whether that tensor holds
+// a 4-D NCHW value as NHWC.
+struct Value {
+  int id = -1;
+  bool nhwc = false;
+};
+
+// Attribute readers; absent attributes give the default.
+const onnx::AttributeProto* FindAttr(const onnx::NodeProto& node, const std::string& name);
+int64_t AttrInt(const onnx::NodeProto& node, const std::string& name, int64_t def);
+float AttrFloat(const onnx::NodeProto& node, const std::string& name, float def);
+std::string AttrString(const onnx::NodeProto& node, const std::string& name, const std::string& def);
+std::vector<int64_t> AttrInts(const onnx::NodeProto& node, const std::string& name);
+
+// The NHWC axis of NCHW axis `axis` (0..3).
+int NhwcAxis(int axis);
+// The elements of an NCHW array of shape `nchw` (rank 4) in NHWC order.
+std::vector<float> NchwToNhwc(const std::vector<float>& x, const Shape& nchw);
+
+class ConverterContext {
+ public:
+  ConverterContext(std::shared_ptr<ir::Graph> graph, const onnx::ModelProto* model, int64_t opset);
+  ConverterContext(const ConverterContext&) = delete;
+  ConverterContext& operator=(const ConverterContext&) = delete;
+
+  // ---- the node being converted ----------------------------------------
+  const onnx::NodeProto& node() const { return *node_; }
+  const std::string& op_type() const { return node_->op_type(); }
+  // The node's name, or its first output's when it has none.
+  const std::string& node_name() const { return node_name_; }
+  // The name for the tensor of the node's first output.
+  const std::string& out_name() const { return out_name_; }
+  // The model's default-domain opset.
+  int64_t opset() const { return opset_; }
+  const std::string& source() const { return graph_->source; }
+
+  int64_t AttrInt(const std::string& name, int64_t def) const { return onnx_import::AttrInt(*node_, name, def); }
+  float AttrFloat(const std::string& name, float def) const { return onnx_import::AttrFloat(*node_, name, def); }
+  std::string AttrString(const std::string& name, const std::string& def) const {
+    return onnx_import::AttrString(*node_, name, def);
+  }
+  std::vector<int64_t> AttrInts(const std::string& name) const { return onnx_import::AttrInts(*node_, name); }
+  const onnx::AttributeProto* FindAttr(const std::string& name) const { return onnx_import::FindAttr(*node_, name); }
+  // auto_pad / pads into a 2-D window's padding, and strides / dilations
+  // (shared by Conv, ConvTranspose and the pools).
+  Status ReadPadding(ir::OpAttrs* a);
+  Status ReadStridesDilations(ir::OpAttrs* a);
+
+  // ---- inputs -------------------------------------------------------------
+  bool HasInput(int i) const { return i < node_->input_size() && !node_->input(i).empty(); }
+  StatusOr<Value> Input(int i) const;
+  // Input i, which must be a constant; its tensor id.
+  StatusOr<int> ConstInput(int i) const;
+  // The single value of constant scalar input i.
+  StatusOr<float> ScalarInput(int i) const;
+  // The value named `name`, or an error naming the node.
+  StatusOr<Value> Get(const std::string& name) const;
+  // The value named `name`, nullptr when no earlier node produced it.
+  const Value* Find(const std::string& name) const;
+
+  // ---- tensors and constants ----------------------------------------------
+  const ir::TensorInfo& tensor(int id) const { return graph_->tensors[id]; }
+  // The shape as the engine stores it (NHWC for NHWC values).
+  const Shape& ShapeOf(int id) const { return shapes_[id]; }
+  // The shape in ONNX's (NCHW) order.
+  Shape OnnxShape(const Value& v) const;
+  bool IsConst(int id) const { return graph_->tensors[id].is_constant(); }
+  // A constant's elements converted to float / int64.
+  std::vector<float> ConstFloats(int id) const;
+  std::vector<int64_t> ConstInts(int id) const;
+  int NewConst(const std::string& name, DataType dtype, const Shape& shape, std::vector<uint8_t> bytes);
+  int NewFloatConst(const std::string& name, const Shape& shape, const std::vector<float>& values);
+  // An int64 constant, 1-D unless `shape` is given.
+  int NewIntConst(const std::string& name, const std::vector<int64_t>& values, const Shape* shape = nullptr);
+  int NewInt32Const(const std::string& name, const Shape& shape, const std::vector<int>& values);
+  // A constant from an initializer or a Constant node's tensor (float, double,
+  // int32 and int64 become float32 and int64).
+  StatusOr<int> ConstantFromProto(const onnx::TensorProto& t, const std::string& name);
+  // Notes that the node's output was folded from the import-time input shapes.
+  void NoteShapeFold() { graph_->shape_folds.push_back(node_name_); }
+
+  // ---- layout ---------------------------------------------------------------
+  // The value as an NHWC tensor (rank 4): constants are permuted, activations
+  // get a TRANSPOSE. Cached per value.
+  StatusOr<int> ToNhwc(const Value& v);
+  // The value in ONNX's layout: a TRANSPOSE (or a RESHAPE when H = W = 1) for
+  // NHWC values. Cached per value.
+  StatusOr<int> ToNchw(const Value& v);
+
+  // ---- output -----------------------------------------------------------------
+  // Appends an IR node writing a new float tensor `out_name`, infers its
+  // shape (errors name the ONNX node) and returns the tensor's id. Ops
+  // registered outside the built-in list take their attributes in `typed`.
+  StatusOr<int> Emit(ir::OpType type, std::vector<int> inputs, const std::string& out_name, ir::OpAttrs attrs = {},
+                     std::shared_ptr<const ir::TypedAttrs> typed = nullptr);
+  // Binds the node's output `output` to tensor `id` in the given layout.
+  void Define(int id, bool nhwc, int output = 0);
+  void Define(const Value& v, int output = 0) { Define(v.id, v.nhwc, output); }
+  // Binds a value name produced by another node (converters that import
+  // several nodes at once; see SkipNode).
+  void DefineName(const std::string& name, const Value& v) { values_[name] = v; }
+
+  // ---- other nodes --------------------------------------------------------
+  const onnx::GraphProto& graph_proto() const { return model_->graph(); }
+  // The index of the graph node reading `name`, if exactly one does and it
+  // is not a graph output; -1 otherwise.
+  int SoleConsumer(const std::string& name) const;
+  // Marks graph node `index` as imported with this one.
+  void SkipNode(int index) { done_nodes_.insert(index); }
+
+  // ---- errors ---------------------------------------------------------------
+  // "<model>: node '<name>' (<op>): ", the prefix of this node's errors.
+  const std::string& where() const { return where_; }
+  // Something the engine lacks: collected with the other nodes'.
+  Status Unsupported(const std::string& what) const { return UnimplementedError(where_ + what); }
+  // The same, naming the attribute whose value is not supported.
+  Status UnsupportedAttribute(const std::string& attribute, const std::string& what);
+  // A malformed node.
+  Status Invalid(const std::string& what) const { return InvalidArgumentError(where_ + what); }
+
+ private:
+  friend class Importer;
+
+  int NewTensor(const std::string& name, DataType dtype);
+  // Makes node `index` the current one.
+  void BeginNode(int index);
+
+  std::shared_ptr<ir::Graph> graph_;
+  const onnx::ModelProto* model_;
+  int64_t opset_;
+  std::vector<Shape> shapes_;
+  std::map<std::string, Value> values_;
+  std::map<int, int> nhwc_of_, nchw_of_;
+  std::set<int> done_nodes_;
+  const onnx::NodeProto* node_ = nullptr;
+  std::string node_name_, out_name_, where_;
+  std::string unsupported_attribute_;  // set by UnsupportedAttribute for this node
+};
+
+// Converts ctx.node(): emits IR nodes and defines the node's outputs.
+using OnnxConverter = Status (*)(ConverterContext& ctx);
+
+// Registers `convert` for op types of `domain` ("" is the default domain,
+// also spelt "ai.onnx"); returns true, to initialise a static. A second
+// registration of an op type replaces the first.
+bool RegisterOnnxConverter(const std::string& domain, std::initializer_list<const char*> op_types,
+                           OnnxConverter convert);
+inline bool RegisterOnnxConverter(std::initializer_list<const char*> op_types, OnnxConverter convert) {
+  return RegisterOnnxConverter("", op_types, convert);
+}
+// nullptr when no converter handles the op type.
+OnnxConverter FindOnnxConverter(const std::string& domain, const std::string& op_type);
+
+}  // namespace rill::inference::onnx_import
+
+#endif  // RILL_INFERENCE_IMPORT_ONNX_ONNX_CONVERTER_H_

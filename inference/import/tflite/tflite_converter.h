@@ -1,0 +1,136 @@
+// The TFLite importer's converter API. Each builtin operator code (and each
+// custom op name) has one converter, registered beside its code
+// (converters/*.cc) with RegisterTfLiteConverter or
+// RegisterTfLiteCustomConverter. The importer reads an operator's inputs and
+// outputs into an ir::Node; the converter sets its type and attributes from
+// the operator's options through a ConverterContext.
+//
+// TFLite's layout is the engine's (NHWC) and its tensors are read before the
+// operators, so a converter only translates options. What the engine lacks
+// is Unsupported(...) (or UnsupportedAttribute(...), naming the option); the
+// importer goes on with the other operators and reports every unsupported one
+// in one Unimplemented error. Any other error stops the import at once.
+#ifndef RILL_INFERENCE_IMPORT_TFLITE_TFLITE_CONVERTER_H_
+#define RILL_INFERENCE_IMPORT_TFLITE_TFLITE_CONVERTER_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "inference/import/tflite/flatbuffer_reader.h"
+#include "inference/ir/graph.h"
+#include "rill/inference/status.h"
+
+namespace rill::inference::tflite {
+
+// BuiltinOperator codes of the TFLite schema that converters name.
+enum Builtin : int32_t {
+  kAdd = 0,
+  kAveragePool2D = 1,
+  kConcatenation = 2,
+  kConv2D = 3,
+  kDepthwiseConv2D = 4,
+  kDepthToSpace = 5,
+  kDequantize = 6,
+  kFullyConnected = 9,
+  kLogistic = 14,
+  kMaxPool2D = 17,
+  kMul = 18,
+  kRelu = 19,
+  kRelu6 = 21,
+  kReshape = 22,
+  kResizeBilinear = 23,
+  kSoftmax = 25,
+  kCustom = 32,
+  kPad = 34,
+  kMean = 40,
+  kResizeNearest = 97,
+  kHardSwish = 117,
+  kDensify = 124,
+};
+
+// The schema's name of a builtin code ("CONV_2D"), for messages.
+std::string BuiltinName(int32_t code);
+
+struct OpCode {
+  int32_t builtin = 0;
+  std::string custom;  // the custom op's name when builtin is kCustom
+  std::string Name() const { return builtin == kCustom ? "CUSTOM '" + custom + "'" : BuiltinName(builtin); }
+};
+
+class ConverterContext {
+ public:
+  using Table = FlatBufferReader::Table;
+  using Vector = FlatBufferReader::Vector;
+
+  // `node` has its name, inputs and outputs read; `where` prefixes errors.
+  ConverterContext(FlatBufferReader& reader, const ir::Graph& graph, const OpCode& opcode, const Table& op,
+                   const Table& options, ir::Node* node, std::string where)
+      : r_(reader), graph_(graph), opcode_(opcode), op_(op), options_(options), node_(node), where_(std::move(where)) {}
+
+  const OpCode& opcode() const { return opcode_; }
+  // The IR node to complete: set type, attrs (or typed_attrs); inputs may be
+  // edited.
+  ir::Node& node() { return *node_; }
+  const ir::Graph& graph() const { return graph_; }
+  FlatBufferReader& reader() { return r_; }
+
+  // ---- the operator's builtin options table (absent: every field defaults)
+  template <typename T>
+  T Option(int field, T def) {
+    return r_.Scalar<T>(options_, field, def);
+  }
+  bool HasOptions() const { return options_.valid; }
+  Vector OptionVector(int field, size_t elem_size) { return r_.GetVector(options_, field, elem_size); }
+  // The int32 elements of a vector (an invalid one reads as empty).
+  std::vector<int> Ints(const Vector& v);
+  // The bytes of a custom op's custom_options (invalid when absent).
+  Vector CustomOptions();
+  // Shared option fields: a fused ActivationFunctionType, a Padding.
+  Status ReadActivation(int field, ir::Activation* out);
+  ir::Padding ReadPadding(int field) {
+    return Option<int8_t>(field, 0) == 0 ? ir::Padding::kSame : ir::Padding::kValid;
+  }
+
+  // ---- errors ------------------------------------------------------------------
+  // "<model>: node #<i> '<name>' (<OP>): ", the prefix of this node's errors.
+  const std::string& where() const { return where_; }
+  // Something the engine lacks: collected with the other nodes'.
+  Status Unsupported(const std::string& what) const { return UnimplementedError(where_ + what); }
+  // The same, naming the option whose value is not supported.
+  Status UnsupportedAttribute(const std::string& option, const std::string& what) {
+    unsupported_attribute_ = option;
+    return Unsupported(what);
+  }
+  // Options out of range.
+  Status Invalid(const std::string& what) const { return InvalidArgumentError(where_ + what); }
+  // Options the reader could not read, or too short.
+  Status Corrupt(const std::string& what) const;
+  const std::string& unsupported_attribute() const { return unsupported_attribute_; }
+
+ private:
+  FlatBufferReader& r_;
+  const ir::Graph& graph_;
+  const OpCode& opcode_;
+  Table op_;
+  Table options_;
+  ir::Node* node_;
+  std::string where_;
+  std::string unsupported_attribute_;
+};
+
+// Completes ctx.node() from the operator's options.
+using TfLiteConverter = Status (*)(ConverterContext& ctx);
+
+// Register `convert` for builtin codes / custom op names; return true, to
+// initialise a static. A second registration replaces the first.
+bool RegisterTfLiteConverter(std::initializer_list<int32_t> builtins, TfLiteConverter convert);
+bool RegisterTfLiteCustomConverter(std::initializer_list<const char*> names, TfLiteConverter convert);
+// nullptr when no converter handles the op.
+TfLiteConverter FindTfLiteConverter(const OpCode& opcode);
+
+}  // namespace rill::inference::tflite
+
+#endif  // RILL_INFERENCE_IMPORT_TFLITE_TFLITE_CONVERTER_H_
