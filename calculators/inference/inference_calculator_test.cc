@@ -14,7 +14,7 @@
 #include "framework/formats/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/cpu_kernels.h"
 #include "rill/inference/inference.h"
 #include "tests/require.h"
 
@@ -205,7 +205,7 @@ TEST(InferenceCalculatorTest, Fp16WeightsRoundAnOnnxModelsWeights) {
 }
 
 // bf16 on squeezenet: the GEMM layers in bfloat16 where that pays on this CPU
-// (x86::Bf16GemmPays: the logits move, within 3e-2 of their range), fp32
+// (CpuKernels::bf16_gemm_pays: the logits move, within 3e-2 of their range), fp32
 // (the same bits) elsewhere; with fp16_weights too it is an error naming the
 // node.
 TEST(InferenceCalculatorTest, Bf16RunsTheGemmsInBfloat16) {
@@ -215,7 +215,7 @@ TEST(InferenceCalculatorTest, Bf16RunsTheGemmsInBfloat16) {
   ASSERT_TRUE(d.ok()) << d.status();
   const float max_diff = d->max_diff;
   EXPECT_LE(max_diff, 3e-2f * d->range);
-  if (inference::cpu::x86::Bf16GemmPays()) {
+  if (inference::cpu::CpuKernelsFor(inference::AlgorithmPolicy::kAuto).bf16_pays()) {
     EXPECT_GT(max_diff, 0.0f) << "bf16 did not reach the session";
   } else {
     EXPECT_EQ(max_diff, 0.0f);

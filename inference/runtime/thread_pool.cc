@@ -5,9 +5,10 @@
 
 #include "inference/runtime/denormals.h"
 
+// The spin-wait hint by compiler builtin: no intrinsics header outside
+// kernels/x86.
 #if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define RILL_CPU_RELAX() _mm_pause()
+#define RILL_CPU_RELAX() __builtin_ia32_pause()
 #elif defined(__aarch64__)
 #define RILL_CPU_RELAX() asm volatile("yield" ::: "memory")
 #else

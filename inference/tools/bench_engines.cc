@@ -15,7 +15,6 @@
 // With --block=N each engine instead runs N times back to back per turn (one
 // untimed run first), the turns rotating: the steady-state latency of an
 // engine kept busy, next to the default's latency of a run that starts idle.
-#include <immintrin.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,7 +35,7 @@
 #include <opencv2/dnn.hpp>
 
 #include "inference/tools/ort_runner.h"
-#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/cpu_kernels.h"
 #include "rill/inference/inference.h"
 
 namespace {
@@ -64,7 +63,7 @@ struct Flags {
   int block = 1;
   std::vector<std::string> models;  // empty: all
   // Which engines run; ours_bf16 (Precision::kBf16) only where bf16 GEMMs
-  // pay (x86::Bf16GemmPays).
+  // pay (CpuKernels::bf16_gemm_pays).
   std::vector<std::string> engines = {"ours", "onnxruntime", "opencv", "ours_bf16"};
   std::vector<int> threads = {1, 2};
   std::string dir = "third_party/models", ort_lib;
@@ -216,12 +215,14 @@ struct OnnxRow {
   double macs = 0;  // the model's conv and FC multiply-accumulates (nominal)
 };
 
-// One core's fp32 FMA peak (x86::FmaChainGmacs), best of 3 runs of ~20 ms;
-// -1 without AVX2+FMA.
+// One core's fp32 FMA peak (the kernel table's fma_chain_gmacs), best of 3
+// runs of ~20 ms; -1 where the table cannot measure it.
 double MeasureFmaPeakGmacs() {
+  const auto& kernels = rill::inference::cpu::CpuKernelsFor(rill::inference::AlgorithmPolicy::kAuto);
+  if (kernels.fma_chain_gmacs == nullptr) return -1;
   const long rounds = 5'000'000;  // 60 M FMAs: ~20 ms at 3 GHz on one 512-bit port
   double best = -1;
-  for (int r = 0; r < 3; ++r) best = std::max(best, rill::inference::cpu::x86::FmaChainGmacs(rounds));
+  for (int r = 0; r < 3; ++r) best = std::max(best, kernels.fma_chain_gmacs(rounds));
   return best;
 }
 
@@ -311,7 +312,7 @@ int main(int argc, char** argv) {
       // The same model in bfloat16, on the same input.
       Engine bf_e{"ours_bf16", nullptr, {}};
       std::unique_ptr<Ours> ours_bf;
-      if (ours_e.times.error.empty() && rill::inference::cpu::x86::Bf16GemmPays()) {
+      if (ours_e.times.error.empty() && rill::inference::cpu::CpuKernelsFor(rill::inference::AlgorithmPolicy::kAuto).bf16_pays()) {
         ours_bf = std::make_unique<Ours>(path, threads, Precision::kBf16);
         if (!ours_bf->error.empty()) {
           bf_e.times.error = ours_bf->error;

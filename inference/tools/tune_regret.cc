@@ -47,16 +47,19 @@ int main(int argc, char** argv) {
     }
     for (const std::string& key : order) {
       ConvParams p;
-      bool avx512 = false;
-      if (!ParseConvTuningKey(key, &p, &avx512)) continue;
-      // kBf16 keys: the estimates of the bf16 panels.
-      const bool bf16 = key.size() > 5 && key.compare(key.size() - 5, 5, ":bf16") == 0;
+      std::string isa;
+      if (!ParseConvTuningKey(key, &p, &isa)) continue;
+      // kBf16 keys: the estimates of the bf16 panels. The cost model's tile
+      // sizes are the x86 microkernels' (IsaFeatures' defaults), which is
+      // what the logs measured.
+      IsaFeatures features;
+      features.bf16 = key.size() > 5 && key.compare(key.size() - 5, 5, ":bf16") == 0;
       std::string best, chosen;
       double best_ms = 1e300, chosen_cycles = 1e300;
       for (const auto& [choice, ms] : measured[key]) {
         ConvAlgo algo;
         if (!ParseConvAlgo(choice, &algo)) continue;
-        const double cycles = EstimateConvCycles(p, algo, bf16);
+        const double cycles = EstimateConvCycles(p, algo, features);
         if (ms < best_ms) best_ms = ms, best = choice;
         if (cycles < chosen_cycles) chosen_cycles = cycles, chosen = choice;
       }

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "gtest/gtest.h"
-#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/cpu_kernels.h"
 #include "rill/inference/inference.h"
 #include "tests/inference/test_util.h"
 
@@ -121,7 +121,7 @@ TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
 // single-value pose flag of pose_landmark_full: 13.5% in the -O2 build, 17.3%
 // in the -O1 ASan build, whose fp32 sums differ in the last bits), and
 // inference/README tells users to keep them in fp32. Where bf16 GEMMs pay
-// (x86::Bf16GemmPays) the GEMM layers run their _bf16 kernels and the
+// (CpuKernels::bf16_gemm_pays) the GEMM layers run their _bf16 kernels and the
 // outputs move; elsewhere they are the fp32 bits.
 TEST_P(MediaPipeModelTest, Bf16WithinToleranceOfFp32) {
   const std::string path = ModelPath(GetParam());
@@ -157,7 +157,7 @@ TEST_P(MediaPipeModelTest, Bf16WithinToleranceOfFp32) {
     }
   }
   std::printf("%s bf16: %d layers on bf16 kernels\n", GetParam().c_str(), bf16_layers);
-  if (cpu::x86::Bf16GemmPays()) {
+  if (cpu::CpuKernelsFor(AlgorithmPolicy::kAuto).bf16_pays()) {
     EXPECT_GT(bf16_layers, 0);
     EXPECT_GT(worst, 0.0f);
   } else {

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "gtest/gtest.h"
-#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/cpu_kernels.h"
 #include "rill/inference/inference.h"
 #include "tests/inference/test_util.h"
 
@@ -240,7 +240,7 @@ TEST(OnnxImporterTest, Fp16WeightsHalveMemoryWithinTolerance) {
   }
 }
 
-// Precision::kBf16 where bf16 GEMMs pay (x86::Bf16GemmPays: AVX512-BF16 at
+// Precision::kBf16 where bf16 GEMMs pay (CpuKernels::bf16_gemm_pays: AVX512-BF16 at
 // the FMA's instruction rate, as on Zen 4): every layer on the 6x32
 // GEMM (MobileNetV2's blocks and 1x1 convs, the classifier) runs its bf16
 // kernel, MobileNetV2's packed weights take under 0.6x the bytes, the logits stay
@@ -261,7 +261,7 @@ TEST(OnnxImporterTest, Bf16GemmsWithinTolerance) {
     const float max_diff = run.max_diff, range = run.range;
     std::printf("%s bf16: packed weights %zu -> %zu bytes, max diff %g of range %g\n", name,
                 a->packed_weight_bytes(), b->packed_weight_bytes(), max_diff, range);
-    if (!cpu::x86::Bf16GemmPays()) {
+    if (!cpu::CpuKernelsFor(AlgorithmPolicy::kAuto).bf16_pays()) {
       EXPECT_EQ(max_diff, 0.0f) << name;
       for (const auto& layer : b->Layers()) EXPECT_EQ(layer.kernel.find("_bf16"), std::string::npos) << layer.kernel;
       continue;

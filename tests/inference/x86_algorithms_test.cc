@@ -28,6 +28,7 @@
 #include "inference/backend/cpu/kernels/ref/conv2d.h"
 #include "inference/backend/cpu/kernels/ref/residual_add.h"
 #include "inference/backend/cpu/kernels/ref/fully_connected.h"
+#include "inference/backend/cpu/kernels/cpu_kernels.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_grouped_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_sliding.h"
@@ -36,6 +37,7 @@
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_strassen.h"
 #include "inference/backend/cpu/kernels/x86/f32_transpose_conv2d.h"
+#include "inference/backend/cpu/kernels/x86/x86_kernels.h"
 #include "inference/backend/cpu/ops/conv_algorithm.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 #include "inference/ir/conv_geometry.h"
@@ -50,6 +52,24 @@ std::vector<float> Abs(std::vector<float> v) {
   for (float& x : v) x = std::fabs(x);
   return v;
 }
+
+// CPUs to build kernel tables of (for names and the cost model's features,
+// whatever CPU runs the test).
+x86::CpuFeatures Avx2Cpu() {
+  x86::CpuFeatures f;
+  f.avx2 = f.fma = true;
+  return f;
+}
+x86::CpuFeatures Avx512Cpu() {
+  x86::CpuFeatures f = Avx2Cpu();
+  f.avx512f = f.avx512bf16 = true;
+  return f;
+}
+IsaFeatures Avx512Features(PanelType panel = PanelType::kF32) {
+  return ConvIsaFeatures(x86::KernelTable(Avx512Cpu()), panel);
+}
+// The table the executions under test run on.
+const CpuKernels& HostKernels() { return CpuKernelsFor(AlgorithmPolicy::kAuto); }
 
 struct Shape4 {
   int batch, h, w, in_c, out_c, k, stride, dilation;
@@ -483,7 +503,7 @@ OpResult RunConvOp(const ConvProblem& c, int threads,
   if (choice == "reference") {
     args.algorithm = AlgorithmPolicy::kReference;
   } else if (!choice.empty()) {
-    cache.choices[ConvTuningKey(p, x86::GetCpuFeatures().avx512f)] = choice;
+    cache.choices[ConvTuningKey(p, HostKernels().isa)] = choice;
     args.algorithm = AlgorithmPolicy::kTune;
     args.tuning = &cache;
   }
@@ -529,7 +549,7 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsAllChoicesOneAndTwoThreads) {
       ASSERT_TRUE(ParseConvAlgo(choice, &algo));
       const OpResult one = RunConvOp(c, 1, choice);
       const OpResult two = RunConvOp(c, 2, choice);
-      EXPECT_EQ(one.kernel, ConvKernelName(algo, avx512)) << choice;
+      EXPECT_EQ(one.kernel, ConvKernelName(algo, HostKernels())) << choice;
       const double tolerance = algo == ConvAlgo::kWinogradF63 ? 5e-5 : 2e-5;
       EXPECT_LE(MaxError(c, one.out), tolerance)
           << one.kernel << " " << Describe(c.p);
@@ -572,7 +592,7 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsWithResidual) {
         ConvAlgo algo;
         if (choice != "reference") {
           ASSERT_TRUE(ParseConvAlgo(choice, &algo));
-          EXPECT_EQ(one.kernel, ConvKernelName(algo, avx512)) << choice;
+          EXPECT_EQ(one.kernel, ConvKernelName(algo, HostKernels())) << choice;
         }
         const double tolerance = choice == "winograd_f63" ? 5e-5 : 2e-5;
         EXPECT_LE(MaxError(c, one.out), tolerance)
@@ -700,7 +720,7 @@ TEST_F(X86AlgorithmsTest, GroupedConvExecutions) {
         if (choice != "reference") {
           ConvAlgo algo;
           ASSERT_TRUE(ParseConvAlgo(choice, &algo));
-          EXPECT_EQ(one.kernel, ConvKernelName(algo, avx512));
+          EXPECT_EQ(one.kernel, ConvKernelName(algo, HostKernels()));
         }
         EXPECT_LE(MaxError(c, one.out), 2e-5) << one.kernel << " residual " << res_c << " " << Describe(c.p);
         EXPECT_EQ(one.out, two.out) << one.kernel << ": 1 and 2 threads differ, " << Describe(c.p);
@@ -876,8 +896,7 @@ OpResult RunFcOp(int rows, int in_dim, int out_dim, FusedActivation act,
   cpu::CpuBackend backend{SessionConfig{}};
   backend.SetThreadBudget(threads);
   TuningCache cache;
-  cache.choices[FcTuningKey(rows, in_dim, out_dim,
-                            x86::GetCpuFeatures().avx512f)] = choice;
+  cache.choices[FcTuningKey(rows, in_dim, out_dim, HostKernels().isa)] = choice;
   CpuArgs args;
   args.graph = &graph;
   args.node = &graph.nodes[0];
@@ -918,7 +937,7 @@ TEST_F(X86AlgorithmsTest, FcExecutionsAllChoicesOneAndTwoThreads) {
           RunFcOp(rows, in_dim, out_dim, act, x, w, bias, 1, choice);
       const OpResult two =
           RunFcOp(rows, in_dim, out_dim, act, x, w, bias, 2, choice);
-      EXPECT_EQ(one.kernel, FcKernelName(algo, avx512));
+      EXPECT_EQ(one.kernel, FcKernelName(algo, HostKernels()));
       double worst = 0;
       for (size_t i = 0; i < want.size(); ++i) {
         worst = std::max(worst,
@@ -936,7 +955,7 @@ TEST_F(X86AlgorithmsTest, FcExecutionsAllChoicesOneAndTwoThreads) {
 // of the panel or of the threads' 128-column groups, every activation.
 TEST_F(X86AlgorithmsTest, FcBatchOneIsAGemv) {
   if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP() << "no AVX-512";
-  EXPECT_EQ(ChooseFcAlgo(1, 1280, 1000, IsaFeatures{true, true}), ConvAlgo::kGemm6x32);
+  EXPECT_EQ(ChooseFcAlgo(1, 1280, 1000, Avx512Features()), ConvAlgo::kGemm6x32);
   int checked = 0;
   for (int in_dim : {1, 2, 263, 1280}) {
     for (int out_dim : {1, 17, 300}) {
@@ -965,15 +984,21 @@ TEST_F(X86AlgorithmsTest, FcBatchOneIsAGemv) {
 }
 
 TEST_F(X86AlgorithmsTest, KernelNamesSayAlgorithmAndParameter) {
-  EXPECT_EQ(ConvKernelName(ConvAlgo::kWinogradF63, true),
-            "conv3x3s1_winograd_f63_avx512");
-  EXPECT_EQ(ConvKernelName(ConvAlgo::kWinogradF43, false),
-            "conv3x3s1_winograd_f43_avx2");
-  EXPECT_EQ(ConvKernelName(ConvAlgo::kSlidingAvx512, true),
-            "conv2d_sliding_avx512");
-  EXPECT_EQ(FcKernelName(ConvAlgo::kStrassen1, true), "fc_strassen_d1_avx512");
-  EXPECT_EQ(ConvKernelName(ConvAlgo::kStrassen2, true),
-            "conv1x1_strassen_d2_avx512");
+  const CpuKernels avx512 = x86::KernelTable(Avx512Cpu());
+  const CpuKernels avx2 = x86::KernelTable(Avx2Cpu());
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kWinogradF63, avx512), "conv3x3s1_winograd_f63_avx512");
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kWinogradF43, avx2), "conv3x3s1_winograd_f43_avx2");
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kSlidingAvx512, avx512), "conv2d_sliding_avx512");
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kSlidingAvx2, avx512), "conv2d_sliding_avx2");
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kGemm6x16, avx512), "conv2d_gemm_6x16_avx2");
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kGemm6x32, avx512), "conv2d_gemm_6x32_avx512");
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kGroupedDirect, avx512), "conv2d_grouped_direct_avx512");
+  EXPECT_EQ(FcKernelName(ConvAlgo::kStrassen1, avx512), "fc_strassen_d1_avx512");
+  EXPECT_EQ(FcKernelName(ConvAlgo::kGemm6x16, avx2), "fully_connected_gemm_avx2");
+  EXPECT_EQ(FcKernelName(ConvAlgo::kGemm6x32, avx512), "fully_connected_gemm_6x32_avx512");
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kStrassen2, avx512), "conv1x1_strassen_d2_avx512");
+  // A table without the kernel says so rather than naming another ISA's.
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kSlidingAvx512, avx2), "conv2d_sliding_none");
   for (const char* token : {"gemm_6x16", "gemm_6x32", "sliding_avx2",
                             "sliding_avx512", "winograd_f23", "winograd_f43",
                             "winograd_f63", "strassen_d1", "strassen_d2"}) {
@@ -993,28 +1018,30 @@ TEST_F(X86AlgorithmsTest, KernelNamesSayAlgorithmAndParameter) {
 TEST(ConvCostModelTest, TuningKeysParseBack) {
   ConvParams p = Params({2, 28, 30, 208, 104, 3, 2, 1, ir::Padding::kSame, FusedActivation::kNone});
   for (int groups : {1, 26}) {
-    for (bool avx512 : {false, true}) {
+    for (const char* isa : {"avx2", "avx512", "neon"}) {
       p.groups = groups;
       for (const std::string& suffix : {std::string(), std::string(":f16w"), std::string(":bf16")}) {
-        const std::string key = ConvTuningKey(p, avx512) + suffix;
+        const std::string key = ConvTuningKey(p, isa) + suffix;
         ConvParams q;
-        bool wide = !avx512;
-        ASSERT_TRUE(ParseConvTuningKey(key, &q, &wide)) << key;
-        EXPECT_EQ(wide, avx512);
-        EXPECT_EQ(ConvTuningKey(q, wide) + suffix, key);
+        std::string parsed;
+        ASSERT_TRUE(ParseConvTuningKey(key, &q, &parsed)) << key;
+        EXPECT_EQ(parsed, isa);
+        EXPECT_EQ(ConvTuningKey(q, parsed) + suffix, key);
       }
     }
   }
+  EXPECT_EQ(ConvTuningKey(p, "avx512").substr(ConvTuningKey(p, "avx512").size() - 7), ":avx512");
   ConvParams q;
-  bool wide = false;
-  EXPECT_FALSE(ParseConvTuningKey(FcTuningKey(1, 1280, 1000, true), &q, &wide));
-  EXPECT_FALSE(ParseConvTuningKey("conv:n1:h7", &q, &wide));
-  EXPECT_FALSE(ParseConvTuningKey(ConvTuningKey(p, true) + "x", &q, &wide));
-  EXPECT_FALSE(ParseConvTuningKey("conv:n1:h-7:w7:ic1:oc1:k1x1:s1x1:d1x1:p0x0:o7x7:avx2" + std::string(" "), &q, &wide));
+  std::string isa;
+  EXPECT_FALSE(ParseConvTuningKey(FcTuningKey(1, 1280, 1000, "avx512"), &q, &isa));
+  EXPECT_FALSE(ParseConvTuningKey("conv:n1:h7", &q, &isa));
+  EXPECT_FALSE(ParseConvTuningKey(ConvTuningKey(p, "avx512") + "x", &q, &isa));
+  EXPECT_FALSE(ParseConvTuningKey(ConvTuningKey(p, "ref"), &q, &isa));
+  EXPECT_FALSE(ParseConvTuningKey("conv:n1:h-7:w7:ic1:oc1:k1x1:s1x1:d1x1:p0x0:o7x7:avx2" + std::string(" "), &q, &isa));
 }
 
 TEST(ConvCostModelTest, ChoicesOnFixedShapes) {
-  const IsaFeatures avx512{true, true};
+  const IsaFeatures avx512 = Avx512Features();
   auto conv = [](int h, int w, int ic, int oc, int k, int s, ir::Padding pad) {
     return Params({1, h, w, ic, oc, k, s, 1, pad, FusedActivation::kNone});
   };
@@ -1057,15 +1084,15 @@ TEST(ConvCostModelTest, ChoicesOnFixedShapes) {
   // GEMM's halved cost takes layers from the other algorithms: a 2048^3 FC
   // and a large pointwise conv stay on the GEMM; a 3x3 conv with few
   // channels leaves the sliding window / Winograd for it.
-  const IsaFeatures bf16{true, true, true};
+  const IsaFeatures bf16 = Avx512Features(PanelType::kBf16);
   EXPECT_EQ(ChooseFcAlgo(2048, 2048, 2048, bf16), ConvAlgo::kGemm6x32);
   for (ConvAlgo a : ConvCandidates(conv(64, 64, 512, 512, 1, 1, ir::Padding::kValid), bf16)) {
     EXPECT_EQ(StrassenDepth(a), 0) << ConvAlgoToken(a);
   }
   for (ConvAlgo a : FcCandidates(2048, 2048, 2048, bf16)) EXPECT_EQ(StrassenDepth(a), 0) << ConvAlgoToken(a);
   // Without AVX-512 no AVX-512 kernel is offered.
-  for (ConvAlgo a : ConvCandidates(
-           conv(32, 32, 16, 16, 3, 1, ir::Padding::kSame), {true, false})) {
+  for (ConvAlgo a : ConvCandidates(conv(32, 32, 16, 16, 3, 1, ir::Padding::kSame),
+                                   ConvIsaFeatures(x86::KernelTable(Avx2Cpu()), PanelType::kF32))) {
     EXPECT_NE(a, ConvAlgo::kGemm6x32);
     EXPECT_NE(a, ConvAlgo::kSlidingAvx512);
   }

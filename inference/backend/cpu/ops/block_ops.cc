@@ -12,17 +12,13 @@
 // the block's output. Both buffers stay in L2.
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "inference/backend/cpu/kernels/ref/conv2d.h"
 #include "inference/backend/cpu/kernels/ref/depthwise_conv2d.h"
 #include "inference/backend/cpu/kernels/ref/residual_add.h"
-#include "inference/backend/cpu/kernels/x86/cpu_features.h"
-#include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
-#include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
-#include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
-#include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
-#include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
+#include "inference/backend/cpu/ops/conv_common.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 
 namespace rill::inference::cpu {
@@ -37,8 +33,7 @@ class DepthwiseBlockOp : public CpuOp {
 
   std::string name() const override {
     if (!fast_) return "depthwise_block_ref";
-    return std::string(avx512_ ? "depthwise_block_gemm_6x32_avx512" : "depthwise_block_gemm_6x16_avx2") +
-           x86::PanelNameSuffix(project_.type);
+    return std::string("depthwise_block_gemm_") + project_.gemm()->name + PanelNameSuffix(project_.type());
   }
 
   Status Prepare() override {
@@ -74,17 +69,17 @@ class DepthwiseBlockOp : public CpuOp {
     residual_c_ = HasInput(7) ? InShape(7)[3] : 0;
     bool constant = args_.inputs[3]->constant && args_.inputs[5]->constant;
     if (has_expand_) constant = constant && args_.inputs[1]->constant;
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && constant;
+    // The widest GEMM for the 1x1 convs and the table's depthwise rows.
+    const GemmKernels* gemm = kernels().widest_gemm();
+    fast_ = gemm != nullptr && kernels().depthwise && constant;
     if (!fast_) {
       scratch_floats_ = static_cast<size_t>(batch_) * dw_.out_h * dw_.out_w * mid_c_;
       if (has_expand_) scratch_floats_ += static_cast<size_t>(batch_) * in_h_ * in_w_ * mid_c_;
       return Status::Ok();
     }
-    avx512_ = x86::GetCpuFeatures().avx512f;
-    const x86::PanelType panels =
-        x86::ChoosePanelType(args_.precision == Precision::kFp16, args_.precision == Precision::kBf16, avx512_);
-    project_.Pack(In(5), out_c_, mid_c_, avx512_, panels);
-    if (has_expand_) expand_.Pack(In(1), mid_c_, in_c_, avx512_, panels);
+    const PanelType panels = ChoosePanelType(args_.precision, kernels());
+    project_.Pack(In(5), out_c_, mid_c_, *gemm, panels);
+    if (has_expand_) expand_.Pack(In(1), mid_c_, in_c_, *gemm, panels);
     // Output rows per band: the expanded rows they read fit kBandBytes.
     const long long row_floats = static_cast<long long>(in_w_) * mid_c_;
     const long long fit_rows = std::max<long long>(dw_.kernel_h, kBandBytes / 4 / std::max<long long>(1, row_floats));
@@ -173,16 +168,16 @@ class DepthwiseBlockOp : public CpuOp {
         piece.out_h = s1 - s0;
         piece.pad_top = s_i0 - s_first;
         const float* rows = has_expand_ ? source + (s_i0 - i0) * mid_row : x + s_i0 * in_row;
-        x86::DepthwiseConv2DAvx2Rows(piece, rows, In(3), In(4), mid, 0, piece.out_h);
+        kernels().depthwise.rows(piece, rows, In(3), In(4), mid, 0, piece.out_h);
         const long long p0 = static_cast<long long>(s0) * dw_.out_w, p1 = static_cast<long long>(s1) * dw_.out_w;
-        if (residual && avx512_) {  // the skip added in the GEMM's epilogue
+        if (residual && project_.has_residual_epilogue()) {  // the skip added in the GEMM's epilogue
           project_.GemmResidual(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, 0, In(6), act_,
                                 y + p0 * out_c_, out_c_, residual + p0 * residual_c_, residual_c_, residual_c_);
           continue;
         }
         project_.Gemm(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, 0, In(6),
                       residual ? FusedActivation::kNone : act_, y + p0 * out_c_, out_c_);
-        if (residual) x86::ResidualAddAvx2(residual, residual_c_, y, out_c_, p0, p1, 0, out_c_, act_);
+        if (residual) AddResidual(kernels(), residual, residual_c_, y, out_c_, p0, p1, 0, out_c_, act_);
       }
     }
   }
@@ -224,8 +219,8 @@ class DepthwiseBlockOp : public CpuOp {
   ConvParams dw_;
   FusedActivation expand_act_ = FusedActivation::kNone, act_ = FusedActivation::kNone;
   int residual_c_ = 0;
-  bool fast_ = false, avx512_ = false;
-  x86::GemmPanels expand_, project_;
+  bool fast_ = false;
+  GemmPanels expand_, project_;
   int band_ = 1, chunks_ = 1, sub_rows_ = 1;
   size_t expand_floats_ = 0, mid_floats_ = 0, scratch_floats_ = 0;
 };

@@ -5,8 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-
-#include "inference/backend/cpu/kernels/x86/f32_conv2d_grouped_avx512.h"
+#include <iterator>
 
 namespace rill::inference::cpu {
 namespace {
@@ -94,9 +93,8 @@ double GemmCall(double m, double n, double k, int nr, double calib) {
   return std::max(compute, memory);
 }
 
-int Nr(ConvAlgo a) {
-  return a == ConvAlgo::kGemm6x16 || a == ConvAlgo::kSlidingAvx2 ? 16 : 32;
-}
+// The panel width of the GEMM an algorithm runs on.
+int Nr(ConvAlgo a, const IsaFeatures& isa) { return a == ConvAlgo::kGemm6x16 ? isa.narrow_nr : isa.wide_nr; }
 
 // The 6x32 GEMM on bf16 panels against its fp32 estimate (Zen 4: vdpbf16ps
 // does two multiplies per lane at the FMA's rate; the A rows' rounding and
@@ -225,9 +223,11 @@ bool StrassenShape(double m, double n, double k, int depth) {
   return m >= min_dim && n >= min_dim && k >= min_dim;
 }
 
-std::string Isa(bool avx512) { return avx512 ? "_avx512" : "_avx2"; }
+// A table entry's name in a kernel name ("none" where the entry is absent:
+// a forced choice the table cannot run).
+std::string Tag(const char* name) { return name != nullptr ? name : "none"; }
 
-double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib, bool bf16);
+double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib, const IsaFeatures& isa);
 
 }  // namespace
 
@@ -241,25 +241,43 @@ int WinogradTile(ConvAlgo a) {
                                        : 0;
 }
 
+IsaFeatures ConvIsaFeatures(const CpuKernels& k, PanelType panel) {
+  IsaFeatures isa;
+  const GemmKernels& narrow = k.gemm[CpuKernels::kNarrowGemm];
+  const GemmKernels& wide = k.gemm[CpuKernels::kWideGemm];
+  isa.narrow = narrow && k.im2col && k.sliding[0];
+  isa.wide = isa.narrow && wide && k.sliding[1];
+  isa.bf16 = isa.wide && panel == PanelType::kBf16 && wide.gemm_bf16 != nullptr;
+  isa.wide_gemv = isa.wide && wide.gemv != nullptr;
+  isa.winograd = isa.narrow && static_cast<bool>(k.winograd);
+  isa.strassen = isa.narrow && static_cast<bool>(k.strassen);
+  if (isa.wide && k.grouped_direct) isa.grouped_direct = k.grouped_direct.applies;
+  if (narrow) isa.narrow_nr = narrow.nr;
+  if (wide) isa.wide_nr = wide.nr;
+  if (k.sliding[0]) isa.narrow_lanes = k.sliding[0].lanes;
+  if (k.sliding[1]) isa.wide_lanes = k.sliding[1].lanes;
+  return isa;
+}
+
 std::vector<ConvAlgo> ConvCandidates(const ConvParams& p, IsaFeatures isa) {
   std::vector<ConvAlgo> c;
-  if (!isa.avx2) return c;
+  if (!isa.narrow) return c;
   c.push_back(ConvAlgo::kGemm6x16);
-  if (isa.avx512) c.push_back(ConvAlgo::kGemm6x32);
+  if (isa.wide) c.push_back(ConvAlgo::kGemm6x32);
   if (p.groups > 1) {  // grouped: a GEMM or sliding window per group, or the direct kernel
     c.push_back(ConvAlgo::kSlidingAvx2);
-    if (isa.avx512) c.push_back(ConvAlgo::kSlidingAvx512);
-    if (isa.avx512 && x86::GroupedDirectApplies(p)) c.push_back(ConvAlgo::kGroupedDirect);
+    if (isa.wide) c.push_back(ConvAlgo::kSlidingAvx512);
+    if (isa.grouped_direct != nullptr && isa.grouped_direct(p)) c.push_back(ConvAlgo::kGroupedDirect);
     return c;
   }
   c.push_back(ConvAlgo::kSlidingAvx2);
-  if (isa.avx512) c.push_back(ConvAlgo::kSlidingAvx512);
-  if (WinogradShape(p)) {
+  if (isa.wide) c.push_back(ConvAlgo::kSlidingAvx512);
+  if (isa.winograd && WinogradShape(p)) {
     c.push_back(ConvAlgo::kWinogradF23);
     c.push_back(ConvAlgo::kWinogradF43);
     c.push_back(ConvAlgo::kWinogradF63);
   }
-  if (Pointwise(p) && !isa.bf16) {
+  if (isa.strassen && Pointwise(p) && !isa.bf16) {
     const double m = static_cast<double>(p.batch) * p.out_h * p.out_w;
     if (StrassenShape(m, p.out_c, p.in_c, 1)) c.push_back(ConvAlgo::kStrassen1);
     if (StrassenShape(m, p.out_c, p.in_c, 2)) c.push_back(ConvAlgo::kStrassen2);
@@ -267,23 +285,23 @@ std::vector<ConvAlgo> ConvCandidates(const ConvParams& p, IsaFeatures isa) {
   return c;
 }
 
-bool ConvAlgoApplies(const ConvParams& p, ConvAlgo algo) {
+bool ConvAlgoApplies(const ConvParams& p, ConvAlgo algo, const IsaFeatures& isa) {
   switch (algo) {
     case ConvAlgo::kGemm6x16:
-    case ConvAlgo::kGemm6x32:
-      return true;
     case ConvAlgo::kSlidingAvx2:
+      return isa.narrow;
+    case ConvAlgo::kGemm6x32:
     case ConvAlgo::kSlidingAvx512:
-      return true;
+      return isa.wide;
     case ConvAlgo::kWinogradF23:
     case ConvAlgo::kWinogradF43:
     case ConvAlgo::kWinogradF63:
-      return p.groups == 1 && WinogradShape(p);
+      return isa.winograd && p.groups == 1 && WinogradShape(p);
     case ConvAlgo::kStrassen1:
     case ConvAlgo::kStrassen2:
-      return p.groups == 1 && Pointwise(p);
+      return isa.strassen && p.groups == 1 && Pointwise(p);
     case ConvAlgo::kGroupedDirect:
-      return x86::GroupedDirectApplies(p);
+      return isa.grouped_direct != nullptr && isa.grouped_direct(p);
   }
   return false;
 }
@@ -291,10 +309,10 @@ bool ConvAlgoApplies(const ConvParams& p, ConvAlgo algo) {
 std::vector<ConvAlgo> FcCandidates(int rows, int in_dim, int out_dim,
                                    IsaFeatures isa) {
   std::vector<ConvAlgo> c;
-  if (!isa.avx2) return c;
+  if (!isa.narrow) return c;
   c.push_back(ConvAlgo::kGemm6x16);
-  if (isa.avx512) c.push_back(ConvAlgo::kGemm6x32);
-  if (isa.bf16) return c;
+  if (isa.wide) c.push_back(ConvAlgo::kGemm6x32);
+  if (isa.bf16 || !isa.strassen) return c;
   if (StrassenShape(rows, out_dim, in_dim, 1))
     c.push_back(ConvAlgo::kStrassen1);
   if (StrassenShape(rows, out_dim, in_dim, 2))
@@ -302,34 +320,34 @@ std::vector<ConvAlgo> FcCandidates(int rows, int in_dim, int out_dim,
   return c;
 }
 
-double EstimateGemmCycles(int m, int n, int k, ConvAlgo algo) {
-  return Strassen(m, n, k, StrassenDepth(algo), Nr(algo), Calibration(algo));
+double EstimateGemmCycles(int m, int n, int k, ConvAlgo algo, const IsaFeatures& isa) {
+  return Strassen(m, n, k, StrassenDepth(algo), Nr(algo, isa), Calibration(algo));
 }
 
-double EstimateConvCycles(const ConvParams& p, ConvAlgo algo, bool bf16) {
-  return RawConvCycles(p, algo, Calibration(algo), bf16);
+double EstimateConvCycles(const ConvParams& p, ConvAlgo algo, const IsaFeatures& isa) {
+  return RawConvCycles(p, algo, Calibration(algo), isa);
 }
 
 namespace {
-double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib, bool bf16) {
+double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib, const IsaFeatures& isa) {
   switch (algo) {
     case ConvAlgo::kGemm6x16:
-      return GemmConv(p, 16, calib);
+      return GemmConv(p, isa.narrow_nr, calib);
     case ConvAlgo::kGemm6x32:
-      return GemmConv(p, 32, calib, bf16 ? kBf16GemmFactor : 1.0);
+      return GemmConv(p, isa.wide_nr, calib, isa.bf16 ? kBf16GemmFactor : 1.0);
     case ConvAlgo::kSlidingAvx2:
-      return calib * Sliding(p, 8);
+      return calib * Sliding(p, isa.narrow_lanes);
     case ConvAlgo::kSlidingAvx512:
-      return calib * Sliding(p, 16);
+      return calib * Sliding(p, isa.wide_lanes);
     case ConvAlgo::kWinogradF23:
     case ConvAlgo::kWinogradF43:
     case ConvAlgo::kWinogradF63:
-      // bf16 products for F(2,3) only (conv_ops.cc Bf16Gemm).
-      return Winograd(p, WinogradTile(algo), 32, calib, bf16 && algo == ConvAlgo::kWinogradF23);
+      // bf16 products for F(2,3) only (conv2d_op.cc Bf16Gemm).
+      return Winograd(p, WinogradTile(algo), isa.wide_nr, calib, isa.bf16 && algo == ConvAlgo::kWinogradF23);
     case ConvAlgo::kStrassen1:
     case ConvAlgo::kStrassen2:
       return Strassen(static_cast<double>(p.batch) * p.out_h * p.out_w, p.out_c,
-                      p.in_c, StrassenDepth(algo), 32, calib);
+                      p.in_c, StrassenDepth(algo), isa.wide_nr, calib);
     case ConvAlgo::kGroupedDirect:
       return calib * GroupedDirect(p);
   }
@@ -338,10 +356,10 @@ double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib, bool bf16
 }  // namespace
 
 ConvAlgo ChooseConvAlgo(const ConvParams& p, IsaFeatures isa) {
-  ConvAlgo best = isa.avx512 ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16;
+  ConvAlgo best = isa.wide ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16;
   double best_cycles = 1e300;
   for (ConvAlgo a : ConvCandidates(p, isa)) {
-    const double c = EstimateConvCycles(p, a, isa.bf16);
+    const double c = EstimateConvCycles(p, a, isa);
     if (c < best_cycles) {
       best_cycles = c;
       best = a;
@@ -351,14 +369,14 @@ ConvAlgo ChooseConvAlgo(const ConvParams& p, IsaFeatures isa) {
 }
 
 ConvAlgo ChooseFcAlgo(int rows, int in_dim, int out_dim, IsaFeatures isa) {
-  // One row is a GEMV, bound by reading the weights: the AVX-512 panels
-  // have the dedicated GemvF32Avx512 (conv_ops.cc).
-  if (rows == 1 && isa.avx512) return ConvAlgo::kGemm6x32;
-  ConvAlgo best = isa.avx512 ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16;
+  // One row is a GEMV, bound by reading the weights: the wide panels have a
+  // dedicated one (GemmKernels::gemv; fully_connected_op.cc).
+  if (rows == 1 && isa.wide_gemv) return ConvAlgo::kGemm6x32;
+  ConvAlgo best = isa.wide ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16;
   double best_cycles = 1e300;
   for (ConvAlgo a : FcCandidates(rows, in_dim, out_dim, isa)) {
     const double c =
-        EstimateGemmCycles(rows, out_dim, in_dim, a) * (isa.bf16 && a == ConvAlgo::kGemm6x32 ? kBf16GemmFactor : 1.0);
+        EstimateGemmCycles(rows, out_dim, in_dim, a, isa) * (isa.bf16 && a == ConvAlgo::kGemm6x32 ? kBf16GemmFactor : 1.0);
     if (c < best_cycles) {
       best_cycles = c;
       best = a;
@@ -367,42 +385,43 @@ ConvAlgo ChooseFcAlgo(int rows, int in_dim, int out_dim, IsaFeatures isa) {
   return best;
 }
 
-std::string ConvKernelName(ConvAlgo algo, bool avx512) {
+std::string ConvKernelName(ConvAlgo algo, const CpuKernels& k) {
   switch (algo) {
     case ConvAlgo::kGemm6x16:
-      return "conv2d_gemm_6x16_avx2";
+      return "conv2d_gemm_" + Tag(k.gemm[CpuKernels::kNarrowGemm].name);
     case ConvAlgo::kGemm6x32:
-      return "conv2d_gemm_6x32_avx512";
+      return "conv2d_gemm_" + Tag(k.gemm[CpuKernels::kWideGemm].name);
     case ConvAlgo::kSlidingAvx2:
-      return "conv2d_sliding_avx2";
+      return "conv2d_sliding_" + Tag(k.sliding[0].isa);
     case ConvAlgo::kSlidingAvx512:
-      return "conv2d_sliding_avx512";
+      return "conv2d_sliding_" + Tag(k.sliding[1].isa);
     case ConvAlgo::kWinogradF23:
-      return "conv3x3s1_winograd_f23" + Isa(avx512);
+      return "conv3x3s1_winograd_f23_" + Tag(k.winograd.isa);
     case ConvAlgo::kWinogradF43:
-      return "conv3x3s1_winograd_f43" + Isa(avx512);
+      return "conv3x3s1_winograd_f43_" + Tag(k.winograd.isa);
     case ConvAlgo::kWinogradF63:
-      return "conv3x3s1_winograd_f63" + Isa(avx512);
+      return "conv3x3s1_winograd_f63_" + Tag(k.winograd.isa);
     case ConvAlgo::kStrassen1:
-      return "conv1x1_strassen_d1" + Isa(avx512);
+      return "conv1x1_strassen_d1_" + Tag(k.strassen.isa);
     case ConvAlgo::kStrassen2:
-      return "conv1x1_strassen_d2" + Isa(avx512);
+      return "conv1x1_strassen_d2_" + Tag(k.strassen.isa);
     case ConvAlgo::kGroupedDirect:
-      return "conv2d_grouped_direct_avx512";
+      return "conv2d_grouped_direct_" + Tag(k.grouped_direct.isa);
   }
   return "conv2d_unknown";
 }
 
-std::string FcKernelName(ConvAlgo algo, bool avx512) {
+std::string FcKernelName(ConvAlgo algo, const CpuKernels& k) {
   switch (algo) {
     case ConvAlgo::kGemm6x16:
-      return "fully_connected_gemm_avx2";
+      // The narrow GEMM's FC name has only ever said its ISA.
+      return "fully_connected_gemm_" + Tag(k.gemm[CpuKernels::kNarrowGemm].isa);
     case ConvAlgo::kGemm6x32:
-      return "fully_connected_gemm_6x32_avx512";
+      return "fully_connected_gemm_" + Tag(k.gemm[CpuKernels::kWideGemm].name);
     case ConvAlgo::kStrassen1:
-      return "fc_strassen_d1" + Isa(avx512);
+      return "fc_strassen_d1_" + Tag(k.strassen.isa);
     case ConvAlgo::kStrassen2:
-      return "fc_strassen_d2" + Isa(avx512);
+      return "fc_strassen_d2_" + Tag(k.strassen.isa);
     default:
       return "fully_connected_unknown";
   }
@@ -420,6 +439,9 @@ constexpr std::pair<ConvAlgo, const char*> kTokens[] = {
     {ConvAlgo::kStrassen1, "strassen_d1"},
     {ConvAlgo::kStrassen2, "strassen_d2"},
     {ConvAlgo::kGroupedDirect, "grouped_direct"}};
+// The ISAs of the tables whose keys a cache may hold (CpuKernels::isa of
+// tables with a GEMM).
+constexpr const char* kIsas[] = {"avx2", "avx512", "neon", "neon_fp16"};
 }  // namespace
 
 std::string ConvAlgoToken(ConvAlgo algo) {
@@ -439,17 +461,17 @@ bool ParseConvAlgo(const std::string& token, ConvAlgo* algo) {
   return false;
 }
 
-std::string ConvTuningKey(const ConvParams& p, bool avx512) {
+std::string ConvTuningKey(const ConvParams& p, const std::string& isa) {
   auto s = [](int v) { return std::to_string(v); };
   return "conv:n" + s(p.batch) + ":h" + s(p.in_h) + ":w" + s(p.in_w) + ":ic" +
          s(p.in_c) + ":oc" + s(p.out_c) + ":k" + s(p.kernel_h) + "x" +
          s(p.kernel_w) + ":s" + s(p.stride_h) + "x" + s(p.stride_w) + ":d" +
          s(p.dilation_h) + "x" + s(p.dilation_w) + ":p" + s(p.pad_top) + "x" +
          s(p.pad_left) + ":o" + s(p.out_h) + "x" + s(p.out_w) + (p.groups > 1 ? ":g" + s(p.groups) : "") +
-         (avx512 ? ":avx512" : ":avx2");
+         ":" + isa;
 }
 
-bool ParseConvTuningKey(const std::string& key, ConvParams* p, bool* avx512) {
+bool ParseConvTuningKey(const std::string& key, ConvParams* p, std::string* isa) {
   ConvParams q;
   int consumed = 0;
   if (std::sscanf(key.c_str(), "conv:n%d:h%d:w%d:ic%d:oc%d:k%dx%d:s%dx%d:d%dx%d:p%dx%d:o%dx%d%n", &q.batch, &q.in_h,
@@ -472,19 +494,22 @@ bool ParseConvTuningKey(const std::string& key, ConvParams* p, bool* avx512) {
     if (q.groups < 2 || end == std::string::npos) return false;
     rest = rest.substr(end);
   }
-  if (rest != ":avx512" && rest != ":avx2") return false;
-  const bool wide = rest == ":avx512";
+  if (rest.empty() || rest[0] != ':' ||
+      std::none_of(std::begin(kIsas), std::end(kIsas), [&](const char* i) { return rest.compare(1, std::string::npos, i) == 0; })) {
+    return false;
+  }
+  const std::string table_isa = rest.substr(1);
   // Only keys ConvTuningKey writes (no stray signs, zeros or spaces).
-  const std::string again = ConvTuningKey(q, wide);
+  const std::string again = ConvTuningKey(q, table_isa);
   if (key.compare(0, again.size(), again) != 0) return false;
-  *avx512 = wide;
+  *isa = table_isa;
   *p = q;
   return true;
 }
 
-std::string FcTuningKey(int rows, int in_dim, int out_dim, bool avx512) {
+std::string FcTuningKey(int rows, int in_dim, int out_dim, const std::string& isa) {
   return "fc:m" + std::to_string(rows) + ":k" + std::to_string(in_dim) + ":n" +
-         std::to_string(out_dim) + (avx512 ? ":avx512" : ":avx2");
+         std::to_string(out_dim) + ":" + isa;
 }
 
 }  // namespace rill::inference::cpu

@@ -1,5 +1,6 @@
 // Common base of the CPU backend's executions: typed access to the node's
-// bindings and errors that name the node.
+// bindings, errors that name the node, and the kernel table the policy
+// allows (kernels(): the optimized kernels are called through it only).
 #ifndef RILL_INFERENCE_BACKEND_CPU_OPS_CPU_OP_H_
 #define RILL_INFERENCE_BACKEND_CPU_OPS_CPU_OP_H_
 
@@ -9,6 +10,7 @@
 
 #include "inference/backend/backend.h"
 #include "inference/backend/cpu/cpu_backend.h"
+#include "inference/backend/cpu/kernels/cpu_kernels.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 #include "inference/ir/conv_geometry.h"
 
@@ -16,7 +18,7 @@ namespace rill::inference::cpu {
 
 class CpuOp : public CpuExecution {
  public:
-  explicit CpuOp(const CpuArgs& args) : args_(args) {}
+  explicit CpuOp(const CpuArgs& args) : args_(args), kernels_(&CpuKernelsFor(args.algorithm)) {}
   // CPU kernels cannot fail once prepared.
   Status Run() final {
     Compute();
@@ -26,6 +28,9 @@ class CpuOp : public CpuExecution {
  protected:
   virtual void Compute() = 0;
 
+  // The reference-only table under AlgorithmPolicy::kReference, else the
+  // CPU's.
+  const CpuKernels& kernels() const { return *kernels_; }
   const ir::OpAttrs& attrs() const { return args_.node->attrs; }
   bool HasInput(size_t i) const { return i < args_.inputs.size() && args_.inputs[i] != nullptr; }
   const Shape& InShape(size_t i) const { return args_.inputs[i]->shape; }
@@ -98,6 +103,9 @@ class CpuOp : public CpuExecution {
   }
 
   CpuArgs args_;
+
+ private:
+  const CpuKernels* kernels_;
 };
 
 inline FusedActivation ToFused(ir::Activation a) {

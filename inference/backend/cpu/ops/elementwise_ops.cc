@@ -1,5 +1,6 @@
 // ADD, MUL (broadcasting) and the unary activations on the CPU.
 #include <algorithm>
+#include <string>
 
 #include "inference/backend/cpu/kernels/ref/activations.h"
 #include "inference/backend/cpu/kernels/ref/add.h"
@@ -7,9 +8,6 @@
 #include "inference/backend/cpu/kernels/ref/mul.h"
 #include "inference/backend/cpu/kernels/ref/prelu.h"
 #include "inference/backend/cpu/kernels/ref/sub.h"
-#include "inference/backend/cpu/kernels/x86/cpu_features.h"
-#include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
-#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 
 namespace rill::inference::cpu {
@@ -19,7 +17,7 @@ class BinaryOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
   std::string name() const override {
-    const std::string suffix = fast_ ? "_avx2" : "_ref";
+    const std::string suffix = std::string("_") + (fast_ ? kernels().elementwise.isa : "ref");
     switch (args_.node->type) {
       case ir::OpType::kAdd: return "add" + suffix;
       case ir::OpType::kSub: return "sub" + suffix;
@@ -32,7 +30,7 @@ class BinaryOp : public CpuOp {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(2));
     if (!MakeBroadcastParams(InShape(0), InShape(1), &p_)) return Error("shapes do not broadcast");
     p_.activation = ToFused(attrs().activation);
-    // The AVX2 path: one operand has the output's shape (the first, or the
+    // The table's kernel: one operand has the output's shape (the first, or the
     // second of an ADD or MUL: x * gate as well as gate * x) and the other is
     // the same shape, a scalar, one value per innermost index, or one per
     // image and innermost index (a squeeze-excitation gate [N, 1, 1, C]).
@@ -40,8 +38,7 @@ class BinaryOp : public CpuOp {
     const ir::OpType t = args_.node->type;
     const bool commutes = t == ir::OpType::kAdd || t == ir::OpType::kMul;
     swapped_ = commutes && InShape(0) != OutShape() && InShape(1) == OutShape();
-    if (args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && t != ir::OpType::kPRelu &&
-        InShape(swapped_ ? 1 : 0) == OutShape()) {
+    if (kernels().elementwise.binary != nullptr && t != ir::OpType::kPRelu && InShape(swapped_ ? 1 : 0) == OutShape()) {
       const Shape& a = InShape(swapped_ ? 1 : 0);
       const Shape& b = InShape(swapped_ ? 0 : 1);
       const int64_t nb = NumElements(b);
@@ -53,8 +50,8 @@ class BinaryOp : public CpuOp {
         n_ = NumElements(a);
         period_ = a == b ? n_ : nb == 1 ? 1 : a.back();
         image_ = a == b || nb == 1 || images == 1 ? n_ : n_ / images;
-        op_ = t == ir::OpType::kAdd ? x86::BinaryOp::kAdd : t == ir::OpType::kSub ? x86::BinaryOp::kSub
-            : t == ir::OpType::kMul ? x86::BinaryOp::kMul : x86::BinaryOp::kDiv;
+        op_ = t == ir::OpType::kAdd ? BinaryKind::kAdd : t == ir::OpType::kSub ? BinaryKind::kSub
+            : t == ir::OpType::kMul ? BinaryKind::kMul : BinaryKind::kDiv;
       }
     }
     return Status::Ok();
@@ -63,19 +60,19 @@ class BinaryOp : public CpuOp {
     if (fast_) {
       // Pieces start on a period of b, so each piece reads b from its start;
       // a per-image b moves on at each image's first element.
+      const auto binary = kernels().elementwise.binary;
       const float* a = In(swapped_ ? 1 : 0);
       const float* b = In(swapped_ ? 0 : 1);
       float* y = Out();
       const long long align = period_ == n_ || period_ == 1 ? 64 : period_;
       ParallelRange(n_, align, n_, [&](long long begin, long long end) {
         if (period_ == n_) {
-          x86::BinaryAvx2(op_, end - begin, a + begin, b + begin, end - begin, p_.activation, y + begin);
+          binary(op_, end - begin, a + begin, b + begin, end - begin, p_.activation, y + begin);
           return;
         }
         for (long long i = begin; i < end;) {
           const long long image = i / image_, stop = std::min(end, (image + 1) * image_);
-          x86::BinaryAvx2(op_, stop - i, a + i, period_ == 1 ? b : b + image * period_, period_, p_.activation,
-                          y + i);
+          binary(op_, stop - i, a + i, period_ == 1 ? b : b + image * period_, period_, p_.activation, y + i);
           i = stop;
         }
       });
@@ -96,29 +93,44 @@ class BinaryOp : public CpuOp {
   bool swapped_ = false;  // the operand with the output's shape is the second
   long long n_ = 0, period_ = 1;
   long long image_ = 0;  // elements per image of a per-image b (else n_)
-  x86::BinaryOp op_ = x86::BinaryOp::kAdd;
+  BinaryKind op_ = BinaryKind::kAdd;
 };
 
 class UnaryOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
   std::string name() const override {
+    const std::string isa = std::string("_") + (kernel_ != nullptr ? isa_ : "ref");
     switch (args_.node->type) {
       case ir::OpType::kRelu: return "relu_ref";
       case ir::OpType::kRelu6: return "relu6_ref";
-      case ir::OpType::kHardSwish: return fast_ ? "hard_swish_avx2" : "hard_swish_ref";
+      case ir::OpType::kHardSwish: return "hard_swish" + isa;
       case ir::OpType::kClamp: return "clamp_ref";
       case ir::OpType::kLeakyRelu: return "leaky_relu_ref";
       case ir::OpType::kHardSigmoid: return "hard_sigmoid_ref";
-      case ir::OpType::kSilu: return !fast_ ? "silu_ref" : avx512_ ? "silu_avx512" : "silu_avx2";
-      default: return !fast_ ? "logistic_ref" : avx512_ ? "logistic_avx512" : "logistic_avx2";
+      case ir::OpType::kSilu: return "silu" + isa;
+      default: return "logistic" + isa;
     }
   }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     n_ = NumElements(InShape(0));
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
-    avx512_ = fast_ && x86::GetCpuFeatures().avx512f;
+    const CpuKernels& k = kernels();
+    switch (args_.node->type) {
+      case ir::OpType::kHardSwish:
+        kernel_ = k.elementwise.hard_swish;
+        isa_ = k.elementwise.isa;
+        break;
+      case ir::OpType::kSilu:
+        kernel_ = k.transcendental.silu;
+        isa_ = k.transcendental.isa;
+        break;
+      case ir::OpType::kLogistic:
+        kernel_ = k.transcendental.logistic;
+        isa_ = k.transcendental.isa;
+        break;
+      default: kernel_ = nullptr; break;
+    }
     return Status::Ok();
   }
   void Compute() override {
@@ -133,20 +145,18 @@ class UnaryOp : public CpuOp {
         case ir::OpType::kRelu: ReluRef(n, in, out); break;
         case ir::OpType::kRelu6: Relu6Ref(n, in, out); break;
         case ir::OpType::kHardSwish:
-          if (fast_) x86::HardSwishAvx2(n, in, out);
+          if (kernel_ != nullptr) kernel_(n, in, out);
           else HardSwishRef(n, in, out);
           break;
         case ir::OpType::kClamp: ClampRef(n, attrs().clamp_min, attrs().clamp_max, in, out); break;
         case ir::OpType::kLeakyRelu: LeakyReluRef(n, attrs().alpha, in, out); break;
         case ir::OpType::kHardSigmoid: HardSigmoidRef(n, attrs().alpha, attrs().beta, in, out); break;
         case ir::OpType::kSilu:
-          if (avx512_) x86::SiluAvx512(n, in, out);
-          else if (fast_) x86::SiluAvx2(n, in, out);
+          if (kernel_ != nullptr) kernel_(n, in, out);
           else SiluRef(n, in, out);
           break;
         default:
-          if (avx512_) x86::LogisticAvx512(n, in, out);
-          else if (fast_) x86::LogisticAvx2(n, in, out);
+          if (kernel_ != nullptr) kernel_(n, in, out);
           else LogisticRef(n, in, out);
           break;
       }
@@ -155,8 +165,10 @@ class UnaryOp : public CpuOp {
 
  private:
   long long n_ = 0;
-  bool fast_ = false;    // AVX2 kernels where there are some (HARD_SWISH, LOGISTIC, SILU)
-  bool avx512_ = false;  // LOGISTIC, SILU on 16 lanes (the same results as AVX2, faster)
+  // The table's kernel where it has one (HARD_SWISH, LOGISTIC, SILU), and
+  // the ISA its name says.
+  void (*kernel_)(long long n, const float* in, float* out) = nullptr;
+  const char* isa_ = "ref";
 };
 
 }  // namespace

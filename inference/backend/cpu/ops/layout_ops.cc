@@ -3,6 +3,7 @@
 // RESIZE_BICUBIC), SOFTMAX, TRANSPOSE.
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "inference/backend/cpu/kernels/ref/concatenation.h"
@@ -15,11 +16,6 @@
 #include "inference/backend/cpu/kernels/ref/slice.h"
 #include "inference/backend/cpu/kernels/ref/softmax.h"
 #include "inference/backend/cpu/kernels/ref/transpose.h"
-#include "inference/backend/cpu/kernels/x86/cpu_features.h"
-#include "inference/backend/cpu/kernels/x86/f32_data_avx2.h"
-#include "inference/backend/cpu/kernels/x86/f32_resize_bilinear_avx2.h"
-#include "inference/backend/cpu/kernels/x86/f32_resize_separable.h"
-#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 #include "inference/ir/slice_geometry.h"
 
@@ -50,11 +46,11 @@ class PadOp : public CpuOp {
       }
       p_.value = *static_cast<const float*>(v->host());
     }
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference;
+    fast_ = kernels().data.pad != nullptr;
     return Status::Ok();
   }
   void Compute() override {
-    if (fast_) x86::PadCopy(p_, In(0), Out());
+    if (fast_) kernels().data.pad(p_, In(0), Out());
     else PadRef(p_, In(0), Out());
   }
 
@@ -97,7 +93,7 @@ class ConcatenationOp : public CpuOp {
     row_ = 0;
     for (long long c : chunks_) row_ += c;
     pointers_.assign(args_.inputs.size(), nullptr);
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && ToFused(attrs().activation) == FusedActivation::kNone;
+    fast_ = kernels().data.concatenation != nullptr && ToFused(attrs().activation) == FusedActivation::kNone;
     return Status::Ok();
   }
   void Compute() override {
@@ -109,11 +105,11 @@ class ConcatenationOp : public CpuOp {
         const int n = static_cast<int>(pointers_.size());
         const float* piece[kMaxPieceInputs];
         if (n > kMaxPieceInputs) {
-          if (begin == 0) x86::ConcatenationCopy(n, pointers_.data(), chunks_.data(), outer_, y);
+          if (begin == 0) kernels().data.concatenation(n, pointers_.data(), chunks_.data(), outer_, y);
           return;
         }
         for (int i = 0; i < n; ++i) piece[i] = pointers_[i] + begin * chunks_[i];
-        x86::ConcatenationCopy(n, piece, chunks_.data(), end - begin, y + begin * row_);
+        kernels().data.concatenation(n, piece, chunks_.data(), end - begin, y + begin * row_);
       });
     } else {
       ConcatenationRef(static_cast<int>(pointers_.size()), pointers_.data(), chunks_.data(), outer_,
@@ -152,7 +148,7 @@ class ResizeSeparableOp : public CpuOp {
   size_t scratch_bytes() const override { return fast_ ? scratch_floats_ * threads() * sizeof(float) : 0; }
 
  protected:
-  void PrepareSeparable(ResizeFilter filter, bool fast) {
+  void PrepareSeparable(ResizeFilter filter) {
     const ir::OpAttrs& a = attrs();
     sp_ = ResizeSeparableParams{};
     SetNhwcSizes(&sp_);
@@ -162,8 +158,8 @@ class ResizeSeparableOp : public CpuOp {
     sp_.exclude_outside = a.exclude_outside;
     ComputeResizeSeparableTaps(sp_, true, &rows_);
     ComputeResizeSeparableTaps(sp_, false, &cols_);
-    fast_ = fast;
-    scratch_floats_ = fast ? x86::ResizeSeparableScratchFloats(sp_, rows_) : 0;
+    fast_ = kernels().data.separable_rows != nullptr;
+    scratch_floats_ = fast_ ? kernels().data.separable_scratch_floats(sp_, rows_) : 0;
   }
   void RunSeparable() {
     const float* x = In(0);
@@ -178,9 +174,8 @@ class ResizeSeparableOp : public CpuOp {
                            ? 1
                            : static_cast<int>(std::min<long long>(rows, 2LL * threads()));
     auto piece = [&](int i, int thread) {
-      x86::ResizeSeparableRows(sp_, rows_, cols_, x, y, static_cast<int>(rows * i / pieces),
-                               static_cast<int>(rows * (i + 1) / pieces),
-                               Scratch() + scratch_floats_ * thread);
+      kernels().data.separable_rows(sp_, rows_, cols_, x, y, static_cast<int>(rows * i / pieces),
+                                    static_cast<int>(rows * (i + 1) / pieces), Scratch() + scratch_floats_ * thread);
     };
     ParallelFor(pieces, piece);
   }
@@ -196,38 +191,37 @@ class ResizeBilinearOp : public ResizeSeparableOp {
   using ResizeSeparableOp::ResizeSeparableOp;
   std::string name() const override {
     if (attrs().antialias) return fast_ ? "resize_antialias_linear_simd" : "resize_antialias_linear_ref";
-    return fast_ ? "resize_bilinear_avx2" : "resize_bilinear_ref";
+    return std::string("resize_bilinear_") + (fast_ ? kernels().data.resize_isa : "ref");
   }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     const ir::OpAttrs& a = attrs();
-    const bool fast = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
     if (a.antialias) {
       if (a.resize_coordinate == ir::ResizeCoordinate::kTflite) {
         return Error("antialias needs an ONNX coordinate transform");
       }
-      PrepareSeparable(ResizeFilter::kAntialiasLinear, fast);
+      PrepareSeparable(ResizeFilter::kAntialiasLinear);
       return Status::Ok();
     }
-    fast_ = fast;
+    fast_ = kernels().data.resize_bilinear != nullptr;
     scratch_floats_ = 0;
     p_ = ResizeParams{};
     SetNhwcSizes(&p_);
     SetResizeCoordinates(a, InShape(0), &p_);
     p_.align_corners = a.align_corners;
     p_.half_pixel_centers = a.half_pixel_centers;
-    if (fast_) x86::ComputeResizeTaps(p_, &y_taps_, &x_taps_);
+    if (fast_) kernels().data.bilinear_taps(p_, &y_taps_, &x_taps_);
     return Status::Ok();
   }
   void Compute() override {
     if (attrs().antialias) RunSeparable();
-    else if (fast_) x86::ResizeBilinearAvx2(p_, y_taps_.data(), x_taps_.data(), In(0), Out());
+    else if (fast_) kernels().data.resize_bilinear(p_, y_taps_.data(), x_taps_.data(), In(0), Out());
     else ResizeBilinearRef(p_, In(0), Out());
   }
 
  private:
   ResizeParams p_;
-  std::vector<x86::ResizeTap> y_taps_, x_taps_;
+  std::vector<BilinearTap> y_taps_, x_taps_;
 };
 
 class ResizeBicubicOp : public ResizeSeparableOp {
@@ -240,8 +234,7 @@ class ResizeBicubicOp : public ResizeSeparableOp {
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     if (attrs().resize_coordinate == ir::ResizeCoordinate::kTflite) return Error("needs an ONNX coordinate transform");
-    PrepareSeparable(attrs().antialias ? ResizeFilter::kAntialiasCubic : ResizeFilter::kCubic,
-                     args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma());
+    PrepareSeparable(attrs().antialias ? ResizeFilter::kAntialiasCubic : ResizeFilter::kCubic);
     return Status::Ok();
   }
   void Compute() override { RunSeparable(); }
@@ -317,7 +310,9 @@ class ResizeNearestOp : public CpuOp {
 class SoftmaxOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return !fast_ ? "softmax_ref" : avx512_ ? "softmax_avx512" : "softmax_avx2"; }
+  std::string name() const override {
+    return std::string("softmax_") + (fast_ ? kernels().transcendental.isa : "ref");
+  }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     const Shape& x = InShape(0);
@@ -327,8 +322,7 @@ class SoftmaxOp : public CpuOp {
     for (int d = 0; d < axis; ++d) outer_ *= x[d];
     for (int d = axis + 1; d < rank; ++d) inner_ *= x[d];
     axis_size_ = x[axis];
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
-    avx512_ = fast_ && x86::GetCpuFeatures().avx512f;
+    fast_ = kernels().transcendental.softmax != nullptr;
     return Status::Ok();
   }
   void Compute() override {
@@ -342,15 +336,14 @@ class SoftmaxOp : public CpuOp {
     float* y = Out();
     const long long vectors = outer_ * inner_;
     ParallelRange(vectors, inner_ == 1 ? 1 : 16, vectors * axis_size_, [&](long long begin, long long end) {
-      if (avx512_) x86::SoftmaxAvx512(outer_, axis_size_, inner_, x, y, begin, end);
-      else x86::SoftmaxAvx2(outer_, axis_size_, inner_, x, y, begin, end);
+      kernels().transcendental.softmax(outer_, axis_size_, inner_, x, y, begin, end);
     });
   }
 
  private:
   long long outer_ = 1, inner_ = 1;
   int axis_size_ = 1;
-  bool fast_ = false, avx512_ = false;
+  bool fast_ = false;
 };
 
 class TransposeOp : public CpuOp {
@@ -366,7 +359,7 @@ class TransposeOp : public CpuOp {
       p_.in_dims[d] = x[d];
       p_.perm[d] = attrs().perm[d];
     }
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::PlanBatched2DTranspose(p_, &plan_);
+    fast_ = kernels().data.plan_transpose != nullptr && kernels().data.plan_transpose(p_, &plan_);
     return Status::Ok();
   }
   void Compute() override {
@@ -382,21 +375,21 @@ class TransposeOp : public CpuOp {
       // every output cache line.
       const long long matrix = plan_.rows * plan_.cols;
       ParallelRange(plan_.batch, 1, plan_.total, [&](long long begin, long long end) {
-        x86::TransposePlan part = plan_;
+        TransposePlan part = plan_;
         part.batch = end - begin;
         part.total = part.batch * matrix;
-        x86::TransposeBatched2D(part, x + begin * matrix, y + begin * matrix);
+        kernels().data.transpose(part, x + begin * matrix, y + begin * matrix);
       });
       return;
     }
     // Output rows (input columns) in pieces over the threads.
     ParallelRange(plan_.cols, 16, plan_.total,
-                  [&](long long begin, long long end) { x86::TransposeBatched2DColumns(plan_, x, y, begin, end); });
+                  [&](long long begin, long long end) { kernels().data.transpose_columns(plan_, x, y, begin, end); });
   }
 
  private:
   TransposeParams p_;
-  x86::TransposePlan plan_;
+  TransposePlan plan_;
   bool fast_ = false;
 };
 

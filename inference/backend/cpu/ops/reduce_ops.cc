@@ -1,10 +1,10 @@
 // MAX_POOL_2D, AVERAGE_POOL_2D and MEAN on the CPU.
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "inference/backend/cpu/kernels/ref/mean.h"
 #include "inference/backend/cpu/kernels/ref/pooling.h"
-#include "inference/backend/cpu/kernels/x86/cpu_features.h"
-#include "inference/backend/cpu/kernels/x86/f32_data_avx2.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 #include "inference/ir/conv_geometry.h"
 
@@ -16,8 +16,7 @@ class PoolOp : public CpuOp {
   using CpuOp::CpuOp;
   bool is_max() const { return args_.node->type == ir::OpType::kMaxPool2D; }
   std::string name() const override {
-    if (fast_) return is_max() ? "max_pool2d_avx2" : "average_pool2d_avx2";
-    return is_max() ? "max_pool2d_ref" : "average_pool2d_ref";
+    return std::string(is_max() ? "max_pool2d_" : "average_pool2d_") + (fast_ ? kernels().pool.isa : "ref");
   }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
@@ -32,7 +31,7 @@ class PoolOp : public CpuOp {
     p_.pad_top = explicit_pads ? a.pad_top : ir::WindowPadBefore(p_.in_h, p_.out_h, p_.kernel_h, p_.stride_h, 1, a.padding);
     p_.pad_left = explicit_pads ? a.pad_left : ir::WindowPadBefore(p_.in_w, p_.out_w, p_.kernel_w, p_.stride_w, 1, a.padding);
     p_.activation = ToFused(a.activation);
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma();
+    fast_ = (is_max() ? kernels().pool.max_rows : kernels().pool.average_rows) != nullptr;
     return Status::Ok();
   }
   void Compute() override {
@@ -45,8 +44,8 @@ class PoolOp : public CpuOp {
     const int chunks = std::min(rows, threads() * 2);
     auto chunk = [this, rows, chunks](int c, int) {
       const int begin = rows * c / chunks, end = rows * (c + 1) / chunks;
-      if (is_max()) x86::MaxPool2DAvx2Rows(p_, In(0), Out(), begin, end);
-      else x86::AveragePool2DAvx2Rows(p_, In(0), Out(), begin, end);
+      if (is_max()) kernels().pool.max_rows(p_, In(0), Out(), begin, end);
+      else kernels().pool.average_rows(p_, In(0), Out(), begin, end);
     };
     ParallelFor(chunks, chunk);
   }
@@ -59,7 +58,7 @@ class PoolOp : public CpuOp {
 class MeanOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return fast_ ? "mean_avx2" : "mean_ref"; }
+  std::string name() const override { return std::string("mean_") + (fast_ ? kernels().pool.isa : "ref"); }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     const Shape& x = InShape(0);
@@ -70,17 +69,17 @@ class MeanOp : public CpuOp {
     p_.rank = static_cast<int>(x.size());
     for (int d = 0; d < p_.rank; ++d) p_.in_dims[d] = x[d];
     for (int ax : axes) p_.reduce[(ax + p_.rank) % p_.rank] = true;
-    fast_ = args_.algorithm != AlgorithmPolicy::kReference && x86::HasAvx2Fma() && x86::PlanContiguousMean(p_, &plan_);
+    fast_ = kernels().pool.mean != nullptr && kernels().pool.plan_mean(p_, &plan_);
     return Status::Ok();
   }
   void Compute() override {
-    if (fast_) x86::MeanContiguousAvx2(plan_, In(0), Out());
+    if (fast_) kernels().pool.mean(plan_, In(0), Out());
     else MeanRef(p_, In(0), Out());
   }
 
  private:
   ReduceParams p_;
-  x86::MeanPlan plan_;
+  MeanPlan plan_;
   bool fast_ = false;
 };
 

@@ -5,11 +5,12 @@
 #ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_BINARY_AVX2_H_
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_BINARY_AVX2_H_
 
+#include "inference/backend/cpu/kernels/kernel_types.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 
 namespace rill::inference::cpu::x86 {
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv };
+using BinaryOp = ::rill::inference::cpu::BinaryKind;
 
 // out[i] = act(a[i] op b[i % b_period]) for i < n; b_period == n for equal
 // shapes, the channel count for a per-channel b, 1 for a scalar b.

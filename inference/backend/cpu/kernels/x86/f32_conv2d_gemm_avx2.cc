@@ -5,7 +5,6 @@
 #include <type_traits>
 
 #include "inference/backend/cpu/kernels/ref/dequantize.h"
-#include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 
@@ -96,20 +95,6 @@ void PackConvGemmWeightsHalf(const ConvParams& p, const float* filter, std::vect
   }
 }
 
-PanelType ChoosePanelType(bool f16, bool bf16, bool avx512) {
-  if (avx512 && f16) return PanelType::kF16;
-  if (avx512 && bf16 && Bf16GemmPays()) return PanelType::kBf16;
-  return PanelType::kF32;
-}
-
-const char* PanelNameSuffix(PanelType t) {
-  return t == PanelType::kF16 ? "_f16w" : t == PanelType::kBf16 ? "_bf16" : "";
-}
-
-const char* PanelKeySuffix(PanelType t) {
-  return t == PanelType::kF16 ? ":f16w" : t == PanelType::kBf16 ? ":bf16" : "";
-}
-
 void PackConvGemmWeightsBf16(const ConvParams& p, const float* filter, std::vector<Bf16>* packed) {
   const int n = GroupOutC(p), k = GroupK(p);
   const size_t stride = ConvGemmGroupStride(p, /*bf16=*/true);
@@ -117,58 +102,6 @@ void PackConvGemmWeightsBf16(const ConvParams& p, const float* filter, std::vect
   for (int g = 0; g < p.groups; ++g) {
     PackWeightsNK512Bf16(filter + static_cast<size_t>(g) * n * k, n, k, packed->data() + stride * g);
   }
-}
-
-void GemmPanels::Pack(const float* w, int n, int k, bool wide, PanelType t) {
-  avx512 = wide;
-  type = wide ? t : PanelType::kF32;
-  f32.clear();
-  f16.clear();
-  bf16.clear();
-  switch (type) {
-    case PanelType::kF16: PackGemmWeightsHalf(w, n, k, &f16); break;
-    case PanelType::kBf16:
-      bf16.resize(PackedWeightsBf16(n, k));
-      PackWeightsNK512Bf16(w, n, k, bf16.data());
-      break;
-    case PanelType::kF32: PackGemmWeights(w, n, k, wide, &f32); break;
-  }
-}
-
-void GemmPanels::Gemm(int m, int n, int k, const float* a, int lda, int col, const float* bias, FusedActivation act,
-                      float* c, int ldc) const {
-  const size_t at = static_cast<size_t>(col) * k;
-  if (type == PanelType::kBf16) {
-    GemmBf16Avx512(m, n, k, a, lda, bf16.data() + static_cast<size_t>(col) * Bf16PanelDepth(k), bias, act, c, ldc);
-  } else if (half()) {
-    GemmF16wAvx512(m, n, k, a, lda, f16.data() + at, bias, act, c, ldc);
-  } else if (avx512) {
-    GemmF32Avx512(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc);
-  } else {
-    GemmF32Avx2(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc);
-  }
-}
-
-void GemmPanels::GemmResidual(int m, int n, int k, const float* a, int lda, int col, const float* bias,
-                              FusedActivation act, float* c, int ldc, const float* residual, int res_ld,
-                              int res_c) const {
-  const size_t at = static_cast<size_t>(col) * k;
-  if (type == PanelType::kBf16) {
-    GemmBf16Avx512Residual(m, n, k, a, lda, bf16.data() + static_cast<size_t>(col) * Bf16PanelDepth(k), bias, act, c,
-                           ldc, residual, res_ld, res_c);
-  } else if (half()) {
-    GemmF16wAvx512Residual(m, n, k, a, lda, f16.data() + at, bias, act, c, ldc, residual, res_ld, res_c);
-  } else {
-    GemmF32Avx512Residual(m, n, k, a, lda, f32.data() + at, bias, act, c, ldc, residual, res_ld, res_c);
-  }
-}
-
-void GemmPanels::Gemv(int n, int k, const float* x, int col, const float* bias, FusedActivation act,
-                      float* y) const {
-  const size_t at = static_cast<size_t>(col) * k;
-  if (type == PanelType::kBf16) Gemm(1, n, k, x, k, col, bias, act, y, n);
-  else if (half()) GemvF16wAvx512(n, k, x, f16.data() + at, bias, act, y);
-  else GemvF32Avx512(n, k, x, f32.data() + at, bias, act, y);
 }
 
 void ToHalfPanels(std::vector<float>* packed, std::vector<uint16_t>* half) {

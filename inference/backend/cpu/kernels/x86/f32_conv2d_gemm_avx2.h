@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "inference/backend/cpu/kernels/kernel_types.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 
@@ -17,8 +18,7 @@ namespace rill::inference::cpu::x86 {
 
 // The packed GEMM the conv runs on (GemmF32Avx2 or GemmF32Avx512, with
 // weights packed by the matching PackWeightsNK*).
-using GemmFn = void (*)(int m, int n, int k, const float* a, int lda, const float* packed_w, const float* bias,
-                        FusedActivation activation, float* c, int ldc);
+using ::rill::inference::cpu::GemmFn;
 
 // Packs an [n, k] weight matrix for GemmF32Avx512 (`avx512`) or GemmF32Avx2.
 void PackGemmWeights(const float* w, int n, int k, bool avx512, std::vector<float>* packed);
@@ -33,44 +33,6 @@ size_t ConvGemmGroupStride(const ConvParams& p, bool bf16 = false);
 // PackWeightsNK512Half), same strides in elements.
 void PackGemmWeightsHalf(const float* w, int n, int k, std::vector<uint16_t>* packed);
 void PackConvGemmWeightsHalf(const ConvParams& p, const float* filter, std::vector<uint16_t>* packed);
-// The element type of packed GEMM panels: fp32 (AVX2 6x16 or AVX-512 6x32),
-// IEEE halves (Precision::kFp16 on AVX-512) or bf16 k pairs (Precision::kBf16
-// on AVX512-BF16).
-enum class PanelType { kF32, kF16, kBf16 };
-// kF16 for `f16` (Precision::kFp16) with AVX-512, kBf16 for `bf16`
-// (Precision::kBf16) where bf16 GEMMs pay (Bf16GemmPays: AVX512-BF16 at the
-// FMA's instruction rate), kF32 otherwise.
-PanelType ChoosePanelType(bool f16, bool bf16, bool avx512);
-// The suffix of kernel names ("", "_f16w", "_bf16") and of tuning-cache keys
-// ("", ":f16w", ":bf16") for panels of `t`.
-const char* PanelNameSuffix(PanelType t);
-const char* PanelKeySuffix(PanelType t);
-// An [n, k] weight matrix packed for one GEMM in panels of one PanelType. The
-// calls take `col`, the first of the columns to multiply (a multiple of the
-// panel width), and pick the kernel the panels were packed for.
-struct GemmPanels {
-  std::vector<float> f32;
-  std::vector<uint16_t> f16;
-  std::vector<Bf16> bf16;
-  bool avx512 = false;
-  PanelType type = PanelType::kF32;
-
-  // kF16 and kBf16 need `wide` (AVX-512; kBf16 AVX512-BF16 too).
-  void Pack(const float* w, int n, int k, bool wide, PanelType t);
-  bool half() const { return type == PanelType::kF16; }
-  size_t bytes() const {
-    return f32.size() * sizeof(float) + f16.size() * sizeof(uint16_t) + bf16.size() * sizeof(Bf16);
-  }
-  // c = act(a W[col, col + n)^T + bias) over m rows.
-  void Gemm(int m, int n, int k, const float* a, int lda, int col, const float* bias, FusedActivation act, float* c,
-            int ldc) const;
-  // The same with a residual in the epilogue (GemmF32Avx512Residual; AVX-512).
-  void GemmResidual(int m, int n, int k, const float* a, int lda, int col, const float* bias, FusedActivation act,
-                    float* c, int ldc, const float* residual, int res_ld, int res_c) const;
-  // One row (GemvF32Avx512; AVX-512; bf16 panels: the GEMM's one-row tile).
-  void Gemv(int n, int k, const float* x, int col, const float* bias, FusedActivation act, float* y) const;
-};
-
 // Float panels of the AVX-512 GEMM (PackWeightsNK512 layout) to half panels,
 // element by element; `packed` is freed.
 void ToHalfPanels(std::vector<float>* packed, std::vector<uint16_t>* half);

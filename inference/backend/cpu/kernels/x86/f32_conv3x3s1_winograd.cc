@@ -372,7 +372,7 @@ void TransformWeightsWinograd(int m, const ConvParams& p, const float* filter,
     }
   }
   out->m = m;
-  out->avx512 = avx512;
+  out->wide = avx512;
   out->stride = avx512 ? PackedWeightsFloats512(oc_n, ic_n)
                        : PackedWeightsFloats(oc_n, ic_n);
   out->packed.assign(out->stride * a2, 0.0f);
@@ -447,9 +447,9 @@ void WinogradConv(const WinogradPlan& plan, const ConvParams& p,
   float* patch = mbuf + plan.m_floats;
   for (int b = 0; b < plan.blocks; ++b) {
     const int tiles = WinogradBlockTiles(plan, b);
-    WinogradInputTransform(plan, p, input, w.avx512, b, 0, tiles, v, patch);
+    WinogradInputTransform(plan, p, input, w.wide, b, 0, tiles, v, patch);
     WinogradMultiply(plan, p, w, gemm, b, 0, plan.alpha * plan.alpha, v, mbuf);
-    WinogradOutputTransform(plan, p, bias, w.avx512, b, 0, tiles, mbuf, output);
+    WinogradOutputTransform(plan, p, bias, w.wide, b, 0, tiles, mbuf, output);
   }
 }
 

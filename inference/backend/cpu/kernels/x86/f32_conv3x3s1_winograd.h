@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "inference/backend/cpu/kernels/kernel_types.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
 
@@ -30,18 +31,8 @@ namespace rill::inference::cpu::x86 {
 // 3x3, stride 1, dilation 1 (any padding, any channel count, any batch).
 bool WinogradApplies(const ConvParams& p);
 
-struct WinogradPlan {
-  int m = 0;      // output tile side (2, 4 or 6)
-  int alpha = 0;  // input tile side, m + 2
-  int tiles_h = 0, tiles_w = 0;
-  long long total_tiles = 0;
-  int tiles_per_block = 0;
-  int blocks = 0;
-  size_t v_floats =
-      0;  // transformed inputs of one block: alpha^2 x tiles x in_c
-  size_t m_floats = 0;  // GEMM products of one block: alpha^2 x tiles x out_c
-  size_t patch_floats = 0;  // one zero-padded border patch (per thread)
-};
+// How a layer's tiles split into blocks (kernel_types.h).
+using ::rill::inference::cpu::WinogradPlan;
 // For `threads` > 1 with tiles enough (WinogradBlocksPerThread), the tiles
 // split into a multiple of `threads` equal blocks so that each thread can run
 // whole blocks, all three phases, in one parallel loop. Outputs do not depend
@@ -57,23 +48,12 @@ WinogradPlan PlanWinograd(int m, const ConvParams& p, int threads = 1);
 bool WinogradBlocksPerThread(long long total_tiles, int threads);
 
 // alpha^2 transformed filter matrices [out_c, in_c], each packed for the GEMM
-// (PackWeightsNK512 when avx512, PackWeightsNK otherwise).
-struct WinogradWeights {
-  int m = 0;
-  bool avx512 = false;
-  std::vector<float> packed;
-  // Precision::kFp16 (AVX-512 only): the same panels in half precision
-  // (ToHalfPanels; `packed` then empty), multiplied by GemmF16wAvx512.
-  std::vector<uint16_t> half;
-  size_t stride = 0;  // floats between consecutive packed matrices
-  // Precision::kBf16 (AVX512-BF16; the engine uses it for F(2,3) only: the
-  // larger tiles' transforms amplify bf16's rounding 30-40x): the panels in
-  // bf16 (ToBf16Panels;
-  // `packed` then empty), multiplied by GemmBf16Avx512 (the transformed
-  // inputs rounded to bf16 as it reads them), bf16_stride apart.
-  std::vector<Bf16> bf16;
-  size_t bf16_stride = 0;
-};
+// (PackWeightsNK512 when `wide`, PackWeightsNK otherwise); kFp16 in `half`
+// (ToHalfPanels, multiplied by GemmF16wAvx512), kBf16 in `bf16` (AVX512-BF16;
+// the engine uses it for F(2,3) only: the larger tiles' transforms amplify
+// bf16's rounding 30-40x; ToBf16Panels, multiplied by GemmBf16Avx512 with
+// the transformed inputs rounded to bf16 as it reads them).
+using ::rill::inference::cpu::WinogradWeights;
 // The AVX-512 panels of `w` (alpha^2 [out_c, in_c] matrices) to bf16.
 void ToBf16Panels(const ConvParams& p, WinogradWeights* w);
 void TransformWeightsWinograd(int m, const ConvParams& p,

@@ -8,6 +8,7 @@
 #ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_DATA_AVX2_H_
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_DATA_AVX2_H_
 
+#include "inference/backend/cpu/kernels/kernel_types.h"
 #include "inference/backend/cpu/kernels/ref/mean.h"
 #include "inference/backend/cpu/kernels/ref/pad.h"
 #include "inference/backend/cpu/kernels/ref/pooling.h"
@@ -23,18 +24,14 @@ void AveragePool2DAvx2Rows(const PoolParams& p, const float* in, float* out, int
 // MEAN whose reduced axes are one contiguous run: the input is viewed as
 // [outer, middle, inner] and out[o][i] = sum over m of in[o][m][i] / middle.
 // Plan once (false for any other pattern), run many times.
-struct MeanPlan {
-  long long outer = 1, middle = 1, inner = 1;
-};
+using ::rill::inference::cpu::MeanPlan;
 bool PlanContiguousMean(const ReduceParams& p, MeanPlan* plan);
 void MeanContiguousAvx2(const MeanPlan& plan, const float* in, float* out);
 
 // A transpose that, after merging axes that stay neighbours, is
 // [batch, rows, cols] -> [batch, cols, rows] (e.g. NCHW <-> NHWC). Returns
 // false for any other permutation. Plan once, run many times.
-struct TransposePlan {
-  long long batch = 1, rows = 0, cols = 0, total = 1;
-};
+using ::rill::inference::cpu::TransposePlan;
 bool PlanBatched2DTranspose(const TransposeParams& p, TransposePlan* plan);
 void TransposeBatched2D(const TransposePlan& plan, const float* in, float* out);
 // Output rows (input columns) [c_begin, c_end) of every batch: pieces of one

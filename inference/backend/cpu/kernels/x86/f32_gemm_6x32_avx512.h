@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "inference/backend/cpu/kernels/kernel_types.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 
 namespace rill::inference::cpu::x86 {
@@ -55,13 +56,11 @@ void GemvF16wAvx512(int n, int k, const float* x, const uint16_t* packed_w, cons
 // lane and sums them in fp32 (two MACs per lane and instruction: on Zen 4
 // twice the fp32 FMA rate). Results are those of the bf16-rounded operands
 // up to the fp32 summation order.
-struct Bf16 {
-  uint16_t bits;
-};
-// Elements of the packed panels, and the elements between the panels' first
-// columns `col` and 0 (col a multiple of 32): col * Bf16PanelDepth(k).
+using ::rill::inference::cpu::Bf16;
+using ::rill::inference::cpu::Bf16PanelDepth;
+// Elements of the packed panels (between the panels' first columns `col`
+// and 0, col a multiple of 32: col * Bf16PanelDepth(k)).
 size_t PackedWeightsBf16(int n, int k);
-inline int Bf16PanelDepth(int k) { return (k + 1) / 2 * 2; }
 void PackWeightsNK512Bf16(const float* w, int n, int k, Bf16* packed);
 // Float panels of an [n, k] matrix (PackWeightsNK512 layout) to bf16 panels
 // (PackWeightsNK512Bf16 layout, PackedWeightsBf16(n, k) elements).

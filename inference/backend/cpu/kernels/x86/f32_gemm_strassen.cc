@@ -215,7 +215,7 @@ void PrepareStrassenWeights(const float* w, int n, int k, int depth,
   out->depth = depth;
   out->n = n;
   out->k = k;
-  out->avx512 = avx512;
+  out->wide = avx512;
   out->packed.clear();
   out->leaf_offset.clear();
   PrepareLevel(w, k, n, k, depth, avx512, out);

@@ -15,18 +15,13 @@
 #include <cstddef>
 #include <vector>
 
+#include "inference/backend/cpu/kernels/kernel_types.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
 
 namespace rill::inference::cpu::x86 {
 
-struct StrassenWeights {
-  int depth = 0;
-  int n = 0, k = 0;
-  bool avx512 = false;
-  std::vector<float> packed;        // all leaves, each packed for the GEMM
-  std::vector<size_t> leaf_offset;  // 7^depth offsets into packed
-};
+using ::rill::inference::cpu::StrassenWeights;
 // w is [n, k] row-major; avx512 selects PackWeightsNK512 (for GemmF32Avx512).
 void PrepareStrassenWeights(const float* w, int n, int k, int depth,
                             bool avx512, StrassenWeights* out);
