@@ -4,6 +4,12 @@
 //   rill dot GRAPH               Graphviz DOT of the expanded graph
 //   rill calculators [FILTER]    registered calculators and their ports
 //   rill run GRAPH [flags]       runs the graph to completion
+//   rill model info|bench|compare MODEL   the inference engine's model tool
+//   rill help [COMMAND]          help for every command above
+//
+// A GRAPH or MODEL that is not a regular, non-empty file (a directory, a
+// FIFO, /dev/null) is one error naming it (the loaders check with stat before
+// opening); a graph without nodes is an error unless --allow_empty.
 //
 // Exit status: 0 success, 1 the graph is invalid or its run failed, 2 the
 // command line is wrong.
