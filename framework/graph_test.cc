@@ -1,3 +1,6 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <fstream>
 #include <thread>
@@ -402,6 +405,41 @@ TEST(GraphTest, MissingAndCorruptFilesAreClearErrors) {
   s = g3.InitializeFromFile(txt);
   EXPECT_NE(s.message().find("bad.pbtxt:3:"), std::string::npos) << s;
   EXPECT_NE(s.message().find("input_strem"), std::string::npos) << s;
+}
+
+TEST(GraphTest, NonRegularAndEmptyGraphFilesAreRefused) {
+  const std::string dir = ::testing::TempDir() + "/graph_file_kinds";
+  mkdir(dir.c_str(), 0755);
+  const std::string empty = dir + "/empty.pbtxt";
+  std::ofstream(empty).close();
+  const std::string fifo = dir + "/fifo.pbtxt";
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  const std::pair<std::string, std::string> cases[] = {
+      {dir, "is a directory"},
+      {empty, "is empty"},
+      {fifo, "is not a regular file (a FIFO)"},  // refused without blocking
+      {"/dev/null", "is not a regular file (a character device)"},
+  };
+  for (const auto& [path, why] : cases) {
+    auto config = LoadGraphConfigFile(path);
+    ASSERT_FALSE(config.ok()) << path;
+    EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(config.status().message().find(path), std::string::npos)
+        << config.status();
+    EXPECT_NE(config.status().message().find(why), std::string::npos)
+        << config.status();
+    CalculatorGraph graph;
+    EXPECT_FALSE(graph.InitializeFromFile(path).ok()) << path;
+  }
+  unlink(fifo.c_str());
+  // A file of comments only loads (to a graph without nodes): whether that
+  // is an error is the caller's call (`rill validate` says so).
+  const std::string comments = dir + "/comments.pbtxt";
+  std::ofstream(comments) << "# nothing here\n";
+  auto config = LoadGraphConfigFile(comments);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->node_size(), 0);
 }
 
 }  // namespace

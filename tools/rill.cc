@@ -4,6 +4,12 @@
 //   rill dot GRAPH               Graphviz DOT of the expanded graph
 //   rill calculators [FILTER]    registered calculators and their ports
 //   rill run GRAPH [flags]       runs the graph to completion
+//   rill model info|bench|compare MODEL   the inference engine's model tool
+//   rill help [COMMAND]          help for every command above
+//
+// A GRAPH or MODEL that is not a regular, non-empty file (a directory, a
+// FIFO, /dev/null) is one error naming it (the loaders check with stat before
+// opening); a graph without nodes is an error unless --allow_empty.
 //
 // Exit status: 0 success, 1 the graph is invalid or its run failed, 2 the
 // command line is wrong.
@@ -66,18 +72,64 @@ commands:
                          1.30: per output max abs/rel error, PASS within
                          1e-4 of the output's range, else exit 1
                          (--threads=N --input=FILE.f32 --reference --json)
-  help [COMMAND]         shows help for a command
+  help [COMMAND]         shows help for a command (validate, dot,
+                         calculators, run, model, help)
 
 every command takes:
   --plugin=LIB.so        load calculators from a shared library first
                          (repeatable; also $RILL_PLUGINS=a.so:b.so and
                          "# rill:plugin LIB.so" lines in a graph file)
 
-exit status: 0 ok, 1 invalid graph or failed run, 2 bad command line.
+A GRAPH or MODEL must be a regular, non-empty file: a directory, a FIFO, a
+device (/dev/null) or an empty file is an error naming it (exit 1).
+
+exit status: 0 ok, 1 invalid graph or model or failed run, 2 bad command
+line.
 Run "rill help COMMAND" for a command's flags.
 )";
 
-constexpr char kValidateHelp[] = R"(usage: rill validate [--plugin=LIB.so...] GRAPH...
+constexpr char kHelpHelp[] = R"(usage: rill help [COMMAND]
+
+Prints the overview of every command, or COMMAND's flags. "rill COMMAND
+--help" does the same.
+)";
+
+constexpr char kModelHelp[] = R"(usage: rill model info MODEL [flags]
+       rill model bench MODEL [flags]
+       rill model compare MODEL.onnx [flags]
+
+The inference engine alone on a .tflite or .onnx MODEL (told by its first
+bytes). MODEL must be a regular, non-empty file.
+
+  info      ops, MACs, parameter bytes, planned arena and the kernel chosen
+            per layer
+  bench     median and min latency after warm-up
+  compare   the engine against ONNX Runtime 1.30 on the same input: per
+            output max abs/rel error; PASS within 1e-4 of the output's range
+            (1e-2 with fp16, 3e-2 with bf16), else exit 1
+
+flags:
+  --json                       one JSON object instead of text
+  --threads=N                  worker threads (bench, compare; default 1)
+  --runs=N                     timed runs (bench; default 20)
+  --pause_ms=N                 idle time before each timed run (bench)
+  --profile                    per-layer times (bench)
+  --reference                  reference kernels only
+  --tune[=CACHE_FILE]          time the candidate kernels per layer
+  --precision=fp32|fp16|bf16   fp16 weights / bf16 GEMMs (default fp32)
+  --input_shape=NAME:D,D,...   fix an ONNX input's shape (repeatable)
+  --backend=NAME               cpu (default) or opencl
+  --place=OUTPUT:BACKEND       that output's head on BACKEND (repeatable)
+  --sequential                 run the backends one after another
+  --trace=FILE                 Chrome trace of the last run (bench)
+  --input=FILE.f32             compare's input (raw float32); default
+                               MODEL's .input.f32 beside it, else random
+
+exit status: 0 ok (compare: PASS), 1 the model does not load or run
+(compare: FAIL), 2 bad command line.
+)";
+
+constexpr char kValidateHelp[] = R"(usage: rill validate [--plugin=LIB.so...] [--allow_empty] GRAPH...
 
 Loads each GRAPH, expands its subgraphs and validates it the way the runtime
 does before a run (calculators registered, every input connected, one
@@ -88,7 +140,9 @@ Prints, per graph, either
   GRAPH: OK: 5 nodes, 7 streams, 1 executor (default)
 and exits 0, or
   GRAPH: INVALID: <each error>
-and exits 1.
+and exits 1. A GRAPH that is not a regular file (a directory, a FIFO,
+/dev/null), an empty file, or a graph without nodes is INVALID.
+  --allow_empty    accept a graph without nodes
 )";
 
 constexpr char kDotHelp[] = R"(usage: rill dot [--plugin=LIB.so...] [-o FILE] GRAPH
@@ -121,6 +175,8 @@ the node config already has them are not listed.
 constexpr char kRunHelp[] = R"(usage: rill run GRAPH [flags]
 
 Runs GRAPH until every node has finished, then prints the run's status.
+GRAPH must be a regular, non-empty file with at least one node (else exit 1;
+--allow_empty runs a graph without nodes).
 Without --input, graph input streams are closed at once (a graph with inputs
 only runs its sources) and packets reaching the graph's output streams and
 its output side packets are printed.
@@ -160,6 +216,7 @@ flags:
   --quiet                    print no packets, only the summary
   --timeout=SECONDS          cancel the run after SECONDS and report which
                              node waits on which stream (default: none)
+  --allow_empty              accept a graph without nodes
 )";
 
 bool IsHelp(absl::string_view arg) {
@@ -256,12 +313,23 @@ void PrintError(const std::string& prefix, const absl::Status& status) {
                std::string(status.message()).c_str());
 }
 
+// A graph without nodes is almost always a mistake (the wrong file, a file
+// of comments only), so it is an error unless --allow_empty asks for it.
+absl::Status CheckNotEmpty(const CalculatorGraphConfig& config,
+                           const std::string& path, bool allow_empty) {
+  if (allow_empty || config.node_size() > 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "\"", path, "\" has no nodes (pass --allow_empty to accept an empty graph)"));
+}
+
 // ----------------------------------------------------------------- validate
 
 int Validate(int argc, char** argv) {
   CommandLine cl;
-  absl::Status parsed = ParseCommandLine(argc, argv, 2, {}, {}, &cl);
+  absl::Status parsed =
+      ParseCommandLine(argc, argv, 2, {}, {"allow_empty"}, &cl);
   if (!parsed.ok()) return UsageError(std::string(parsed.message()), kValidateHelp);
+  const bool allow_empty = !cl.flags.empty();
   if (cl.positional.empty()) {
     return UsageError("validate needs a GRAPH file", kValidateHelp);
   }
@@ -274,6 +342,7 @@ int Validate(int argc, char** argv) {
   for (const std::string& path : cl.positional) {
     auto config = LoadGraphConfigFile(path);
     absl::Status status = config.status();
+    if (status.ok()) status = CheckNotEmpty(*config, path, allow_empty);
     CalculatorGraph graph;
     if (status.ok()) status = graph.Initialize(*config);
     if (!status.ok()) {
@@ -306,7 +375,7 @@ int Dot(int argc, char** argv) {
   if (!plugins.ok()) PrintError("rill: warning: ", plugins);
   auto config = LoadGraphConfigFile(path);
   if (!config.ok()) {
-    PrintError(path + ": ", config.status());
+    PrintError("rill: ", config.status());  // the loader's errors name `path`
     return 1;
   }
   absl::Status expanded = ExpandSubgraphs(&*config);
@@ -394,7 +463,7 @@ int Run(int argc, char** argv) {
       {"side_packet", "trace", "print", "timeout", "input", "output",
        "input_stream", "output_stream", "dump_stream", "max_frames",
        "max_in_flight"},
-      {"quiet", "stats", "json"}, &cl);
+      {"quiet", "stats", "json", "allow_empty"}, &cl);
   if (!parsed.ok()) return UsageError(std::string(parsed.message()), kRunHelp);
   if (cl.positional.size() != 1) {
     return UsageError("run needs exactly one GRAPH file", kRunHelp);
@@ -405,6 +474,7 @@ int Run(int argc, char** argv) {
   int max_print = 10;
   double timeout_s = 0;
   bool stats = false;
+  bool allow_empty = false;
   MediaRunOptions media;
   bool use_media = false;
   for (const auto& [flag, value] : cl.flags) {
@@ -436,6 +506,8 @@ int Run(int argc, char** argv) {
       }
     } else if (flag == "stats") {
       stats = true;
+    } else if (flag == "allow_empty") {
+      allow_empty = true;
     } else if (flag == "quiet") {
       max_print = 0;
     } else if (flag == "timeout") {
@@ -452,7 +524,12 @@ int Run(int argc, char** argv) {
   }
   auto config = LoadGraphConfigFile(path);
   if (!config.ok()) {
-    PrintError(path + ": ", config.status());
+    PrintError("rill: ", config.status());  // the loader's errors name `path`
+    return 1;
+  }
+  absl::Status not_empty = CheckNotEmpty(*config, path, allow_empty);
+  if (!not_empty.ok()) {
+    PrintError("rill: ", not_empty);
     return 1;
   }
   if (!trace_path.empty()) EnableTracing(&*config);
@@ -596,6 +673,10 @@ int Help(int argc, char** argv) {
     std::fputs(kCalculatorsHelp, stdout);
   } else if (topic == "run") {
     std::fputs(kRunHelp, stdout);
+  } else if (topic == "model") {
+    std::fputs(kModelHelp, stdout);
+  } else if (topic == "help" || IsHelp(topic)) {
+    std::fputs(kHelpHelp, stdout);
   } else if (topic.empty()) {
     std::fputs(kUsage, stdout);
   } else {

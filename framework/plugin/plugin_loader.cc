@@ -138,6 +138,13 @@ absl::Status LoadPluginsNamedInGraphFile(const std::string& graph_path) {
       absl::EndsWith(graph_path, ".pb")) {
     return absl::OkStatus();
   }
+  // Only a regular file has graph text to scan (and opening a FIFO would
+  // block). The config loader reports what is wrong with any other path.
+  struct stat st;
+  if (stat(graph_path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return absl::NotFoundError(absl::StrCat(
+        "cannot read graph file \"", graph_path, "\": not a regular file"));
+  }
   std::ifstream in(graph_path);
   if (!in) {
     return absl::NotFoundError(

@@ -47,7 +47,9 @@ std::vector<std::string> PluginsNamedInGraphText(absl::string_view text,
 
 // Loads the plugins a graph file names by `# rill:plugin PATH` lines (text
 // graphs only; a .binarypb has no comments). Errors name the graph file.
-// Programs call this before CalculatorGraph::Initialize on that file.
+// Programs call this before CalculatorGraph::Initialize on that file. A
+// path that is missing or not a regular file gives NotFound (it is never
+// opened, so a FIFO does not block).
 absl::Status LoadPluginsNamedInGraphFile(const std::string& graph_path);
 
 }  // namespace rill

@@ -1,5 +1,7 @@
 #include "framework/tool/config_loader.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -91,7 +93,34 @@ absl::StatusOr<CalculatorGraphConfig> ParseGraphConfigText(
   return config;
 }
 
+absl::Status CheckRegularFile(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    return absl::NotFoundError(
+        absl::StrCat("cannot open \"", path, "\": ", std::strerror(err)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", path, "\" is a directory, not a file"));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISFIFO(st.st_mode)   ? " (a FIFO)"
+                       : S_ISCHR(st.st_mode)  ? " (a character device)"
+                       : S_ISBLK(st.st_mode)  ? " (a block device)"
+                       : S_ISSOCK(st.st_mode) ? " (a socket)"
+                                              : "";
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", path, "\" is not a regular file", kind));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  // stat first: opening a FIFO would block, and a directory opens as a
+  // stream that fails on the first read.
+  absl::Status regular = CheckRegularFile(path);
+  if (!regular.ok()) return regular;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(
@@ -109,6 +138,10 @@ absl::StatusOr<CalculatorGraphConfig> LoadGraphConfigFile(
     const std::string& path) {
   absl::StatusOr<std::string> contents = ReadFileToString(path);
   if (!contents.ok()) return contents.status();
+  if (contents->empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", path, "\" is empty, not a graph"));
+  }
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
   AddSubgraphSearchPath(dir);

@@ -19,7 +19,11 @@ absl::StatusOr<CalculatorGraphConfig> ParseGraphConfigText(
 
 // Reads a .pbtxt (text) or .binarypb/.pb (binary) file. The file's folder is
 // added to the subgraph search path, so subgraph .pbtxt files beside it are
-// found by their `type:`.
+// found by their `type:`. A path that is not a regular file (a directory, a
+// FIFO, a device such as /dev/null) or an empty file is an error naming it;
+// a FIFO is refused without being opened, so this never blocks. A file that
+// parses to a graph without nodes is not an error here (see
+// CalculatorGraphConfig::node_size()).
 absl::StatusOr<CalculatorGraphConfig> LoadGraphConfigFile(
     const std::string& path);
 
@@ -28,6 +32,12 @@ absl::Status ParseTextProto(absl::string_view text,
                             absl::string_view source_name,
                             google::protobuf::Message* message);
 
+// OK when `path` names a regular file (following symlinks); else
+// NotFound (missing) or InvalidArgument ("is a directory", "is not a regular
+// file (a FIFO)"), naming the path. Does not open the file.
+absl::Status CheckRegularFile(const std::string& path);
+
+// Reads a whole regular file (CheckRegularFile first, so a FIFO never blocks).
 absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 
 }  // namespace rill

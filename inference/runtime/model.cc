@@ -1,5 +1,9 @@
 #include "rill/inference/model.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -43,8 +47,20 @@ StatusOr<std::shared_ptr<const Model>> Import(std::shared_ptr<const std::vector<
 }  // namespace
 
 StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path, const LoadOptions& options) {
+  // Only a regular file is a model: a directory "opens" as a stream whose
+  // size reads as garbage, and a FIFO or device would block or never end.
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    return NotFoundError(path + ": cannot open model file: " + std::strerror(err));
+  }
+  if (S_ISDIR(st.st_mode)) return InvalidArgumentError(path + ": is a directory, not a model file");
+  if (!S_ISREG(st.st_mode)) return InvalidArgumentError(path + ": is not a regular file (a model must be one)");
   std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) return NotFoundError(path + ": cannot open model file");
+  if (!file) {
+    const int err = errno;
+    return NotFoundError(path + ": cannot open model file: " + std::strerror(err));
+  }
   const std::streamoff size = file.tellg();
   if (size < 0) return DataLossError(path + ": cannot read model file");
   file.seekg(0);
@@ -52,6 +68,7 @@ StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path, 
   if (size > 0 && !file.read(reinterpret_cast<char*>(bytes->data()), size)) {
     return DataLossError(path + ": short read");
   }
+  if (bytes->empty()) return InvalidArgumentError(path + ": is empty, not a model file");
   return Import(std::move(bytes), path, options);
 }
 

@@ -37,7 +37,9 @@ struct LoadOptions {
 class Model {
  public:
   // Reads a model file; the format is told by its first bytes (TFLite's
-  // "TFL3" identifier), not by its name. Errors name the file.
+  // "TFL3" identifier), not by its name. Errors name the file; a path that
+  // is a directory, a FIFO, a device or an empty file is refused
+  // (InvalidArgument) before anything is read from it.
   static StatusOr<std::shared_ptr<const Model>> FromFile(const std::string& path, const LoadOptions& options = {});
   // Parses a model from memory (copied; the caller may free `data` after).
   // `name` stands for the file in error messages.
