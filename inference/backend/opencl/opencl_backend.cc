@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "inference/backend/backend.h"
+#include "inference/backend/cpu/kernels/ref/conv_params.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
 #include "inference/backend/cpu/kernels/ref/resize_coordinate.h"
@@ -368,28 +369,10 @@ std::vector<float> ConstFloats(const TensorBinding* b) {
   return std::vector<float>(f, f + NumElements(b->shape));
 }
 
-// NHWC geometry of a forward window over x -> y with the filter's kernel.
+// NHWC geometry of a forward window over x -> y with a kh x kw kernel.
 void ConvGeometry(const ir::OpAttrs& a, const Shape& x, const Shape& y, int kh, int kw, cpu::ConvParams* p) {
-  p->batch = x[0];
-  p->in_h = x[1];
-  p->in_w = x[2];
-  p->in_c = x[3];
-  p->out_h = y[1];
-  p->out_w = y[2];
-  p->out_c = y[3];
-  p->kernel_h = kh;
-  p->kernel_w = kw;
-  p->stride_h = a.stride_h;
-  p->stride_w = a.stride_w;
-  p->dilation_h = a.dilation_h;
-  p->dilation_w = a.dilation_w;
-  if (a.padding == ir::Padding::kExplicit) {
-    p->pad_top = a.pad_top;
-    p->pad_left = a.pad_left;
-  } else {
-    p->pad_top = ir::WindowPadBefore(p->in_h, p->out_h, kh, p->stride_h, p->dilation_h, a.padding);
-    p->pad_left = ir::WindowPadBefore(p->in_w, p->out_w, kw, p->stride_w, p->dilation_w, a.padding);
-  }
+  *p = cpu::ConvShapeParams(x, {1, kh, kw, 1}, y, a);
+  cpu::SetWindowPadding(a, p);
 }
 
 int Act(ir::Activation a) { return static_cast<int>(a); }
@@ -552,30 +535,11 @@ class TransposeConvExecution : public ClExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
     if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
-    const ir::OpAttrs& a = attrs();
-    const Shape& x = InShape(0);
     const Shape& w = InShape(1);
-    const Shape& y = OutShape();
-    p_ = cpu::ConvParams{};
-    p_.batch = x[0];
-    p_.in_h = x[1];
-    p_.in_w = x[2];
-    p_.in_c = x[3];
-    p_.out_h = y[1];
-    p_.out_w = y[2];
-    p_.out_c = y[3];
-    p_.kernel_h = w[1];
-    p_.kernel_w = w[2];
-    p_.stride_h = a.stride_h;
-    p_.stride_w = a.stride_w;
+    p_ = cpu::ConvShapeParams(InShape(0), w, OutShape(), attrs());
+    p_.dilation_h = p_.dilation_w = 1;
     p_.groups = ir::ConvGroups(p_.in_c, w[3]);
-    if (a.padding == ir::Padding::kExplicit) {
-      p_.pad_top = a.pad_top;
-      p_.pad_left = a.pad_left;
-    } else {  // the padding of the forward conv that maps the output back to the input
-      p_.pad_top = ir::WindowPadBefore(p_.out_h, p_.in_h, p_.kernel_h, p_.stride_h, 1, a.padding);
-      p_.pad_left = ir::WindowPadBefore(p_.out_w, p_.in_w, p_.kernel_w, p_.stride_w, 1, a.padding);
-    }
+    cpu::SetTransposeConvPadding(attrs(), &p_);
     if (!weights_) {
       RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));
       RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])

@@ -4,25 +4,6 @@
 
 namespace rill::inference::cpu {
 
-ConvParams ConvShapeParams(const Shape& x, const Shape& w, const Shape& y, const ir::OpAttrs& a) {
-  ConvParams p;
-  p.batch = x[0];
-  p.in_h = x[1];
-  p.in_w = x[2];
-  p.in_c = x[3];
-  p.out_h = y[1];
-  p.out_w = y[2];
-  p.out_c = y[3];
-  p.kernel_h = w[1];
-  p.kernel_w = w[2];
-  p.stride_h = a.stride_h;
-  p.stride_w = a.stride_w;
-  p.dilation_h = a.dilation_h;
-  p.dilation_w = a.dilation_w;
-  p.activation = ToFused(a.activation);
-  return p;
-}
-
 PanelType ChoosePanelType(Precision precision, const CpuKernels& kernels) {
   const GemmKernels& wide = kernels.gemm[CpuKernels::kWideGemm];
   if (precision == Precision::kFp16 && wide.gemm_f16 != nullptr) return PanelType::kF16;

@@ -21,12 +21,6 @@
 
 namespace rill::inference::cpu {
 
-// The geometry every conv reads the same way from its input (x, NHWC),
-// filter (w: OHWI, or 1HWC for depthwise) and output (y) shapes and its
-// attributes: sizes, kernel, strides, dilation, activation. Padding, groups
-// and the depth multiplier are each op's own.
-ConvParams ConvShapeParams(const Shape& x, const Shape& w, const Shape& y, const ir::OpAttrs& a);
-
 // The panels the precision asks of the GEMMs: kF16 (Precision::kFp16) where
 // the wide GEMM reads half panels, kBf16 (Precision::kBf16) where it has a
 // bf16 kernel and that pays on this CPU (CpuKernels::bf16_gemm_pays), kF32

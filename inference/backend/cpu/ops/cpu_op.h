@@ -11,6 +11,7 @@
 #include "inference/backend/backend.h"
 #include "inference/backend/cpu/cpu_backend.h"
 #include "inference/backend/cpu/kernels/cpu_kernels.h"
+#include "inference/backend/cpu/kernels/ref/conv_params.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 #include "inference/ir/conv_geometry.h"
 
@@ -107,29 +108,6 @@ class CpuOp : public CpuExecution {
  private:
   const CpuKernels* kernels_;
 };
-
-inline FusedActivation ToFused(ir::Activation a) {
-  switch (a) {
-    case ir::Activation::kNone: return FusedActivation::kNone;
-    case ir::Activation::kRelu: return FusedActivation::kRelu;
-    case ir::Activation::kReluN1To1: return FusedActivation::kReluN1To1;
-    case ir::Activation::kRelu6: return FusedActivation::kRelu6;
-    case ir::Activation::kTanh: return FusedActivation::kTanh;
-  }
-  return FusedActivation::kNone;
-}
-
-// The padding before the first row and column of a (forward) conv window:
-// the explicit pads, or SAME/VALID's from p's sizes, kernel, stride, dilation.
-inline void SetWindowPadding(const ir::OpAttrs& a, ConvParams* p) {
-  if (a.padding == ir::Padding::kExplicit) {
-    p->pad_top = a.pad_top;
-    p->pad_left = a.pad_left;
-  } else {
-    p->pad_top = ir::WindowPadBefore(p->in_h, p->out_h, p->kernel_h, p->stride_h, p->dilation_h, a.padding);
-    p->pad_left = ir::WindowPadBefore(p->in_w, p->out_w, p->kernel_w, p->stride_w, p->dilation_w, a.padding);
-  }
-}
 
 // Factories, one per op family file.
 std::unique_ptr<Execution> MakeConv2D(const CpuArgs& args);

@@ -26,13 +26,7 @@ class TransposeConv2DOp : public CpuOp {
     const ir::OpAttrs& a = attrs();
     p_ = ConvShapeParams(InShape(0), InShape(1), OutShape(), a);
     p_.dilation_h = p_.dilation_w = 1;
-    if (a.padding != ir::Padding::kExplicit) {
-      // Padding of the forward conv that maps the output back to the input.
-      p_.pad_top = ir::WindowPadBefore(p_.out_h, p_.in_h, p_.kernel_h, p_.stride_h, 1, a.padding);
-      p_.pad_left = ir::WindowPadBefore(p_.out_w, p_.in_w, p_.kernel_w, p_.stride_w, 1, a.padding);
-    } else {
-      SetWindowPadding(a, &p_);
-    }
+    SetTransposeConvPadding(a, &p_);
     p_.groups = ir::ConvGroups(p_.in_c, InShape(1)[3]);
     const TransposeConvKernels& tc = kernels().transpose_conv;
     gemm_ = tc && args_.inputs[1]->constant ? kernels().widest_gemm() : nullptr;
