@@ -12,44 +12,8 @@ set -u
 if [[ -x tools/rill ]]; then RILL=tools/rill; else RILL=bazel-bin/tools/rill; fi
 TMP=$(mktemp -d "${TEST_TMPDIR:-/tmp}/rill_bad_input.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
-
-# check NAME EXPECTED_RC COMMAND...: runs COMMAND (10 s at most, so a command
-# that blocks on a FIFO fails instead of hanging), keeps its output in $OUT.
-check_rc() {
-  local name=$1 want=$2
-  shift 2
-  OUT=$(timeout 10 "$@" 2>&1 </dev/null)
-  local rc=$?
-  if [[ $rc -ne $want ]]; then
-    echo "FAIL $name: exit $rc, wanted $want (124: timed out); output:"
-    echo "$OUT" | sed 's/^/    /'
-    failed=$((failed + 1))
-    return 1
-  fi
-  passed=$((passed + 1))
-}
-# expect NAME PATTERN: $OUT contains PATTERN (grep -E).
-expect() {
-  if echo "$OUT" | grep -Eq -- "$2"; then
-    passed=$((passed + 1))
-  else
-    echo "FAIL $1: output lacks /$2/; output:"
-    echo "$OUT" | sed 's/^/    /'
-    failed=$((failed + 1))
-  fi
-}
-# expect_not NAME PATTERN: $OUT lacks PATTERN.
-expect_not() {
-  if echo "$OUT" | grep -Eq -- "$2"; then
-    echo "FAIL $1: output has /$2/; output:"
-    echo "$OUT" | sed 's/^/    /'
-    failed=$((failed + 1))
-  else
-    passed=$((passed + 1))
-  fi
-}
+CHECK_TIMEOUT=10  # a command that blocks on a FIFO fails instead of hanging
+source tools/test_checks.sh
 
 mkdir "$TMP/a_dir.pbtxt"
 : > "$TMP/empty.pbtxt"

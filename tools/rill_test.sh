@@ -12,42 +12,7 @@ else
 fi
 DATA=tools/testdata
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
-passed=0
-failed=0
-
-# check NAME EXPECTED_RC COMMAND...: runs COMMAND, keeps stdout+stderr in $OUT.
-check_rc() {
-  local name=$1 want=$2
-  shift 2
-  OUT=$("$@" 2>&1)
-  local rc=$?
-  if [[ $rc -ne $want ]]; then
-    echo "FAIL $name: exit $rc, wanted $want; output:"
-    echo "$OUT" | sed 's/^/    /'
-    failed=$((failed + 1))
-    return 1
-  fi
-  passed=$((passed + 1))
-}
-# expect NAME PATTERN: $OUT contains PATTERN (grep -E).
-expect() {
-  if echo "$OUT" | grep -Eq -- "$2"; then
-    passed=$((passed + 1))
-  else
-    echo "FAIL $1: output lacks /$2/; output:"
-    echo "$OUT" | sed 's/^/    /'
-    failed=$((failed + 1))
-  fi
-}
-expect_not() {
-  if echo "$OUT" | grep -Eq -- "$2"; then
-    echo "FAIL $1: output has /$2/; output:"
-    echo "$OUT" | sed 's/^/    /'
-    failed=$((failed + 1))
-  else
-    passed=$((passed + 1))
-  fi
-}
+source tools/test_checks.sh
 
 # --- usage -----------------------------------------------------------------
 check_rc "no command" 2 $RILL
