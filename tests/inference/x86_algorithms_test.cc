@@ -15,7 +15,6 @@
 //   Winograd F(6,3):       < 8e-6  (transform entries up to 32 and
 //                                   21/4 grow the rounding)        -> 5e-5
 //   Strassen d1 / d2:      < 2e-6 / 4e-6                           -> 2e-5
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -1095,48 +1094,6 @@ TEST(ConvCostModelTest, ChoicesOnFixedShapes) {
                                    ConvIsaFeatures(x86::KernelTable(Avx2Cpu()), PanelType::kF32))) {
     EXPECT_NE(a, ConvAlgo::kGemm6x32);
     EXPECT_NE(a, ConvAlgo::kSlidingAvx512);
-  }
-}
-
-}  // namespace
-}  // namespace rill::inference::cpu
-
-namespace rill::inference::cpu {
-namespace {
-
-// Not a test: prints plain GEMM vs Strassen timings on large square GEMMs
-// (run with --gtest_also_run_disabled_tests; the cost model's Strassen
-// constants come from it).
-TEST(StrassenTiming, DISABLED_PrintTimings) {
-  if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP();
-  std::mt19937 rng(1);
-  for (int size : {512, 1024, 2048}) {
-    const std::vector<float> a = Random(static_cast<size_t>(size) * size, &rng);
-    const std::vector<float> w = Random(static_cast<size_t>(size) * size, &rng);
-    std::vector<float> c(static_cast<size_t>(size) * size);
-    for (int depth : {0, 1, 2}) {
-      x86::StrassenWeights sw;
-      x86::PrepareStrassenWeights(w.data(), size, size, depth, true, &sw);
-      std::vector<float> scratch(
-          x86::StrassenScratchFloats(size, size, size, depth) + 1);
-      double best = 1e30;
-      for (int run = 0; run < 3; ++run) {
-        const auto start = std::chrono::steady_clock::now();
-        x86::GemmStrassen(size, a.data(), size, sw, nullptr,
-                          FusedActivation::kNone, x86::GemmF32Avx512, c.data(),
-                          size, scratch.data());
-        best = std::min(best, std::chrono::duration<double, std::milli>(
-                                  std::chrono::steady_clock::now() - start)
-                                  .count());
-      }
-      std::printf("%d^3 depth %d: %.2f ms (estimate %.2f ms at 2 GHz)\n", size,
-                  depth, best,
-                  EstimateGemmCycles(size, size, size,
-                                     depth == 0   ? ConvAlgo::kGemm6x32
-                                     : depth == 1 ? ConvAlgo::kStrassen1
-                                                  : ConvAlgo::kStrassen2) /
-                      2e6);
-    }
   }
 }
 
