@@ -5,7 +5,7 @@
                                   lines for every target LOG's summary lists
 
 Reads each target's test.xml (gtest's cases: a case with <failure> failed,
-result="skipped" was skipped). A target that failed without a test.xml (a
+one skipped or disabled (result="skipped", status="notrun") was skipped). A target that failed without a test.xml (a
 crash, a timeout) counts one failed case; one without cases (a sh_test)
 counts as one case of its own status. Skipped cases are listed by name.
 """
@@ -31,7 +31,8 @@ for line in open(log, errors="replace"):
             full = case.get("classname", "") + "." + case.get("name", "")
             if case.find("failure") is not None or case.find("error") is not None:
                 failed += 1
-            elif case.get("result") == "skipped" or case.find("skipped") is not None:
+            elif (case.get("result") in ("skipped", "suppressed") or case.get("status") == "notrun" or
+                  case.find("skipped") is not None):  # GTEST_SKIP, or a DISABLED_ test
                 skipped += 1
                 skipped_names.append(full)
             else:
