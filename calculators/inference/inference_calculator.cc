@@ -190,6 +190,7 @@ class InferenceCalculator : public CalculatorBase {
     }
     if (!o.backend().empty()) config.backend = o.backend();
     for (const auto& nb : o.node_backend()) config.node_backends[nb.node()] = nb.backend();
+    if (o.max_memory_mb() > 0) config.max_memory_bytes = static_cast<size_t>(o.max_memory_mb()) << 20;
     if (o.input_output_config().feedback_tensor_links_size() > 0) {
       return absl::UnimplementedError(absl::StrCat(
           node_,

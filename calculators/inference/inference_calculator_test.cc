@@ -272,6 +272,23 @@ TEST(InferenceCalculatorTest, GpuDelegateRunsOnOpenCl) {
               ::testing::AllOf(HasSubstr("\"detector\""), HasSubstr("vulkan"), HasSubstr("opencl")));
 }
 
+// max_memory_mb bounds the activation memory the model may plan: the face
+// detector's 1.75 MB arena does not fit in 1 MB, an error naming the node,
+// the model and the option; 2 MB fits.
+TEST(InferenceCalculatorTest, MaxMemoryBoundsThePlan) {
+  RILL_REQUIRE(Exists(kShortRange), kShortRange << " is missing: run scripts/fetch_models.sh");
+  auto over = RunGraph(Graph(std::string("model_path: '") + kShortRange + "' max_memory_mb: 1"), {"out"},
+                       {{"in", {Input({1, 128, 128, 3})}}});
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(std::string(over.status().message()),
+              ::testing::AllOf(HasSubstr("\"detector\""), HasSubstr("face_detection_short_range.tflite"),
+                               HasSubstr("max_memory_mb")));
+  auto fits = RunGraph(Graph(std::string("model_path: '") + kShortRange + "' max_memory_mb: 2"), {"out"},
+                       {{"in", {Input({1, 128, 128, 3})}}});
+  EXPECT_TRUE(fits.ok()) << fits.status();
+}
+
 TEST(InferenceCalculatorTest, ModelFromSidePacket) {
   RILL_REQUIRE(Exists(kShortRange), kShortRange << " is missing: run scripts/fetch_models.sh");
   auto model = inference::Model::FromFile(kShortRange);

@@ -1,6 +1,9 @@
 #include "inference/runtime/memory_planner.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -10,6 +13,19 @@ namespace rill::inference {
 namespace {
 
 constexpr size_t kArenaAlignment = 64;
+
+// Half of the machine's physical memory (1 GiB where it cannot be read).
+size_t DefaultMemoryBound() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return size_t{1} << 30;
+  return static_cast<size_t>(pages) / 2 * static_cast<size_t>(page);
+}
+
+std::string Megabytes(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return buf;
+}
 
 class MemoryPlanner {
  public:
@@ -206,10 +222,14 @@ class MemoryPlanner {
       arenas.push_back(PlanArena(requests[k], alignment[k]));
       total += arenas.back().total_bytes;
     }
-    if (config_.max_memory_bytes != 0 && total > config_.max_memory_bytes) {
-      return OutOfRangeError(graph_.source + ": needs " + std::to_string(total) +
-                             " bytes of activations, over SessionConfig::max_memory_bytes (" +
-                             std::to_string(config_.max_memory_bytes) + ")");
+    const size_t bound = config_.max_memory_bytes != 0 ? config_.max_memory_bytes : DefaultMemoryBound();
+    if (total > bound) {
+      return OutOfRangeError(graph_.source + ": plans " + std::to_string(total) + " bytes (" + Megabytes(total) +
+                             ") of activations, over the memory bound of " + std::to_string(bound) + " bytes (" +
+                             Megabytes(bound) +
+                             (config_.max_memory_bytes != 0 ? "" : ", half this machine's memory") +
+                             "); raise it with SessionConfig::max_memory_bytes, rill model --max_memory_mb=N or "
+                             "InferenceCalculatorOptions.max_memory_mb");
     }
     plan_.arena_bytes = total;
     for (size_t k = 0; k < nbk; ++k) {

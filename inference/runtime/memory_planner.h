@@ -14,7 +14,7 @@ namespace rill::inference {
 
 // Lays out and binds the memory of `plan` for its bindings' current shapes.
 // OutOfRange, before allocating, when the arenas together would exceed
-// SessionConfig::max_memory_bytes.
+// SessionConfig::max_memory_bytes (by default half the machine's memory).
 Status PlanMemory(const ir::Graph& graph, const SessionConfig& config, ExecutionPlan* plan);
 
 }  // namespace rill::inference

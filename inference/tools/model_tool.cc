@@ -9,6 +9,8 @@
 // ONNX models with symbolic dimensions or shape arithmetic.
 // --backend=NAME: SessionConfig::backend ("cpu", "opencl"); nodes it cannot
 // run fall back to the CPU (`info` lists each layer's backend).
+// --max_memory_mb=N: the bound on planned activation memory
+// (SessionConfig::max_memory_bytes; default half the machine's memory).
 // --place=OUTPUT:BACKEND (repeatable): the nodes only that output needs (its
 // head in a multi-task model) on BACKEND; --sequential runs the backends one
 // after another instead of at once; --trace=FILE (bench) writes the last
@@ -54,6 +56,7 @@ struct Flags {
   std::string backend = kCpuBackend;  // --backend=NAME: SessionConfig::backend
   std::vector<std::pair<std::string, std::string>> place;  // --place=OUTPUT:BACKEND
   bool sequential = false;                                  // --sequential: concurrent_backends off
+  long long max_memory_mb = 0;                              // --max_memory_mb=N (0: the default bound)
   std::string trace;                                        // --trace=FILE (bench)
   std::string tuning_cache;
   std::string input_file;
@@ -105,6 +108,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->place.emplace_back(a.substr(8, a.rfind(':') - 8), a.substr(a.rfind(':') + 1));
     }
     else if (a == "--sequential") f->sequential = true;
+    else if (a.rfind("--max_memory_mb=", 0) == 0) f->max_memory_mb = std::atoll(a.c_str() + 16);
     else if (a.rfind("--trace=", 0) == 0) f->trace = a.substr(8);
     else if (a == "--tune") f->tune = true;
     else if (a.rfind("--tune=", 0) == 0) f->tune = true, f->tuning_cache = a.substr(7);
@@ -410,7 +414,7 @@ int RunModelTool(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp32|fp16|bf16] [--input_shape=NAME:D,D,...]\n"
                  "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--precision=fp32|fp16|bf16] [--json]\n"
-                 "         (any command) [--backend=NAME] [--place=OUTPUT:BACKEND] [--sequential] [--trace=FILE]\n"
+                 "         (any command) [--backend=NAME] [--place=OUTPUT:BACKEND] [--sequential] [--trace=FILE] [--max_memory_mb=N]\n"
                  "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp32|fp16|bf16] [--json]\n");
     return 2;
   }
@@ -425,6 +429,7 @@ int RunModelTool(int argc, char** argv) {
   config.precision = f.precision;
   config.backend = f.backend;
   config.concurrent_backends = !f.sequential;
+  if (f.max_memory_mb > 0) config.max_memory_bytes = static_cast<size_t>(f.max_memory_mb) << 20;
   const ir::Graph& graph = (*model)->graph();
   for (const auto& [output, backend] : f.place) {
     int index = -1;

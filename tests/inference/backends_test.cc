@@ -281,6 +281,42 @@ TEST(BackendSeamTest, HostThreadsAreShared) {
   }
 }
 
+// Without a bound set, a hostile model (a few bytes asking for gigabytes:
+// here 64 outputs, each a RELU of a 1x8192x8192x16 input, 4.3 GB apiece and
+// all alive to the end: 279 GB) fails planning with the default bound (half
+// the machine's memory), before anything is allocated, naming the model,
+// the bytes and the settings.
+TEST(SessionConfigTest, DefaultMemoryBoundStopsAHostileModel) {
+  auto g = std::make_shared<ir::Graph>();
+  g->source = "hostile.onnx";
+  const Shape shape = {1, 8192, 8192, 16};
+  auto tensor = [&](const std::string& name) {
+    ir::TensorInfo t;
+    t.name = name;
+    t.shape = shape;
+    g->tensors.push_back(t);
+    return static_cast<int>(g->tensors.size()) - 1;
+  };
+  g->inputs = {tensor("x")};
+  for (int k = 0; k < 64; ++k) {
+    ir::Node relu;
+    relu.name = "y" + std::to_string(k);
+    relu.type = ir::OpType::kRelu;
+    relu.inputs = {0};
+    relu.outputs = {tensor(relu.name)};
+    g->nodes.push_back(relu);
+    g->outputs.push_back(relu.outputs[0]);
+  }
+  auto session = Session::Create(std::make_shared<Model>(g));
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), StatusCode::kOutOfRange) << session.status().ToString();
+  const std::string m = session.status().message();
+  EXPECT_NE(m.find("hostile.onnx"), std::string::npos) << m;
+  EXPECT_NE(m.find("279172874240 bytes"), std::string::npos) << m;  // 65 tensors of 4 GiB
+  EXPECT_NE(m.find("max_memory_mb"), std::string::npos) << m;
+  EXPECT_NE(m.find("half this machine's memory"), std::string::npos) << m;
+}
+
 // A memory budget fails planning before anything is allocated (models from
 // untrusted sources can ask for gigabytes; the fuzzers run under one).
 TEST(SessionConfigTest, MemoryBudget) {

@@ -63,10 +63,12 @@ struct SessionConfig {
   // File of measured choices for kTune ("" keeps them in the session only).
   std::string tuning_cache;
   // Upper bound on the activation memory a session plans (all backends'
-  // arenas together); 0: no bound. Create/Resize fail with OutOfRange before
-  // allocating when a model needs more. Set it when models come from
-  // untrusted sources: a few hundred bytes of ONNX can ask for gigabytes.
+  // arenas together). Create/Resize fail with OutOfRange before allocating
+  // when a model needs more: a few hundred bytes of ONNX can ask for
+  // gigabytes. 0: the default, half of this machine's physical memory;
+  // kUnboundedMemory: no bound.
   size_t max_memory_bytes = 0;
+  static constexpr size_t kUnboundedMemory = ~size_t{0};
 
   // Heterogeneous runs. The backend of a node: `node_backends[name]` if the
   // node is named there, else `placement(node)` if set, else `backend`.
