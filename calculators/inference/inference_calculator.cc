@@ -174,6 +174,7 @@ class InferenceCalculator : public CalculatorBase {
     }
     if (o.fp16_weights()) config.precision = inference::Precision::kFp16;
     if (o.bf16()) config.precision = inference::Precision::kBf16;
+    config.bf16_even_if_slower = o.bf16_even_if_slower();
     // MediaPipe's graphs still set the deprecated use_gpu / use_nnapi.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"

@@ -161,7 +161,8 @@ struct ExecutionArgs {
   std::vector<TensorBinding*> outputs;
   AlgorithmPolicy algorithm = AlgorithmPolicy::kAuto;
   Precision precision = Precision::kFp32;
-  TuningCache* tuning = nullptr;  // set with AlgorithmPolicy::kTune
+  bool bf16_even_if_slower = false;  // SessionConfig::bf16_even_if_slower
+  TuningCache* tuning = nullptr;     // set with AlgorithmPolicy::kTune
 };
 
 // What a backend is created with.

@@ -144,6 +144,7 @@ class Placer {
     args.node = &node;
     args.algorithm = config_.algorithm;
     args.precision = config_.precision;
+    args.bf16_even_if_slower = config_.bf16_even_if_slower;
     if (config_.algorithm == AlgorithmPolicy::kTune) args.tuning = tuning_;
     Task task;
     task.backend = backend;

@@ -57,6 +57,7 @@ struct Flags {
   std::vector<std::pair<std::string, std::string>> place;  // --place=OUTPUT:BACKEND
   bool sequential = false;                                  // --sequential: concurrent_backends off
   long long max_memory_mb = 0;                              // --max_memory_mb=N (0: the default bound)
+  bool bf16_even_if_slower = false;                         // --bf16_even_if_slower
   std::string trace;                                        // --trace=FILE (bench)
   std::string tuning_cache;
   std::string input_file;
@@ -108,6 +109,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->place.emplace_back(a.substr(8, a.rfind(':') - 8), a.substr(a.rfind(':') + 1));
     }
     else if (a == "--sequential") f->sequential = true;
+    else if (a == "--bf16_even_if_slower") f->bf16_even_if_slower = true;
     else if (a.rfind("--max_memory_mb=", 0) == 0) f->max_memory_mb = std::atoll(a.c_str() + 16);
     else if (a.rfind("--trace=", 0) == 0) f->trace = a.substr(8);
     else if (a == "--tune") f->tune = true;
@@ -429,6 +431,7 @@ int RunModelTool(int argc, char** argv) {
   config.precision = f.precision;
   config.backend = f.backend;
   config.concurrent_backends = !f.sequential;
+  config.bf16_even_if_slower = f.bf16_even_if_slower;
   if (f.max_memory_mb > 0) config.max_memory_bytes = static_cast<size_t>(f.max_memory_mb) << 20;
   const ir::Graph& graph = (*model)->graph();
   for (const auto& [output, backend] : f.place) {

@@ -284,6 +284,29 @@ TEST(OnnxImporterTest, Bf16GemmsWithinTolerance) {
   }
 }
 
+// SessionConfig::bf16_even_if_slower: the bf16 GEMMs wherever the CPU has
+// them (AVX512-BF16), whether or not they measured faster than fp32.
+TEST(OnnxImporterTest, Bf16EvenIfSlowerRunsTheBf16Kernels) {
+  const std::string path = testing::ModelPath("mobilenet_v2.onnx");
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok());
+  SessionConfig config;
+  config.precision = Precision::kBf16;
+  config.bf16_even_if_slower = true;
+  auto session = Session::Create(*model, config);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const cpu::CpuKernels& k = cpu::CpuKernelsFor(AlgorithmPolicy::kAuto);
+  const bool has_bf16 = k.gemm[cpu::CpuKernels::kWideGemm].gemm_bf16 != nullptr;
+  int bf16_layers = 0;
+  for (const auto& layer : (*session)->Layers()) bf16_layers += layer.kernel.find("_bf16") != std::string::npos;
+  if (has_bf16) {
+    EXPECT_GT(bf16_layers, 10) << "bf16_even_if_slower did not reach the kernels";
+  } else {
+    EXPECT_EQ(bf16_layers, 0) << "no AVX512-BF16 here: fp32 kernels";
+  }
+}
+
 TEST(OnnxImporterTest, GarbageIsAnErrorNamingTheFile) {
   std::vector<uint8_t> junk = {0x08, 0xFF, 0xFF, 0x12, 0x34, 0x56};
   auto model = Model::FromBuffer(junk.data(), junk.size(), "junk.onnx");

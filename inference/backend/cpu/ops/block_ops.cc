@@ -77,7 +77,7 @@ class DepthwiseBlockOp : public CpuOp {
       if (has_expand_) scratch_floats_ += static_cast<size_t>(batch_) * in_h_ * in_w_ * mid_c_;
       return Status::Ok();
     }
-    const PanelType panels = ChoosePanelType(args_.precision, kernels());
+    const PanelType panels = ChoosePanelType(args_.precision, kernels(), args_.bf16_even_if_slower);
     project_.Pack(In(5), out_c_, mid_c_, *gemm, panels);
     if (has_expand_) expand_.Pack(In(1), mid_c_, in_c_, *gemm, panels);
     // Output rows per band: the expanded rows they read fit kBandBytes.

@@ -42,7 +42,7 @@ class Conv2DOp : public CpuOp {
     // The table's kernels where it has the narrow GEMM (the algorithms all
     // need one) and the weights are constant (packed once); the reference
     // kernel otherwise.
-    panel_ = ChoosePanelType(args_.precision, kernels());
+    panel_ = ChoosePanelType(args_.precision, kernels(), args_.bf16_even_if_slower);
     isa_ = ConvIsaFeatures(kernels(), panel_);
     fast_ = isa_.narrow && args_.inputs[1]->constant;
     scratch_floats_ = 0;

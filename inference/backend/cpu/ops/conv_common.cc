@@ -4,11 +4,13 @@
 
 namespace rill::inference::cpu {
 
-PanelType ChoosePanelType(Precision precision, const CpuKernels& kernels) {
+PanelType ChoosePanelType(Precision precision, const CpuKernels& kernels, bool even_if_slower) {
   const GemmKernels& wide = kernels.gemm[CpuKernels::kWideGemm];
   if (precision == Precision::kFp16 && wide.gemm_f16 != nullptr) return PanelType::kF16;
   // Measured once per process: bf16 panels where they beat fp32 FMAs.
-  if (precision == Precision::kBf16 && wide.gemm_bf16 != nullptr && kernels.bf16_pays()) return PanelType::kBf16;
+  if (precision == Precision::kBf16 && wide.gemm_bf16 != nullptr && (even_if_slower || kernels.bf16_pays())) {
+    return PanelType::kBf16;
+  }
   return PanelType::kF32;
 }
 

@@ -25,7 +25,9 @@ namespace rill::inference::cpu {
 // the wide GEMM reads half panels, kBf16 (Precision::kBf16) where it has a
 // bf16 kernel and that pays on this CPU (CpuKernels::bf16_gemm_pays), kF32
 // otherwise.
-PanelType ChoosePanelType(Precision precision, const CpuKernels& kernels);
+// With `even_if_slower` (SessionConfig::bf16_even_if_slower) kBf16 does not
+// ask whether bf16 pays.
+PanelType ChoosePanelType(Precision precision, const CpuKernels& kernels, bool even_if_slower = false);
 // The suffix of kernel names ("", "_f16w", "_bf16") and of tuning-cache keys
 // ("", ":f16w", ":bf16") for panels of `t`.
 const char* PanelNameSuffix(PanelType t);

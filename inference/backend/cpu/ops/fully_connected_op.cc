@@ -29,7 +29,7 @@ class FullyConnectedOp : public CpuOp {
     in_dim_ = InShape(1)[1];
     out_dim_ = InShape(1)[0];
     batch_ = static_cast<int>(NumElements(InShape(0)) / in_dim_);
-    panel_ = ChoosePanelType(args_.precision, kernels());
+    panel_ = ChoosePanelType(args_.precision, kernels(), args_.bf16_even_if_slower);
     isa_ = ConvIsaFeatures(kernels(), panel_);
     fast_ = isa_.narrow && args_.inputs[1]->constant;
     scratch_floats_ = 0;

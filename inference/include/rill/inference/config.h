@@ -90,6 +90,11 @@ struct SessionConfig {
   // environment variable RILL_TUNE_LOG, for experiments, sets it when empty):
   // inference/tools/tune_regret reads these files.
   std::string tune_log;
+  // Precision::kBf16 on CPUs whose bfloat16 GEMM measured slower than fp32
+  // (a half-rate unit, as on Sapphire Rapids) too. Off: those CPUs run fp32
+  // (the environment variable RILL_BF16=0/1, for experiments, overrides the
+  // measurement itself).
+  bool bf16_even_if_slower = false;
   // How long, in microseconds, an idle CPU worker thread polls for the next
   // layer's work before it sleeps (< 0: the default, 20; the environment
   // variable RILL_POOL_SPIN_US overrides the default for experiments). Small
