@@ -16,6 +16,7 @@
 #include "framework/formats/image_frame.h"
 #include "framework/formats/image_frame_opencv.h"
 #include "framework/status_util.h"
+#include "tools/latency_histogram.h"
 #include "framework/tag_map.h"
 #include "opencv2/imgcodecs.hpp"
 #include "opencv2/imgproc.hpp"
@@ -182,13 +183,6 @@ const ImageFrame* AsFrame(const Packet& p) {
   return nullptr;
 }
 
-double Percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t i = std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5));
-  return v[i];
-}
-
 }  // namespace
 
 absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options,
@@ -221,7 +215,7 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   std::mutex mu;
   std::condition_variable settled_cv;
   std::map<int64_t, Clock::time_point> sent;  // timestamp -> send time
-  std::vector<double> latencies_ms;
+  LatencyHistogram latencies_ms;  // bounded: a day-long camera run keeps no per-frame list
   absl::Status write_status;
   int64_t frames_out = 0;
   if (!output_stream.empty()) {
@@ -232,7 +226,7 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
           std::lock_guard<std::mutex> lock(mu);
           // Every frame at or below this timestamp is settled.
           while (!sent.empty() && sent.begin()->first <= p.Timestamp().Value()) {
-            latencies_ms.push_back(
+            latencies_ms.Add(
                 std::chrono::duration<double, std::milli>(now - sent.begin()->second)
                     .count());
             sent.erase(sent.begin());
@@ -310,12 +304,10 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   summary->frames_in = frames_in;
   summary->frames_out = frames_out;
   summary->wall_s = wall;
-  double sum = 0;
-  for (double l : latencies_ms) sum += l;
-  summary->mean_ms = latencies_ms.empty() ? 0 : sum / latencies_ms.size();
-  summary->p50_ms = Percentile(latencies_ms, 0.5);
-  summary->p99_ms = Percentile(latencies_ms, 0.99);
-  summary->max_ms = latencies_ms.empty() ? 0 : *std::max_element(latencies_ms.begin(), latencies_ms.end());
+  summary->mean_ms = latencies_ms.mean();
+  summary->p50_ms = latencies_ms.Percentile(0.5);
+  summary->p99_ms = latencies_ms.Percentile(0.99);
+  summary->max_ms = latencies_ms.max();
   summary->fps = wall > 0 ? frames_in / wall : 0;
   return status;
 }
