@@ -1,11 +1,14 @@
 #include "tools/media_run.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 
 #include "absl/strings/match.h"
@@ -114,9 +117,45 @@ class FrameReader {
 
 // Writes frames to a video (codec from the extension) or keeps the last one
 // for an image file.
+// Writes the output video or image to a temporary file beside the target
+// ("DIR/.NAME.rill-PID.EXT", the extension kept so that OpenCV picks the
+// format) and renames it over the target when the run finishes: a run that
+// fails or is killed leaves no half-written file under the target's name,
+// and two runs writing the same --output never interleave one file.
 class FrameWriter {
  public:
-  FrameWriter(std::string path, double fps) : path_(std::move(path)), fps_(fps) {}
+  FrameWriter(std::string path, double fps) : path_(std::move(path)), fps_(fps) {
+    const size_t slash = path_.rfind('/');
+    const std::string dir = slash == std::string::npos ? "" : path_.substr(0, slash + 1);
+    std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
+    const size_t dot = base.rfind('.');
+    const std::string ext = dot == std::string::npos ? "" : base.substr(dot);
+    base = dot == std::string::npos ? base : base.substr(0, dot);
+    tmp_ = absl::StrCat(dir, ".", base, ".rill-", getpid(), ext);
+  }
+  ~FrameWriter() {
+    if (!finished_) {
+      writer_.release();
+      std::remove(tmp_.c_str());
+    }
+  }
+
+  // Before the first frame: the target is not a directory and a file can be
+  // made beside it; the error says why not.
+  absl::Status Check() const {
+    struct stat st;
+    if (stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat("--output: \"", path_, "\" is a directory"));
+    }
+    const int fd = open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--output: cannot write \"", path_, "\": ", std::strerror(errno)));
+    }
+    close(fd);
+    std::remove(tmp_.c_str());
+    return absl::OkStatus();
+  }
 
   absl::Status Write(const ImageFrame& frame) {
     cv::Mat view = formats::MatView(&frame);
@@ -140,7 +179,7 @@ class FrameWriter {
       const bool avi = absl::EndsWith(path_, ".avi");
       const int fourcc = avi ? cv::VideoWriter::fourcc('M', 'J', 'P', 'G')
                              : cv::VideoWriter::fourcc('m', 'p', '4', 'v');
-      if (!writer_.open(path_, fourcc, fps_, bgr.size())) {
+      if (!writer_.open(tmp_, fourcc, fps_, bgr.size())) {
         return absl::InvalidArgumentError(
             absl::StrCat("--output: cannot write a video to \"", path_, "\""));
       }
@@ -155,7 +194,7 @@ class FrameWriter {
         return absl::FailedPreconditionError(absl::StrCat(
             "--output=", path_, ": the output stream carried no image"));
       }
-      if (!cv::imwrite(path_, last_)) {
+      if (!cv::imwrite(tmp_, last_)) {
         return absl::InvalidArgumentError(
             absl::StrCat("--output: cannot write \"", path_, "\""));
       }
@@ -166,12 +205,18 @@ class FrameWriter {
       }
       writer_.release();
     }
+    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--output: cannot move the finished file to \"", path_, "\": ", std::strerror(errno)));
+    }
+    finished_ = true;
     return absl::OkStatus();
   }
 
  private:
-  std::string path_;
+  std::string path_, tmp_;
   double fps_;
+  bool finished_ = false;
   cv::VideoWriter writer_;
   cv::Mat last_;
   int64_t frames_ = 0;
@@ -210,6 +255,7 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   std::unique_ptr<FrameWriter> writer;
   if (!options.output.empty()) {
     writer = std::make_unique<FrameWriter>(options.output, reader.fps());
+    RILL_RETURN_IF_ERROR(writer->Check());  // before the first frame, not after the last
   }
 
   std::mutex mu;

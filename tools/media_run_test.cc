@@ -2,6 +2,10 @@
 // video, latency and throughput figures, and errors for bad inputs.
 #include "tools/media_run.h"
 
+#include <sys/stat.h>
+
+#include <filesystem>
+
 #include "framework/tool/config_loader.h"
 #include "gtest/gtest.h"
 #include "opencv2/imgcodecs.hpp"
@@ -107,6 +111,37 @@ TEST(MediaRunTest, BadInputsAreClearErrors) {
   options.input = "camera:57";
   s = RunFlip(options, &summary);
   EXPECT_NE(s.message().find("/dev/video57"), std::string::npos) << s;
+}
+
+// --output is checked before the first frame, with the reason; a finished
+// run's file appears under its name at once (written beside it, then
+// renamed) and no temporary file is left behind.
+TEST(MediaRunTest, OutputPathCheckedFirstAndWrittenAtomically) {
+  MediaRunOptions options;
+  MediaRunSummary summary;
+  options.input = MakeVideo(5);
+  options.output = "/nonexistent_dir/out.avi";
+  absl::Status s = RunFlip(options, &summary);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/nonexistent_dir/out.avi"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("No such file or directory"), std::string::npos) << s;
+  EXPECT_EQ(summary.frames_in, 0) << "frames ran before the output was checked";
+  options.output = ::testing::TempDir();
+  s = RunFlip(options, &summary);
+  EXPECT_NE(s.message().find("is a directory"), std::string::npos) << s;
+
+  const std::string dir = ::testing::TempDir() + "/atomic";
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  options.output = dir + "/out.avi";
+  ASSERT_TRUE(RunFlip(options, &summary).ok());
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().filename(), "out.avi") << "left behind: " << entry.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 1);
+  cv::VideoCapture out(options.output);
+  EXPECT_TRUE(out.isOpened());
 }
 
 }  // namespace
