@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -300,6 +301,27 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   const bool progress = !options.json && isatty(STDERR_FILENO);
   const auto start = Clock::now();
   RILL_RETURN_IF_ERROR(graph->StartRun(options.side_packets));
+  // --timeout: a watchdog cancels the run (and wakes the feeder) when it
+  // does not finish in time, keeping the report of the nodes still waiting.
+  bool finished = false, timed_out = false;
+  std::string wait_report;
+  std::condition_variable finished_cv;
+  std::thread watchdog;
+  if (options.timeout_s > 0) {
+    watchdog = std::thread([&] {
+      std::unique_lock<std::mutex> lock(mu);
+      if (finished_cv.wait_for(lock, std::chrono::duration<double>(options.timeout_s), [&] { return finished; })) {
+        return;
+      }
+      timed_out = true;
+      lock.unlock();
+      std::string report = graph->DebugWaitReport();
+      graph->Cancel();
+      lock.lock();
+      wait_report = std::move(report);
+      settled_cv.notify_all();
+    });
+  }
   absl::Status status;
   int64_t frames_in = 0;
   if (!options.input.empty()) {
@@ -313,9 +335,10 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
         if (options.max_in_flight > 0 && !output_stream.empty()) {
           settled_cv.wait(lock, [&] {
             return static_cast<int>(sent.size()) < options.max_in_flight ||
-                   graph->HasError();
+                   graph->HasError() || timed_out;
           });
         }
+        if (timed_out) break;
         sent[ts.Value()] = Clock::now();
       }
       status = graph->AddPacketToInputStream(
@@ -343,6 +366,18 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   if (!status.ok()) graph->Cancel();
   absl::Status done = graph->WaitUntilDone();
   if (status.ok()) status = done;
+  if (watchdog.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      finished = true;
+    }
+    finished_cv.notify_all();
+    watchdog.join();
+  }
+  if (timed_out) {
+    status = absl::DeadlineExceededError(absl::StrCat("run cancelled after ", options.timeout_s,
+                                                      " s (--timeout); waiting nodes:\n", wait_report));
+  }
   const double wall = std::chrono::duration<double>(Clock::now() - start).count();
   if (status.ok() && writer) status = write_status;
   if (status.ok() && writer) status = writer->Finish();

@@ -29,6 +29,9 @@ struct MediaRunOptions {
   // (0: no limit). A small number keeps the pipeline busy while the latency
   // figures measure processing, not time spent queued behind other frames.
   int max_in_flight = 2;
+  // Cancel the run after this many seconds (0: never), naming the nodes
+  // still waiting (rill run --timeout).
+  double timeout_s = 0;
   std::map<std::string, Packet> side_packets;
 };
 

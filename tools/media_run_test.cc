@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "framework/tool/config_loader.h"
@@ -111,6 +112,34 @@ TEST(MediaRunTest, BadInputsAreClearErrors) {
   options.input = "camera:57";
   s = RunFlip(options, &summary);
   EXPECT_NE(s.message().find("/dev/video57"), std::string::npos) << s;
+}
+
+// --timeout works with --input: a graph whose node takes 1.5 s a frame (15
+// s for the video) is cancelled after 0.3 s, naming the node still waiting;
+// the run ends when the call in progress returns (a Process call is not
+// interrupted).
+TEST(MediaRunTest, TimeoutCancelsAMediaRun) {
+  auto config = ParseGraphConfigText(R"pb(
+    input_stream: "in"
+    output_stream: "out"
+    node { name: "slow" calculator: "TestSleepCalculator" input_stream: "in" output_stream: "out"
+           options { [rill.TestOptions.ext] { value: 1500000 } } }
+  )pb");
+  ASSERT_TRUE(config.ok()) << config.status();
+  CalculatorGraph graph;
+  ASSERT_TRUE(graph.Initialize(*config).ok());
+  MediaRunOptions options;
+  options.input = MakeVideo(10);
+  options.timeout_s = 0.3;
+  MediaRunSummary summary;
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status s = RunWithMedia(&graph, options, &summary);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+  EXPECT_NE(s.message().find("--timeout"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("slow"), std::string::npos) << s;
+  EXPECT_LT(seconds, 5.0) << "the run was not cancelled";
 }
 
 // --output is checked before the first frame, with the reason; a finished

@@ -544,6 +544,7 @@ int Run(int argc, char** argv) {
   }
   if (use_media) {
     media.side_packets = side_packets;
+    media.timeout_s = timeout_s;
     MediaRunSummary summary;
     status = RunWithMedia(&graph, media, &summary);
     if (media.json) {
