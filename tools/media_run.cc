@@ -303,7 +303,7 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   RILL_RETURN_IF_ERROR(graph->StartRun(options.side_packets));
   // --timeout: a watchdog cancels the run (and wakes the feeder) when it
   // does not finish in time, keeping the report of the nodes still waiting.
-  bool finished = false, timed_out = false;
+  bool finished = false, timed_out = false, interrupted = false;
   std::string wait_report;
   std::condition_variable finished_cv;
   std::thread watchdog;
@@ -339,6 +339,10 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
           });
         }
         if (timed_out) break;
+        if (options.stop != nullptr && options.stop->load()) {
+          interrupted = true;
+          break;
+        }
         sent[ts.Value()] = Clock::now();
       }
       status = graph->AddPacketToInputStream(
@@ -385,6 +389,7 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   summary->frames_in = frames_in;
   summary->frames_out = frames_out;
   summary->wall_s = wall;
+  summary->interrupted = interrupted;
   summary->mean_ms = latencies_ms.mean();
   summary->p50_ms = latencies_ms.Percentile(0.5);
   summary->p99_ms = latencies_ms.Percentile(0.99);
@@ -395,19 +400,19 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
 
 std::string SummaryText(const MediaRunSummary& s) {
   return absl::StrFormat(
-      "frames: %d in, %d out | latency per frame: mean %.2f ms, p50 %.2f ms, "
+      "%sframes: %d in, %d out | latency per frame: mean %.2f ms, p50 %.2f ms, "
       "p99 %.2f ms, max %.2f ms | throughput %.1f frames/s (%.2f s)",
-      s.frames_in, s.frames_out, s.mean_ms, s.p50_ms, s.p99_ms, s.max_ms, s.fps,
-      s.wall_s);
+      s.interrupted ? "interrupted: " : "", s.frames_in, s.frames_out, s.mean_ms, s.p50_ms, s.p99_ms, s.max_ms,
+      s.fps, s.wall_s);
 }
 
 std::string SummaryJson(const std::string& graph_path, const MediaRunSummary& s) {
   return absl::StrFormat(
       "{\"graph\":\"%s\",\"frames_in\":%d,\"frames_out\":%d,\"latency_ms\":{"
       "\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"fps\":%.2f,"
-      "\"wall_s\":%.3f}",
+      "\"wall_s\":%.3f,\"interrupted\":%s}",
       graph_path, s.frames_in, s.frames_out, s.mean_ms, s.p50_ms, s.p99_ms,
-      s.max_ms, s.fps, s.wall_s);
+      s.max_ms, s.fps, s.wall_s, s.interrupted ? "true" : "false");
 }
 
 }  // namespace tools

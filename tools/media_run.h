@@ -7,6 +7,7 @@
 #ifndef RILL_TOOLS_MEDIA_RUN_H_
 #define RILL_TOOLS_MEDIA_RUN_H_
 
+#include <atomic>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct MediaRunOptions {
   // Cancel the run after this many seconds (0: never), naming the nodes
   // still waiting (rill run --timeout).
   double timeout_s = 0;
+  // Set (by a signal handler, say) to stop reading input: the frames sent so
+  // far finish, the output is finalized, and the summary says "interrupted".
+  const std::atomic<bool>* stop = nullptr;
   std::map<std::string, Packet> side_packets;
 };
 
@@ -41,6 +45,7 @@ struct MediaRunSummary {
   double wall_s = 0;
   double mean_ms = 0, p50_ms = 0, p99_ms = 0, max_ms = 0;
   double fps = 0;
+  bool interrupted = false;  // MediaRunOptions::stop ended the input early
 };
 
 // Runs an initialized graph (observers may already be attached) with media

@@ -4,8 +4,10 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "framework/tool/config_loader.h"
 #include "gtest/gtest.h"
@@ -140,6 +142,46 @@ TEST(MediaRunTest, TimeoutCancelsAMediaRun) {
   EXPECT_NE(s.message().find("--timeout"), std::string::npos) << s;
   EXPECT_NE(s.message().find("slow"), std::string::npos) << s;
   EXPECT_LT(seconds, 5.0) << "the run was not cancelled";
+}
+
+// A stop request (rill run's SIGINT/SIGTERM handler sets it) ends the input
+// early: the frames sent finish, the output video is finalized and
+// readable, and the summary says "interrupted".
+TEST(MediaRunTest, StopFinalizesTheOutput) {
+  MediaRunOptions options;
+  options.input = MakeVideo(200);
+  options.output = ::testing::TempDir() + "/stopped.avi";
+  std::atomic<bool> stop{false};
+  options.stop = &stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    stop = true;
+  });
+  // 20 ms a frame: 4 s for the video, stopped after 0.15 s.
+  auto config = ParseGraphConfigText(R"pb(
+    input_stream: "input_video"
+    output_stream: "output_video"
+    node { calculator: "TestSleepCalculator" input_stream: "input_video" output_stream: "output_video"
+           options { [rill.TestOptions.ext] { value: 20000 } } }
+  )pb");
+  ASSERT_TRUE(config.ok()) << config.status();
+  CalculatorGraph graph;
+  ASSERT_TRUE(graph.Initialize(*config).ok());
+  MediaRunSummary summary;
+  absl::Status s = RunWithMedia(&graph, options, &summary);
+  stopper.join();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(summary.interrupted);
+  EXPECT_LT(summary.frames_in, 200);
+  EXPECT_GT(summary.frames_in, 0);
+  EXPECT_EQ(summary.frames_out, summary.frames_in);
+  EXPECT_NE(SummaryText(summary).find("interrupted"), std::string::npos);
+  cv::VideoCapture out(options.output);
+  ASSERT_TRUE(out.isOpened()) << "the interrupted run's video is not playable";
+  cv::Mat frame;
+  int n = 0;
+  while (out.read(frame)) ++n;
+  EXPECT_EQ(n, summary.frames_out);
 }
 
 // --output is checked before the first frame, with the reason; a finished

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -456,6 +457,11 @@ std::string ValueString(const Packet& packet) {
   return absl::StrCat("<", packet.DebugTypeName(), ">");
 }
 
+// SIGINT / SIGTERM during a media run: stop reading input, let the frames
+// in flight finish, finalize the output file and report "interrupted".
+std::atomic<bool> g_stop{false};
+void OnStopSignal(int) { g_stop.store(true); }
+
 int Run(int argc, char** argv) {
   CommandLine cl;
   absl::Status parsed = ParseCommandLine(
@@ -545,6 +551,12 @@ int Run(int argc, char** argv) {
   if (use_media) {
     media.side_packets = side_packets;
     media.timeout_s = timeout_s;
+    media.stop = &g_stop;
+    struct sigaction action = {};
+    action.sa_handler = OnStopSignal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
     MediaRunSummary summary;
     status = RunWithMedia(&graph, media, &summary);
     if (media.json) {
