@@ -151,7 +151,6 @@ StatusOr<std::unique_ptr<ClRuntime>> ClRuntime::Create(const std::map<std::strin
   const std::string version = DeviceString(rt->device_, CL_DEVICE_VERSION);
   const std::string platform_name = PlatformString(platform, CL_PLATFORM_NAME);
   rt->description_ = name + " (" + platform_name + ", driver " + driver + ")";
-  rt->has_fp16_ = DeviceString(rt->device_, CL_DEVICE_EXTENSIONS).find("cl_khr_fp16") != std::string::npos;
   cl_uint units = 1;
   cl().clGetDeviceInfo(rt->device_, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(units), &units, nullptr);
   rt->compute_units_ = static_cast<int>(std::max<cl_uint>(units, 1));

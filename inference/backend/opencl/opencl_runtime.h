@@ -42,7 +42,6 @@ class ClRuntime {
   cl_command_queue queue() const { return queue_; }
   // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA, driver 550.54)".
   const std::string& description() const { return description_; }
-  bool has_fp16() const { return has_fp16_; }
   int compute_units() const { return compute_units_; }
 
   // The kernels' program for fp32 or half storage (RILL_HALF), built on
@@ -57,7 +56,6 @@ class ClRuntime {
   cl_device_id device_ = nullptr;
   cl_command_queue queue_ = nullptr;
   std::string description_, cache_key_base_, cache_dir_;
-  bool has_fp16_ = false;
   int compute_units_ = 1;
   std::mutex mu_;
   std::map<bool, cl_program> programs_;
