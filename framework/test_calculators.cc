@@ -7,7 +7,6 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "framework/api2.h"
 #include "framework/calculator_base.h"
 #include "framework/tool/config_loader.h"
 #include "framework/testdata/test_options.pb.h"
@@ -323,26 +322,29 @@ class TestBoundsCounterCalculator : public CalculatorBase {
 };
 REGISTER_CALCULATOR(TestBoundsCounterCalculator);
 
-// Typed ports (api2): OUT = IN * FACTOR (side packet, optional, default 1).
-class TestScaleNode : public api2::Node {
+// OUT = IN * FACTOR (side packet, optional, default 1), on tagged ports.
+class TestScaleNode : public CalculatorBase {
  public:
-  static constexpr api2::Input<int> kIn{"IN"};
-  static constexpr api2::SideInput<int>::Optional kFactor{"FACTOR"};
-  static constexpr api2::Output<int> kOut{"OUT"};
-  RILL_NODE_CONTRACT(kIn, kFactor, kOut);
-  static absl::Status UpdateContract(CalculatorContract* cc) {
+  static absl::Status GetContract(CalculatorContract* cc) {
+    cc->Inputs().Tag("IN").Set<int>();
+    cc->Outputs().Tag("OUT").Set<int>();
+    if (cc->InputSidePackets().HasTag("FACTOR")) {
+      cc->InputSidePackets().Tag("FACTOR").Set<int>().Optional();
+    }
     cc->SetTimestampOffset(TimestampDiff(0));
     return absl::OkStatus();
   }
   absl::Status Process(CalculatorContext* cc) override {
     const int factor = cc->InputSidePackets().HasTag("FACTOR")
-                           ? kFactor(cc).Get()
+                           ? cc->InputSidePackets().Tag("FACTOR").Get<int>()
                            : 1;
-    kOut(cc).Send(kIn(cc).Get() * factor);
+    cc->Outputs().Tag("OUT").AddPacket(
+        MakePacket<int>(cc->Inputs().Tag("IN").Get<int>() * factor)
+            .At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 };
-RILL_REGISTER_NODE(TestScaleNode);
+REGISTER_CALCULATOR(TestScaleNode);
 
 // Emits a wrong type on a port declared int (caught at run time).
 class TestWrongTypeCalculator : public CalculatorBase {

@@ -3,7 +3,6 @@
 #include <string>
 #include <vector>
 
-#include "framework/api2.h"
 #include "framework/calculator_base.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
@@ -30,15 +29,17 @@ class ToolsProbeClassicCalculator : public CalculatorBase {
 };
 REGISTER_CALCULATOR(ToolsProbeClassicCalculator);
 
-class ToolsProbeTypedCalculator : public api2::Node {
+class ToolsProbeTypedCalculator : public CalculatorBase {
  public:
-  static constexpr api2::Input<float> kIn{"IN"};
-  static constexpr api2::Output<api2::AnyType> kOut{"OUT"};
-  static constexpr api2::SideOutput<bool> kDone{"DONE"};
-  RILL_NODE_CONTRACT(kIn, kOut, kDone);
+  static absl::Status GetContract(CalculatorContract* cc) {
+    cc->Inputs().Tag("IN").Set<float>();
+    cc->Outputs().Tag("OUT").SetAny();
+    cc->OutputSidePackets().Tag("DONE").Set<bool>();
+    return absl::OkStatus();
+  }
   absl::Status Process(CalculatorContext*) override { return absl::OkStatus(); }
 };
-RILL_REGISTER_NODE(ToolsProbeTypedCalculator);
+REGISTER_CALCULATOR(ToolsProbeTypedCalculator);
 
 // Checks the node config before declaring ports, as many real calculators
 // do: on an empty node it only says what it needs.

@@ -1,13 +1,12 @@
 // Calculators built into a plugin shared library (libtest_plugin.so) that
 // the plugin test loads at run time. They register from static initialisers
 // like any calculator; the library itself contains no framework code.
-#include "framework/api2.h"
 #include "framework/calculator_base.h"
 
 namespace rill {
 namespace plugin_test {
 
-// Adds 1 to each int (classic port API).
+// Adds 1 to each int (untagged ports).
 class PluginAddOneCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
@@ -25,32 +24,46 @@ class PluginAddOneCalculator : public CalculatorBase {
 };
 REGISTER_CALCULATOR(PluginAddOneCalculator);
 
-// Multiplies each int by the FACTOR side packet (typed port API).
-class PluginScaleCalculator : public api2::Node {
+// Multiplies each int by the FACTOR side packet (tagged ports, optional
+// side packet).
+class PluginScaleCalculator : public CalculatorBase {
  public:
-  static constexpr api2::Input<int> kIn{"IN"};
-  static constexpr api2::SideInput<int>::Optional kFactor{"FACTOR"};
-  static constexpr api2::Output<int> kOut{"OUT"};
-  RILL_NODE_CONTRACT(kIn, kFactor, kOut);
+  static absl::Status GetContract(CalculatorContract* cc) {
+    cc->Inputs().Tag("IN").Set<int>();
+    cc->Outputs().Tag("OUT").Set<int>();
+    if (cc->InputSidePackets().HasTag("FACTOR")) {
+      cc->InputSidePackets().Tag("FACTOR").Set<int>();
+    }
+    return absl::OkStatus();
+  }
 
   absl::Status Process(CalculatorContext* cc) override {
-    const int factor = kFactor(cc).IsEmpty() ? 1 : kFactor(cc).Get();
-    kOut(cc).Send(kIn(cc).Get() * factor);
+    const int factor = cc->InputSidePackets().HasTag("FACTOR")
+                           ? cc->InputSidePackets().Tag("FACTOR").Get<int>()
+                           : 1;
+    cc->Outputs().Tag("OUT").AddPacket(
+        MakePacket<int>(cc->Inputs().Tag("IN").Get<int>() * factor)
+            .At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 };
-RILL_REGISTER_NODE(PluginScaleCalculator);
+REGISTER_CALCULATOR(PluginScaleCalculator);
 
 // Emits COUNT ints 0, 1, ... at timestamps 0, 1, ..., then stops.
-class PluginCountSourceCalculator : public api2::Node {
+class PluginCountSourceCalculator : public CalculatorBase {
  public:
-  static constexpr api2::SideInput<int> kCount{"COUNT"};
-  static constexpr api2::Output<int> kOut{"OUT"};
-  RILL_NODE_CONTRACT(kCount, kOut);
+  static absl::Status GetContract(CalculatorContract* cc) {
+    cc->InputSidePackets().Tag("COUNT").Set<int>();
+    cc->Outputs().Tag("OUT").Set<int>();
+    return absl::OkStatus();
+  }
 
   absl::Status Process(CalculatorContext* cc) override {
-    if (next_ >= *kCount(cc)) return StatusStop();
-    kOut(cc).Send(next_, Timestamp(next_));
+    if (next_ >= cc->InputSidePackets().Tag("COUNT").Get<int>()) {
+      return StatusStop();
+    }
+    cc->Outputs().Tag("OUT").AddPacket(
+        MakePacket<int>(next_).At(Timestamp(next_)));
     ++next_;
     return absl::OkStatus();
   }
@@ -58,7 +71,7 @@ class PluginCountSourceCalculator : public api2::Node {
  private:
   int next_ = 0;
 };
-RILL_REGISTER_NODE(PluginCountSourceCalculator);
+REGISTER_CALCULATOR(PluginCountSourceCalculator);
 
 }  // namespace plugin_test
 }  // namespace rill
