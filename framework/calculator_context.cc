@@ -6,6 +6,18 @@ namespace rill {
 
 const std::string InputStreamShard::kNoName = "";
 
+absl::StatusOr<std::string> CalculatorContext::ResourcePath(
+    const std::string& path, const std::string& what) const {
+  static const Resources* const kWorkingDirectory = new Resources();
+  const Resources& r = resources_ != nullptr ? *resources_ : *kWorkingDirectory;
+  auto resolved = r.Resolve(path, what);
+  if (resolved.ok()) return resolved;
+  return absl::Status(
+      resolved.status().code(),
+      absl::StrCat("node \"", NodeName(), "\" (", CalculatorType(),
+                   "): ", resolved.status().message()));
+}
+
 Timestamp OutputStreamShard::NextTimestampBound() const {
   Timestamp b = committed_bound_;
   if (!packets_.empty()) {

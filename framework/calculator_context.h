@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "framework/collection.h"
 #include "framework/options.h"
+#include "framework/resources.h"
 #include "framework/packet.h"
 #include "framework/packet_type.h"
 #include "framework/timestamp.h"
@@ -129,6 +130,12 @@ class CalculatorContext {
   const std::string& NodeName() const { return *node_name_; }
   const std::string& CalculatorType() const { return *calculator_type_; }
 
+  // The file to open for a path a node's options or side packets name
+  // (a model, a label map), found under the graph's resource roots; the
+  // error names the node and every place looked in.
+  absl::StatusOr<std::string> ResourcePath(const std::string& path,
+                                           const std::string& what) const;
+
   // Sets the timestamp offset of every output stream (see
   // CalculatorContract::SetTimestampOffset).
   void SetOffset(TimestampDiff offset) {
@@ -145,6 +152,7 @@ class CalculatorContext {
   const NodeOptions* options_ = nullptr;
   const std::string* node_name_ = nullptr;
   const std::string* calculator_type_ = nullptr;
+  const Resources* resources_ = nullptr;
 };
 
 }  // namespace rill

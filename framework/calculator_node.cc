@@ -57,6 +57,7 @@ absl::Status CalculatorNode::Prepare() {
     ctx.options_ = &c.GetNodeOptions();
     ctx.node_name_ = &spec_->name;
     ctx.calculator_type_ = &calculator_type_;
+    ctx.resources_ = resources;
     inv->slots.resize(num_inputs);
     free_invocations_.push_back(inv.get());
     all_invocations_.push_back(std::move(inv));

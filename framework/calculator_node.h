@@ -38,6 +38,9 @@ class CalculatorNode {
 
   absl::Status Prepare();  // creates the handler, contexts and queues
 
+  // Where the node's calculator resolves file paths (set before Prepare).
+  const Resources* resources = nullptr;
+
   int index() const { return index_; }
   const NodeSpec& spec() const { return *spec_; }
   const std::string& name() const { return spec_->name; }

@@ -35,6 +35,7 @@ absl::Status CalculatorGraph::Initialize(
 absl::Status CalculatorGraph::InitializeFromFile(const std::string& path) {
   auto config = LoadGraphConfigFile(path);
   if (!config.ok()) return config.status();
+  if (!resource_roots_set_) resources_ = Resources::ForGraphFile(path);
   return AnnotateStatus(Initialize(*config), absl::StrCat(path, ": "));
 }
 
@@ -99,7 +100,8 @@ absl::Status CalculatorGraph::StartRun(
     runtime_.reset();
   }
   // Each run gets fresh calculators and queues.
-  runtime_ = std::make_unique<GraphRuntime>(validated_.get(), profiler_.get());
+  runtime_ = std::make_unique<GraphRuntime>(validated_.get(), profiler_.get(),
+                                            &resources_);
   if (error_callback_) runtime_->SetErrorCallback(error_callback_);
   absl::Status s = runtime_->Setup(&observers_, custom_executors_);
   if (s.ok()) {

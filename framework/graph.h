@@ -26,6 +26,7 @@
 #include "framework/output_stream_poller.h"
 #include "framework/packet.h"
 #include "framework/proto/calculator.pb.h"
+#include "framework/resources.h"
 #include "framework/timestamp.h"
 
 namespace rill {
@@ -56,6 +57,16 @@ class CalculatorGraph {
                           const std::map<std::string, Packet>& side_packets = {});
   // Initialize from a .pbtxt or .binarypb file.
   absl::Status InitializeFromFile(const std::string& path);
+
+  // The folders where nodes find the files their options name (models,
+  // label maps); see framework/resources.h. InitializeFromFile defaults them
+  // to the graph file's repository, then the working directory; without
+  // roots relative paths resolve against the working directory.
+  void SetResourceRoots(std::vector<std::string> roots) {
+    resources_ = Resources(std::move(roots));
+    resource_roots_set_ = true;
+  }
+  const Resources& GetResources() const { return resources_; }
 
   // The config after subgraph expansion.
   const CalculatorGraphConfig& Config() const;
@@ -116,6 +127,8 @@ class CalculatorGraph {
   std::map<std::string, std::shared_ptr<Executor>> custom_executors_;
   std::unique_ptr<GraphProfiler> profiler_;
   std::unique_ptr<GraphRuntime> runtime_;
+  Resources resources_;
+  bool resource_roots_set_ = false;
   absl::Status AddObserver(const char* what, const std::string& stream,
                            bool observe_timestamp_bounds,
                            std::function<absl::Status(const Packet&)> callback,

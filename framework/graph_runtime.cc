@@ -104,6 +104,7 @@ absl::Status GraphRuntime::Setup(
   for (NodeSpec& spec : specs) {
     auto node = std::make_unique<CalculatorNode>(
         static_cast<int>(nodes_.size()), &spec, spec.entry.create());
+    node->resources = resources_;
     RILL_RETURN_IF_ERROR(node->Prepare());
     node_executor_.push_back(executor_index[spec.executor]);
     nodes_.push_back(std::move(node));

@@ -37,8 +37,9 @@ struct GraphObserver;
 
 class GraphRuntime {
  public:
-  GraphRuntime(ValidatedGraph* validated, GraphProfiler* profiler)
-      : validated_(validated), profiler_(profiler) {}
+  GraphRuntime(ValidatedGraph* validated, GraphProfiler* profiler,
+               const Resources* resources)
+      : validated_(validated), profiler_(profiler), resources_(resources) {}
   ~GraphRuntime() { Shutdown(); }
 
   absl::Status Setup(
@@ -112,6 +113,7 @@ class GraphRuntime {
 
   ValidatedGraph* validated_;
   GraphProfiler* profiler_;
+  const Resources* resources_;
   std::vector<std::unique_ptr<CalculatorNode>> nodes_;
   std::vector<int> node_executor_;  // node -> executor index
   std::vector<ExecutorState> executors_;

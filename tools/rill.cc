@@ -13,6 +13,7 @@
 //
 // Exit status: 0 success, 1 the graph is invalid or its run failed, 2 the
 // command line is wrong.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -218,6 +219,13 @@ flags:
   --timeout=SECONDS          cancel the run after SECONDS and report which
                              node waits on which stream (default: none)
   --allow_empty              accept a graph without nodes
+  --resource_root=DIR        where relative file paths in node options
+                             (model_path, label_map_path) and MODEL side
+                             packets are looked up (repeatable, tried in
+                             order). Default: the repository holding GRAPH
+                             (nearest folder above it with WORKSPACE or
+                             .git), then the working directory; a missing
+                             file's error lists every place looked in
 )";
 
 bool IsHelp(absl::string_view arg) {
@@ -468,7 +476,7 @@ int Run(int argc, char** argv) {
       argc, argv, 2,
       {"side_packet", "trace", "print", "timeout", "input", "output",
        "input_stream", "output_stream", "dump_stream", "max_frames",
-       "max_in_flight"},
+       "max_in_flight", "resource_root"},
       {"quiet", "stats", "json", "allow_empty"}, &cl);
   if (!parsed.ok()) return UsageError(std::string(parsed.message()), kRunHelp);
   if (cl.positional.size() != 1) {
@@ -481,6 +489,7 @@ int Run(int argc, char** argv) {
   double timeout_s = 0;
   bool stats = false;
   bool allow_empty = false;
+  std::vector<std::string> resource_roots;
   MediaRunOptions media;
   bool use_media = false;
   for (const auto& [flag, value] : cl.flags) {
@@ -514,6 +523,14 @@ int Run(int argc, char** argv) {
       stats = true;
     } else if (flag == "allow_empty") {
       allow_empty = true;
+    } else if (flag == "resource_root") {
+      struct stat st;
+      if (::stat(value.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        std::fprintf(stderr, "rill: --resource_root=%s: not a directory\n",
+                     value.c_str());
+        return 1;
+      }
+      resource_roots.push_back(value);
     } else if (flag == "quiet") {
       max_print = 0;
     } else if (flag == "timeout") {
@@ -542,6 +559,9 @@ int Run(int argc, char** argv) {
   if (stats) EnableStats(&*config);
 
   CalculatorGraph graph;
+  graph.SetResourceRoots(resource_roots.empty()
+                             ? Resources::ForGraphFile(path).roots()
+                             : resource_roots);
   absl::Status status = graph.Initialize(*config);
   if (!status.ok()) {
     std::fprintf(stderr, "%s: INVALID: %s\n", path.c_str(),

@@ -137,6 +137,51 @@ else
   echo "FAIL run --trace wrote no trace events"; failed=$((failed + 1))
 fi
 
+# --- resource root: graphs find their models from any working directory --
+MODEL=third_party/models/face_detection_short_range.tflite
+if [[ -f $MODEL ]]; then
+  RILL_ABS=$(realpath $RILL)
+  REPO="$TMP/res_repo"
+  mkdir -p "$REPO/graphs" "$REPO/third_party/models" "$TMP/res_empty"
+  cp "$MODEL" "$REPO/third_party/models/"
+  cat > "$REPO/graphs/infer.pbtxt" <<'GRAPH'
+input_stream: "in"
+output_stream: "out"
+node {
+  calculator: "InferenceCalculator"
+  input_stream: "TENSORS:in"
+  output_stream: "TENSORS:out"
+  options {
+    [mediapipe.InferenceCalculatorOptions.ext] {
+      model_path: "third_party/models/face_detection_short_range.tflite"
+    }
+  }
+}
+GRAPH
+  # No repository marker above the graph: only the working directory (/).
+  check_rc "resource root: not found" 1 env -C / "$RILL_ABS" run "$REPO/graphs/infer.pbtxt"
+  expect "resource root: names the node" 'node "[^"]*" \(InferenceCalculator\)'
+  expect "resource root: says where it looked" \
+    'model file "third_party/models/face_detection_short_range.tflite" not found \(looked in: /third_party/models/face_detection_short_range.tflite'
+  expect "resource root: names the flag" "--resource_root"
+  # A WORKSPACE marks the graph's repository: found from any folder.
+  touch "$REPO/WORKSPACE"
+  check_rc "resource root: graph's repository" 0 env -C / "$RILL_ABS" run "$REPO/graphs/infer.pbtxt"
+  rm "$REPO/WORKSPACE"
+  check_rc "resource root: flag" 0 env -C / "$RILL_ABS" run --resource_root="$REPO" "$REPO/graphs/infer.pbtxt"
+  check_rc "resource root: flag, second root" 0 env -C / "$RILL_ABS" run \
+    --resource_root="$TMP/res_empty" --resource_root="$REPO" "$REPO/graphs/infer.pbtxt"
+  check_rc "resource root: flag replaces defaults" 1 env -C "$REPO" "$RILL_ABS" run \
+    --resource_root="$TMP/res_empty" "$REPO/graphs/infer.pbtxt"
+  expect "resource root: lists the root given" "looked in: $TMP/res_empty/third_party/models/face_detection_short_range.tflite\)?"
+  check_rc "resource root: not a directory" 1 "$RILL_ABS" run \
+    --resource_root="$TMP/no_such_dir" "$REPO/graphs/infer.pbtxt"
+  expect "resource root: not a directory" "no_such_dir: not a directory"
+else
+  echo "SKIP resource root: $MODEL missing (scripts/fetch_models.sh)"
+  [[ "${CI:-}" == true ]] && failed=$((failed + 1))
+fi
+
 # rill model: the engine's tool behind the same command.
 MODEL=third_party/models/face_detection_short_range.tflite
 if [[ -f $MODEL ]]; then

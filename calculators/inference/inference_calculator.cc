@@ -30,7 +30,6 @@
 // Also registered as InferenceCalculatorCpu, InferenceCalculatorXnnpack and
 // TfLiteInferenceCalculator, names MediaPipe graphs use.
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -136,15 +135,19 @@ class InferenceCalculator : public CalculatorBase {
             p.DebugTypeName()));
       }
     }
+    if (model == nullptr) {
+      auto resolved = cc->ResourcePath(path, "model file");
+      if (!resolved.ok()) {
+        return absl::Status(
+            resolved.status().code(),
+            absl::StrCat(resolved.status().message(),
+                         " (scripts/fetch_models.sh fetches the MediaPipe "
+                         "models into third_party/models/)"));
+      }
+      path = *resolved;
+    }
     model_file_ = path;
     if (model == nullptr) {
-      if (!std::ifstream(path).good()) {
-        return absl::NotFoundError(absl::StrCat(
-            node_, ": model file \"", path,
-            "\" does not exist or cannot be read (relative paths resolve "
-            "against the working directory; scripts/fetch_models.sh fetches "
-            "the MediaPipe models into third_party/models/)"));
-      }
       inference::LoadOptions load;
       for (const auto& s : o.input_shape()) {
         load.input_shapes[s.name()] =

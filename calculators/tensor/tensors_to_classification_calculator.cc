@@ -53,7 +53,9 @@ class TensorsToClassificationCalculator : public CalculatorBase {
   absl::Status Open(CalculatorContext* cc) override {
     o_ = cc->Options<Options>();
     if (!o_.label_map_path().empty()) {
-      std::ifstream f(o_.label_map_path());
+      auto path = cc->ResourcePath(o_.label_map_path(), "label map");
+      if (!path.ok()) return path.status();
+      std::ifstream f(*path);
       if (!f.good()) {
         return absl::NotFoundError(absl::StrCat(
             "TensorsToClassificationCalculator: cannot read label map \"",

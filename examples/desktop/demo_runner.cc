@@ -104,6 +104,7 @@ absl::StatusOr<DemoStats> RunDemo(const DemoOptions& options) {
   RILL_ASSIGN_OR_RETURN(CalculatorGraphConfig config,
                         LoadGraphConfigFile(options.graph_path));
   CalculatorGraph graph;
+  graph.SetResourceRoots(Resources::ForGraphFile(options.graph_path).roots());
   RILL_RETURN_IF_ERROR(graph.Initialize(config));
   RILL_ASSIGN_OR_RETURN(
       OutputStreamPoller poller,
