@@ -74,6 +74,9 @@ commands:
                          1.30: per output max abs/rel error, PASS within
                          1e-4 of the output's range, else exit 1
                          (--threads=N --input=FILE.f32 --reference --json)
+  model run MODEL --input=FILE --output_dir=DIR
+                         runs MODEL on inputs from .npy or raw files and
+                         writes every output as DIR/NAME.npy (or raw)
   help [COMMAND]         shows help for a command (validate, dot,
                          calculators, run, model, help)
 
@@ -99,6 +102,7 @@ Prints the overview of every command, or COMMAND's flags. "rill COMMAND
 constexpr char kModelHelp[] = R"(usage: rill model info MODEL [flags]
        rill model bench MODEL [flags]
        rill model compare MODEL.onnx [flags]
+       rill model run MODEL --input=[NAME=]FILE... --output_dir=DIR [flags]
 
 The inference engine alone on a .tflite or .onnx MODEL (told by its first
 bytes). MODEL must be a regular, non-empty file.
@@ -109,6 +113,13 @@ bytes). MODEL must be a regular, non-empty file.
   compare   the engine against ONNX Runtime 1.30 on the same input: per
             output max abs/rel error; PASS within 1e-4 of the output's range
             (1e-2 with fp16, 3e-2 with bf16), else exit 1
+  run       one inference on given inputs; every output is written to
+            DIR/NAME.npy (NAME with characters other than letters, digits,
+            -_. replaced by _), and its shape, dtype, layout and range are
+            printed. Inputs: --input=FILE binds the model's inputs in order,
+            --input=NAME=FILE by name; a .npy must hold the input's dtype and
+            element count, any other file is raw little-endian data of the
+            input's exact byte size. DIR is created if missing.
 
 flags:
   --json                       one JSON object instead of text
@@ -126,6 +137,10 @@ flags:
   --trace=FILE                 Chrome trace of the last run (bench)
   --input=FILE.f32             compare's input (raw float32); default
                                MODEL's .input.f32 beside it, else random
+  --input=[NAME=]FILE          run's inputs (.npy or raw; repeatable)
+  --output_dir=DIR             run: where the outputs go (required)
+  --format=npy|raw             run: .npy files (default) or raw data
+                               (.f32, .i32, .i64, ...)
 
 exit status: 0 ok (compare: PASS), 1 the model does not load or run
 (compare: FAIL), 2 bad command line.
@@ -730,7 +745,7 @@ int Main(int argc, char** argv) {
     }
   }
   if (command == "model") {
-    // The engine's model tool: argv[1] becomes "info"/"bench"/"compare".
+    // The engine's model tool: argv[1] becomes "info"/"bench"/"compare"/"run".
     return inference::RunModelTool(argc - 1, argv + 1);
   }
   if (command == "validate") return Validate(argc, argv);

@@ -233,6 +233,53 @@ assert 0 <= o["max_rel_error"] <= 1e-4 and o["max_abs_error"] <= 1e-4 * o["range
 else
   echo "SKIP model compare: run scripts/fetch_models.sh (models and ONNX Runtime)"
 fi
+# rill model run: outputs of any model as .npy / raw files.
+MV2=third_party/models/mobilenet_v2.onnx
+if [[ -f $MV2 && -f third_party/models/rill_multitask.onnx ]]; then
+  check_rc "model run" 0 $RILL model run $MV2 --input=third_party/models/mobilenet_v2.input.f32 \
+    --output_dir="$TMP/run_npy"
+  expect "model run prints output" "output +\[1,1000\] +float32 .*-> $TMP/run_npy/output.npy"
+  # numpy's v1 header, 128 bytes with this shape, then 1000 float32 values.
+  if [[ $(stat -c %s "$TMP/run_npy/output.npy" 2>/dev/null) == 4128 ]] &&
+     head -c 128 "$TMP/run_npy/output.npy" | grep -aq "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1000), }"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL model run: output.npy is not a (1, 1000) float32 .npy"; failed=$((failed + 1))
+  fi
+  # A .npy input bound by name is checked against the input's size.
+  check_rc "model run npy wrong size" 1 $RILL model run $MV2 --input=input="$TMP/run_npy/output.npy" \
+    --output_dir="$TMP/x"
+  expect "model run npy wrong size" "has 1000 values, but .*input input \[1,3,224,224\] float32 needs 150528"
+  # The raw output equals the .npy's data.
+  check_rc "model run raw" 0 $RILL model run $MV2 --input=input=third_party/models/mobilenet_v2.input.f32 \
+    --output_dir="$TMP/run_raw" --format=raw
+  if cmp -s <(tail -c 4000 "$TMP/run_npy/output.npy") "$TMP/run_raw/output.f32"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL model run: raw output differs from the .npy's data"; failed=$((failed + 1))
+  fi
+  check_rc "model run multi-output" 0 $RILL model run third_party/models/rill_multitask.onnx \
+    --input=third_party/models/rill_multitask.input.f32 --output_dir="$TMP/run_mt" --json
+  expect "model run json" '"name":"classes","shape":\[1,1000\].*"name":"mask","shape":\[1,21,56,56\]'
+  [[ -f "$TMP/run_mt/classes.npy" && -f "$TMP/run_mt/mask.npy" ]] && passed=$((passed + 1)) || {
+    echo "FAIL model run multi-output: files missing"; failed=$((failed + 1)); }
+  check_rc "model run no input" 1 $RILL model run $MV2 --output_dir="$TMP/x"
+  expect "model run no input lists inputs" "no --input for"
+  expect "model run no input shape" "input \[1,3,224,224\] float32 NCHW"
+  check_rc "model run wrong raw size" 1 $RILL model run $MV2 --input=$0 --output_dir="$TMP/x"
+  expect "model run wrong raw size" "bytes, but .*needs 602112 bytes"
+  check_rc "model run too many inputs" 1 $RILL model run $MV2 --input=third_party/models/mobilenet_v2.input.f32 \
+    --input=third_party/models/mobilenet_v2.input.f32 --output_dir="$TMP/x"
+  expect "model run too many inputs" "more --input files than the model's 1 inputs"
+  touch "$TMP/a_file"
+  check_rc "model run output_dir is a file" 1 $RILL model run $MV2 \
+    --input=third_party/models/mobilenet_v2.input.f32 --output_dir="$TMP/a_file"
+  expect "model run output_dir is a file" "a_file: --output_dir is not a folder"
+  check_rc "model run needs output_dir" 2 $RILL model run $MV2 --input=third_party/models/mobilenet_v2.input.f32
+else
+  echo "SKIP model run: $MV2 missing (scripts/fetch_models.sh)"
+  [[ "${CI:-}" == true ]] && failed=$((failed + 1))
+fi
 check_rc "model compare missing file" 1 $RILL model compare /nonexistent/model.onnx
 expect "model compare missing file" "/nonexistent/model.onnx"
 

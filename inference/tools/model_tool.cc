@@ -4,6 +4,7 @@
 //   rill_model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile]
 //       [--precision=P] [--json]
 //   rill_model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=P] [--json]
+//   rill_model run MODEL --input=[NAME=]FILE... --output_dir=DIR [--format=npy|raw] [--json]
 //
 // --input_shape=NAME:D,D,... (repeatable): LoadOptions::input_shapes, for
 // ONNX models with symbolic dimensions or shape arithmetic.
@@ -40,7 +41,13 @@
 #include <thread>
 #include <vector>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "inference/ir/graph.h"
+#include "inference/tools/npy.h"
 #include "inference/tools/ort_runner.h"
 #include "rill/inference/inference.h"
 
@@ -61,6 +68,9 @@ struct Flags {
   std::string trace;                                        // --trace=FILE (bench)
   std::string tuning_cache;
   std::string input_file;
+  std::vector<std::string> run_inputs;  // run: --input=[NAME=]FILE (repeatable)
+  std::string output_dir;               // run: --output_dir=DIR
+  bool raw_outputs = false;             // run: --format=raw
   std::map<std::string, std::vector<int>> input_shapes;  // --input_shape=NAME:D,D,...
 };
 
@@ -115,9 +125,14 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     else if (a == "--tune") f->tune = true;
     else if (a.rfind("--tune=", 0) == 0) f->tune = true, f->tuning_cache = a.substr(7);
     else if (a.rfind("--input=", 0) == 0 && f->command == "compare") f->input_file = a.substr(8);
+    else if (a.rfind("--input=", 0) == 0 && f->command == "run") f->run_inputs.push_back(a.substr(8));
+    else if (a.rfind("--output_dir=", 0) == 0 && f->command == "run") f->output_dir = a.substr(13);
+    else if (a == "--format=npy" && f->command == "run") f->raw_outputs = false;
+    else if (a == "--format=raw" && f->command == "run") f->raw_outputs = true;
     else return false;
   }
-  return f->command == "info" || f->command == "bench" || f->command == "compare";
+  if (f->command == "run" && f->output_dir.empty()) return false;
+  return f->command == "info" || f->command == "bench" || f->command == "compare" || f->command == "run";
 }
 
 int Fail(const Status& s) {
@@ -277,6 +292,177 @@ struct OutputRow {
 };
 
 
+// Extension of a raw file holding `dtype` values.
+std::string RawExtension(DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat32: return ".f32";
+    case DataType::kFloat16: return ".f16";
+    case DataType::kInt32: return ".i32";
+    case DataType::kInt64: return ".i64";
+    case DataType::kUInt8: return ".u8";
+    case DataType::kInt8: return ".i8";
+    case DataType::kBool: return ".bool";
+    case DataType::kUnknown: break;
+  }
+  return ".bin";
+}
+
+// A file name for a tensor name ("StatefulPartitionedCall:0" and
+// "head/logits" become "StatefulPartitionedCall_0", "head_logits").
+std::string FileStem(const std::string& name) {
+  std::string s = name.empty() ? "output" : name;
+  for (char& c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                    c == '_' || c == '.';
+    if (!ok) c = '_';
+  }
+  if (s[0] == '.') s[0] = '_';
+  return s;
+}
+
+// Fills `t` from `file`: a .npy must hold t's dtype and t's element count
+// (its shape may differ only by size-1 dims or be flat); any other file is
+// raw little-endian data of exactly t's byte size.
+Status FillInput(const std::string& model, Tensor* t, const std::string& file) {
+  const size_t bytes = static_cast<size_t>(t->num_elements()) * DataTypeSize(t->dtype());
+  const std::string where = model + ": input " + t->name() + " " + ShapeToString(t->shape()) + " " +
+                            DataTypeName(t->dtype());
+  if (file.size() > 4 && file.compare(file.size() - 4, 4, ".npy") == 0) {
+    auto a = npy::Read(file);
+    if (!a.ok()) return a.status();
+    if (a->dtype != t->dtype()) {
+      return InvalidArgumentError(file + ": " + DataTypeName(a->dtype) + " array, but " + where +
+                                  " (convert it with numpy's astype)");
+    }
+    if (a->data.size() != bytes) {
+      return InvalidArgumentError(file + ": shape " + ShapeJson(a->shape) + " has " +
+                                  std::to_string(a->data.size() / DataTypeSize(a->dtype)) + " values, but " + where +
+                                  " needs " + std::to_string(t->num_elements()));
+    }
+    std::memcpy(t->data(), a->data.data(), bytes);
+    return Status::Ok();
+  }
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return NotFoundError(file + ": cannot open input file");
+  const std::streamoff size = in.tellg();
+  if (size != static_cast<std::streamoff>(bytes)) {
+    return InvalidArgumentError(file + ": " + std::to_string(size) + " bytes, but " + where + " needs " +
+                                std::to_string(bytes) + " bytes of raw little-endian data (or give a .npy)");
+  }
+  in.seekg(0);
+  if (bytes > 0 && !in.read(static_cast<char*>(t->data()), static_cast<std::streamsize>(bytes))) {
+    return DataLossError(file + ": read failed");
+  }
+  return Status::Ok();
+}
+
+int RunOnInput(const Flags& f, Session& session) {
+  // Inputs: NAME=FILE binds by name; a bare FILE takes the next unbound
+  // input in the session's order.
+  std::vector<std::string> files(session.num_inputs());
+  int next = 0;
+  for (const std::string& arg : f.run_inputs) {
+    const size_t eq = arg.find('=');
+    int index = -1;
+    if (eq != std::string::npos) {
+      for (int i = 0; i < session.num_inputs(); ++i) {
+        if (session.input(i)->name() == arg.substr(0, eq)) index = i;
+      }
+    }
+    std::string file = arg;
+    if (index >= 0) {
+      file = arg.substr(eq + 1);
+    } else {
+      while (next < session.num_inputs() && !files[next].empty()) ++next;
+      if (next >= session.num_inputs()) {
+        return Fail(InvalidArgumentError(f.model + ": more --input files than the model's " +
+                                         std::to_string(session.num_inputs()) + " inputs"));
+      }
+      index = next;
+    }
+    if (!files[index].empty()) {
+      return Fail(InvalidArgumentError(f.model + ": input " + session.input(index)->name() + " given twice"));
+    }
+    files[index] = file;
+  }
+  std::string missing;
+  for (int i = 0; i < session.num_inputs(); ++i) {
+    if (files[i].empty()) {
+      const Tensor* t = session.input(i);
+      missing += "\n  " + t->name() + " " + ShapeToString(t->shape()) + " " + DataTypeName(t->dtype()) + " " +
+                 LayoutName(t->layout());
+    }
+  }
+  if (!missing.empty()) {
+    return Fail(InvalidArgumentError(f.model + ": no --input for" + missing +
+                                     "\n(--input=FILE.npy or raw FILE in input order, or --input=NAME=FILE)"));
+  }
+  for (int i = 0; i < session.num_inputs(); ++i) {
+    Status s = FillInput(f.model, session.input(i), files[i]);
+    if (!s.ok()) return Fail(s);
+  }
+  // The output folder: made if missing, checked before the run.
+  struct stat st;
+  if (::stat(f.output_dir.c_str(), &st) != 0) {
+    if (::mkdir(f.output_dir.c_str(), 0755) != 0) {
+      return Fail(NotFoundError(f.output_dir + ": cannot create the output folder: " + std::strerror(errno)));
+    }
+  } else if (!S_ISDIR(st.st_mode)) {
+    return Fail(InvalidArgumentError(f.output_dir + ": --output_dir is not a folder"));
+  }
+  if (::access(f.output_dir.c_str(), W_OK) != 0) {
+    return Fail(InvalidArgumentError(f.output_dir + ": cannot write to the output folder: " + std::strerror(errno)));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  Status run = session.Run();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!run.ok()) return Fail(run);
+  std::string json = "{\"model\":\"" + JsonEscape(f.model) + "\",\"run_ms\":" + std::to_string(ms) + ",\"outputs\":[";
+  if (!f.json) std::printf("%s: ran in %.2f ms; outputs in %s:\n", f.model.c_str(), ms, f.output_dir.c_str());
+  std::map<std::string, int> stems;
+  for (int i = 0; i < session.num_outputs(); ++i) {
+    const Tensor* t = session.output(i);
+    std::string stem = FileStem(t->name());
+    if (stems[stem]++ > 0) stem += "_" + std::to_string(i);
+    const std::string path = f.output_dir + "/" + stem + (f.raw_outputs ? RawExtension(t->dtype()) : ".npy");
+    const size_t bytes = static_cast<size_t>(t->num_elements()) * DataTypeSize(t->dtype());
+    std::vector<int64_t> shape(t->shape().begin(), t->shape().end());
+    Status w = Status::Ok();
+    if (f.raw_outputs) {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out.write(static_cast<const char*>(t->data()), static_cast<std::streamsize>(bytes));
+      out.close();
+      if (!out) w = DataLossError(path + ": write failed");
+    } else {
+      w = npy::Write(path, t->dtype(), shape, t->data(), bytes);
+    }
+    if (!w.ok()) return Fail(w);
+    double lo = 0, hi = 0, mean = 0;
+    if (t->dtype() == DataType::kFloat32 && t->num_elements() > 0) {
+      const float* v = static_cast<const float*>(t->data());
+      lo = hi = v[0];
+      for (int64_t k = 0; k < t->num_elements(); ++k) {
+        lo = std::min<double>(lo, v[k]);
+        hi = std::max<double>(hi, v[k]);
+        mean += v[k];
+      }
+      mean /= static_cast<double>(t->num_elements());
+    }
+    if (f.json) {
+      json += std::string(i ? "," : "") + "{\"name\":\"" + JsonEscape(t->name()) + "\",\"shape\":" + ShapeJson(shape) +
+              ",\"dtype\":\"" + DataTypeName(t->dtype()) + "\",\"layout\":\"" + LayoutName(t->layout()) +
+              "\",\"file\":\"" + JsonEscape(path) + "\"}";
+    } else {
+      std::printf("  %-28s %-18s %-7s %-4s -> %s", t->name().c_str(), ShapeToString(t->shape()).c_str(),
+                  DataTypeName(t->dtype()), LayoutName(t->layout()), path.c_str());
+      if (t->dtype() == DataType::kFloat32) std::printf("  (min %.6g, max %.6g, mean %.6g)", lo, hi, mean);
+      std::printf("\n");
+    }
+  }
+  if (f.json) std::printf("%s]}\n", json.c_str());
+  return 0;
+}
+
 int Compare(const Flags& f, Session& session) {
   if (f.model.size() < 5 || f.model.compare(f.model.size() - 5, 5, ".onnx") != 0) {
     return Fail(InvalidArgumentError(f.model + ": compare needs an .onnx model (ONNX Runtime is the reference)"));
@@ -417,7 +603,8 @@ int RunModelTool(int argc, char** argv) {
                  "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp32|fp16|bf16] [--input_shape=NAME:D,D,...]\n"
                  "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--precision=fp32|fp16|bf16] [--json]\n"
                  "         (any command) [--backend=NAME] [--place=OUTPUT:BACKEND] [--sequential] [--trace=FILE] [--max_memory_mb=N]\n"
-                 "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp32|fp16|bf16] [--json]\n");
+                 "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp32|fp16|bf16] [--json]\n"
+                 "       rill model run MODEL --input=[NAME=]FILE --output_dir=DIR [--format=npy|raw] [--json]\n");
     return 2;
   }
   LoadOptions load;
@@ -448,6 +635,7 @@ int RunModelTool(int argc, char** argv) {
   auto session = Session::Create(*model, config);
   if (!session.ok()) return Fail(session.status());
   if (f.command == "compare") return Compare(f, **session);
+  if (f.command == "run") return RunOnInput(f, **session);
   return f.command == "info" ? Info(f, **model, **session) : Bench(f, **session);
 }
 
