@@ -107,6 +107,7 @@ class FrameReader {
 
   double fps() const { return fps_; }
   int64_t total() const { return image_.empty() ? total_ : 1; }
+  int64_t frames_read() const { return index_; }
 
  private:
   cv::VideoCapture capture_;
@@ -324,12 +325,16 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   }
   absl::Status status;
   int64_t frames_in = 0;
+  bool source_ended = false;
   if (!options.input.empty()) {
     ImageFrame frame;
     Timestamp ts;
     auto last_draw = start;
-    while ((options.max_frames == 0 || frames_in < options.max_frames) &&
-           reader.Next(&frame, &ts)) {
+    while (options.max_frames == 0 || frames_in < options.max_frames) {
+      if (!reader.Next(&frame, &ts)) {
+        source_ended = true;
+        break;
+      }
       {
         std::unique_lock<std::mutex> lock(mu);
         if (options.max_in_flight > 0 && !output_stream.empty()) {
@@ -390,6 +395,14 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   summary->frames_out = frames_out;
   summary->wall_s = wall;
   summary->interrupted = interrupted;
+  // A video whose header announces more frames than could be decoded is
+  // truncated or damaged: say so (the run itself succeeded on what there
+  // was). One frame of slack: some containers' counts are estimates.
+  if (source_ended && !interrupted && !timed_out && reader.total() > 0 &&
+      reader.frames_read() + 1 < reader.total()) {
+    summary->frames_read = reader.frames_read();
+    summary->frames_in_header = reader.total();
+  }
   summary->mean_ms = latencies_ms.mean();
   summary->p50_ms = latencies_ms.Percentile(0.5);
   summary->p99_ms = latencies_ms.Percentile(0.99);
@@ -403,16 +416,25 @@ std::string SummaryText(const MediaRunSummary& s) {
       "%sframes: %d in, %d out | latency per frame: mean %.2f ms, p50 %.2f ms, "
       "p99 %.2f ms, max %.2f ms | throughput %.1f frames/s (%.2f s)",
       s.interrupted ? "interrupted: " : "", s.frames_in, s.frames_out, s.mean_ms, s.p50_ms, s.p99_ms, s.max_ms,
-      s.fps, s.wall_s);
+      s.fps, s.wall_s) +
+         (s.frames_in_header > 0
+              ? absl::StrFormat("\nwarning: the input ended after %d of the %d frames its header announces "
+                                "(truncated or damaged file?)",
+                                s.frames_read, s.frames_in_header)
+              : "");
 }
 
 std::string SummaryJson(const std::string& graph_path, const MediaRunSummary& s) {
   return absl::StrFormat(
       "{\"graph\":\"%s\",\"frames_in\":%d,\"frames_out\":%d,\"latency_ms\":{"
       "\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"fps\":%.2f,"
-      "\"wall_s\":%.3f,\"interrupted\":%s}",
+      "\"wall_s\":%.3f,\"interrupted\":%s%s}",
       graph_path, s.frames_in, s.frames_out, s.mean_ms, s.p50_ms, s.p99_ms,
-      s.max_ms, s.fps, s.wall_s, s.interrupted ? "true" : "false");
+      s.max_ms, s.fps, s.wall_s, s.interrupted ? "true" : "false",
+      s.frames_in_header > 0
+          ? absl::StrFormat(",\"truncated\":{\"frames_read\":%d,\"frames_in_header\":%d}", s.frames_read,
+                            s.frames_in_header)
+          : "");
 }
 
 }  // namespace tools

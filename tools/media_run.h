@@ -46,6 +46,10 @@ struct MediaRunSummary {
   double mean_ms = 0, p50_ms = 0, p99_ms = 0, max_ms = 0;
   double fps = 0;
   bool interrupted = false;  // MediaRunOptions::stop ended the input early
+  // Set when a video ended before the frame count its header announces
+  // (a truncated or damaged file); both 0 otherwise.
+  int64_t frames_read = 0;
+  int64_t frames_in_header = 0;
 };
 
 // Runs an initialized graph (observers may already be attached) with media

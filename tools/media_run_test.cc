@@ -7,6 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "framework/tool/config_loader.h"
@@ -75,6 +77,46 @@ TEST(MediaRunTest, VideoInVideoOutWithFigures) {
   const std::string json = SummaryJson("g.pbtxt", summary);
   EXPECT_NE(json.find("\"frames_in\":12"), std::string::npos) << json;
   EXPECT_NE(json.find("\"p99\":"), std::string::npos) << json;
+}
+
+// A copy of `path` cut to `fraction` of its bytes (a download that broke
+// off, a disk that filled up).
+std::string Truncated(const std::string& path, double fraction) {
+  const std::string out = path + ".truncated.avi";
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  std::ofstream(out, std::ios::binary) << bytes.substr(0, static_cast<size_t>(bytes.size() * fraction));
+  return out;
+}
+
+TEST(MediaRunTest, TruncatedVideoSaysSo) {
+  MediaRunOptions options;
+  options.input = Truncated(MakeVideo(40), 0.5);
+  MediaRunSummary summary;
+  ASSERT_TRUE(RunFlip(options, &summary).ok());
+  EXPECT_GT(summary.frames_in, 5);
+  EXPECT_LT(summary.frames_in, 30);
+  EXPECT_EQ(summary.frames_read, summary.frames_in);
+  EXPECT_EQ(summary.frames_in_header, 40);
+  const std::string text = SummaryText(summary);
+  EXPECT_NE(text.find("warning: the input ended after " + std::to_string(summary.frames_in) +
+                      " of the 40 frames its header announces"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(SummaryJson("g", summary).find("\"truncated\":{\"frames_read\":"), std::string::npos);
+
+  // A whole file, and a run stopped by --max_frames, say nothing.
+  MediaRunOptions whole;
+  whole.input = MakeVideo(40);
+  MediaRunSummary complete;
+  ASSERT_TRUE(RunFlip(whole, &complete).ok());
+  EXPECT_EQ(complete.frames_in, 40);
+  EXPECT_EQ(complete.frames_in_header, 0);
+  EXPECT_EQ(SummaryText(complete).find("warning"), std::string::npos);
+  whole.max_frames = 10;
+  ASSERT_TRUE(RunFlip(whole, &complete).ok());
+  EXPECT_EQ(complete.frames_in, 10);
+  EXPECT_EQ(complete.frames_in_header, 0);
 }
 
 TEST(MediaRunTest, ImageInImageOutAndMaxFrames) {

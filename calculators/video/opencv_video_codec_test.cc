@@ -2,6 +2,8 @@
 // media (scripts/fetch_models.sh): decode, round-trip, and bad input.
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "framework/formats/image_frame.h"
 #include "framework/formats/video_stream_header.h"
 #include "framework/graph.h"
+#include "glog/logging.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/require.h"
@@ -17,6 +20,7 @@ namespace rill {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kVideo[] = "third_party/media/Megamind.avi";
 
@@ -79,6 +83,61 @@ TEST(OpenCvVideoDecoderCalculatorTest, MissingFileNamesNodeAndFile) {
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("decoder"));
   EXPECT_THAT(out.status().message(), HasSubstr("/nonexistent/x.avi"));
+}
+
+// Collects WARNING lines logged while it lives.
+class WarningCollector : public google::LogSink {
+ public:
+  WarningCollector() { google::AddLogSink(this); }
+  ~WarningCollector() override { google::RemoveLogSink(this); }
+  void send(google::LogSeverity severity, const char*, const char*, int, const struct ::tm*,
+            const char* message, size_t message_len) override {
+    if (severity == google::GLOG_WARNING) {
+      std::lock_guard<std::mutex> lock(mu_);
+      text_.append(message, message_len).append("\n");
+    }
+  }
+  std::string text() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return text_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::string text_;
+};
+
+TEST(OpenCvVideoDecoderCalculatorTest, TruncatedFileIsReported) {
+  RILL_REQUIRE(HaveMedia(), "the test media are missing: run scripts/fetch_models.sh");
+  // vtest.avi cut in half: its header still announces 795 frames.
+  const std::string whole = "third_party/media/vtest.avi";
+  std::ifstream in(whole, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_GT(bytes.size(), 1000u);
+  const std::string path = TmpPath("truncated.avi");
+  std::ofstream(path, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  WarningCollector warnings;
+  auto out = RunGraph(R"pb(
+        input_side_packet: "path"
+        node {
+          name: "decoder"
+          calculator: "OpenCvVideoDecoderCalculator"
+          input_side_packet: "INPUT_FILE_PATH:path"
+          output_stream: "VIDEO:video"
+        })pb",
+                      {"video"}, {}, {{"path", MakePacket<std::string>(path)}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const size_t n = (*out)["video"].size();
+  EXPECT_GT(n, 100u);
+  EXPECT_LT(n, 700u);
+  EXPECT_THAT(warnings.text(), HasSubstr("node \"decoder\": video file \"" + path + "\" ended after " +
+                                         std::to_string(n) + " of the 795 frames its header announces"));
+  // The whole file decodes without a word.
+  WarningCollector quiet;
+  auto full = RunGraph(kDecodeGraph, {"video"}, {}, {{"path", MakePacket<std::string>(whole)}});
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_EQ((*full)["video"].size(), 795u);
+  EXPECT_THAT(quiet.text(), Not(HasSubstr("header announces")));
 }
 
 TEST(OpenCvVideoDecoderCalculatorTest, NotAVideoIsAClearError) {

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "glog/logging.h"
 #include "framework/calculator_base.h"
 #include "framework/formats/image_frame.h"
 #include "framework/formats/image_frame_opencv.h"
@@ -99,6 +100,7 @@ class OpenCvVideoDecoderCalculator : public CalculatorBase {
           .Set(MakePacket<std::string>(""));
     }
     fps_ = fps > 0 ? fps : 30.0;
+    frames_in_header_ = frames > 0 ? static_cast<int64_t>(frames) : 0;
     return absl::OkStatus();
   }
 
@@ -108,6 +110,16 @@ class OpenCvVideoDecoderCalculator : public CalculatorBase {
         return absl::InvalidArgumentError(absl::StrCat(
             "OpenCvVideoDecoderCalculator node \"", cc->NodeName(),
             "\": video file \"", path_, "\" has no decodable frame"));
+      }
+      // A file that ends before its header's frame count is truncated or
+      // damaged: the graph goes on with what there was, but says so (one
+      // frame of slack: some containers' counts are estimates).
+      if (frames_in_header_ > 0 && frame_count_ + 1 < frames_in_header_) {
+        LOG(WARNING) << "OpenCvVideoDecoderCalculator node \"" << cc->NodeName()
+                     << "\": video file \"" << path_ << "\" ended after "
+                     << frame_count_ << " of the " << frames_in_header_
+                     << " frames its header announces (truncated or damaged "
+                        "file?)";
       }
       return StatusStop();
     }
@@ -148,6 +160,7 @@ class OpenCvVideoDecoderCalculator : public CalculatorBase {
   int width_ = 0, height_ = 0;
   double fps_ = 30.0;
   int64_t frame_count_ = 0;
+  int64_t frames_in_header_ = 0;
   int64_t last_us_ = 0;
 };
 
