@@ -38,6 +38,14 @@ class CalculatorContract {
   const T& Options() const {
     return options_->Get<T>();
   }
+  // Declares that the calculator reads options of type T (in Open or
+  // later): `rill validate` warns about any options block on the node of a
+  // type no contract asked for. Reading them here with Options<T>() declares
+  // them too.
+  template <typename T>
+  void UseOptions() const {
+    (void)options_->Get<T>();
+  }
   const NodeOptions& GetNodeOptions() const { return *options_; }
   const CalculatorGraphConfig::Node& GetNodeConfig() const { return *node_; }
   const std::string& GetNodeName() const { return node_name_; }

@@ -39,6 +39,10 @@ absl::Status CalculatorGraph::InitializeFromFile(const std::string& path) {
   return AnnotateStatus(Initialize(*config), absl::StrCat(path, ": "));
 }
 
+std::vector<std::string> CalculatorGraph::ValidationWarnings() const {
+  return validated_ ? validated_->Warnings() : std::vector<std::string>();
+}
+
 const CalculatorGraphConfig& CalculatorGraph::Config() const {
   static const auto* empty = new CalculatorGraphConfig();
   return validated_ ? validated_->Config() : *empty;

@@ -70,6 +70,9 @@ class CalculatorGraph {
 
   // The config after subgraph expansion.
   const CalculatorGraphConfig& Config() const;
+  // Validation's warnings (options a node's calculator does not read), one
+  // line each naming the node; empty before Initialize.
+  std::vector<std::string> ValidationWarnings() const;
 
   // Calls `callback` with every packet of `stream` (on a scheduler thread).
   // With observe_timestamp_bounds the callback also gets an empty packet

@@ -83,6 +83,27 @@ absl::Status ValidateAnyOptions(
   return absl::OkStatus();
 }
 
+std::vector<std::string> NodeOptions::UnrequestedTypes() const {
+  std::vector<const Descriptor*> present;
+  if (node_->has_options()) {
+    std::vector<const google::protobuf::FieldDescriptor*> fields;
+    node_->options().GetReflection()->ListFields(node_->options(), &fields);
+    for (const auto* f : fields) {
+      if (f->message_type() != nullptr) present.push_back(f->message_type());
+    }
+  }
+  for (const auto& any : node_->node_options()) {
+    const Descriptor* d = FindAnyType(any.type_url());
+    if (d != nullptr) present.push_back(d);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> unread;
+  for (const Descriptor* d : present) {
+    if (parsed_.count(d) == 0) unread.push_back(d->full_name());
+  }
+  return unread;
+}
+
 const Message* NodeOptions::Find(const Descriptor* type) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = parsed_.find(type);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -54,6 +55,12 @@ class NodeOptions {
   }
   const google::protobuf::Message* Find(
       const google::protobuf::Descriptor* type) const;
+
+  // Full names of the options messages the node carries (in `options` or
+  // `node_options`) whose type nobody has asked for yet: after the
+  // calculator's GetContract, options it does not read (a mistyped or
+  // misplaced block, or options meant for another calculator).
+  std::vector<std::string> UnrequestedTypes() const;
 
  private:
   const CalculatorGraphConfig::Node* node_;

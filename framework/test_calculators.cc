@@ -44,6 +44,7 @@ REGISTER_CALCULATOR(TestPassThroughCalculator);
 class TestIntSourceCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<TestOptions>();
     cc->Outputs().Index(0).Set<int>();
     if (cc->InputSidePackets().HasTag("COUNT")) {
       cc->InputSidePackets().Tag("COUNT").Set<int>();
@@ -114,6 +115,7 @@ REGISTER_CALCULATOR(TestAdderCalculator);
 class TestFailingCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<TestOptions>();
     cc->Inputs().Index(0).SetAny();
     if (cc->Outputs().NumEntries() > 0) cc->Outputs().Index(0).SetAny();
     return absl::OkStatus();
@@ -154,6 +156,7 @@ REGISTER_CALCULATOR(TestEvenFilterCalculator);
 class TestSleepCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<TestOptions>();
     cc->Inputs().Index(0).SetAny();
     cc->Outputs().Index(0).SetSameAs(&cc->Inputs().Index(0));
     cc->SetMaxInFlight(1);
@@ -177,6 +180,7 @@ REGISTER_CALCULATOR(TestSleepCalculator);
 class TestSidePacketProducerCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<TestOptions>();
     cc->OutputSidePackets().Tag("OUT").Set<int>();
     return absl::OkStatus();
   }
@@ -235,6 +239,7 @@ REGISTER_CALCULATOR(TestThreadNameCalculator);
 class TestOptionsReporterCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<TestOptions>();
     cc->Outputs().Tag("VALUE").Set<int>();
     if (cc->Outputs().HasTag("LABEL")) cc->Outputs().Tag("LABEL").Set<std::string>();
     if (cc->Outputs().HasTag("SCALE")) cc->Outputs().Tag("SCALE").Set<float>();

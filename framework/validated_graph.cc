@@ -207,7 +207,21 @@ void ValidatedGraph::ParseNodes(BuildState* state) {
     }
     ConfigureNode(&spec, state);
     AddNodeOutputs(&spec, state);
+    WarnAboutUnreadOptions(spec);
     state->node_ok[spec.id] = true;
+  }
+}
+
+// Options blocks the calculator's contract never asked for: not an error
+// (a calculator may read options only in Open), but usually a block meant
+// for another calculator, or one put on the wrong node. Calculators in this
+// tree read their options in GetContract, so for them the warning is exact.
+void ValidatedGraph::WarnAboutUnreadOptions(const NodeSpec& spec) {
+  for (const std::string& type : spec.contract->GetNodeOptions().UnrequestedTypes()) {
+    warnings_.push_back(absl::StrCat(
+        "node \"", spec.name, "\" (",
+        config_.node(spec.id).calculator(), "): options ", type,
+        " are not read by this calculator; they have no effect"));
   }
 }
 

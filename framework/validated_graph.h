@@ -54,6 +54,9 @@ class ValidatedGraph {
       CalculatorGraphConfig config);
 
   const CalculatorGraphConfig& Config() const { return config_; }
+  // What is legal but probably a mistake (options a calculator does not
+  // read), one line each naming the node.
+  const std::vector<std::string>& Warnings() const { return warnings_; }
   std::vector<NodeSpec>& Nodes() { return nodes_; }
   const std::vector<NodeSpec>& Nodes() const { return nodes_; }
   const std::vector<StreamSpec>& Streams() const { return streams_; }
@@ -97,6 +100,9 @@ class ValidatedGraph {
   // Rejects cycles without a back edge; sets node priorities.
   absl::Status ComputeTopologicalOrder();
 
+  // Records options blocks the node's contract did not ask for.
+  void WarnAboutUnreadOptions(const NodeSpec& spec);
+
   // ParseNodes' steps for one node; false: the node is not checked further.
   // Finds the calculator and fills its contract from the node config.
   bool LoadContract(NodeSpec* spec, BuildState* state);
@@ -116,6 +122,7 @@ class ValidatedGraph {
 
   CalculatorGraphConfig config_;
   std::vector<NodeSpec> nodes_;
+  std::vector<std::string> warnings_;
   std::vector<StreamSpec> streams_;
   std::map<std::string, int> stream_index_;
   std::vector<int> graph_inputs_;

@@ -173,6 +173,41 @@ TEST(ValidationTest, BadOptionsType) {
   EXPECT_NE(s.message().find("rill.NoSuchOptions"), std::string::npos) << s;
 }
 
+std::vector<std::string> Warnings(const std::string& text) {
+  auto config = ParseGraphConfigText(text, "test.pbtxt");
+  EXPECT_TRUE(config.ok()) << config.status();
+  CalculatorGraph graph;
+  absl::Status s = graph.Initialize(*config);
+  EXPECT_TRUE(s.ok()) << s;
+  return graph.ValidationWarnings();
+}
+
+TEST(ValidationTest, WarnsAboutOptionsTheCalculatorDoesNotRead) {
+  // TestIntSourceCalculator reads TestOptions: no warning.
+  EXPECT_TRUE(Warnings(R"pb(
+    node { calculator: "TestIntSourceCalculator" output_stream: "a"
+           options { [rill.TestOptions.ext] { value: 3 } } }
+  )pb").empty());
+  // TestAddOneCalculator reads no options: the block has no effect.
+  auto w = Warnings(R"pb(
+    input_stream: "in"
+    node { name: "add" calculator: "TestAddOneCalculator" input_stream: "in" output_stream: "out"
+           options { [rill.TestOptions.ext] { value: 3 } } }
+  )pb");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "node \"add\" (TestAddOneCalculator): options rill.TestOptions are not "
+            "read by this calculator; they have no effect");
+  // The same through node_options (Any).
+  w = Warnings(R"pb(
+    input_stream: "in"
+    node { name: "add" calculator: "TestAddOneCalculator" input_stream: "in" output_stream: "out"
+           node_options { [type.googleapis.com/rill.TestOptions] { value: 3 } } }
+  )pb");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("rill.TestOptions"), std::string::npos) << w[0];
+}
+
 TEST(ValidationTest, GraphOutputStreamNotProduced) {
   ExpectError(R"pb(output_stream: "nothing")pb",
               {"graph output_stream \"nothing\""});

@@ -155,6 +155,10 @@ executors declared, options of the right type).
 
 Prints, per graph, either
   GRAPH: OK: 5 nodes, 7 streams, 1 executor (default)
+followed by a line per warning (an options block the node's calculator does
+not read, e.g. options meant for another calculator):
+  GRAPH: warning: node "n" (PassThroughCalculator): options
+  rill.ImageTransformationCalculatorOptions are not read by this calculator
 and exits 0, or
   GRAPH: INVALID: <each error>
 and exits 1. A GRAPH that is not a regular file (a directory, a FIFO,
@@ -377,6 +381,9 @@ int Validate(int argc, char** argv) {
     }
     std::printf("%s: OK: %s\n", path.c_str(),
                 SummaryLine(CountGraph(graph.Config())).c_str());
+    for (const std::string& w : graph.ValidationWarnings()) {
+      std::printf("%s: warning: %s\n", path.c_str(), w.c_str());
+    }
   }
   return failures == 0 ? 0 : 1;
 }
@@ -582,6 +589,9 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr, "%s: INVALID: %s\n", path.c_str(),
                  std::string(status.message()).c_str());
     return 1;
+  }
+  for (const std::string& w : graph.ValidationWarnings()) {
+    std::fprintf(stderr, "%s: warning: %s\n", path.c_str(), w.c_str());
   }
   if (use_media) {
     media.side_packets = side_packets;

@@ -52,6 +52,26 @@ expect "validate good+bad bad line" "bad_graph.pbtxt: INVALID"
 check_rc "validate no plugin" 1 $RILL validate $DATA/good_graph.pbtxt
 expect "validate no plugin" "PluginCountSourceCalculator"
 
+# Options a node's calculator does not read: a warning, still valid.
+cat > "$TMP/unread_options.pbtxt" <<'GRAPH'
+input_stream: "in"
+node {
+  name: "pass"
+  calculator: "PassThroughCalculator"
+  input_stream: "in"
+  output_stream: "out"
+  options {
+    [mediapipe.ImageTransformationCalculatorOptions.ext] { flip_horizontally: true }
+  }
+}
+GRAPH
+check_rc "validate unread options" 0 $RILL validate "$TMP/unread_options.pbtxt"
+expect "validate unread options OK" "unread_options.pbtxt: OK: 1 node"
+expect "validate unread options warning" \
+  'unread_options.pbtxt: warning: node "pass" \(PassThroughCalculator\): options rill.ImageTransformationCalculatorOptions are not read by this calculator'
+check_rc "run unread options" 0 $RILL run "$TMP/unread_options.pbtxt"
+expect "run unread options warning" 'warning: node "pass" \(PassThroughCalculator\): options rill.ImageTransformationCalculatorOptions'
+
 check_rc "validate missing file" 1 $RILL validate $DATA/no_such_graph.pbtxt
 expect "validate missing file" "no_such_graph.pbtxt"
 

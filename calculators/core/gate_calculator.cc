@@ -32,6 +32,7 @@ constexpr char kStateChangeTag[] = "STATE_CHANGE";
 class GateCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<GateCalculatorOptions>();
     const std::string& node = cc->GetNodeName();
     const bool side_allow = cc->InputSidePackets().HasTag(kAllowTag);
     const bool side_disallow = cc->InputSidePackets().HasTag(kDisallowTag);

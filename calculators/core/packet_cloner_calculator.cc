@@ -38,6 +38,7 @@ int NumCloned(const Set& inputs) {
 class PacketClonerCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<PacketClonerCalculatorOptions>();
     const std::string& node = cc->GetNodeName();
     const int n = NumCloned(cc->Inputs());
     if (n < 1) {

@@ -69,6 +69,7 @@ const T* Lookup(CalculatorContext* cc, const char* tag) {
 class ImageTransformationCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<ImageTransformationCalculatorOptions>();
     if (!cc->Inputs().HasTag(kImageTag) || !cc->Outputs().HasTag(kImageTag)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "ImageTransformationCalculator node \"", cc->GetNodeName(),

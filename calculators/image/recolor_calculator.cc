@@ -37,6 +37,7 @@ constexpr char kMaskTag[] = "MASK";
 class RecolorCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<RecolorCalculatorOptions>();
     if (!cc->Inputs().HasTag(kImageTag) || !cc->Inputs().HasTag(kMaskTag) ||
         !cc->Outputs().HasTag(kImageTag)) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -41,6 +41,7 @@ constexpr char kVectorTag[] = "VECTOR";
 class AnnotationOverlayCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<AnnotationOverlayCalculatorOptions>();
     const bool frame = cc->Outputs().HasTag(kImageTag);
     const bool image = cc->Outputs().HasTag(kUImageTag);
     if (frame == image || cc->Inputs().HasTag(frame ? kUImageTag : kImageTag)) {

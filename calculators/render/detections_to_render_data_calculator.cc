@@ -46,6 +46,7 @@ constexpr double kLabelToBoxRatio = 0.1;
 class DetectionsToRenderDataCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<DetectionsToRenderDataCalculatorOptions>();
     const bool one = cc->Inputs().HasTag(kDetectionTag);
     const bool many = cc->Inputs().HasTag(kDetectionsTag);
     const bool list = cc->Inputs().HasTag(kDetectionListTag);

@@ -31,6 +31,7 @@ class RefineLandmarksFromHeatmapCalculator : public CalculatorBase {
   using Options = RefineLandmarksFromHeatmapCalculatorOptions;
 
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<Options>();
     // Outputs at the input timestamp or not at all. Process also runs on
     // bound-only changes so that an absent input (no face, a gated tensor)
     // advances this node's outputs at once: a live graph must not wait.

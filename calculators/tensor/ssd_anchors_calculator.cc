@@ -147,6 +147,7 @@ absl::StatusOr<std::vector<Anchor>> GenerateSsdAnchors(
 class SsdAnchorsCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<SsdAnchorsCalculatorOptions>();
     cc->OutputSidePackets().Index(0).Set<std::vector<Anchor>>();
     return absl::OkStatus();
   }

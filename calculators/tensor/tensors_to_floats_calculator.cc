@@ -15,6 +15,7 @@ namespace rill {
 class TensorsToFloatsCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<TensorsToFloatsCalculatorOptions>();
     // Outputs at the input timestamp or not at all. Process also runs on
     // bound-only changes so that an absent input (no face, a gated tensor)
     // advances this node's outputs at once: a live graph must not wait.

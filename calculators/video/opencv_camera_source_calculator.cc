@@ -43,6 +43,7 @@ constexpr int kMaxFailedReads = 10;
 class OpenCvCameraSourceCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<OpenCvCameraSourceCalculatorOptions>();
     if (cc->InputSidePackets().HasTag(kDeviceTag)) {
       cc->InputSidePackets().Tag(kDeviceTag).Set<std::string>();
     }
