@@ -12,8 +12,9 @@
 //   }
 //
 // With no camera, Open() fails with an error naming the node and the
-// device; a camera that stops delivering frames ends the stream after a
-// few retries rather than hanging.
+// device; a camera that stops delivering frames mid-run (unplugged) fails
+// the run with an Unavailable status naming the device after a few retries,
+// rather than hanging or ending as if the input were complete.
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -102,9 +103,13 @@ class OpenCvCameraSourceCalculator : public CalculatorBase {
     int failures = 0;
     while (!capture_.read(bgr_) || bgr_.empty()) {
       if (++failures >= kMaxFailedReads) {
-        LOG(WARNING) << where_ << "camera \"" << device_
-                     << "\" stopped delivering frames; ending the stream";
-        return StatusStop();
+        // A live pipeline that loses its camera (unplugged, taken by
+        // another process, driver reset) fails with a status saying so,
+        // rather than ending as if the input were complete.
+        return absl::UnavailableError(absl::StrCat(
+            where_, "camera \"", device_, "\" stopped delivering frames after ",
+            frames_, " frame", frames_ == 1 ? "" : "s", " (", kMaxFailedReads,
+            " reads in a row failed: unplugged, or taken by another program?)"));
       }
     }
     int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(

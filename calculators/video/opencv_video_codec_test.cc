@@ -1,7 +1,11 @@
 // OpenCvVideoDecoderCalculator and OpenCvVideoEncoderCalculator on the test
 // media (scripts/fetch_models.sh): decode, round-trip, and bad input.
 #include <cstdio>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <thread>
 #include <iterator>
 #include <mutex>
 #include <string>
@@ -11,6 +15,7 @@
 #include "framework/formats/image_frame.h"
 #include "framework/formats/video_stream_header.h"
 #include "framework/graph.h"
+#include "framework/tool/config_loader.h"
 #include "glog/logging.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -138,6 +143,60 @@ TEST(OpenCvVideoDecoderCalculatorTest, TruncatedFileIsReported) {
   ASSERT_TRUE(full.ok()) << full.status();
   EXPECT_EQ((*full)["video"].size(), 795u);
   EXPECT_THAT(quiet.text(), Not(HasSubstr("header announces")));
+}
+
+// The file under a running decoder is cut short (a copy still being
+// written, a network share that drops) or deleted: the run ends, without
+// hanging, with the frames there were, and a truncation says so.
+TEST(OpenCvVideoDecoderCalculatorTest, FileVanishingMidRun) {
+  RILL_REQUIRE(HaveMedia(), "the test media are missing: run scripts/fetch_models.sh");
+  for (const bool truncate : {true, false}) {
+    SCOPED_TRACE(truncate ? "truncated mid-run" : "deleted mid-run");
+    const std::string path = TmpPath(truncate ? "vanishing.avi" : "deleted.avi");
+    {
+      std::ifstream in("third_party/media/vtest.avi", std::ios::binary);
+      std::ofstream out(path, std::ios::binary);
+      out << in.rdbuf();
+    }
+    auto config = ParseGraphConfigText(R"pb(
+      input_side_packet: "path"
+      max_queue_size: 2
+      node {
+        name: "decoder"
+        calculator: "OpenCvVideoDecoderCalculator"
+        input_side_packet: "INPUT_FILE_PATH:path"
+        output_stream: "VIDEO:video"
+      })pb");
+    ASSERT_TRUE(config.ok()) << config.status();
+    CalculatorGraph graph;
+    ASSERT_TRUE(graph.Initialize(*config).ok());
+    std::atomic<int> frames{0};
+    ASSERT_TRUE(graph.ObserveOutputStream("video", [&](const Packet&) {
+      if (frames.fetch_add(1) == 20) {
+        if (truncate) {
+          std::filesystem::resize_file(path, std::filesystem::file_size(path) / 20);
+        } else {
+          std::filesystem::remove(path);
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(300));
+      return absl::OkStatus();
+    }).ok());
+    WarningCollector warnings;
+    const auto start = std::chrono::steady_clock::now();
+    const absl::Status s = graph.Run({{"path", MakePacket<std::string>(path)}});
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+    ASSERT_TRUE(s.ok()) << s;
+    if (truncate) {
+      EXPECT_GT(frames.load(), 20);
+      EXPECT_LT(frames.load(), 795);
+      EXPECT_THAT(warnings.text(), HasSubstr("of the 795 frames its header announces"));
+    } else {
+      // An open file outlives its name (POSIX): every frame is decoded.
+      EXPECT_EQ(frames.load(), 795);
+      EXPECT_THAT(warnings.text(), Not(HasSubstr("header announces")));
+    }
+  }
 }
 
 TEST(OpenCvVideoDecoderCalculatorTest, NotAVideoIsAClearError) {
