@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "framework/executor.h"
+#include "framework/proto/thread_pool_executor.pb.h"
 #include "framework/input_stream_handler.h"
 #include "framework/options.h"
 #include "framework/registry.h"
@@ -148,6 +149,13 @@ void ValidatedGraph::CanonicalizeNodes(BuildState* state) {
 
 void ValidatedGraph::CheckExecutors(BuildState* state) {
   std::vector<std::string>& errors = state->errors;
+  // A graph file may come from anywhere: thread and in-flight counts that
+  // would exhaust the machine are errors, not attempts.
+  if (config_.num_threads() > kMaxGraphThreads) {
+    errors.push_back(absl::StrCat("num_threads ", config_.num_threads(),
+                                  " is more than the ", kMaxGraphThreads,
+                                  " threads a graph may ask for"));
+  }
   for (const ExecutorConfig& e : config_.executor()) {
     if (!state->executors.insert(e.name()).second && !e.name().empty()) {
       errors.push_back(
@@ -163,6 +171,15 @@ void ValidatedGraph::CheckExecutors(BuildState* state) {
         errors.push_back(absl::StrCat("executor \"", e.name(),
                                       "\": ", f.status().message()));
       }
+    }
+    if (e.has_options() &&
+        e.options().HasExtension(ThreadPoolExecutorOptions::ext) &&
+        e.options().GetExtension(ThreadPoolExecutorOptions::ext).num_threads() >
+            kMaxGraphThreads) {
+      errors.push_back(absl::StrCat(
+          "executor \"", e.name(), "\": num_threads ",
+          e.options().GetExtension(ThreadPoolExecutorOptions::ext).num_threads(),
+          " is more than the ", kMaxGraphThreads, " threads an executor may have"));
     }
     if (e.name().empty() && config_.num_threads() > 0) {
       errors.push_back(
@@ -487,6 +504,12 @@ void ValidatedGraph::ConfigureNode(NodeSpec* spec, BuildState* state) {
   }
   spec->max_in_flight =
       node.max_in_flight() > 0 ? node.max_in_flight() : c.GetMaxInFlight();
+  if (spec->max_in_flight > kMaxInFlight) {
+    state->errors.push_back(absl::StrCat(
+        desc, ": max_in_flight ", spec->max_in_flight, " is more than ",
+        kMaxInFlight, " (each in-flight call keeps a context of its own)"));
+    spec->max_in_flight = kMaxInFlight;
+  }
 }
 
 void ValidatedGraph::AddNodeOutputs(NodeSpec* spec, BuildState* state) {

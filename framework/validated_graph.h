@@ -47,6 +47,10 @@ struct StreamSpec {
   const std::type_info* type = nullptr;        // nullptr: any
 };
 
+// Bounds on what a graph config may ask of the machine.
+inline constexpr int kMaxGraphThreads = 1024;
+inline constexpr int kMaxInFlight = 1024;
+
 class ValidatedGraph {
  public:
   // Takes the config as written (subgraphs are expanded here).

@@ -208,6 +208,23 @@ TEST(ValidationTest, WarnsAboutOptionsTheCalculatorDoesNotRead) {
   EXPECT_NE(w[0].find("rill.TestOptions"), std::string::npos) << w[0];
 }
 
+TEST(ValidationTest, ThreadAndInFlightCountsAreBounded) {
+  ExpectError(R"pb(
+    num_threads: 100000
+    node { calculator: "TestIntSourceCalculator" output_stream: "a" }
+  )pb", {"num_threads 100000 is more than the 1024 threads"});
+  ExpectError(R"pb(
+    executor { name: "big" type: "ThreadPoolExecutor"
+               options { [rill.ThreadPoolExecutorOptions.ext] { num_threads: 5000 } } }
+    node { calculator: "TestIntSourceCalculator" output_stream: "a" executor: "big" }
+  )pb", {"executor \"big\": num_threads 5000 is more than the 1024"});
+  ExpectError(R"pb(
+    input_stream: "in"
+    node { name: "n" calculator: "TestAddOneCalculator" input_stream: "in" output_stream: "out"
+           max_in_flight: 1000000 }
+  )pb", {"node \"n\"", "max_in_flight 1000000 is more than 1024"});
+}
+
 TEST(ValidationTest, GraphOutputStreamNotProduced) {
   ExpectError(R"pb(output_stream: "nothing")pb",
               {"graph output_stream \"nothing\""});

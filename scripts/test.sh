@@ -32,18 +32,28 @@ if [ "${RILL_SANITIZERS:-1}" = 1 ]; then
   run asan --config=asan --test_env=LSAN_OPTIONS=suppressions=$PWD/scripts/lsan_suppressions.txt -- \
     //framework/... //inference/... //tests/inference/... //calculators/... -//calculators/video/...
 fi
-# Coverage-guided fuzzing of the model readers (libFuzzer + ASan, clang), a
+# Coverage-guided fuzzing of the model readers and the graph-config reader
+# (libFuzzer + ASan, clang), a
 # bounded time per fuzzer; each fuzzer counts as one test.
 if [ "${RILL_FUZZ:-1}" = 1 ]; then
   bash scripts/fuzz.sh "${RILL_FUZZ_SECONDS:-60}" 2>&1 | tee -a "$log" | grep -vE '^[0-9]+ passed, [0-9]+ failed$'
   rcs=("${PIPESTATUS[@]}")
   [ "${rcs[0]}" -eq 0 ] || status=1
 fi
+# The reliability run (scripts/reliability.sh) for a short time: the face
+# pipeline over a looped video, flat memory after warm-up, a clean SIGINT
+# stop. It counts as one case. An hour is the real thing: run it by hand.
+if [ "${RILL_RELIABILITY:-1}" = 1 ]; then
+  bash scripts/reliability.sh "${RILL_RELIABILITY_SECONDS:-60}" 5 2>&1 | tee -a "$log" | tail -4
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
 grep '^# skipped: ' "$cases" | sed 's/^# /  /'
 read -r passed failed skipped < <(grep -v '^#' "$cases" | awk '{p += $3; f += $4; s += $5} END {print p + 0, f + 0, s + 0}')
 # Each fuzzer is one case (scripts/fuzz.sh's report lines).
-passed=$((passed + $(grep -cE '^//tests/inference/fuzz:\S+\s+PASSED' "$log" || true)))
-failed=$((failed + $(grep -cE '^//tests/inference/fuzz:\S+\s+FAILED' "$log" || true)))
+passed=$((passed + $(grep -cE '^//tests/(inference/)?fuzz:\S+\s+PASSED' "$log" || true)))
+failed=$((failed + $(grep -cE '^//tests/(inference/)?fuzz:\S+\s+FAILED' "$log" || true)))
+passed=$((passed + $(grep -cE '^//scripts:reliability PASSED' "$log" || true)))
+failed=$((failed + $(grep -cE '^//scripts:reliability FAILED' "$log" || true)))
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi  # a build error
 rm -f "$log" "$cases"
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"

@@ -8,7 +8,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -78,6 +80,7 @@ class FrameReader {
       return absl::OkStatus();
     }
     capture_.open(spec);
+    path_ = spec;
     if (!capture_.isOpened()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--input: \"", spec, "\" is not a readable video"));
@@ -88,14 +91,19 @@ class FrameReader {
     return absl::OkStatus();
   }
 
-  // Next frame (RGB) and its timestamp; false at the end.
-  bool Next(ImageFrame* frame, Timestamp* ts) {
+  // Next frame (RGB) and its timestamp; false at the end. With `loop` a
+  // video starts over at its end.
+  bool Next(ImageFrame* frame, Timestamp* ts, bool loop = false) {
     cv::Mat bgr;
     if (!image_.empty()) {
       if (index_ > 0) return false;
       bgr = image_;
     } else if (!capture_.read(bgr) || bgr.empty()) {
-      return false;
+      if (!loop || path_.empty() || index_ == pass_start_) return false;
+      ++passes_;
+      pass_start_ = index_;
+      capture_.release();
+      if (!capture_.open(path_) || !capture_.read(bgr) || bgr.empty()) return false;
     }
     cv::Mat rgb;
     cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
@@ -108,6 +116,7 @@ class FrameReader {
   double fps() const { return fps_; }
   int64_t total() const { return image_.empty() ? total_ : 1; }
   int64_t frames_read() const { return index_; }
+  int64_t passes() const { return passes_; }
 
  private:
   cv::VideoCapture capture_;
@@ -115,7 +124,20 @@ class FrameReader {
   double fps_ = 30;
   int64_t total_ = 0;
   int64_t index_ = 0;
+  std::string path_;        // a video file (reopened by loop)
+  int64_t passes_ = 0;      // times the video started over
+  int64_t pass_start_ = 0;  // index_ when the current pass began
 };
+
+// The process's resident set size in MiB (VmRSS), 0 if unknown.
+double ResidentMiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
+  }
+  return 0;
+}
 
 // Writes frames to a video (codec from the extension) or keeps the last one
 // for an image file.
@@ -264,6 +286,7 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   std::condition_variable settled_cv;
   std::map<int64_t, Clock::time_point> sent;  // timestamp -> send time
   LatencyHistogram latencies_ms;  // bounded: a day-long camera run keeps no per-frame list
+  LatencyHistogram interval_ms;   // since the last --report_every line
   absl::Status write_status;
   int64_t frames_out = 0;
   if (!output_stream.empty()) {
@@ -274,9 +297,10 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
           std::lock_guard<std::mutex> lock(mu);
           // Every frame at or below this timestamp is settled.
           while (!sent.empty() && sent.begin()->first <= p.Timestamp().Value()) {
-            latencies_ms.Add(
-                std::chrono::duration<double, std::milli>(now - sent.begin()->second)
-                    .count());
+            const double ms =
+                std::chrono::duration<double, std::milli>(now - sent.begin()->second).count();
+            latencies_ms.Add(ms);
+            interval_ms.Add(ms);
             sent.erase(sent.begin());
           }
           settled_cv.notify_all();
@@ -330,8 +354,10 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
     ImageFrame frame;
     Timestamp ts;
     auto last_draw = start;
+    auto last_report = start;
+    int64_t frames_at_report = 0;
     while (options.max_frames == 0 || frames_in < options.max_frames) {
-      if (!reader.Next(&frame, &ts)) {
+      if (!reader.Next(&frame, &ts, options.loop)) {
         source_ended = true;
         break;
       }
@@ -355,6 +381,35 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
       if (!status.ok()) break;
       ++frames_in;
       const auto now = Clock::now();
+      if (options.report_every_s > 0 &&
+          now - last_report >= std::chrono::duration<double>(options.report_every_s)) {
+        const double t = std::chrono::duration<double>(now - start).count();
+        const double dt = std::chrono::duration<double>(now - last_report).count();
+        double p50, p99, mx;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          p50 = interval_ms.Percentile(0.5);
+          p99 = interval_ms.Percentile(0.99);
+          mx = interval_ms.max();
+          interval_ms = LatencyHistogram();
+        }
+        const double fps = (frames_in - frames_at_report) / std::max(dt, 1e-9);
+        if (options.json) {
+          std::fprintf(stderr,
+                       "{\"report\":{\"t_s\":%.1f,\"frames\":%lld,\"fps\":%.2f,\"p50_ms\":%.3f,"
+                       "\"p99_ms\":%.3f,\"max_ms\":%.3f,\"rss_mib\":%.1f,\"passes\":%lld}}\n",
+                       t, static_cast<long long>(frames_in), fps, p50, p99, mx, ResidentMiB(),
+                       static_cast<long long>(reader.passes()));
+        } else {
+          std::fprintf(stderr,
+                       "%sreport: t=%.1fs frames=%lld fps=%.1f p50=%.2fms p99=%.2fms max=%.2fms rss=%.1fMiB "
+                       "passes=%lld\n",
+                       progress ? "\r" : "", t, static_cast<long long>(frames_in), fps, p50, p99, mx,
+                       ResidentMiB(), static_cast<long long>(reader.passes()));
+        }
+        last_report = now;
+        frames_at_report = frames_in;
+      }
       if (progress && now - last_draw > std::chrono::milliseconds(100)) {
         last_draw = now;
         const double s = std::chrono::duration<double>(now - start).count();

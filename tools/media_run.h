@@ -26,6 +26,14 @@ struct MediaRunOptions {
   std::vector<std::string> dump_streams;
   bool json = false;
   int max_frames = 0;  // 0: all
+  // Start a video file over at its end (timestamps keep increasing), until
+  // max_frames, the timeout or `stop` ends the run (rill run --loop).
+  bool loop = false;
+  // Every this many seconds, print a line to stderr (a JSON line with json)
+  // with the frames so far, the interval's throughput and latency
+  // percentiles, and the process's resident memory (rill run
+  // --report_every; scripts/reliability.sh reads them). 0: none.
+  double report_every_s = 0;
   // Frames sent but not yet out of the graph before the next one is sent
   // (0: no limit). A small number keeps the pipeline busy while the latency
   // figures measure processing, not time spent queued behind other frames.

@@ -215,6 +215,11 @@ its first output_stream gives the frames written to --output):
   --dump_stream=NAME         print every packet of stream NAME as one JSON
                              line (repeatable; protos in their JSON form)
   --max_frames=N             stop after N input frames
+  --loop                     start a video --input over at its end (until
+                             --max_frames, --timeout or Ctrl-C)
+  --report_every=SECONDS     print a line every SECONDS: frames so far, the
+                             interval's fps and latency p50/p99/max, and
+                             resident memory (a JSON line with --json)
   --max_in_flight=N          frames inside the graph at once (default 2;
                              0: send as fast as the graph's queues allow)
   --json                     print the summary as one JSON line
@@ -498,8 +503,8 @@ int Run(int argc, char** argv) {
       argc, argv, 2,
       {"side_packet", "trace", "print", "timeout", "input", "output",
        "input_stream", "output_stream", "dump_stream", "max_frames",
-       "max_in_flight", "resource_root"},
-      {"quiet", "stats", "json", "allow_empty"}, &cl);
+       "max_in_flight", "resource_root", "report_every"},
+      {"quiet", "stats", "json", "allow_empty", "loop"}, &cl);
   if (!parsed.ok()) return UsageError(std::string(parsed.message()), kRunHelp);
   if (cl.positional.size() != 1) {
     return UsageError("run needs exactly one GRAPH file", kRunHelp);
@@ -528,6 +533,11 @@ int Run(int argc, char** argv) {
     if (flag == "max_frames" &&
         (!absl::SimpleAtoi(value, &media.max_frames) || media.max_frames < 0)) {
       return UsageError("--max_frames needs a count", kRunHelp);
+    }
+    if (flag == "loop") media.loop = true;
+    if (flag == "report_every" &&
+        (!absl::SimpleAtod(value, &media.report_every_s) || !(media.report_every_s > 0))) {
+      return UsageError("--report_every needs a positive number of seconds", kRunHelp);
     }
     if (flag == "side_packet") {
       auto packet = ParseSidePacketFlag(value);
