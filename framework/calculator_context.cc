@@ -6,16 +6,17 @@ namespace rill {
 
 const std::string InputStreamShard::kNoName = "";
 
+void CalculatorContext::SetReport(std::string text) {
+  if (report_ == nullptr) return;
+  std::lock_guard<std::mutex> lock(report_->mu);
+  report_->text = std::move(text);
+}
+
 absl::StatusOr<std::string> CalculatorContext::ResourcePath(
     const std::string& path, const std::string& what) const {
+  // The framework prefixes a failing Open/Process with the node's name.
   static const Resources* const kWorkingDirectory = new Resources();
-  const Resources& r = resources_ != nullptr ? *resources_ : *kWorkingDirectory;
-  auto resolved = r.Resolve(path, what);
-  if (resolved.ok()) return resolved;
-  return absl::Status(
-      resolved.status().code(),
-      absl::StrCat("node \"", NodeName(), "\" (", CalculatorType(),
-                   "): ", resolved.status().message()));
+  return (resources_ != nullptr ? *resources_ : *kWorkingDirectory).Resolve(path, what);
 }
 
 Timestamp OutputStreamShard::NextTimestampBound() const {

@@ -5,6 +5,7 @@
 #define RILL_FRAMEWORK_CALCULATOR_CONTEXT_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -111,6 +112,12 @@ using OutputStreamShardSet = Collection<OutputStreamShard>;
 using PacketSet = Collection<Packet>;
 using OutputSidePacketSet = Collection<OutputSidePacket>;
 
+// What CalculatorContext::SetReport writes (one per node).
+struct NodeReport {
+  std::mutex mu;
+  std::string text;
+};
+
 class CalculatorContext {
  public:
   InputStreamShardSet& Inputs() { return inputs_; }
@@ -132,9 +139,16 @@ class CalculatorContext {
 
   // The file to open for a path a node's options or side packets name
   // (a model, a label map), found under the graph's resource roots; the
-  // error names the node and every place looked in.
+  // error names every place looked in (and, returned from Open or Process,
+  // gets the node's name from the framework).
   absl::StatusOr<std::string> ResourcePath(const std::string& path,
                                            const std::string& what) const;
+
+  // A one-line account of how this node runs that the graph's user should
+  // see (InferenceCalculator: the model and the backend of its layers).
+  // `rill run` prints it in its summary; CalculatorGraph::NodeReports()
+  // returns it. The last one set wins.
+  void SetReport(std::string text);
 
   // Sets the timestamp offset of every output stream (see
   // CalculatorContract::SetTimestampOffset).
@@ -153,6 +167,7 @@ class CalculatorContext {
   const std::string* node_name_ = nullptr;
   const std::string* calculator_type_ = nullptr;
   const Resources* resources_ = nullptr;
+  NodeReport* report_ = nullptr;
 };
 
 }  // namespace rill

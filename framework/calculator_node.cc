@@ -58,6 +58,7 @@ absl::Status CalculatorNode::Prepare() {
     ctx.node_name_ = &spec_->name;
     ctx.calculator_type_ = &calculator_type_;
     ctx.resources_ = resources;
+    ctx.report_ = &report;
     inv->slots.resize(num_inputs);
     free_invocations_.push_back(inv.get());
     all_invocations_.push_back(std::move(inv));

@@ -40,6 +40,8 @@ class CalculatorNode {
 
   // Where the node's calculator resolves file paths (set before Prepare).
   const Resources* resources = nullptr;
+  // Set by the calculator through CalculatorContext::SetReport.
+  NodeReport report;
 
   int index() const { return index_; }
   const NodeSpec& spec() const { return *spec_; }

@@ -193,6 +193,10 @@ absl::StatusOr<Packet> CalculatorGraph::GetOutputSidePacket(
 
 GraphProfiler* CalculatorGraph::Profiler() { return profiler_.get(); }
 
+std::vector<std::pair<std::string, std::string>> CalculatorGraph::NodeReports() const {
+  return runtime_ ? runtime_->NodeReports() : std::vector<std::pair<std::string, std::string>>();
+}
+
 std::string CalculatorGraph::DebugWaitReport() const {
   return runtime_ ? runtime_->WaitReport() : std::string();
 }

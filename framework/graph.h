@@ -124,6 +124,11 @@ class CalculatorGraph {
   // waits on (what the deadlock report prints).
   std::string DebugWaitReport() const;
 
+  // (node name, text) for each node whose calculator described how it runs
+  // (CalculatorContext::SetReport; InferenceCalculator names its backend),
+  // from the current or last run.
+  std::vector<std::pair<std::string, std::string>> NodeReports() const;
+
  private:
   std::unique_ptr<ValidatedGraph> validated_;
   std::map<std::string, Packet> initial_side_packets_;

@@ -66,6 +66,15 @@ class GraphRuntime {
     error_callback_ = std::move(cb);
   }
   absl::StatusOr<Packet> GetSidePacket(const std::string& name) const;
+  // (node name, text) of every node whose calculator set a report.
+  std::vector<std::pair<std::string, std::string>> NodeReports() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& node : nodes_) {
+      std::lock_guard<std::mutex> lock(node->report.mu);
+      if (!node->report.text.empty()) out.emplace_back(node->name(), node->report.text);
+    }
+    return out;
+  }
   std::string WaitReport() const {
     std::lock_guard<AdaptiveMutex> lock(mu_);
     return WaitReportLocked();

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "framework/calculator_base.h"
 #include "framework/graph.h"
 #include "framework/test_calculators.h"
 #include "framework/testdata/test_options.pb.h"
@@ -334,6 +335,35 @@ TEST(GraphTest, CancelStopsAnEndlessSource) {
   while (count.load() < 5) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   graph.Cancel();
   EXPECT_EQ(graph.WaitUntilDone().code(), absl::StatusCode::kCancelled);
+}
+
+// Reports how it runs (CalculatorContext::SetReport) when opened.
+class TestReportingCalculator : public CalculatorBase {
+ public:
+  static absl::Status GetContract(CalculatorContract* cc) {
+    cc->Inputs().Index(0).SetAny();
+    return absl::OkStatus();
+  }
+  absl::Status Open(CalculatorContext* cc) override {
+    cc->SetReport("first");
+    cc->SetReport("runs on the test backend");
+    return absl::OkStatus();
+  }
+  absl::Status Process(CalculatorContext*) override { return absl::OkStatus(); }
+};
+REGISTER_CALCULATOR(TestReportingCalculator);
+
+TEST(GraphTest, NodeReportsSayHowNodesRun) {
+  CalculatorGraph graph;
+  ASSERT_TRUE(graph.Initialize(Parse(R"pb(
+    input_stream: "in"
+    node { name: "quiet" calculator: "TestAddOneCalculator" input_stream: "in" output_stream: "a" }
+    node { name: "talker" calculator: "TestReportingCalculator" input_stream: "a" }
+  )pb")).ok());
+  EXPECT_TRUE(graph.NodeReports().empty());
+  ASSERT_TRUE(graph.Run().ok());
+  using Reports = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(graph.NodeReports(), (Reports{{"talker", "runs on the test backend"}}));
 }
 
 TEST(GraphTest, BackEdgeLoop) {

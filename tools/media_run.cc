@@ -450,6 +450,7 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   summary->frames_out = frames_out;
   summary->wall_s = wall;
   summary->interrupted = interrupted;
+  summary->node_reports = graph->NodeReports();
   // A video whose header announces more frames than could be decoded is
   // truncated or damaged: say so (the run itself succeeded on what there
   // was). One frame of slack: some containers' counts are estimates.
@@ -466,30 +467,56 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   return status;
 }
 
+// A JSON string literal of `s`.
+std::string JsonQuote(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += absl::StrFormat("\\u%04x", c);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 std::string SummaryText(const MediaRunSummary& s) {
-  return absl::StrFormat(
+  std::string text = absl::StrFormat(
       "%sframes: %d in, %d out | latency per frame: mean %.2f ms, p50 %.2f ms, "
       "p99 %.2f ms, max %.2f ms | throughput %.1f frames/s (%.2f s)",
       s.interrupted ? "interrupted: " : "", s.frames_in, s.frames_out, s.mean_ms, s.p50_ms, s.p99_ms, s.max_ms,
-      s.fps, s.wall_s) +
-         (s.frames_in_header > 0
-              ? absl::StrFormat("\nwarning: the input ended after %d of the %d frames its header announces "
-                                "(truncated or damaged file?)",
-                                s.frames_read, s.frames_in_header)
-              : "");
+      s.fps, s.wall_s);
+  for (const auto& [node, report] : s.node_reports) {
+    absl::StrAppend(&text, "\n  node \"", node, "\": ", report);
+  }
+  if (s.frames_in_header > 0) {
+    absl::StrAppend(&text,
+                    absl::StrFormat("\nwarning: the input ended after %d of the %d frames its header announces "
+                                    "(truncated or damaged file?)",
+                                    s.frames_read, s.frames_in_header));
+  }
+  return text;
 }
 
 std::string SummaryJson(const std::string& graph_path, const MediaRunSummary& s) {
+  std::string nodes;
+  for (const auto& [node, report] : s.node_reports) {
+    absl::StrAppend(&nodes, nodes.empty() ? "" : ",", JsonQuote(node), ":", JsonQuote(report));
+  }
   return absl::StrFormat(
-      "{\"graph\":\"%s\",\"frames_in\":%d,\"frames_out\":%d,\"latency_ms\":{"
+      "{\"graph\":%s,\"frames_in\":%d,\"frames_out\":%d,\"latency_ms\":{"
       "\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"fps\":%.2f,"
-      "\"wall_s\":%.3f,\"interrupted\":%s%s}",
-      graph_path, s.frames_in, s.frames_out, s.mean_ms, s.p50_ms, s.p99_ms,
+      "\"wall_s\":%.3f,\"interrupted\":%s%s%s}",
+      JsonQuote(graph_path), s.frames_in, s.frames_out, s.mean_ms, s.p50_ms, s.p99_ms,
       s.max_ms, s.fps, s.wall_s, s.interrupted ? "true" : "false",
       s.frames_in_header > 0
           ? absl::StrFormat(",\"truncated\":{\"frames_read\":%d,\"frames_in_header\":%d}", s.frames_read,
                             s.frames_in_header)
-          : "");
+          : "",
+      nodes.empty() ? "" : absl::StrCat(",\"nodes\":{", nodes, "}"));
 }
 
 }  // namespace tools

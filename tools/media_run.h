@@ -58,6 +58,9 @@ struct MediaRunSummary {
   // (a truncated or damaged file); both 0 otherwise.
   int64_t frames_read = 0;
   int64_t frames_in_header = 0;
+  // (node, how it ran) from CalculatorGraph::NodeReports(): each inference
+  // node's model and backends.
+  std::vector<std::pair<std::string, std::string>> node_reports;
 };
 
 // Runs an initialized graph (observers may already be attached) with media

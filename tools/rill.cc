@@ -728,6 +728,9 @@ int Run(int argc, char** argv) {
     return 1;
   }
   std::printf("%s: run finished in %.1f ms\n", path.c_str(), elapsed_ms);
+  for (const auto& [node, report] : graph.NodeReports()) {
+    std::printf("  node \"%s\": %s\n", node.c_str(), report.c_str());
+  }
   return 0;
 }
 

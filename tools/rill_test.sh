@@ -187,6 +187,9 @@ GRAPH
   # A WORKSPACE marks the graph's repository: found from any folder.
   touch "$REPO/WORKSPACE"
   check_rc "resource root: graph's repository" 0 env -C / "$RILL_ABS" run "$REPO/graphs/infer.pbtxt"
+  # The summary names each inference node's model and backends.
+  expect "run names the inference backend" \
+    'node "InferenceCalculator": face_detection_short_range.tflite on cpu \(46 layers\)'
   rm "$REPO/WORKSPACE"
   check_rc "resource root: flag" 0 env -C / "$RILL_ABS" run --resource_root="$REPO" "$REPO/graphs/infer.pbtxt"
   check_rc "resource root: flag, second root" 0 env -C / "$RILL_ABS" run \

@@ -213,12 +213,23 @@ class InferenceCalculator : public CalculatorBase {
                                        "\": ", session.status().message()));
     }
     session_ = std::move(*session);
-    if (config.backend != inference::kCpuBackend || !config.node_backends.empty()) {
+    {
+      // "model.tflite on opencl (62 layers), cpu (2 layers)": the backends
+      // the layers really run on, after any fallback.
       std::map<std::string, int> layers;
       for (const auto& l : session_->Layers()) ++layers[l.backend];
       std::string where;
-      for (const auto& [backend, n] : layers) absl::StrAppend(&where, where.empty() ? "" : ", ", n, " on ", backend);
-      LOG(INFO) << node_ << ": \"" << path << "\" layers: " << where;
+      for (const auto& [backend, n] : layers) {
+        absl::StrAppend(&where, where.empty() ? "" : ", ", backend, " (", n, n == 1 ? " layer)" : " layers)");
+      }
+      const std::string base = path.substr(path.find_last_of('/') + 1);
+      cc->SetReport(absl::StrCat(base, " on ", where,
+                                 config.backend != inference::kCpuBackend && layers.count(config.backend) == 0
+                                     ? absl::StrCat(" (asked for ", config.backend, ")")
+                                     : ""));
+      if (config.backend != inference::kCpuBackend || !config.node_backends.empty()) {
+        LOG(INFO) << node_ << ": \"" << path << "\" layers: " << where;
+      }
     }
     RILL_RETURN_IF_ERROR(BuildTensorMaps(o));
     return absl::OkStatus();

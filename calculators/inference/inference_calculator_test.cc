@@ -12,6 +12,8 @@
 
 #include "calculators/core/test_util.h"
 #include "framework/formats/tensor.h"
+#include "framework/graph.h"
+#include "framework/tool/config_loader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "inference/backend/cpu/kernels/cpu_kernels.h"
@@ -272,6 +274,39 @@ TEST(InferenceCalculatorTest, GpuDelegateRunsOnOpenCl) {
               ::testing::AllOf(HasSubstr("\"detector\""), HasSubstr("vulkan"), HasSubstr("opencl")));
 }
 
+// The node tells how it runs (rill run prints it): the model and the
+// backend of its layers, after any fallback.
+std::vector<std::pair<std::string, std::string>> Reports(const std::string& options) {
+  auto config = ParseGraphConfigText(Graph(std::string("model_path: '") + kShortRange + "'" + options));
+  EXPECT_TRUE(config.ok()) << config.status();
+  CalculatorGraph graph;
+  EXPECT_TRUE(graph.Initialize(*config).ok());
+  EXPECT_TRUE(graph.StartRun().ok());
+  EXPECT_TRUE(graph.AddPacketToInputStream("in", Input({1, 128, 128, 3})).ok());
+  EXPECT_TRUE(graph.CloseAllInputStreams().ok());
+  EXPECT_TRUE(graph.WaitUntilDone().ok());
+  return graph.NodeReports();
+}
+
+TEST(InferenceCalculatorTest, ReportsTheBackendOfItsLayers) {
+  RILL_REQUIRE(Exists(kShortRange), kShortRange << " is missing: run scripts/fetch_models.sh");
+  using Reports_ = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(Reports(""), (Reports_{{"detector", "face_detection_short_range.tflite on cpu (46 layers)"}}));
+  auto probe = inference::Model::FromFile(kShortRange);
+  ASSERT_TRUE(probe.ok());
+  inference::SessionConfig gpu;
+  gpu.backend = "opencl";
+  RILL_REQUIRE(inference::Session::Create(*probe, gpu).ok(), "no OpenCL device (PoCL: scripts/setup.sh)");
+  const auto on_gpu = Reports(" delegate { gpu { api: OPENCL } }");
+  ASSERT_EQ(on_gpu.size(), 1u);
+  EXPECT_THAT(on_gpu[0].second, HasSubstr("face_detection_short_range.tflite on opencl ("));
+  // One output's head on OpenCL: the rest stays on the CPU.
+  const auto split = Reports(" node_backend { node: 'classificators' backend: 'opencl' }");
+  ASSERT_EQ(split.size(), 1u);
+  EXPECT_THAT(split[0].second, ::testing::MatchesRegex(
+                                   "face_detection_short_range.tflite on cpu \\([0-9]+ layers\\), opencl \\(1 layer\\)"));
+}
+
 // max_memory_mb bounds the activation memory the model may plan: the face
 // detector's 1.75 MB arena does not fit in 1 MB, an error naming the node,
 // the model and the option; 2 MB fits.
@@ -311,8 +346,8 @@ TEST(InferenceCalculatorTest, MissingModelNamesNodeAndFile) {
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(std::string(out.status().message()),
               ::testing::AllOf(HasSubstr("\"detector\""),
-                               HasSubstr("third_party/models/nope.tflite"),
-                               HasSubstr("does not exist")));
+                               HasSubstr("model file \"third_party/models/nope.tflite\" not found"),
+                               HasSubstr("looked in: ")));
 }
 
 TEST(InferenceCalculatorTest, NotAModelNamesTheFile) {
