@@ -188,6 +188,19 @@ class Backend {
   virtual bool computes_on_host() const { return false; }
   virtual void SetThreadBudget(int threads) { (void)threads; }
 
+  // Lanes: independent queues of work on this backend (GPU command queues).
+  // With SessionConfig::branch_streams the session gives each branch of a
+  // multi-output model on this backend a lane (lane 0: the rest), each run
+  // on a stream thread of its own: UseLane(lane) is called on that thread
+  // before its tasks of each run, BeginRun/EndRun bracket each lane's tasks,
+  // and the executions and transfers a thread runs go to its lane. Before
+  // another lane may use what a task wrote, SyncLane() is called on the
+  // task's thread: the lane's queued work must have finished (or be ordered
+  // before anything queued later on any lane) when it returns.
+  virtual int MaxLanes() const { return 1; }
+  virtual void UseLane(int lane) { (void)lane; }
+  virtual Status SyncLane() { return Status::Ok(); }
+
   // An Unimplemented error when this backend cannot run the node (the session
   // then runs it on the CPU backend); any other error fails the session.
   virtual StatusOr<std::unique_ptr<Execution>> CreateExecution(const ExecutionArgs& args) = 0;

@@ -25,10 +25,12 @@ struct Task {
   std::unique_ptr<Execution> exec;
   int backend = 0;  // index into ExecutionPlan::backends
   int stream = 0;   // index into ExecutionPlan::stream_tasks
+  int lane = 0;     // the backend's queue (Backend::MaxLanes; 0 unless branch_streams)
   int node = -1;    // graph node; -1 for a transfer
   std::vector<int> reads, writes;  // binding ids
   std::vector<int> waits;          // tasks of other streams that must finish first
   bool signals = false;            // a task of another stream waits for it
+  bool sync_lane = false;          // another lane of its backend reads what it writes: SyncLane first
   bool elided = false;             // runs as a view (in-place concatenation or reshape)
   // The first / last task of its backend in a run: the backend's BeginRun /
   // EndRun hooks run around it.
@@ -61,6 +63,7 @@ struct ExecutionPlan {
   std::vector<int> node_task;     // task of each graph node
   std::vector<int> host_outputs;  // binding of each graph output in host memory
   std::vector<std::vector<int>> stream_tasks;  // [0]: the calling thread's
+  std::vector<std::pair<int, int>> stream_lane;  // (backend, lane) each stream > 0 runs
   size_t arena_bytes = 0;
 
   // Memory space of a backend: 0 for host memory, else its own.

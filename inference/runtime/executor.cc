@@ -38,6 +38,9 @@ Status Executor::RunTask(int index, Backend* backend) {
   if (tracing_) times_[index].start = NowNs() - run_start_;
   if (!task.elided) RILL_INF_RETURN_IF_ERROR(task.exec->Run());
   if (tracing_) times_[index].finish = times_[index].end = NowNs() - run_start_;
+  // Another lane of this backend reads what the task wrote: its queued work
+  // must be done before the other lane's stream is told.
+  if (task.sync_lane && !task.ends_backend) RILL_INF_RETURN_IF_ERROR(backend->SyncLane());
   if (task.ends_backend) RILL_INF_RETURN_IF_ERROR(backend->EndRun());
   if (tracing_ && task.ends_backend) times_[index].finish = NowNs() - run_start_;
   return Status::Ok();
@@ -110,6 +113,12 @@ void Executor::StreamLoop(int s) {
 Status Executor::RunStream(int s, uint64_t generation) {
   ScopedFlushDenormals flush;
   Status status;
+  // A stream thread of a backend's lane: the backend's work from this
+  // thread goes to that lane.
+  if (s > 0) {
+    const auto [backend, lane] = plan_.stream_lane[s];
+    plan_.backends[backend].backend->UseLane(lane);
+  }
   for (int i : plan_.stream_tasks[s]) {
     Task& task = plan_.tasks[i];
     if (!task.waits.empty()) {

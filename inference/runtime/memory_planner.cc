@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -151,10 +152,11 @@ class MemoryPlanner {
   }
 
   // Lifetimes in steps: task t runs at step t. When streams run
-  // concurrently, step order holds only within a stream, so a buffer that
-  // one stream alone touches is planned in that stream's own window of
-  // steps (it shares bytes only with buffers of the same stream), and a
-  // buffer several streams touch lives for the whole run.
+  // concurrently, step order holds only within a stream: the buffers one
+  // stream alone touches are planned among themselves (they share bytes only
+  // with buffers of the same stream) in a region of the backend's arena of
+  // their own, and a buffer several streams touch lives for the whole run in
+  // a region of the shared ones.
   Status Allocate() {
     const int steps = static_cast<int>(plan_.tasks.size());
     const int nb = static_cast<int>(plan_.bindings.size());
@@ -180,11 +182,11 @@ class MemoryPlanner {
       }
     }
     for (int id : plan_.host_outputs) shared[id] = true;
-    const int window = steps + 1;
-    const int span = window * static_cast<int>(plan_.stream_tasks.size()) - 1;
+    const int span = steps;
     const size_t nbk = plan_.backends.size();
     std::vector<std::vector<BufferRequest>> requests(nbk);
     std::vector<std::vector<int>> owner(nbk);  // binding id, or -(task+1) for scratch
+    std::vector<std::vector<int>> group(nbk);  // stream of each request, -1: shared
     std::vector<size_t> alignment(nbk, kArenaAlignment);
     std::vector<int> own_storage;  // bindings stored outside the arena
     size_t total = 0;
@@ -202,24 +204,25 @@ class MemoryPlanner {
         r.first_step = 0;
         r.last_step = span;
       } else {
-        r.first_step = first[id] + stream[id] * window;
-        r.last_step = last[id] + stream[id] * window;
+        r.first_step = first[id];
+        r.last_step = last[id];
       }
       const int k = plan_.memory[id];
       requests[k].push_back(r);
       owner[k].push_back(id);
+      group[k].push_back(shared[id] ? -1 : stream[id]);
       alignment[k] = std::max(alignment[k], b.layout.alignment);
     }
     for (int t = 0; t < steps; ++t) {
       const size_t scratch = plan_.tasks[t].exec->scratch_bytes();
       if (scratch == 0) continue;
-      const int step = t + plan_.tasks[t].stream * window;
-      requests[plan_.tasks[t].backend].push_back(BufferRequest{scratch, step, step});
+      requests[plan_.tasks[t].backend].push_back(BufferRequest{scratch, t, t});
       owner[plan_.tasks[t].backend].push_back(-(t + 1));
+      group[plan_.tasks[t].backend].push_back(plan_.tasks[t].stream);
     }
     std::vector<ArenaPlan> arenas;
     for (size_t k = 0; k < nbk; ++k) {
-      arenas.push_back(PlanArena(requests[k], alignment[k]));
+      arenas.push_back(PlanGroups(requests[k], group[k], alignment[k]));
       total += arenas.back().total_bytes;
     }
     const size_t bound = config_.max_memory_bytes != 0 ? config_.max_memory_bytes : DefaultMemoryBound();
@@ -268,6 +271,27 @@ class MemoryPlanner {
       }
     }
     return Status::Ok();
+  }
+
+  // One arena of regions: the requests of each group (a stream's own
+  // buffers, or the shared ones: -1) planned among themselves, the regions
+  // one after another.
+  static ArenaPlan PlanGroups(const std::vector<BufferRequest>& requests, const std::vector<int>& group,
+                              size_t alignment) {
+    std::map<int, std::vector<int>> members;
+    for (size_t i = 0; i < requests.size(); ++i) members[group[i]].push_back(static_cast<int>(i));
+    if (members.size() <= 1) return PlanArena(requests, alignment);
+    ArenaPlan plan;
+    plan.offsets.assign(requests.size(), 0);
+    for (const auto& [g, indices] : members) {
+      std::vector<BufferRequest> subset;
+      for (int i : indices) subset.push_back(requests[i]);
+      const ArenaPlan region = PlanArena(subset, alignment);
+      const size_t base = (plan.total_bytes + alignment - 1) / alignment * alignment;
+      for (size_t j = 0; j < indices.size(); ++j) plan.offsets[indices[j]] = base + region.offsets[j];
+      plan.total_bytes = base + region.total_bytes;
+    }
+    return plan;
   }
 
   Status AllocationError(size_t bytes, const std::string& backend) const {

@@ -1,6 +1,7 @@
 #include "inference/runtime/placement.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -184,35 +185,90 @@ class Placer {
     return Status::Ok();
   }
 
-  // Streams: the host's (the calling thread) and, with concurrent_backends,
-  // one thread per other backend that has tasks. A task waits only for the
-  // writers of what it reads that run on other streams.
-  void SetUpStreams() {
-    std::vector<int> stream_of(plan_.backends.size(), 0);
-    int streams = 1;
-    for (size_t k = 1; k < plan_.backends.size(); ++k) {
-      if (Used(static_cast<int>(k)) && config_.concurrent_backends) stream_of[k] = streams++;
+  // Lanes: with branch_streams, on a backend with several queues, each
+  // branch of a multi-output model (the nodes only one output needs) gets a
+  // lane of its own, lane 0 the shared trunk; branches beyond the backend's
+  // lanes share them round-robin. A transfer goes to the lane of the task on
+  // its backend that writes what it copies out, or that reads what it copies
+  // in.
+  void AssignLanes() {
+    if (!config_.concurrent_backends || !config_.branch_streams || graph_.outputs.size() < 2) return;
+    std::vector<int> branch(graph_.nodes.size(), -1);
+    for (size_t k = 0; k < graph_.outputs.size(); ++k) {
+      const std::vector<bool> head = graph_.HeadOf(static_cast<int>(k));
+      for (size_t n = 0; n < head.size() && n < branch.size(); ++n) {
+        if (head[n]) branch[n] = static_cast<int>(k);
+      }
     }
-    plan_.stream_tasks.assign(streams, {});
-    std::vector<int> first(plan_.backends.size(), -1), last(plan_.backends.size(), -1);
+    std::vector<std::map<int, int>> lane_of_branch(plan_.backends.size());
+    for (Task& task : plan_.tasks) {
+      if (task.node < 0 || branch[task.node] < 0) continue;
+      const int lanes = plan_.backends[task.backend].backend->MaxLanes();
+      if (lanes < 2) continue;
+      auto& map = lane_of_branch[task.backend];
+      auto it = map.find(branch[task.node]);
+      if (it == map.end()) {
+        it = map.emplace(branch[task.node], 1 + static_cast<int>(map.size()) % (lanes - 1)).first;
+      }
+      task.lane = it->second;
+    }
     for (size_t i = 0; i < plan_.tasks.size(); ++i) {
       Task& task = plan_.tasks[i];
-      task.stream = stream_of[task.backend];
+      if (task.node >= 0) continue;
+      for (int id : task.reads) {
+        const int w = plan_.writer[id];
+        if (w >= 0 && plan_.tasks[w].backend == task.backend) task.lane = plan_.tasks[w].lane;
+      }
+      for (int id : task.writes) {
+        for (size_t r = i + 1; r < plan_.tasks.size(); ++r) {
+          const Task& reader = plan_.tasks[r];
+          if (reader.backend == task.backend && reader.node >= 0 &&
+              std::find(reader.reads.begin(), reader.reads.end(), id) != reader.reads.end()) {
+            task.lane = reader.lane;
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  // Streams: the host's (the calling thread) and, with concurrent_backends,
+  // one thread per other backend and lane that has tasks. A task waits only
+  // for the writers of what it reads that run on other streams.
+  void SetUpStreams() {
+    AssignLanes();
+    std::map<std::pair<int, int>, int> stream_of;  // (backend, lane) -> stream
+    plan_.stream_lane.assign(1, {0, 0});
+    for (const Task& task : plan_.tasks) {
+      const std::pair<int, int> key(task.backend, task.lane);
+      if (stream_of.count(key)) continue;
+      if (task.backend == 0 || !config_.concurrent_backends) {
+        stream_of[key] = 0;
+      } else {
+        stream_of[key] = static_cast<int>(plan_.stream_lane.size());
+        plan_.stream_lane.push_back(key);
+      }
+    }
+    plan_.stream_tasks.assign(plan_.stream_lane.size(), {});
+    std::map<std::pair<int, int>, int> first, last;
+    for (size_t i = 0; i < plan_.tasks.size(); ++i) {
+      Task& task = plan_.tasks[i];
+      const std::pair<int, int> key(task.backend, task.lane);
+      task.stream = stream_of[key];
       plan_.stream_tasks[task.stream].push_back(static_cast<int>(i));
-      if (first[task.backend] < 0) first[task.backend] = static_cast<int>(i);
-      last[task.backend] = static_cast<int>(i);
+      if (!first.count(key)) first[key] = static_cast<int>(i);
+      last[key] = static_cast<int>(i);
     }
-    for (size_t k = 0; k < plan_.backends.size(); ++k) {
-      if (first[k] < 0) continue;
-      plan_.tasks[first[k]].begins_backend = true;
-      plan_.tasks[last[k]].ends_backend = true;
-    }
+    for (const auto& [key, t] : first) plan_.tasks[t].begins_backend = true;
+    for (const auto& [key, t] : last) plan_.tasks[t].ends_backend = true;
     for (Task& task : plan_.tasks) {
       for (int id : task.reads) {
         const int w = plan_.writer[id];
         if (w < 0 || plan_.tasks[w].stream == task.stream) continue;
         if (std::find(task.waits.begin(), task.waits.end(), w) == task.waits.end()) task.waits.push_back(w);
-        plan_.tasks[w].signals = true;
+        Task& writer = plan_.tasks[w];
+        writer.signals = true;
+        if (writer.backend == task.backend && writer.lane != task.lane) writer.sync_lane = true;
       }
     }
   }

@@ -10,6 +10,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <fstream>
+#include <sstream>
+#include <iterator>
+#include <cstdio>
 #include <random>
 #include <set>
 #include <string>
@@ -510,6 +514,134 @@ TEST_F(OpenClTest, MultiTaskHeadsOnTwoBackends) {
     EXPECT_EQ(cl_tasks, static_cast<int>(on_cl.size()));
     EXPECT_GT(cpu_tasks, 0);
     EXPECT_NE((*session)->LastRunTraceJson().find("\"tid\":"), std::string::npos);
+  }
+}
+
+// Both heads of the multi-task model and its trunk on OpenCL: with
+// branch_streams each head runs on a command queue (lane) and a stream
+// thread of its own, the trunk on a third; the heads read the trunk's output
+// across lanes (SyncLane). Outputs match the CPU in fp32 and fp16, run after
+// run; without branch_streams every OpenCL task shares one stream.
+TEST_F(OpenClTest, BranchesOnOneGpuRunOnLanesOfTheirOwn) {
+  const std::string path = testing::ModelPath("rill_multitask.onnx");
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const ir::Graph& g = (*model)->graph();
+  const std::vector<bool> classes_head = g.HeadOf(0), mask_head = g.HeadOf(1);
+  auto cpu = Session::Create(*model);
+  ASSERT_TRUE(cpu.ok());
+  const auto want = RunOnce(cpu->get(), 17);
+  for (const bool branches : {true, false}) {
+    for (const Precision precision : {Precision::kFp32, Precision::kFp16}) {
+      const std::string what = std::string(branches ? "branch streams" : "one stream") +
+                               (precision == Precision::kFp16 ? ", fp16" : ", fp32");
+      SessionConfig config = OpenClConfig();
+      config.branch_streams = branches;
+      config.precision = precision;
+      auto session = Session::Create(*model, config);
+      ASSERT_TRUE(session.ok()) << session.status().ToString();
+      (*session)->set_tracing(true);
+      for (int run = 0; run < 3; ++run) {
+        ExpectClose(RunOnce(session->get(), 17), want, precision == Precision::kFp16 ? 1e-2 : 1e-4,
+                    what + ", run " + std::to_string(run));
+      }
+      std::set<int> classes_streams, mask_streams, trunk_streams;
+      for (const TaskSpan& span : (*session)->LastRunTrace()) {
+        if (span.backend != "opencl") continue;
+        int node = -1;
+        for (size_t n = 0; n < g.nodes.size(); ++n) {
+          if (g.nodes[n].name == span.name) node = static_cast<int>(n);
+        }
+        if (node < 0) continue;  // a transfer
+        (classes_head[node] ? classes_streams : mask_head[node] ? mask_streams : trunk_streams).insert(span.stream);
+      }
+      ASSERT_EQ(classes_streams.size(), 1u) << what;
+      ASSERT_EQ(mask_streams.size(), 1u) << what;
+      ASSERT_EQ(trunk_streams.size(), 1u) << what;
+      if (branches) {
+        EXPECT_NE(*classes_streams.begin(), *mask_streams.begin()) << what;
+        EXPECT_NE(*classes_streams.begin(), *trunk_streams.begin()) << what;
+        EXPECT_NE(*mask_streams.begin(), *trunk_streams.begin()) << what;
+      } else {
+        EXPECT_EQ(*classes_streams.begin(), *mask_streams.begin()) << what;
+        EXPECT_EQ(*classes_streams.begin(), *trunk_streams.begin()) << what;
+      }
+    }
+  }
+  // One queue: the branches share it, and the outputs are the same.
+  SessionConfig one_queue = OpenClConfig();
+  one_queue.backend_options["opencl.queues"] = "1";
+  auto session = Session::Create(*model, one_queue);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  ExpectClose(RunOnce(session->get(), 17), want, 1e-4, "one queue");
+  one_queue.backend_options["opencl.queues"] = "99";
+  auto bad = Session::Create(*model, one_queue);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("queues=99"), std::string::npos) << bad.status().ToString();
+}
+
+// kTune on OpenCL measures each launch's work-group size (the driver's and
+// sizes dividing the global size) once the memory is bound, keeps the
+// choices in the tuning cache file like the CPU's algorithm choices, and a
+// later session applies them without measuring. Outputs are the CPU's.
+TEST_F(OpenClTest, WorkGroupSizesAreTunedAndCached) {
+  const std::string path = testing::ModelPath("face_detection_short_range.tflite");
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok());
+  auto cpu = Session::Create(*model);
+  ASSERT_TRUE(cpu.ok());
+  const auto want = RunOnce(cpu->get(), 19);
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string cache = std::string(tmp ? tmp : "/tmp") + "/cl_tune.txt";
+  std::remove(cache.c_str());
+  SessionConfig config = OpenClConfig();
+  config.algorithm = AlgorithmPolicy::kTune;
+  config.tuning_cache = cache;
+  auto read_cache = [&] {
+    std::ifstream in(cache);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  {
+    auto tuned = Session::Create(*model, config);
+    ASSERT_TRUE(tuned.ok()) << tuned.status().ToString();
+    ExpectClose(RunOnce(tuned->get(), 19), want, 1e-4, "tuned");
+  }
+  const std::string first = read_cache();
+  int entries = 0;
+  for (size_t at = first.find("opencl_local|"); at != std::string::npos; at = first.find("opencl_local|", at + 1)) {
+    ++entries;
+  }
+  EXPECT_GT(entries, 5) << first;
+  EXPECT_NE(first.find("|f32|"), std::string::npos) << first;
+  {
+    // Everything known: nothing measured, nothing written.
+    auto again = Session::Create(*model, config);
+    ASSERT_TRUE(again.ok());
+    ExpectClose(RunOnce(again->get(), 19), want, 1e-4, "from the cache");
+  }
+  EXPECT_EQ(read_cache(), first);
+  // The cache is applied: a size that cannot divide the launch makes the
+  // run fail, naming the node's kernel.
+  std::string broken;
+  {
+    std::istringstream lines(first);
+    std::string key, choice;
+    bool done = false;
+    while (lines >> key >> choice) {
+      if (!done && key.rfind("opencl_local|", 0) == 0) choice = "999983x1x1", done = true;
+      broken += key + " " + choice + "\n";
+    }
+  }
+  std::ofstream(cache, std::ios::trunc) << broken;
+  auto bad = Session::Create(*model, config);
+  if (bad.ok()) {
+    const Status run = (*bad)->Run();
+    EXPECT_FALSE(run.ok());
+    EXPECT_NE(run.message().find("clEnqueueNDRangeKernel"), std::string::npos) << run.ToString();
+  } else {
+    EXPECT_NE(bad.status().message().find("clEnqueueNDRangeKernel"), std::string::npos) << bad.status().ToString();
   }
 }
 

@@ -353,7 +353,7 @@ TEST_F(FaceDetectionGraphTest, MissingModelNamesTheNodeAndTheFile) {
             std::string::npos)
       << msg;
   EXPECT_NE(msg.find("inference_calculator"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not found (looked in: "), std::string::npos) << msg;
 }
 
 TEST_F(FaceDetectionGraphTest,

@@ -20,7 +20,8 @@ namespace rill::inference::opencl {
   X(clCreateProgramWithBinary) X(clBuildProgram) X(clGetProgramBuildInfo) X(clGetProgramInfo)                 \
   X(clReleaseProgram) X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg) X(clCreateBuffer)               \
   X(clReleaseMemObject) X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer) X(clEnqueueNDRangeKernel) X(clFinish) \
-  X(clGetEventProfilingInfo) X(clReleaseEvent) X(clWaitForEvents)
+  X(clGetEventProfilingInfo) X(clReleaseEvent) X(clWaitForEvents) X(clGetKernelInfo)                        \
+  X(clGetKernelWorkGroupInfo)
 
 struct ClApi {
 #define RILL_CL_MEMBER(name) decltype(&::name) name = nullptr;

@@ -7,9 +7,14 @@
 #include <CL/cl.h>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,11 +90,9 @@ struct ConvLaunch {
 // uploads, and errors naming the node.
 class ClExecution : public Execution {
  public:
-  ClExecution(const ExecutionArgs& args, OpenClBackend* backend) : args_(args), backend_(backend) {}
-  ~ClExecution() override {
-    for (cl_kernel k : kernels_) cl().clReleaseKernel(k);
-    for (cl_mem m : uploads_) cl().clReleaseMemObject(m);
-  }
+  ClExecution(const ExecutionArgs& args, OpenClBackend* backend);
+  ~ClExecution() override;
+  bool tuned() const { return args_.tuning != nullptr; }
   std::string name() const override;
 
  protected:
@@ -142,17 +145,20 @@ class ClExecution : public Execution {
   static cl_mem Mem(const MemoryRef& m) { return static_cast<ClBuffer*>(m.buffer)->mem(); }
   int Off(const MemoryRef& m) const { return static_cast<int>(m.offset / elem()); }
 
-  // Sets the arguments in order and enqueues over `global`.
+  // Sets the arguments in order and enqueues over `global`, with the
+  // work-group size tuned for this launch (TuneLaunches) or the driver's.
   template <class... A>
   Status Launch(cl_kernel k, std::initializer_list<size_t> global, const A&... a) {
     cl_uint i = 0;
     cl_int err = CL_SUCCESS;
     ((err = err == CL_SUCCESS ? SetArg(k, i++, a) : err), ...);
     if (err != CL_SUCCESS) return ClError(err, name() + ": clSetKernelArg " + std::to_string(i - 1));
-    size_t g[3] = {1, 1, 1};
-    size_t dims = 0;
-    for (size_t v : global) g[dims++] = std::max<size_t>(v, 1);
-    err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(dims), nullptr, g, nullptr, 0, nullptr, nullptr);
+    LaunchSite site;
+    site.kernel = k;
+    for (size_t v : global) site.global[site.dims++] = std::max<size_t>(v, 1);
+    const size_t* local = LocalFor(site);
+    err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(site.dims), nullptr, site.global, local, 0,
+                                      nullptr, nullptr);
     return err == CL_SUCCESS ? Status::Ok() : ClError(err, name() + ": clEnqueueNDRangeKernel");
   }
   // The same with a work-group size (the global size rounded up to it).
@@ -186,6 +192,44 @@ class ClExecution : public Execution {
   Status RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off, int res_c,
                  cl_mem partial = nullptr, int partial_off = 0, int y_stride = 0);
 
+  // A Launch: its kernel and global size, and the work-group size chosen
+  // for it (local[0] == 0: the driver's).
+  struct LaunchSite {
+    cl_kernel kernel = nullptr;
+    size_t dims = 0;
+    size_t global[3] = {1, 1, 1};
+    size_t local[3] = {0, 0, 0};
+    bool Same(const LaunchSite& o) const {
+      return kernel == o.kernel && dims == o.dims && global[0] == o.global[0] && global[1] == o.global[1] &&
+             global[2] == o.global[2];
+    }
+  };
+  const size_t* LocalFor(const LaunchSite& site) {
+    if (recording_) {
+      bool seen = false;
+      for (const LaunchSite& s : recorded_) seen |= s.Same(site);
+      if (!seen) recorded_.push_back(site);
+    }
+    for (const LaunchSite& s : sites_) {
+      if (s.Same(site)) return s.local[0] != 0 ? s.local : nullptr;
+    }
+    return nullptr;
+  }
+
+ public:
+  TuningCache* args_tuning() const { return args_.tuning; }
+  // Work-group sizes per launch, measured (AlgorithmPolicy::kTune) or taken
+  // from the tuning cache: runs the execution once to find its launches,
+  // then, for each launch the cache does not know, times the driver's choice
+  // and sizes that divide the global size, keeping the fastest (the
+  // driver's unless another is 3% faster). Called by the backend's
+  // EndResize, with memory bound; the result is cached like kTune's.
+  Status TuneLaunches(TuningCache* cache, const std::string& device);
+
+ protected:
+  std::vector<LaunchSite> sites_, recorded_;
+  bool recording_ = false;
+
   ExecutionArgs args_;
   OpenClBackend* backend_;
   std::string kernel_name_;
@@ -198,8 +242,10 @@ class OpenClBackend : public Backend {
  public:
   OpenClBackend(std::unique_ptr<ClRuntime> runtime, bool half) : rt_(std::move(runtime)), half_(half) {}
   ~OpenClBackend() override {
-    if (to_real_) cl().clReleaseKernel(to_real_);
-    if (to_float_) cl().clReleaseKernel(to_float_);
+    for (Lane& l : lanes_) {
+      if (l.to_real) cl().clReleaseKernel(l.to_real);
+      if (l.to_float) cl().clReleaseKernel(l.to_float);
+    }
   }
   std::string name() const override { return "opencl"; }
 
@@ -226,8 +272,9 @@ class OpenClBackend : public Backend {
       return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueReadBuffer");
     }
     const int count = static_cast<int>(NumElements(device.shape));
-    RILL_INF_RETURN_IF_ERROR(Convert(to_float_, mem, static_cast<int>(device.memory.offset / 2), count));
-    const cl_int err = cl().clEnqueueReadBuffer(rt_->queue(), staging_, CL_TRUE, 0, count * sizeof(float), host, 0,
+    Lane& lane = CurrentLane();
+    RILL_INF_RETURN_IF_ERROR(Convert(lane, true, mem, static_cast<int>(device.memory.offset / 2), count));
+    const cl_int err = cl().clEnqueueReadBuffer(rt_->queue(), lane.staging, CL_TRUE, 0, count * sizeof(float), host, 0,
                                            nullptr, nullptr);
     return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueReadBuffer");
   }
@@ -242,31 +289,79 @@ class OpenClBackend : public Backend {
       return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueWriteBuffer");
     }
     const int count = static_cast<int>(NumElements(device.shape));
-    cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), staging_, CL_TRUE, 0, count * sizeof(float), host, 0, nullptr,
-                                      nullptr);
+    Lane& lane = CurrentLane();
+    cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), lane.staging, CL_TRUE, 0, count * sizeof(float), host, 0,
+                                           nullptr, nullptr);
     if (err != CL_SUCCESS) return ClError(err, "clEnqueueWriteBuffer");
-    return Convert(to_real_, mem, static_cast<int>(device.memory.offset / 2), count);
+    return Convert(lane, false, mem, static_cast<int>(device.memory.offset / 2), count);
   }
 
-  // The fp16 mode's float staging buffer, sized for the largest tensor.
+  // The executions alive (for EndResize's launch tuning).
+  void Register(ClExecution* e) {
+    std::lock_guard<std::mutex> lock(executions_mu_);
+    executions_.insert(e);
+  }
+  void Unregister(ClExecution* e) {
+    std::lock_guard<std::mutex> lock(executions_mu_);
+    executions_.erase(e);
+  }
+
+  // With kTune: each execution's work-group sizes (ClExecution::
+  // TuneLaunches), then the fp16 staging.
   Status EndResize() override {
-    if (!half_ || max_floats_ <= staging_floats_) return Status::Ok();
-    staging_holder_.reset();
-    staging_holder_ = AllocateBuffer(max_floats_ * sizeof(float), nullptr);
-    if (!staging_holder_) return InternalError("opencl: cannot allocate the fp16 staging buffer");
-    staging_ = static_cast<ClBuffer*>(staging_holder_.get())->mem();
-    staging_floats_ = max_floats_;
+    std::vector<ClExecution*> tuned;
+    {
+      std::lock_guard<std::mutex> lock(executions_mu_);
+      for (ClExecution* e : executions_) {
+        if (e->tuned()) tuned.push_back(e);
+      }
+    }
+    if (!tuned.empty()) {
+      RILL_INF_RETURN_IF_ERROR(PrepareStaging());
+      std::string device = rt_->description();
+      for (char& c : device) {
+        if (c == ' ' || c == '\t' || c == '\n') c = '_';
+      }
+      for (ClExecution* e : tuned) RILL_INF_RETURN_IF_ERROR(e->TuneLaunches(e->args_tuning(), device));
+    }
+    return PrepareStaging();
+  }
+
+  // The fp16 mode's float staging buffers (one per lane: lanes transfer at
+  // the same time), sized for the largest tensor, and their conversion
+  // kernels (a kernel's arguments are not to be set from two threads).
+  Status PrepareStaging() {
+    if (!half_) return Status::Ok();
+    if (lanes_.empty()) lanes_.resize(static_cast<size_t>(rt_->num_queues()));
     StatusOr<cl_program> program = rt_->Program(true);
     RILL_INF_RETURN_IF_ERROR(program.status());
-    cl_int err = CL_SUCCESS;
-    if (!to_real_) to_real_ = cl().clCreateKernel(*program, "to_real", &err);
-    if (err == CL_SUCCESS && !to_float_) to_float_ = cl().clCreateKernel(*program, "to_float", &err);
-    return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clCreateKernel");
+    for (Lane& lane : lanes_) {
+      if (max_floats_ > lane.staging_floats) {
+        lane.holder.reset();
+        lane.holder = AllocateBuffer(max_floats_ * sizeof(float), nullptr);
+        if (!lane.holder) return InternalError("opencl: cannot allocate the fp16 staging buffer");
+        lane.staging = static_cast<ClBuffer*>(lane.holder.get())->mem();
+        lane.staging_floats = max_floats_;
+      }
+      cl_int err = CL_SUCCESS;
+      if (!lane.to_real) lane.to_real = cl().clCreateKernel(*program, "to_real", &err);
+      if (err == CL_SUCCESS && !lane.to_float) lane.to_float = cl().clCreateKernel(*program, "to_float", &err);
+      if (err != CL_SUCCESS) return ClError(err, "clCreateKernel");
+    }
+    return Status::Ok();
   }
 
   Status EndRun() override {
     const cl_int err = cl().clFinish(rt_->queue());
     return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clFinish");
+  }
+
+  // One in-order command queue per lane (option "queues").
+  int MaxLanes() const override { return rt_->num_queues(); }
+  void UseLane(int lane) override { ClRuntime::SelectLane(lane); }
+  Status SyncLane() override {
+    const cl_int err = cl().clFinish(rt_->queue());
+    return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clFinish (lane)");
   }
 
   StatusOr<std::unique_ptr<Execution>> CreateExecution(const ExecutionArgs& args) override;
@@ -275,12 +370,24 @@ class OpenClBackend : public Backend {
   bool half() const { return half_; }
 
  private:
-  // to_real(staging -> mem) or to_float(mem -> staging).
-  Status Convert(cl_kernel k, cl_mem mem, int offset, int count) {
-    const bool down = k == to_float_;
-    cl_int err = cl().clSetKernelArg(k, 0, sizeof(cl_mem), down ? &mem : &staging_);
+  struct Lane {
+    std::unique_ptr<Buffer> holder;
+    cl_mem staging = nullptr;
+    size_t staging_floats = 0;
+    cl_kernel to_real = nullptr, to_float = nullptr;
+  };
+  Lane& CurrentLane() {
+    const int lane = ClRuntime::CurrentLane();
+    return lanes_[lane >= 0 && lane < static_cast<int>(lanes_.size()) ? lane : 0];
+  }
+
+  // to_float (mem -> staging, `down`) or to_real (staging -> mem).
+  Status Convert(Lane& lane, bool down, cl_mem mem, int offset, int count) {
+    cl_kernel k = down ? lane.to_float : lane.to_real;
+    cl_int err = cl().clSetKernelArg(k, 0, sizeof(cl_mem), down ? &mem : &lane.staging);
     err |= down ? cl().clSetKernelArg(k, 1, sizeof(int), &offset) : cl().clSetKernelArg(k, 1, sizeof(cl_mem), &mem);
-    err |= down ? cl().clSetKernelArg(k, 2, sizeof(cl_mem), &staging_) : cl().clSetKernelArg(k, 2, sizeof(int), &offset);
+    err |= down ? cl().clSetKernelArg(k, 2, sizeof(cl_mem), &lane.staging)
+                : cl().clSetKernelArg(k, 2, sizeof(int), &offset);
     err |= cl().clSetKernelArg(k, 3, sizeof(int), &count);
     if (err != CL_SUCCESS) return ClError(err, "clSetKernelArg (conversion)");
     const size_t global = static_cast<size_t>(std::max(count, 1));
@@ -291,11 +398,100 @@ class OpenClBackend : public Backend {
   std::unique_ptr<ClRuntime> rt_;
   bool half_;
   mutable size_t max_floats_ = 0;
-  size_t staging_floats_ = 0;
-  std::unique_ptr<Buffer> staging_holder_;
-  cl_mem staging_ = nullptr;
-  cl_kernel to_real_ = nullptr, to_float_ = nullptr;
+  std::vector<Lane> lanes_;
+  std::mutex executions_mu_;
+  std::set<ClExecution*> executions_;
 };
+
+ClExecution::ClExecution(const ExecutionArgs& args, OpenClBackend* backend) : args_(args), backend_(backend) {
+  backend_->Register(this);
+}
+
+ClExecution::~ClExecution() {
+  backend_->Unregister(this);
+  for (cl_kernel k : kernels_) cl().clReleaseKernel(k);
+  for (cl_mem m : uploads_) cl().clReleaseMemObject(m);
+}
+
+Status ClExecution::TuneLaunches(TuningCache* cache, const std::string& device) {
+  // Find the launches.
+  recording_ = true;
+  recorded_.clear();
+  Status first = Run();
+  recording_ = false;
+  if (!first.ok()) return first;
+  cl_int err = cl().clFinish(queue());
+  if (err != CL_SUCCESS) return ClError(err, name() + ": clFinish (tuning)");
+  size_t device_max = 256;
+  cl().clGetDeviceInfo(backend_->runtime()->device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(device_max), &device_max,
+                       nullptr);
+  auto time_run = [&](double* us) -> Status {
+    double best = 1e30;
+    for (int rep = 0; rep < 5; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      RILL_INF_RETURN_IF_ERROR(Run());
+      const cl_int e = cl().clFinish(queue());
+      if (e != CL_SUCCESS) return ClError(e, name() + ": clFinish (tuning)");
+      best = std::min(best, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    *us = best;
+    return Status::Ok();
+  };
+  for (const LaunchSite& site : recorded_) {
+    char fn[128] = {0};
+    cl().clGetKernelInfo(site.kernel, CL_KERNEL_FUNCTION_NAME, sizeof(fn) - 1, fn, nullptr);
+    std::string key = "opencl_local|" + device + "|" + fn + (half() ? "|f16|" : "|f32|");
+    for (size_t d = 0; d < site.dims; ++d) key += (d ? "x" : "") + std::to_string(site.global[d]);
+    size_t kernel_max = device_max;
+    cl().clGetKernelWorkGroupInfo(site.kernel, backend_->runtime()->device(), CL_KERNEL_WORK_GROUP_SIZE,
+                                  sizeof(kernel_max), &kernel_max, nullptr);
+    sites_.erase(std::remove_if(sites_.begin(), sites_.end(), [&](const LaunchSite& s) { return s.Same(site); }),
+                 sites_.end());
+    LaunchSite chosen = site;
+    auto known = cache->choices.find(key);
+    if (known != cache->choices.end()) {
+      if (known->second != "driver") {
+        size_t l[3] = {1, 1, 1};
+        if (std::sscanf(known->second.c_str(), "%zux%zux%zu", &l[0], &l[1], &l[2]) == 3) {
+          for (size_t d = 0; d < 3; ++d) chosen.local[d] = l[d];
+        }
+      }
+      sites_.push_back(chosen);
+      continue;
+    }
+    // Candidates: sizes that divide the global size (the kernels do not
+    // guard against a rounded-up range), within the kernel's limit.
+    std::vector<std::array<size_t, 3>> candidates;
+    const size_t shapes[][3] = {{16, 1, 1}, {32, 1, 1}, {64, 1, 1}, {128, 1, 1}, {256, 1, 1}, {8, 8, 1},
+                                {16, 4, 1}, {4, 16, 1}, {16, 16, 1}, {32, 4, 1}, {32, 8, 1}, {64, 4, 1}};
+    for (const auto& c : shapes) {
+      if (site.dims < 2 && c[1] > 1) continue;
+      bool fits = c[0] * c[1] * c[2] <= kernel_max;
+      for (size_t d = 0; d < 3 && fits; ++d) fits = site.global[d] % c[d] == 0;
+      if (fits) candidates.push_back({c[0], c[1], c[2]});
+    }
+    sites_.push_back(site);  // the driver's choice first
+    double driver_us = 0;
+    RILL_INF_RETURN_IF_ERROR(time_run(&driver_us));
+    double best_us = driver_us;
+    LaunchSite best = site;
+    for (const auto& c : candidates) {
+      LaunchSite trial = site;
+      for (size_t d = 0; d < 3; ++d) trial.local[d] = c[d];
+      sites_.back() = trial;
+      double us = 0;
+      if (!time_run(&us).ok()) continue;  // e.g. too many resources for this size
+      if (us < best_us) best_us = us, best = trial;
+    }
+    if (best_us > driver_us * 0.97) best = site;
+    sites_.back() = best;
+    cache->choices[key] = best.local[0] == 0 ? "driver"
+                                               : std::to_string(best.local[0]) + "x" + std::to_string(best.local[1]) +
+                                                     "x" + std::to_string(best.local[2]);
+    cache->dirty = true;
+  }
+  return Status::Ok();
+}
 
 cl_context ClExecution::context() const { return backend_->runtime()->context(); }
 cl_command_queue ClExecution::queue() const { return backend_->runtime()->queue(); }

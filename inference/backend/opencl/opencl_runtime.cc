@@ -144,8 +144,22 @@ StatusOr<std::unique_ptr<ClRuntime>> ClRuntime::Create(const std::map<std::strin
   rt->device_ = gpus[index].second;
   rt->context_ = cl().clCreateContext(nullptr, 1, &rt->device_, nullptr, nullptr, &err);
   if (err != CL_SUCCESS) return ClError(err, "clCreateContext");
-  rt->queue_ = cl().clCreateCommandQueue(rt->context_, rt->device_, 0, &err);
-  if (err != CL_SUCCESS) return ClError(err, "clCreateCommandQueue");
+  int queues = 4;
+  if (auto it = options.find("queues"); it != options.end()) {
+    char* end = nullptr;
+    const long v = std::strtol(it->second.c_str(), &end, 10);
+    if (end == it->second.c_str() || *end != 0 || v < 1 || v > 16) {
+      return InvalidArgumentError("opencl: option queues=" + it->second + " is not a count from 1 to 16");
+    }
+    queues = static_cast<int>(v);
+  }
+  for (int q = 0; q < queues; ++q) {
+    rt->queues_.push_back(cl().clCreateCommandQueue(rt->context_, rt->device_, 0, &err));
+    if (err != CL_SUCCESS) {
+      rt->queues_.pop_back();
+      return ClError(err, "clCreateCommandQueue");
+    }
+  }
   const std::string name = DeviceString(rt->device_, CL_DEVICE_NAME);
   const std::string driver = DeviceString(rt->device_, CL_DRIVER_VERSION);
   const std::string version = DeviceString(rt->device_, CL_DEVICE_VERSION);
@@ -163,9 +177,21 @@ StatusOr<std::unique_ptr<ClRuntime>> ClRuntime::Create(const std::map<std::strin
   return rt;
 }
 
+namespace {
+thread_local int tls_lane = 0;
+}  // namespace
+
+void ClRuntime::SelectLane(int lane) { tls_lane = lane; }
+int ClRuntime::CurrentLane() { return tls_lane; }
+
+cl_command_queue ClRuntime::queue() const {
+  const int lane = tls_lane;
+  return queues_[lane >= 0 && lane < static_cast<int>(queues_.size()) ? lane : 0];
+}
+
 ClRuntime::~ClRuntime() {
   for (auto& [half, program] : programs_) cl().clReleaseProgram(program);
-  if (queue_) cl().clReleaseCommandQueue(queue_);
+  for (cl_command_queue q : queues_) cl().clReleaseCommandQueue(q);
   if (context_) cl().clReleaseContext(context_);
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "rill/inference/status.h"
 
@@ -31,7 +32,9 @@ class ClRuntime {
   //   compute_units  the device's count as the kernels' work split sees it
   //              (default: CL_DEVICE_MAX_COMPUTE_UNITS; tests set a GPU's);
   //   cache_dir  where built programs are kept ("" or "none": no cache;
-  //              default $XDG_CACHE_HOME/rill/opencl or ~/.cache/rill/opencl).
+  //              default $XDG_CACHE_HOME/rill/opencl or ~/.cache/rill/opencl);
+  //   queues     in-order command queues (lanes) the session may run
+  //              branches on at once (default 4, 1..16).
   // An error naming what is missing when there is no OpenCL platform or
   // device (no ICD installed, no driver).
   static StatusOr<std::unique_ptr<ClRuntime>> Create(const std::map<std::string, std::string>& options);
@@ -39,7 +42,13 @@ class ClRuntime {
 
   cl_context context() const { return context_; }
   cl_device_id device() const { return device_; }
-  cl_command_queue queue() const { return queue_; }
+  // The queue of the calling thread's lane (SelectLane; lane 0 unless the
+  // thread chose another).
+  cl_command_queue queue() const;
+  int num_queues() const { return static_cast<int>(queues_.size()); }
+  // Makes `lane` the calling thread's lane (clamped to the queues there are).
+  static void SelectLane(int lane);
+  static int CurrentLane();
   // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA, driver 550.54)".
   const std::string& description() const { return description_; }
   int compute_units() const { return compute_units_; }
@@ -54,7 +63,7 @@ class ClRuntime {
 
   cl_context context_ = nullptr;
   cl_device_id device_ = nullptr;
-  cl_command_queue queue_ = nullptr;
+  std::vector<cl_command_queue> queues_;
   std::string description_, cache_key_base_, cache_dir_;
   int compute_units_ = 1;
   std::mutex mu_;

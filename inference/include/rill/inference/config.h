@@ -85,6 +85,12 @@ struct SessionConfig {
   // the host (with concurrent_backends); a GPU backend's stream thread only
   // submits and waits and is not counted.
   bool concurrent_backends = true;
+  // With concurrent_backends: on a backend with several queues (OpenCL's
+  // command queues; Backend::MaxLanes), the branches of a multi-output model
+  // (the nodes only one output needs, Graph::HeadOf) each get a queue and a
+  // stream thread of their own, so that two heads on one GPU overlap. Off:
+  // one queue per backend.
+  bool branch_streams = true;
 
   // Where kTune appends each layer's measured candidates ("" off; the
   // environment variable RILL_TUNE_LOG, for experiments, sets it when empty):
