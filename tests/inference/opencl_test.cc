@@ -343,6 +343,38 @@ TEST_F(OpenClTest, Resize) {
   }
 }
 
+// RESIZE_BICUBIC (ONNX cubic: coefficient, exclude_outside, coordinate
+// modes) and antialiased linear and cubic resizes, up and down, against the
+// reference kernels' taps.
+TEST_F(OpenClTest, BicubicAndAntialiasedResize) {
+  struct Case {
+    ir::OpType type;
+    bool antialias, exclude_outside;
+    float coeff;
+    ir::ResizeCoordinate coordinate;
+    std::vector<int> size;
+  };
+  using C = ir::ResizeCoordinate;
+  for (const Case& c : {Case{ir::OpType::kResizeBicubic, false, false, -0.75f, C::kHalfPixel, {11, 9}},
+                        Case{ir::OpType::kResizeBicubic, false, true, -0.5f, C::kAlignCorners, {13, 4}},
+                        Case{ir::OpType::kResizeBicubic, false, false, -0.75f, C::kAsymmetric, {3, 17}},
+                        Case{ir::OpType::kResizeBilinear, true, false, -0.75f, C::kHalfPixel, {3, 2}},
+                        Case{ir::OpType::kResizeBilinear, true, false, -0.75f, C::kPytorchHalfPixel, {12, 5}},
+                        Case{ir::OpType::kResizeBicubic, true, false, -0.5f, C::kHalfPixel, {2, 3}}}) {
+    OneOp op;
+    ir::OpAttrs a;
+    a.antialias = c.antialias;
+    a.exclude_outside = c.exclude_outside;
+    a.cubic_coeff_a = c.coeff;
+    a.resize_coordinate = c.coordinate;
+    const int x = op.Input({2, 6, 7, 3});
+    CheckOp(op.Build(c.type, {x, op.ConstInts(c.size)}, a),
+            std::string(ir::OpTypeName(c.type)) + (c.antialias ? " antialias" : "") +
+                (c.exclude_outside ? " exclude_outside" : "") + " to " + std::to_string(c.size[0]) + "x" +
+                std::to_string(c.size[1]));
+  }
+}
+
 // Whole models, every layer on OpenCL, against the CPU backend.
 class OpenClModelTest : public OpenClTest, public ::testing::WithParamInterface<std::string> {};
 

@@ -24,6 +24,7 @@
 #include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
 #include "inference/backend/cpu/kernels/ref/resize_coordinate.h"
 #include "inference/backend/cpu/kernels/ref/resize_nearest.h"
+#include "inference/backend/cpu/kernels/ref/resize_separable.h"
 #include "inference/backend/opencl/opencl_runtime.h"
 #include "inference/ir/conv_geometry.h"
 #include "inference/ir/slice_geometry.h"
@@ -1084,11 +1085,12 @@ class ResizeExecution : public ClExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
     const ir::OpAttrs& a = attrs();
-    if (a.antialias) return Refuse("antialiased resize");
     const Shape& x = InShape(0);
     const Shape& y = OutShape();
     std::vector<int> rows, cols;
     std::vector<float> rw, cw;
+    separable_ = args_.node->type == ir::OpType::kResizeBicubic || a.antialias;
+    if (separable_) return PrepareSeparable(x, y);
     if (args_.node->type == ir::OpType::kResizeBilinear) {
       kernel_name_ = "resize_bilinear";
       cpu::ResizeParams p;
@@ -1134,15 +1136,60 @@ class ResizeExecution : public ClExecution {
     return Kernel(0, "resize_taps").status();
   }
   Status Run() override {
-    return Launch(kernels_[0], {static_cast<size_t>(dims_[2]), static_cast<size_t>(dims_[4]),
-                                static_cast<size_t>(dims_[5]) * dims_[3]},
-                  InMem(0), InOff(0), OutMem(), OutOff(), rows_, rw_, cols_, cw_, taps_, dims_[0], dims_[1], dims_[2],
-                  dims_[3], dims_[4], outside_);
+    const std::initializer_list<size_t> global = {static_cast<size_t>(dims_[2]), static_cast<size_t>(dims_[4]),
+                                                  static_cast<size_t>(dims_[5]) * dims_[3]};
+    if (separable_) {
+      return Launch(kernels_[0], global, InMem(0), InOff(0), OutMem(), OutOff(), rows_, rw_, taps_, cols_, cw_,
+                    col_taps_, divisor_, dims_[0], dims_[1], dims_[2], dims_[3], dims_[4], outside_);
+    }
+    return Launch(kernels_[0], global, InMem(0), InOff(0), OutMem(), OutOff(), rows_, rw_, cols_, cw_, taps_,
+                  dims_[0], dims_[1], dims_[2], dims_[3], dims_[4], outside_);
   }
 
  private:
+  // RESIZE_BICUBIC and antialiased resizes: the reference kernels' tap
+  // tables (cpu::ComputeResizeSeparableTaps, ONNX Runtime's rules), a tap 0
+  // index of -1 marking an output that is the extrapolation value.
+  Status PrepareSeparable(const Shape& x, const Shape& y) {
+    const ir::OpAttrs& a = attrs();
+    if (a.resize_coordinate == ir::ResizeCoordinate::kTflite) {
+      return Refuse("bicubic or antialiased resize needs an ONNX coordinate transform");
+    }
+    cpu::ResizeSeparableParams p;
+    SetSizes(x, y, &p);
+    p.filter = args_.node->type == ir::OpType::kResizeBicubic
+                   ? (a.antialias ? cpu::ResizeFilter::kAntialiasCubic : cpu::ResizeFilter::kCubic)
+                   : cpu::ResizeFilter::kAntialiasLinear;
+    cpu::SetResizeCoordinates(a, x, &p);
+    p.cubic_coeff_a = a.cubic_coeff_a;
+    p.exclude_outside = a.exclude_outside;
+    cpu::ResizeTaps rt, ct;
+    cpu::ComputeResizeSeparableTaps(p, true, &rt);
+    cpu::ComputeResizeSeparableTaps(p, false, &ct);
+    for (int i = 0; i < p.out_h; ++i) {
+      if (rt.outside[i]) rt.index[static_cast<size_t>(i) * rt.taps] = -1;
+    }
+    for (int i = 0; i < p.out_w; ++i) {
+      if (ct.outside[i]) ct.index[static_cast<size_t>(i) * ct.taps] = -1;
+    }
+    kernel_name_ = args_.node->type == ir::OpType::kResizeBicubic
+                       ? (a.antialias ? "resize_antialias_cubic" : "resize_bicubic")
+                       : "resize_antialias_linear";
+    taps_ = rt.taps;
+    col_taps_ = ct.taps;
+    outside_ = p.extrapolation_value;
+    ReleaseTables();
+    RILL_INF_ASSIGN_OR_RETURN(rows_, UploadRaw(rt.index.data(), rt.index.size() * sizeof(int), false));
+    RILL_INF_ASSIGN_OR_RETURN(cols_, UploadRaw(ct.index.data(), ct.index.size() * sizeof(int), false));
+    RILL_INF_ASSIGN_OR_RETURN(rw_, UploadRaw(rt.weight.data(), rt.weight.size() * sizeof(float), false));
+    RILL_INF_ASSIGN_OR_RETURN(cw_, UploadRaw(ct.weight.data(), ct.weight.size() * sizeof(float), false));
+    RILL_INF_ASSIGN_OR_RETURN(divisor_, UploadRaw(rt.divisor.data(), rt.divisor.size() * sizeof(float), false));
+    dims_ = {x[1], x[2], x[3], y[1], y[2], x[0]};
+    return Kernel(0, "resize_separable").status();
+  }
+
   void ReleaseTables() {
-    for (cl_mem* m : {&rows_, &cols_, &rw_, &cw_}) {
+    for (cl_mem* m : {&rows_, &cols_, &rw_, &cw_, &divisor_}) {
       if (*m) cl().clReleaseMemObject(*m);
       *m = nullptr;
     }
@@ -1156,7 +1203,9 @@ class ResizeExecution : public ClExecution {
     p->out_h = y[1];
     p->out_w = y[2];
   }
-  int taps_ = 1;
+  int taps_ = 1, col_taps_ = 1;
+  bool separable_ = false;
+  cl_mem divisor_ = nullptr;
   float outside_ = 0.0f;
   std::vector<int> dims_;
   cl_mem rows_ = nullptr, cols_ = nullptr, rw_ = nullptr, cw_ = nullptr;
@@ -1304,6 +1353,7 @@ StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const Execut
     case OpType::kConcatenation: e = std::make_unique<ConcatExecution>(args, this); break;
     case OpType::kSoftmax: e = std::make_unique<SoftmaxExecution>(args, this); break;
     case OpType::kResizeBilinear:
+    case OpType::kResizeBicubic:
     case OpType::kResizeNearest: e = std::make_unique<ResizeExecution>(args, this); break;
     case OpType::kDepthToSpace: e = std::make_unique<DepthToSpaceExecution>(args, this); break;
     default:

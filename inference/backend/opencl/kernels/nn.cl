@@ -428,6 +428,34 @@ __kernel void resize_taps(__global const REAL* x, int x_off, __global REAL* y, i
   ST((out ? outside : acc), y, y_off + (((long)n * out_h + oy) * out_w + ox) * channels + c);
 }
 
+// RESIZE_BICUBIC and antialiased resizes: th taps along H, tw along W per
+// output index, summed along W, then along H as r * weight / divisor[oy]
+// (the reference kernel's order); a tap-0 index of -1 marks an output that
+// is `outside`. Global: (channels, out_w, batch * out_h).
+__kernel void resize_separable(__global const REAL* x, int x_off, __global REAL* y, int y_off,
+                               __global const int* rows, __global const float* rw, int th, __global const int* cols,
+                               __global const float* cw, int tw, __global const float* divisor, int in_h, int in_w,
+                               int channels, int out_h, int out_w, float outside) {
+  const int c = get_global_id(0);
+  const int ox = get_global_id(1);
+  const int ny = get_global_id(2);
+  if (c >= channels) return;
+  const int n = ny / out_h, oy = ny % out_h;
+  const long o = y_off + (((long)n * out_h + oy) * out_w + ox) * channels + c;
+  if (rows[oy * th] < 0 || cols[ox * tw] < 0) {
+    ST(outside, y, o);
+    return;
+  }
+  float acc = 0.0f;
+  for (int ty = 0; ty < th; ++ty) {
+    const long row = x_off + ((long)n * in_h + rows[oy * th + ty]) * in_w * channels + c;
+    float r = 0.0f;
+    for (int tx = 0; tx < tw; ++tx) r += cw[ox * tw + tx] * LD(x, row + (long)cols[ox * tw + tx] * channels);
+    acc += r * rw[oy * th + ty] / divisor[oy];
+  }
+  ST(acc, y, o);
+}
+
 // DEPTH_TO_SPACE (TFLite's DCR order). Global: (out_c, out_w, batch * out_h).
 __kernel void depth_to_space(__global const REAL* x, int x_off, __global REAL* y, int y_off, int in_h, int in_w,
                              int in_c, int block) {
