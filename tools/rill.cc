@@ -134,6 +134,8 @@ flags:
   --backend=NAME               cpu (default) or opencl
   --place=OUTPUT:BACKEND       that output's head on BACKEND (repeatable)
   --sequential                 run the backends one after another
+  --no_branch_streams          one queue per backend (default: each branch
+                               of a multi-output model on a GPU gets its own)
   --trace=FILE                 Chrome trace of the last run (bench)
   --input=FILE.f32             compare's input (raw float32); default
                                MODEL's .input.f32 beside it, else random

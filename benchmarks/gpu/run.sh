@@ -37,11 +37,23 @@ done
 M=$W/models/rill_multitask.onnx
 if [ -f $M ]; then
   echo "multi-task (rill_multitask.onnx, MobileNetV2 backbone + classes head + 56x56 mask head), median of $RUNS:"
-  for a in "--threads=16" "--backend=opencl" "--threads=16 --place=mask:opencl" "--threads=16 --place=mask:opencl --sequential"; do
+  for a in "--threads=16" "--backend=opencl" "--backend=opencl --no_branch_streams" "--threads=16 --place=mask:opencl" \
+           "--threads=16 --place=mask:opencl --sequential"; do
     echo "  $a: $(rill bench $M --runs=$RUNS $a 2>&1 | tail -1 | sed 's/.*runs: //')"
   done
   rill bench $M --runs=20 --threads=16 --place=mask:opencl --trace=$OUT_DIR/multitask_trace.json >/dev/null 2>&1 || true
 fi
+# OpenCL with work-group sizes tuned per launch (kTune; the first run
+# measures and fills the cache, the second only applies it).
+echo "OpenCL fp32 with tuned work-group sizes (median of $RUNS, ms): default -> tuned"
+for m in mobilenet_v2.onnx resnet18.onnx squeezenet1_1.onnx resnet50.onnx; do
+  [ -f $W/models/$m ] || continue
+  rill bench $W/models/$m --backend=opencl --runs=3 --tune=$W/tune.txt >/dev/null 2>&1
+  d=$(rill bench $W/models/$m --backend=opencl --runs=$RUNS 2>&1 | tail -1 | sed 's/.*median \([0-9.]*\) ms.*/\1/')
+  t=$(rill bench $W/models/$m --backend=opencl --runs=$RUNS --tune=$W/tune.txt 2>&1 | tail -1 | sed 's/.*median \([0-9.]*\) ms.*/\1/')
+  echo "  $m: $d -> $t"
+done
+echo "  tuned launches: $(grep -c opencl_local $W/tune.txt 2>/dev/null), of which not the driver's: $(grep opencl_local $W/tune.txt 2>/dev/null | grep -vc driver)"
 # Where the time goes: per-layer times on OpenCL (each layer finished on the
 # device before the next: launch + execution), the slowest first.
 for m in resnet18.onnx mobilenet_v2.onnx; do

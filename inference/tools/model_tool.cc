@@ -14,7 +14,8 @@
 // (SessionConfig::max_memory_bytes; default half the machine's memory).
 // --place=OUTPUT:BACKEND (repeatable): the nodes only that output needs (its
 // head in a multi-task model) on BACKEND; --sequential runs the backends one
-// after another instead of at once; --trace=FILE (bench) writes the last
+// after another instead of at once; --no_branch_streams keeps the branches
+// of a model on one GPU in one queue; --trace=FILE (bench) writes the last
 // run's tasks as a Chrome trace (one row per stream).
 // --precision=fp32|fp16|bf16: SessionConfig::precision (kFp16: weights of
 // the GEMM kernels stored in half precision; kBf16: the GEMMs in bfloat16);
@@ -63,6 +64,7 @@ struct Flags {
   std::string backend = kCpuBackend;  // --backend=NAME: SessionConfig::backend
   std::vector<std::pair<std::string, std::string>> place;  // --place=OUTPUT:BACKEND
   bool sequential = false;                                  // --sequential: concurrent_backends off
+  bool one_lane = false;                                    // --no_branch_streams: branch_streams off
   long long max_memory_mb = 0;                              // --max_memory_mb=N (0: the default bound)
   bool bf16_even_if_slower = false;                         // --bf16_even_if_slower
   std::string trace;                                        // --trace=FILE (bench)
@@ -119,6 +121,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->place.emplace_back(a.substr(8, a.rfind(':') - 8), a.substr(a.rfind(':') + 1));
     }
     else if (a == "--sequential") f->sequential = true;
+    else if (a == "--no_branch_streams") f->one_lane = true;
     else if (a == "--bf16_even_if_slower") f->bf16_even_if_slower = true;
     else if (a.rfind("--max_memory_mb=", 0) == 0) f->max_memory_mb = std::atoll(a.c_str() + 16);
     else if (a.rfind("--trace=", 0) == 0) f->trace = a.substr(8);
@@ -602,7 +605,7 @@ int RunModelTool(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp32|fp16|bf16] [--input_shape=NAME:D,D,...]\n"
                  "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--precision=fp32|fp16|bf16] [--json]\n"
-                 "         (any command) [--backend=NAME] [--place=OUTPUT:BACKEND] [--sequential] [--trace=FILE] [--max_memory_mb=N]\n"
+                 "         (any command) [--backend=NAME] [--place=OUTPUT:BACKEND] [--sequential] [--no_branch_streams] [--trace=FILE] [--max_memory_mb=N]\n"
                  "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp32|fp16|bf16] [--json]\n"
                  "       rill model run MODEL --input=[NAME=]FILE --output_dir=DIR [--format=npy|raw] [--json]\n");
     return 2;
@@ -618,6 +621,7 @@ int RunModelTool(int argc, char** argv) {
   config.precision = f.precision;
   config.backend = f.backend;
   config.concurrent_backends = !f.sequential;
+  config.branch_streams = !f.one_lane;
   config.bf16_even_if_slower = f.bf16_even_if_slower;
   if (f.max_memory_mb > 0) config.max_memory_bytes = static_cast<size_t>(f.max_memory_mb) << 20;
   const ir::Graph& graph = (*model)->graph();
