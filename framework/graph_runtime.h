@@ -138,7 +138,6 @@ class GraphRuntime {
   mutable AdaptiveMutex mu_;
   std::condition_variable_any cv_;  // idle / done / queue space
   absl::Status status_;
-  bool error_reported_ = false;
   bool running_ = false;
   bool shutting_down_ = false;
   size_t closed_nodes_ = 0;
