@@ -10,10 +10,12 @@
 // (the CNNs run in vulkan_models_test, a target of its own).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -356,7 +358,9 @@ TEST_F(VulkanTest, Resize) {
   }
 }
 
-// Whole models, every layer on Vulkan, against the CPU backend.
+// Whole models, every layer on Vulkan, against the CPU backend: the OpenCL
+// test's models but resnet18 (70 s on lavapipe, and no op the others lack;
+// the GPU benchmark runs it).
 class VulkanModelTest : public VulkanTest, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(VulkanModelTest, MatchesCpu) {
@@ -393,8 +397,7 @@ TEST_P(VulkanModelTest, MatchesCpu) {
 INSTANTIATE_TEST_SUITE_P(Models, VulkanModelTest,
                          ::testing::Values("face_detection_short_range.tflite", "face_detection_full_range.tflite",
                                            "selfie_segmentation.tflite", "hand_landmark_lite.tflite",
-                                           "pose_landmark_lite.tflite", "mobilenet_v2.onnx", "squeezenet1_1.onnx",
-                                           "resnet18.onnx"),
+                                           "pose_landmark_lite.tflite", "mobilenet_v2.onnx", "squeezenet1_1.onnx"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param.substr(0, info.param.find('.'));
                          });
@@ -412,27 +415,175 @@ TEST_F(VulkanTest, ResizeReplans) {
   ExpectClose(RunOnce(vk->get(), 5), RunOnce(cpu->get(), 5), 1e-4, "batch 2");
 }
 
+// The worst error of `got` over each output's range (at least 1).
+double WorstRelativeError(const std::vector<std::vector<float>>& got, const std::vector<std::vector<float>>& want) {
+  double worst = 0;
+  for (size_t o = 0; o < got.size() && o < want.size(); ++o) {
+    float lo = 0, hi = 0;
+    for (float v : want[o]) lo = std::min(lo, v), hi = std::max(hi, v);
+    for (size_t i = 0; i < got[o].size() && i < want[o].size(); ++i) {
+      worst = std::max(worst, std::fabs(static_cast<double>(got[o][i]) - want[o][i]) / std::max(1.0f, hi - lo));
+    }
+  }
+  return worst;
+}
+
 // Precision::kFp16: activations and weights stored as halves (rounded to
-// nearest even), arithmetic in fp32: within 1e-2 of the outputs' range of
-// fp32 on every MediaPipe detector and the CNNs (1e-2: each stored value
-// moves by up to 2^-11 relative, compounded over the layers), and not bit
-// for bit (the mode is on).
-TEST_F(VulkanTest, Fp16Storage) {
-  for (const std::string name : {"face_detection_short_range.tflite", "face_detection_full_range.tflite",
-                                 "hand_landmark_lite.tflite", "mobilenet_v2.onnx", "squeezenet1_1.onnx"}) {
+// nearest even; VK_KHR_16bit_storage), arithmetic in fp32, and with
+// shaderFloat16 also the GEMM's tiles and products in fp16 (sums in fp32):
+// within 1e-2 of the outputs' range of fp32 (each stored value moves by up
+// to 2^-11 relative, compounded over the layers; fp16 products add one
+// more rounding per product), and not bit for bit (the mode is on). The
+// measured errors are printed (docs/benchmarks.md quotes them).
+TEST_F(VulkanTest, Fp16StorageAndArithmetic) {
+  for (const std::string name : {"face_detection_short_range.tflite", "hand_landmark_lite.tflite", "mobilenet_v2.onnx"}) {
     const std::string path = testing::ModelPath(name);
     RILL_SKIP_IF_MISSING(path);
     auto model = Model::FromFile(path);
     ASSERT_TRUE(model.ok());
     auto cpu = Session::Create(*model);
-    auto vk = Session::Create(*model, VulkanConfig(Precision::kFp16));
-    ASSERT_TRUE(cpu.ok() && vk.ok()) << vk.status().ToString();
-    for (const std::string& k : (*vk)->KernelNames()) EXPECT_NE(k.find("_vk_f16"), std::string::npos) << k;
+    ASSERT_TRUE(cpu.ok());
     const auto want = RunOnce(cpu->get(), 9);
-    const auto got = RunOnce(vk->get(), 9);
-    ExpectClose(got, want, 1e-2, name + " fp16");
-    EXPECT_NE(got, want) << name << ": fp16 gave the fp32 bits";
+    for (const bool arithmetic : {false, true}) {
+      SessionConfig config = VulkanConfig(Precision::kFp16);
+      config.backend_options["vulkan.fp16_arithmetic"] = arithmetic ? "true" : "false";
+      auto vk = Session::Create(*model, config);
+      ASSERT_TRUE(vk.ok()) << vk.status().ToString();
+      bool all_arith = true;
+      for (const std::string& k : (*vk)->KernelNames()) {
+        EXPECT_NE(k.find("_vk_f16"), std::string::npos) << k;
+        all_arith = all_arith && k.find("_vk_f16a") != std::string::npos;
+        if (!arithmetic) {
+          EXPECT_EQ(k.find("_vk_f16a"), std::string::npos) << k;
+        }
+      }
+      if (arithmetic && !all_arith) {
+        std::printf("%s: this device has no shaderFloat16: fp16 storage only\n", name.c_str());
+      }
+      const auto got = RunOnce(vk->get(), 9);
+      const std::string what = name + (arithmetic ? " fp16 storage+arithmetic" : " fp16 storage");
+      std::printf("%s: worst error %.2e of the outputs' range\n", what.c_str(), WorstRelativeError(got, want));
+      ExpectClose(got, want, 1e-2, what);
+      EXPECT_NE(got, want) << what << ": fp16 gave the fp32 bits";
+    }
   }
+}
+
+// The numbers in the file "vulkan.gpu_profile" names, written when the
+// session ends: runs, submits and segments, then one line per step.
+struct Profile {
+  long runs = -1, submits = -1, segments = -1;
+  std::vector<std::pair<std::string, double>> steps;  // name, mean microseconds
+};
+
+Profile ReadProfile(const std::string& path) {
+  Profile p;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("# runs ", 0) == 0) {
+      std::sscanf(line.c_str(), "# runs %ld submits %ld segments %ld", &p.runs, &p.submits, &p.segments);
+    } else if (!line.empty() && line[0] != '#') {
+      std::istringstream fields(line);
+      std::string step, mean, share, name;
+      std::getline(fields, step, '\t');
+      std::getline(fields, mean, '\t');
+      std::getline(fields, share, '\t');
+      std::getline(fields, name);
+      p.steps.emplace_back(name, std::atof(mean.c_str()));
+    }
+  }
+  return p;
+}
+
+// A model wholly on Vulkan is one recorded command buffer: one submit per
+// run, also after a resize (which records again); the profile's per-step
+// GPU times (VkQueryPool timestamps) cover every step.
+TEST_F(VulkanTest, OneSubmitPerRunAndGpuTimestamps) {
+  const std::string path = testing::ModelPath("face_detection_short_range.tflite");
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok());
+  auto cpu = Session::Create(*model);
+  ASSERT_TRUE(cpu.ok());
+  const std::string profile = TmpDir() + "/one_submit.tsv";
+  size_t steps = 0;
+  {
+    SessionConfig config = VulkanConfig();
+    config.backend_options["vulkan.gpu_profile"] = profile;
+    auto vk = Session::Create(*model, config);
+    ASSERT_TRUE(vk.ok()) << vk.status().ToString();
+    for (int run = 0; run < 3; ++run) ExpectClose(RunOnce(vk->get(), run), RunOnce(cpu->get(), run), 1e-4, "run");
+    for (auto* s : {cpu->get(), vk->get()}) ASSERT_TRUE(s->Resize({{s->input(0)->name(), {2, 128, 128, 3}}}).ok());
+    ExpectClose(RunOnce(vk->get(), 5), RunOnce(cpu->get(), 5), 1e-4, "after a resize");
+    for (const LayerInfo& l : (*vk)->Layers()) steps += l.kernel.find("in_place") == std::string::npos;
+  }
+  const Profile p = ReadProfile(profile);
+  EXPECT_EQ(p.runs, 4);
+  EXPECT_EQ(p.submits, 4) << "one vkQueueSubmit per run";
+  EXPECT_EQ(p.segments, 1);
+  // Every layer that is not a view, the input's and the two outputs'
+  // transfers, each timed.
+  EXPECT_EQ(p.steps.size(), steps + 3);
+  double total = 0;
+  for (const auto& [name, us] : p.steps) total += us;
+  EXPECT_GT(total, 0.0) << "no GPU time measured";
+}
+
+// The pipeline cache and the tile tuning are files keyed by device and
+// driver: a second session reads the tuning (here a planted 32x64 tile
+// shows in the kernel names); "tile" overrides it.
+TEST_F(VulkanTest, PipelineCacheAndTuningOnDisk) {
+  OneOp op;
+  const int x = op.Input({1, 6, 6, 8});
+  const int w = op.RandomConst({16, 3, 3, 8}, &rng_);
+  auto model = op.Build(ir::OpType::kConv2D, {x, w}, Window(1, ir::Padding::kSame));
+  const std::string dir = TmpDir() + "/vk_cache_test";
+  SessionConfig config = VulkanConfig();
+  config.backend_options["vulkan.cache_dir"] = dir;
+  std::string tune_file;
+  {
+    auto vk = Session::Create(model, config);
+    ASSERT_TRUE(vk.ok()) << vk.status().ToString();
+    ASSERT_TRUE((*vk)->Run().ok());
+  }
+  bool pipeline_cache = false;
+  for (const std::string suffix : {".tune", ".vkpc"}) {
+    std::string found;
+    FILE* ls = popen(("ls " + dir + "/*" + suffix + " 2>/dev/null").c_str(), "r");
+    char buf[512];
+    if (ls && std::fgets(buf, sizeof(buf), ls)) found = buf;
+    if (ls) pclose(ls);
+    while (!found.empty() && found.back() == '\n') found.pop_back();
+    if (suffix == ".tune") {
+      tune_file = found;
+    } else {
+      pipeline_cache = !found.empty();
+    }
+  }
+  EXPECT_TRUE(pipeline_cache) << "no pipeline cache in " << dir;
+  ASSERT_FALSE(tune_file.empty()) << "no tuning in " << dir;
+  {
+    std::ifstream in(tune_file);
+    std::string key, value;
+    in >> key >> value;
+    EXPECT_EQ(key, "gemm_tile_0");
+    EXPECT_TRUE(value == "32x32" || value == "32x64" || value == "64x32" || value == "64x64") << value;
+  }
+  std::ofstream(tune_file, std::ios::trunc) << "gemm_tile_0 32x64\n";
+  {
+    auto vk = Session::Create(model, config);
+    ASSERT_TRUE(vk.ok());
+    EXPECT_EQ((*vk)->Layers()[0].kernel, "conv2d_gemm32x64_vk");
+  }
+  config.backend_options["vulkan.tile"] = "64x32";
+  auto vk = Session::Create(model, config);
+  ASSERT_TRUE(vk.ok());
+  EXPECT_EQ((*vk)->Layers()[0].kernel, "conv2d_gemm64x32_vk");
+  config.backend_options["vulkan.tile"] = "48x48";
+  auto bad = Session::Create(model, config);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("tile=48x48"), std::string::npos) << bad.status().ToString();
 }
 
 // Nodes that flow out of one trunk into two heads: the scores head on
@@ -528,6 +679,84 @@ TEST_F(VulkanTest, MultiTaskHeadsOnTwoBackends) {
     EXPECT_GT(cpu_tasks, 0);
     EXPECT_NE((*session)->LastRunTraceJson().find("\"tid\":"), std::string::npos);
   }
+}
+
+// Three backends in one session: the multi-task model's backbone on
+// Vulkan, its classification head on OpenCL, its dense (mask) head on the
+// CPU, concurrently (a stream per backend). Outputs match the CPU-only run;
+// the trace puts each task on its backend's stream and shows the two heads
+// running at once (the OpenCL stream's span, transfers included, overlaps
+// the CPU head's).
+TEST_F(VulkanTest, ThreeBackendsInOneSession) {
+  const std::string path = testing::ModelPath("rill_multitask.onnx");
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  {
+    OneOp probe;
+    auto relu = probe.Build(ir::OpType::kRelu, {probe.Input({1, 2, 2, 3})});
+    SessionConfig cl;
+    cl.backend = "opencl";
+    auto session = Session::Create(relu, cl);
+    RILL_REQUIRE(session.ok(), "no OpenCL device (PoCL: scripts/setup.sh): " << session.status().ToString());
+  }
+  const ir::Graph& g = (*model)->graph();
+  ASSERT_EQ(g.tensors[g.outputs[1]].name, "mask");
+  const std::vector<bool> mask_head = g.HeadOf(1), classes_head = g.HeadOf(0);
+  auto cpu = Session::Create(*model);
+  ASSERT_TRUE(cpu.ok());
+  const auto want = RunOnce(cpu->get(), 17);
+  SessionConfig config = VulkanConfig();  // the backbone (every node not placed below)
+  config.concurrent_backends = true;
+  config.num_threads = 2;
+  std::set<std::string> on_cl, on_cpu, on_vk;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const std::string& name = g.nodes[n].name;
+    if (classes_head[n]) config.node_backends[name] = "opencl", on_cl.insert(name);
+    else if (mask_head[n]) config.node_backends[name] = kCpuBackend, on_cpu.insert(name);
+    else on_vk.insert(name);
+  }
+  ASSERT_GT(on_cl.size(), 1u);
+  ASSERT_GT(on_cpu.size(), 3u);
+  ASSERT_GT(on_vk.size(), 10u);
+  auto session = Session::Create(*model, config);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  std::map<std::string, int> per_backend;
+  for (const LayerInfo& l : (*session)->Layers()) ++per_backend[l.backend];
+  EXPECT_GT(per_backend["vulkan"], 10);
+  EXPECT_GT(per_backend["opencl"], 1);
+  EXPECT_GT(per_backend["cpu"], 3);
+  (*session)->set_tracing(true);
+  bool overlapped = false;
+  for (int run = 0; run < 4; ++run) {
+    ExpectClose(RunOnce(session->get(), 17), want, 1e-4, "three backends, run " + std::to_string(run));
+    std::map<std::string, std::set<int>> streams;
+    double cl_start = 1e30, cl_end = 0, cpu_start = 1e30, cpu_end = 0;
+    for (const TaskSpan& t : (*session)->LastRunTrace()) {
+      streams[t.backend].insert(t.stream);
+      if (on_cl.count(t.name)) {
+        EXPECT_EQ(t.backend, "opencl") << t.name;
+      }
+      if (t.backend == "opencl") {
+        cl_start = std::min(cl_start, t.start_us), cl_end = std::max({cl_end, t.end_us, t.finish_us});
+      }
+      if (on_cpu.count(t.name)) {
+        EXPECT_EQ(t.backend, "cpu") << t.name;
+        cpu_start = std::min(cpu_start, t.start_us), cpu_end = std::max({cpu_end, t.end_us, t.finish_us});
+      }
+      if (on_vk.count(t.name)) {
+        EXPECT_EQ(t.backend, "vulkan") << t.name;
+      }
+    }
+    // A stream of each backend's own.
+    ASSERT_EQ(streams["vulkan"].size(), 1u);
+    ASSERT_EQ(streams["opencl"].size(), 1u);
+    EXPECT_NE(*streams["vulkan"].begin(), *streams["opencl"].begin());
+    EXPECT_EQ(streams["cpu"].count(*streams["vulkan"].begin()), 0u);
+    overlapped = overlapped || (cl_start < cpu_end && cpu_start < cl_end);
+  }
+  EXPECT_TRUE(overlapped) << "the OpenCL and CPU heads never ran at once";
+  EXPECT_NE((*session)->LastRunTraceJson().find("\"vulkan\""), std::string::npos);
 }
 
 }  // namespace
