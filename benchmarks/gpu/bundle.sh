@@ -16,9 +16,18 @@ rm -rf "$out"
 mkdir -p "$out/lib" "$out/models"
 cp bazel-bin/inference/tools/rill_model "$out/"
 ldd "$out/rill_model" | awk '/=>/ {print $3}' | sort -u | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+# The Vulkan test (ops and models against the CPU), where built: it runs on
+# the real GPU too (bazel build //tests/inference:vulkan_test).
+if [ -x bazel-bin/tests/inference/vulkan_test ]; then
+  cp bazel-bin/tests/inference/vulkan_test "$out/"
+  ldd bazel-bin/tests/inference/vulkan_test | awk '/=>/ {print $3}' | sort -u | while read -r lib; do cp -nL "$lib" "$out/lib/"; done
+fi
 cp -L /lib64/ld-linux-x86-64.so.2 "$out/lib/"
 cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 "$out/lib/"
-for l in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libOpenGL.so.0; do
+# (and the X11 client libraries it links: the image's need a newer glibc
+# than the carried one).
+for l in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libOpenGL.so.0 libX11.so.6 libXext.so.6 \
+         libxcb.so.1 libXau.so.6 libXdmcp.so.6 libbsd.so.0 libmd.so.0; do
   [ -e /usr/lib/x86_64-linux-gnu/$l ] && cp -L /usr/lib/x86_64-linux-gnu/$l "$out/lib/"
 done
 tar cJf "$out/lib.txz" -C "$out" lib && rm -rf "$out/lib"

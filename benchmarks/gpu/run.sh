@@ -47,6 +47,16 @@ for m in mobilenet_v2.onnx resnet18.onnx squeezenet1_1.onnx resnet50.onnx face_d
     esac
   done
 done
+python3 "$D/table.py" $W/ours.jsonl $W/torch.jsonl | tee $OUT_DIR/gpu_table.md
+cp $W/ours.jsonl $W/torch.jsonl $OUT_DIR/ 2>/dev/null
+# The Vulkan test on this GPU: every op and model against the CPU backend.
+if [ -x "$D/vulkan_test" ]; then
+  mkdir -p $W/t/third_party && ln -sfn $W/models $W/t/third_party/models
+  (cd $W/t && TEST_TMPDIR=$W/t $W/lib/ld-linux-x86-64.so.2 --library-path "$LIBS" "$D/vulkan_test" \
+     --gtest_filter=-*ThreeBackends* > $OUT_DIR/vulkan_test.txt 2>&1; \
+   grep -E -A4 "^\[  (PASSED|FAILED|  OK) |Failure|worst error|^\[  SKIPPED|NOT TESTED" $OUT_DIR/vulkan_test.txt | head -80)
+fi
+rill info $W/models/face_detection_short_range.tflite --backend=vulkan --precision=fp16 $VK 2>&1 | sed -n '8,9p'
 # A multi-task model: its dense head on OpenCL while the rest runs on the
 # CPU, at once and one after another (the sum of the parts), beside each
 # backend alone; a Chrome trace of the concurrent run.
@@ -83,4 +93,3 @@ done
 # Which kernels ran (fp16 shows _cl_f16 where the device has cl_khr_fp16).
 rill info $W/models/face_detection_short_range.tflite --backend=opencl --precision=fp16 2>&1 | sed -n '8,9p'
 rill info $W/models/resnet18.onnx --backend=opencl 2>&1 | grep -c "_cl" | sed 's/^/resnet18 layers on OpenCL: /' 
-python3 "$D/table.py" $W/ours.jsonl $W/torch.jsonl

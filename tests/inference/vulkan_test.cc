@@ -296,6 +296,14 @@ TEST_F(VulkanTest, PoolsMeanSoftmax) {
     CheckOp(op.Build(ir::OpType::kMean, {x, op.ConstInts({1, 2})}, a), "mean over H, W");
   }
   {
+    // Many elements per output (a global average pool): a work group each.
+    OneOp op;
+    const int x = op.Input({2, 13, 11, 9});
+    ir::OpAttrs a;
+    a.keep_dims = false;
+    CheckOp(op.Build(ir::OpType::kMean, {x, op.ConstInts({1, 2})}, a), "mean over H, W (parallel)");
+  }
+  {
     OneOp op;
     ir::OpAttrs a;
     a.axis = 1;
@@ -531,8 +539,9 @@ TEST_F(VulkanTest, OneSubmitPerRunAndGpuTimestamps) {
 }
 
 // The pipeline cache and the tile tuning are files keyed by device and
-// driver: a second session reads the tuning (here a planted 32x64 tile
-// shows in the kernel names); "tile" overrides it.
+// driver: a second session reads the tuning (here a planted 32x64 tile for
+// layers of few output tiles shows in the kernel names); "tile" overrides
+// it.
 TEST_F(VulkanTest, PipelineCacheAndTuningOnDisk) {
   OneOp op;
   const int x = op.Input({1, 6, 6, 8});
@@ -564,13 +573,14 @@ TEST_F(VulkanTest, PipelineCacheAndTuningOnDisk) {
   EXPECT_TRUE(pipeline_cache) << "no pipeline cache in " << dir;
   ASSERT_FALSE(tune_file.empty()) << "no tuning in " << dir;
   {
+    // This conv has few output tiles: the "small" class was measured.
     std::ifstream in(tune_file);
     std::string key, value;
     in >> key >> value;
-    EXPECT_EQ(key, "gemm_tile_0");
+    EXPECT_EQ(key, "gemm_tile_0_small");
     EXPECT_TRUE(value == "32x32" || value == "32x64" || value == "64x32" || value == "64x64") << value;
   }
-  std::ofstream(tune_file, std::ios::trunc) << "gemm_tile_0 32x64\n";
+  std::ofstream(tune_file, std::ios::trunc) << "gemm_tile_0_large 64x64\ngemm_tile_0_small 32x64\n";
   {
     auto vk = Session::Create(model, config);
     ASSERT_TRUE(vk.ok());

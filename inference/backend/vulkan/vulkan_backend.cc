@@ -307,7 +307,9 @@ class VulkanBackend : public Backend {
   Variant variant() const {
     return !half_ ? Variant::kFp32 : rt_->fp16_arithmetic() ? Variant::kFp16Arith : Variant::kFp16Storage;
   }
-  StatusOr<GemmTile> Tile();
+  // The GEMM tile for layers of many output tiles (`large`: at least two
+  // 64x64 tiles per compute unit) or of few.
+  StatusOr<GemmTile> Tile(bool large);
 
  private:
   size_t StorageBytes(DataType dtype, const Shape& shape) const {
@@ -326,7 +328,7 @@ class VulkanBackend : public Backend {
   void FreeRecording();
   void RecordStep(VkCommandBuffer cb, int step, bool timestamps);
   Status Flush(bool to_segment_end);
-  StatusOr<GemmTile> MeasureTile();
+  StatusOr<GemmTile> MeasureTile(bool large);
   void WriteProfile();
 
   std::unique_ptr<VkRuntime> rt_;
@@ -347,8 +349,8 @@ class VulkanBackend : public Backend {
   std::vector<uint64_t> stamps_;
   int next_ = 0, cursor_ = 0;  // the first step not submitted; the step after the last reached
   long runs_ = 0, submits_ = 0;  // for the profile: submits per run
-  bool have_tile_ = false;
-  GemmTile tile_;
+  bool have_tile_[2] = {false, false};
+  GemmTile tile_[2];
 };
 
 VkExecution::~VkExecution() {
@@ -472,7 +474,8 @@ Status VkExecution::PrepareConv(const float* filter, const TensorBinding* bias, 
   const int k = p.kernel_h * p.kernel_w * p.in_c;
   c->k_chunk = k;
   if (c->tiled) {
-    RILL_INF_ASSIGN_OR_RETURN(c->tile, backend_->Tile());
+    const long tiles64 = static_cast<long>((p.out_c + 63) / 64) * ((static_cast<long>(p.batch) * p.out_h * p.out_w + 63) / 64);
+    RILL_INF_ASSIGN_OR_RETURN(c->tile, backend_->Tile(tiles64 >= 2L * rt()->compute_units()));
     // Fewer output tiles than twice the compute units: split K so that
     // every unit has work (chunks of at least 128, multiples of 16).
     const long tiles = static_cast<long>((p.out_c + c->tile.n - 1) / c->tile.n) *
@@ -653,6 +656,8 @@ class TransposeConvExecution : public VkExecution {
   const Pipeline* pipeline_ = nullptr;
 };
 
+// FULLY_CONNECTED as the GEMM (a 1x1 conv over rows x 1 x 1 x in_dim),
+// split over K where the units give few tiles (a classifier's 1000 x 1280).
 class FullyConnectedExecution : public VkExecution {
  public:
   using VkExecution::VkExecution;
@@ -662,30 +667,33 @@ class FullyConnectedExecution : public VkExecution {
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
     if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant weights");
     const Shape& w = InShape(1);
-    units_ = w[0];
-    in_dim_ = w[1];
-    rows_ = static_cast<int>(NumElements(InShape(0)) / in_dim_);
-    if (!weights_.buffer) {
-      RILL_INF_RETURN_IF_ERROR(
-          Upload(PackGemmFilter(static_cast<const float*>(args_.inputs[1]->host()), units_, in_dim_), &weights_));
-      RILL_INF_RETURN_IF_ERROR(
-          Upload(HasInput(2) ? ConstFloats(args_.inputs[2]) : std::vector<float>(units_, 0.0f), &bias_));
-    }
-    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("fully_connected"));
+    const int units = w[0], in_dim = w[1];
+    const int rows = static_cast<int>(NumElements(InShape(0)) / in_dim);
+    c_.p = cpu::ConvParams{};
+    c_.p.batch = rows;
+    c_.p.in_h = c_.p.in_w = c_.p.out_h = c_.p.out_w = 1;
+    c_.p.in_c = in_dim;
+    c_.p.out_c = units;
+    c_.p.kernel_h = c_.p.kernel_w = c_.p.stride_h = c_.p.stride_w = c_.p.dilation_h = c_.p.dilation_w = 1;
+    c_.p.groups = 1;
+    c_.act = Act(attrs().activation);
+    RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
+                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
+    kernel_name_ = "fully_connected_gemm" + c_.tile.ToString();
     return Status::Ok();
   }
+  size_t scratch_bytes() const override { return c_.partial_floats() * sizeof(float); }
   Status Record(std::vector<Dispatch>* out) override {
-    const Operand x = In(0), y = Out();
-    out->push_back(Elementwise(pipeline_, {x.buffer, weights_.buffer, bias_.buffer, y.buffer},
-                               Push(x.offset, y.offset, in_dim_, units_, Act(attrs().activation), rows_),
-                               static_cast<size_t>(units_) * rows_));
+    Operand partial;
+    if (c_.splits > 1) {
+      partial = {static_cast<VkArena*>(scratch_.buffer)->buffer(), static_cast<int>(scratch_.offset / sizeof(float))};
+    }
+    RecordConv(c_, In(0), Out(), Operand{}, 0, partial, 0, out);
     return Status::Ok();
   }
 
  private:
-  int units_ = 0, in_dim_ = 0, rows_ = 0;
-  DeviceBuffer weights_, bias_;
-  const Pipeline* pipeline_ = nullptr;
+  ConvLaunch c_;
 };
 
 // dims[6] + strides per operand, the rank padded in front to 6.
@@ -838,18 +846,24 @@ class MeanExecution : public VkExecution {
     const std::vector<int> r = Pad6(red_dims.data(), {red_strides.data()}, static_cast<int>(red_dims.size()));
     shape_.insert(shape_.end(), r.begin(), r.end());
     count_ = static_cast<int>(NumElements(OutShape()));
-    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("mean"));
+    // Many elements per output (a global average pool): a work group per
+    // output sums them in parallel; else an invocation per output.
+    reduce_ = reduced_ >= 64;
+    kernel_name_ = reduce_ ? "mean_reduce" : "mean";
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline(reduce_ ? "mean_reduce" : "mean"));
     return Status::Ok();
   }
   Status Record(std::vector<Dispatch>* out) override {
     const Operand x = In(0), y = Out();
+    // mean_reduce: a group per output, i.e. 64 invocations per output.
     out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer}, Push(x.offset, y.offset, reduced_, count_, shape_),
-                               static_cast<size_t>(count_)));
+                               static_cast<size_t>(count_) * (reduce_ ? 64 : 1)));
     return Status::Ok();
   }
 
  private:
   int count_ = 0, reduced_ = 1;
+  bool reduce_ = false;
   std::vector<int> shape_;
   const Pipeline* pipeline_ = nullptr;
 };
@@ -1209,8 +1223,12 @@ class DepthwiseBlockExecution : public VkExecution {
 Status VulkanBackend::PlanRun(const std::vector<RunStep>& steps) {
   // Staging buffers of transfers are kept across plans where big enough.
   std::vector<DeviceBuffer> spare;
+  std::vector<bool> spare_upload;
   for (Step& s : steps_) {
-    if (s.staging.buffer) spare.push_back(s.staging);
+    if (s.staging.buffer) {
+      spare.push_back(s.staging);
+      spare_upload.push_back(s.kind == RunStep::Kind::kCopyFromHost);
+    }
   }
   steps_.clear();
   transfer_steps_.clear();
@@ -1228,14 +1246,16 @@ Status VulkanBackend::PlanRun(const std::vector<RunStep>& steps) {
       s.bytes = StorageBytes(r.device->dtype, r.device->shape);
       s.convert = half_ && r.device->dtype == DataType::kFloat32;
       s.name = r.kind == RunStep::Kind::kCopyFromHost ? "copy_from_host" : "copy_to_host";
+      const bool upload = r.kind == RunStep::Kind::kCopyFromHost;
       for (size_t k = 0; k < spare.size(); ++k) {
-        if (spare[k].size >= s.bytes) {
+        if (spare[k].size >= s.bytes && spare_upload[k] == upload) {
           s.staging = spare[k];
           spare.erase(spare.begin() + static_cast<long>(k));
+          spare_upload.erase(spare_upload.begin() + static_cast<long>(k));
           break;
         }
       }
-      if (!s.staging.buffer) RILL_INF_RETURN_IF_ERROR(rt_->CreateBuffer(s.bytes, true, &s.staging));
+      if (!s.staging.buffer) RILL_INF_RETURN_IF_ERROR(rt_->CreateBuffer(s.bytes, true, &s.staging, upload));
       transfer_steps_[r.device] = static_cast<int>(i);
     }
     steps_.push_back(std::move(s));
@@ -1483,8 +1503,8 @@ void VulkanBackend::WriteProfile() {
 }
 
 // The GEMM tile: the option, or the cached tuning, or measured now.
-StatusOr<GemmTile> VulkanBackend::Tile() {
-  if (have_tile_) return tile_;
+StatusOr<GemmTile> VulkanBackend::Tile(bool large) {
+  if (have_tile_[large]) return tile_[large];
   const std::string& option = rt_->tile_option();
   GemmTile t;
   if (option == "default") {
@@ -1497,23 +1517,25 @@ StatusOr<GemmTile> VulkanBackend::Tile() {
     t.m = m;
     t.n = n;
   } else {
-    const std::string what = "gemm_tile_" + std::to_string(static_cast<int>(variant()));
+    const std::string what =
+        "gemm_tile_" + std::to_string(static_cast<int>(variant())) + (large ? "_large" : "_small");
     const std::string cached = rt_->CachedTuning(what);
     if (std::sscanf(cached.c_str(), "%dx%d", &t.m, &t.n) != 2) {
-      RILL_INF_ASSIGN_OR_RETURN(t, MeasureTile());
+      RILL_INF_ASSIGN_OR_RETURN(t, MeasureTile(large));
       rt_->SaveTuning(what, t.ToString());
     }
   }
-  tile_ = t;
-  have_tile_ = true;
+  tile_[large] = t;
+  have_tile_[large] = true;
   return t;
 }
 
-// Times the four tiles on one 3x3 conv (28x28x128 -> 128 on a GPU; a
-// smaller one on a CPU device) and keeps the fastest.
-StatusOr<GemmTile> VulkanBackend::MeasureTile() {
+// Times the four tiles on one 3x3 conv of the class (on a GPU: 56x56x128
+// -> 128 for many output tiles, 14x14x256 -> 256 for few; a small one on a
+// CPU device) and keeps the fastest.
+StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
   const bool big = !rt_->cpu_device();
-  const int hw = big ? 28 : 10, c = big ? 128 : 32;
+  const int hw = !big ? 10 : large ? 56 : 14, c = !big ? 32 : large ? 128 : 256;
   const size_t e = half_ ? 2 : 4;
   DeviceBuffer x, w, b, y;
   const size_t xs = static_cast<size_t>(hw) * hw * c * e, ws = static_cast<size_t>(9) * c * c * e;

@@ -298,7 +298,7 @@ void VkRuntime::SaveTuning(const std::string& what, const std::string& value) {
   WriteFileAtomically(cache_dir_ + "/" + cache_key_ + ".tune", text.data(), text.size(), this);
 }
 
-int VkRuntime::MemoryType(uint32_t type_bits, bool host_visible) const {
+int VkRuntime::MemoryType(uint32_t type_bits, bool host_visible, bool upload) const {
   // Staging: host-visible and coherent, cached where offered (read back).
   // Device memory: device-local.
   int best = -1, best_score = -1;
@@ -308,7 +308,11 @@ int VkRuntime::MemoryType(uint32_t type_bits, bool host_visible) const {
     int score = 0;
     if (host_visible) {
       if (!(f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) || !(f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) continue;
-      score = (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) ? 2 : 1;
+      if (upload) {
+        score = (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? 2 : 1;
+      } else {
+        score = (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) ? 2 : 1;
+      }
     } else {
       score = (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? 2 : 1;
     }
@@ -317,7 +321,7 @@ int VkRuntime::MemoryType(uint32_t type_bits, bool host_visible) const {
   return best;
 }
 
-Status VkRuntime::CreateBuffer(size_t bytes, bool host_visible, DeviceBuffer* out) {
+Status VkRuntime::CreateBuffer(size_t bytes, bool host_visible, DeviceBuffer* out, bool upload) {
   *out = DeviceBuffer{};
   VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bci.size = std::max<size_t>((bytes + 63) / 64 * 64, 64);
@@ -327,7 +331,7 @@ Status VkRuntime::CreateBuffer(size_t bytes, bool host_visible, DeviceBuffer* ou
   if (r != VK_SUCCESS) return VkError(r, "vkCreateBuffer of " + std::to_string(bytes) + " bytes");
   VkMemoryRequirements req;
   vk().vkGetBufferMemoryRequirements(device_, out->buffer, &req);
-  const int type = MemoryType(req.memoryTypeBits, host_visible);
+  int type = MemoryType(req.memoryTypeBits, host_visible, upload);
   if (type < 0) {
     DestroyBuffer(out);
     return InternalError(std::string("vulkan: no ") + (host_visible ? "host-visible" : "device") + " memory type");
@@ -336,6 +340,12 @@ Status VkRuntime::CreateBuffer(size_t bytes, bool host_visible, DeviceBuffer* ou
   mai.allocationSize = req.size;
   mai.memoryTypeIndex = static_cast<uint32_t>(type);
   r = vk().vkAllocateMemory(device_, &mai, nullptr, &out->memory);
+  if (r != VK_SUCCESS && upload) {
+    // The host-mapped part of device memory is small without resizable
+    // BAR (256 MB): plain host memory then.
+    mai.memoryTypeIndex = static_cast<uint32_t>(MemoryType(req.memoryTypeBits, host_visible, false));
+    r = vk().vkAllocateMemory(device_, &mai, nullptr, &out->memory);
+  }
   if (r != VK_SUCCESS) {
     DestroyBuffer(out);
     return VkError(r, "vkAllocateMemory of " + std::to_string(req.size) + " bytes");

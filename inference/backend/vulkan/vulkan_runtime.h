@@ -60,7 +60,9 @@ class VkRuntime {
   //              (default: the SM count where VK_NV_shader_sm_builtins
   //              tells it, else 16);
   //   tile       the GEMM tile "MxN" (32 or 64 each), "tune" (the default:
-  //              measured once per device and cached) or "default" (64x64);
+  //              measured once per device and cached, one for layers of
+  //              many output tiles and one for layers of few) or "default"
+  //              (64x64);
   //   fp16_arithmetic  "true" (default where shaderFloat16) or "false".
   // Unavailable, naming what is missing, without a loader or a device.
   static StatusOr<std::unique_ptr<VkRuntime>> Create(const std::map<std::string, std::string>& options);
@@ -81,8 +83,11 @@ class VkRuntime {
   bool cpu_device() const { return cpu_device_; }
 
   // A buffer of at least `bytes` (64 minimum): device-local (the arena,
-  // weights), or host-visible, coherent and mapped (staging).
-  Status CreateBuffer(size_t bytes, bool host_visible, DeviceBuffer* out);
+  // weights), or host-visible, coherent and mapped (staging): cached for
+  // reading back, or device-local where the device maps its memory to the
+  // host (`upload`: the host writes, the device reads without crossing the
+  // bus again).
+  Status CreateBuffer(size_t bytes, bool host_visible, DeviceBuffer* out, bool upload = false);
   void DestroyBuffer(DeviceBuffer* b);
   // A device-local buffer holding `data` (through a staging buffer and one
   // blocking submit): weights and tables, at resize.
@@ -117,7 +122,7 @@ class VkRuntime {
   VkRuntime() = default;
   Status BeginOneTime(VkCommandBuffer* cb);
   Status EndOneTime(VkCommandBuffer cb);
-  int MemoryType(uint32_t type_bits, bool host_visible) const;
+  int MemoryType(uint32_t type_bits, bool host_visible, bool upload) const;
 
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
