@@ -1537,12 +1537,15 @@ StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
   const bool big = !rt_->cpu_device();
   const int hw = !big ? 10 : large ? 56 : 14, c = !big ? 32 : large ? 128 : 256;
   const size_t e = half_ ? 2 : 4;
-  DeviceBuffer x, w, b, y;
+  DeviceBuffer x, w, b, y, partial;
   const size_t xs = static_cast<size_t>(hw) * hw * c * e, ws = static_cast<size_t>(9) * c * c * e;
   Status status = rt_->CreateBuffer(xs, false, &x);
   if (status.ok()) status = rt_->CreateBuffer(ws, false, &w);
   if (status.ok()) status = rt_->CreateBuffer(c * e, false, &b);
   if (status.ok()) status = rt_->CreateBuffer(xs, false, &y);
+  // Each candidate splits K as PrepareConv would for it (few tiles: more
+  // splits), into float partial sums.
+  if (status.ok()) status = rt_->CreateBuffer(static_cast<size_t>(32) * hw * hw * c * sizeof(float), false, &partial);
   GemmTile best;
   double best_ms = 1e30;
   for (int m : {32, 64}) {
@@ -1553,8 +1556,17 @@ StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
         status = p.status();
         break;
       }
+      const int k = 9 * c;
+      const long tiles = static_cast<long>((c + n - 1) / n) * ((hw * hw + m - 1) / m);
+      const long want = 2L * rt_->compute_units();
+      int splits = 1, k_chunk = k;
+      if (tiles < want && k >= 256) {
+        splits = static_cast<int>(std::min<long>({(want + tiles - 1) / tiles, k / 128, 32}));
+        k_chunk = ((k + splits - 1) / splits + 15) / 16 * 16;
+        splits = (k + k_chunk - 1) / k_chunk;
+      }
       const std::vector<int32_t> push =
-          Push(0, 0, 0, 0, 1, hw, hw, c, hw, hw, c, 3, 3, 1, 1, 1, 1, 1, 1, 0, 9 * c, 1, 0, c);
+          Push(0, 0, 0, 0, 1, hw, hw, c, hw, hw, c, 3, 3, 1, 1, 1, 1, 1, 1, 0, k_chunk, splits, 0, c);
       // A descriptor pool of its own for the one set.
       VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 6};
       VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -1569,7 +1581,7 @@ StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
       ai.pSetLayouts = &(*p)->set_layout;
       VkDescriptorSet set = VK_NULL_HANDLE;
       vk().vkAllocateDescriptorSets(rt_->device(), &ai, &set);
-      const VkBuffer bufs[6] = {x.buffer, w.buffer, b.buffer, y.buffer, y.buffer, y.buffer};
+      const VkBuffer bufs[6] = {x.buffer, w.buffer, b.buffer, y.buffer, y.buffer, partial.buffer};
       VkDescriptorBufferInfo infos[6];
       VkWriteDescriptorSet writes[6];
       for (int i = 0; i < 6; ++i) {
@@ -1592,7 +1604,7 @@ StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
                                 static_cast<uint32_t>(push.size() * 4), push.data());
         for (int k = 0; k < reps; ++k) {
           vk().vkCmdDispatch(cb, static_cast<uint32_t>((c + n - 1) / n), static_cast<uint32_t>((hw * hw + m - 1) / m),
-                             1);
+                             static_cast<uint32_t>(splits));
           FullBarrier(cb);
         }
       };
@@ -1611,7 +1623,7 @@ StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
       }
     }
   }
-  for (DeviceBuffer* d : {&x, &w, &b, &y}) rt_->DestroyBuffer(d);
+  for (DeviceBuffer* d : {&x, &w, &b, &y, &partial}) rt_->DestroyBuffer(d);
   RILL_INF_RETURN_IF_ERROR(status);
   return best;
 }

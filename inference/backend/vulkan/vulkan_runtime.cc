@@ -86,17 +86,31 @@ StatusOr<std::unique_ptr<VkRuntime>> VkRuntime::Create(const std::map<std::strin
   auto library = options.find("library");
   RILL_INF_RETURN_IF_ERROR(LoadVkLoader(library == options.end() ? "" : library->second));
   std::unique_ptr<VkRuntime> rt(new VkRuntime);
-  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-  app.pApplicationName = "rill";
-  app.pEngineName = "rill";
-  app.apiVersion = VK_API_VERSION_1_1;
-  VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-  ici.pApplicationInfo = &app;
-  VkResult r = vk().vkCreateInstance(&ici, nullptr, &rt->instance_);
-  if (r != VK_SUCCESS) {
-    return UnavailableError("vulkan: no Vulkan instance (" + VkResultName(r) +
-                            "): install a driver and its ICD file (/usr/share/vulkan/icd.d/*.json, or one named by "
-                            "VK_ICD_FILENAMES)");
+  // One instance per process, kept until it exits (like the loaded
+  // library): the loader loads and unloads the drivers with each instance,
+  // and NVIDIA's does not load again after some twenty cycles (the loader
+  // then reports VK_ERROR_INCOMPATIBLE_DRIVER).
+  VkResult r = VK_SUCCESS;
+  {
+    static std::mutex* mu = new std::mutex;  // never destroyed
+    static VkInstance shared = VK_NULL_HANDLE;
+    std::lock_guard<std::mutex> lock(*mu);
+    if (shared == VK_NULL_HANDLE) {
+      VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+      app.pApplicationName = "rill";
+      app.pEngineName = "rill";
+      app.apiVersion = VK_API_VERSION_1_1;
+      VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+      ici.pApplicationInfo = &app;
+      r = vk().vkCreateInstance(&ici, nullptr, &shared);
+      if (r != VK_SUCCESS) {
+        shared = VK_NULL_HANDLE;
+        return UnavailableError("vulkan: no Vulkan instance (" + VkResultName(r) +
+                                "): install a driver and its ICD file (/usr/share/vulkan/icd.d/*.json, or one named "
+                                "by VK_ICD_FILENAMES)");
+      }
+    }
+    rt->instance_ = shared;
   }
   RILL_INF_RETURN_IF_ERROR(LoadVkInstanceFunctions(rt->instance_));
   uint32_t count = 0;
@@ -263,7 +277,6 @@ VkRuntime::~VkRuntime() {
     if (pool_) vk().vkDestroyCommandPool(device_, pool_, nullptr);
     vk().vkDestroyDevice(device_, nullptr);
   }
-  if (instance_) vk().vkDestroyInstance(instance_, nullptr);
 }
 
 void VkRuntime::SavePipelineCache() {

@@ -124,7 +124,7 @@ class VkRuntime {
   Status EndOneTime(VkCommandBuffer cb);
   int MemoryType(uint32_t type_bits, bool host_visible, bool upload) const;
 
-  VkInstance instance_ = VK_NULL_HANDLE;
+  VkInstance instance_ = VK_NULL_HANDLE;  // the process's, shared
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
