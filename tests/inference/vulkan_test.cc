@@ -596,6 +596,77 @@ TEST_F(VulkanTest, PipelineCacheAndTuningOnDisk) {
   EXPECT_NE(bad.status().message().find("tile=48x48"), std::string::npos) << bad.status().ToString();
 }
 
+// Nodes Vulkan refuses run on the CPU, with transfers where tensors cross: a
+// bicubic resize (no shader: refused at placement) and an antialiased
+// bilinear one (refused in Prepare, once shapes are known) between Vulkan
+// nodes placed by a callback. The outputs match the CPU's; each return from
+// the CPU starts a new recorded segment: one submit per segment per run.
+TEST_F(VulkanTest, RefusedNodesFallBackToTheCpu) {
+  auto g = std::make_shared<ir::Graph>();
+  g->source = "fallback_model";
+  auto tensor = [&](const Shape& shape) {
+    ir::TensorInfo t;
+    t.name = "t" + std::to_string(g->tensors.size());
+    t.shape = shape;
+    g->tensors.push_back(t);
+    return static_cast<int>(g->tensors.size()) - 1;
+  };
+  auto size = [&](int h, int w) {
+    const int id = tensor({2});
+    std::vector<uint8_t> bytes(2 * sizeof(int));
+    const int hw[2] = {h, w};
+    std::memcpy(bytes.data(), hw, bytes.size());
+    g->SetConstant(id, DataType::kInt32, {2}, std::move(bytes));
+    return id;
+  };
+  auto node = [&](const char* name, ir::OpType type, std::vector<int> inputs, ir::OpAttrs attrs = {}) {
+    ir::Node n;
+    n.name = name;
+    n.type = type;
+    n.inputs = std::move(inputs);
+    n.outputs = {tensor({})};
+    n.attrs = attrs;
+    g->nodes.push_back(n);
+    return n.outputs[0];
+  };
+  const int x = tensor({1, 6, 7, 3});
+  g->inputs = {x};
+  ir::OpAttrs antialias;  // ONNX Resize's, as the importer sets them
+  antialias.antialias = true;
+  antialias.resize_coordinate = ir::ResizeCoordinate::kHalfPixel;
+  ir::OpAttrs cubic;
+  cubic.resize_coordinate = ir::ResizeCoordinate::kHalfPixel;
+  const int a = node("relu", ir::OpType::kRelu, {x});
+  const int b = node("bicubic", ir::OpType::kResizeBicubic, {a, size(9, 11)}, cubic);
+  const int c = node("logistic", ir::OpType::kLogistic, {b});
+  const int d = node("antialiased", ir::OpType::kResizeBilinear, {c, size(4, 5)}, antialias);
+  g->outputs = {node("relu6", ir::OpType::kRelu6, {d})};
+  auto model = std::make_shared<Model>(g);
+  auto cpu = Session::Create(model);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+  const std::string profile = TmpDir() + "/fallback.tsv";
+  {
+    SessionConfig config = VulkanConfig();
+    config.backend = kCpuBackend;
+    config.placement = [](const NodeRef&) { return std::string("vulkan"); };
+    config.backend_options["vulkan.gpu_profile"] = profile;
+    auto vk = Session::Create(model, config);
+    ASSERT_TRUE(vk.ok()) << vk.status().ToString();
+    std::map<std::string, std::string> where;
+    for (const LayerInfo& l : (*vk)->Layers()) where[l.name] = l.backend;
+    EXPECT_EQ(where["relu"], "vulkan");
+    EXPECT_EQ(where["bicubic"], "cpu");
+    EXPECT_EQ(where["logistic"], "vulkan");
+    EXPECT_EQ(where["antialiased"], "cpu");
+    EXPECT_EQ(where["relu6"], "vulkan");
+    for (int run = 0; run < 2; ++run) ExpectClose(RunOnce(vk->get(), run), RunOnce(cpu->get(), run), 1e-5, "fallback");
+  }
+  const Profile p = ReadProfile(profile);
+  EXPECT_EQ(p.segments, 3);
+  EXPECT_EQ(p.runs, 2);
+  EXPECT_EQ(p.submits, 6) << "one submit per segment per run";
+}
+
 // Nodes that flow out of one trunk into two heads: the scores head on
 // Vulkan while the boxes head runs on the CPU, concurrently or not; a node
 // refused by Vulkan (here: none) would fall back.
