@@ -8,7 +8,7 @@ DEBIAN_PACKAGES=(
   bazel-bootstrap g++ protobuf-compiler libprotobuf-dev libabsl-dev
   libgoogle-glog-dev libgflags-dev libgtest-dev libgmock-dev
   libopencv-dev opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
-  libvulkan-dev mesa-vulkan-drivers libflatbuffers-dev flatbuffers-compiler
+  libvulkan-dev mesa-vulkan-drivers glslc libflatbuffers-dev flatbuffers-compiler
   libonnx-dev gstreamer1.0-tools gstreamer1.0-plugins-base graphviz
   clang-14 libclang-rt-14-dev  # libFuzzer + ASan for scripts/fuzz.sh
 )

@@ -131,7 +131,9 @@ flags:
   --tune[=CACHE_FILE]          time the candidate kernels per layer
   --precision=fp32|fp16|bf16   fp16 weights / bf16 GEMMs (default fp32)
   --input_shape=NAME:D,D,...   fix an ONNX input's shape (repeatable)
-  --backend=NAME               cpu (default) or opencl
+  --backend=NAME               cpu (default), opencl or vulkan
+  --backend_option=NAME.KEY=V  a backend's option (repeatable), e.g.
+                               vulkan.gpu_profile=FILE: GPU time per dispatch
   --place=OUTPUT:BACKEND       that output's head on BACKEND (repeatable)
   --sequential                 run the backends one after another
   --no_branch_streams          one queue per backend (default: each branch

@@ -213,6 +213,22 @@ if [[ -f $MODEL ]]; then
   expect "model info per-layer kernel" "DEPTHWISE_CONV_2D"
   check_rc "model bench json" 0 $RILL model bench $MODEL --runs=3 --json
   expect "model bench json" '"median_ms":'
+  # --backend=vulkan, --place=OUTPUT:vulkan and --backend_option (lavapipe
+  # in CI; a machine without Vulkan skips these loudly, CI fails them).
+  VK="--backend_option=vulkan.cache_dir=$TMP/vk"
+  if $RILL model info $MODEL --backend=vulkan $VK >/dev/null 2>&1 || [[ -n ${CI:-} ]]; then
+    check_rc "model info vulkan" 0 $RILL model info $MODEL --backend=vulkan --place=regressors:cpu $VK
+    expect "model info vulkan kernels" "CONV_2D +conv2d_gemm[0-9x]+_vk "
+    expect "model info vulkan place" "concatenation_copy .* regressors"
+    check_rc "model bench place vulkan" 0 $RILL model bench $MODEL --runs=2 --place=classificators:vulkan \
+      $VK --backend_option=vulkan.gpu_profile=$TMP/vk_profile.tsv
+    expect "model bench place vulkan" "median"
+    # One submit per run (warm-up runs included): the recorded command buffer.
+    if grep -Eq '^# runs ([0-9]+) submits \1 segments 1$' $TMP/vk_profile.tsv; then passed=$((passed + 1)); else
+      echo "FAIL model bench vulkan.gpu_profile: $(head -2 $TMP/vk_profile.tsv 2>&1)"; failed=$((failed + 1)); fi
+  else
+    echo "NOT TESTED HERE: rill model --backend=vulkan (no Vulkan device; lavapipe: scripts/setup.sh)"
+  fi
 fi
 check_rc "model missing file" 1 $RILL model info /nonexistent/model.tflite
 expect "model missing file" "/nonexistent/model.tflite"

@@ -2,8 +2,11 @@
 # Packs what the GPU benchmark needs into one folder that the device tool
 # carries (under 64 MiB): rill_model and the shared libraries it loads,
 # Debian's OpenCL ICD loader (libOpenCL.so.1; the NVIDIA image has the
-# driver's libnvidia-opencl.so.1 but no loader), the MediaPipe models, and
-# the PyTorch peer script (which exports the torchvision models there).
+# driver's libnvidia-opencl.so.1 but no loader), Debian's Vulkan loader
+# (libvulkan.so.1) and the GL vendor-neutral dispatch libraries NVIDIA's
+# Vulkan driver (libGLX_nvidia.so.0) links (the image has neither), the
+# MediaPipe models, and the PyTorch peer script (which exports the
+# torchvision models there).
 #   bazel build //inference/tools:rill_model
 #   benchmarks/gpu/bundle.sh gpubundle      (gpubundle/ is in .gitignore)
 #   then, on the GPU machine: gpubundle/run.sh
@@ -13,8 +16,20 @@ rm -rf "$out"
 mkdir -p "$out/lib" "$out/models"
 cp bazel-bin/inference/tools/rill_model "$out/"
 ldd "$out/rill_model" | awk '/=>/ {print $3}' | sort -u | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+# The Vulkan test (ops and models against the CPU), where built: it runs on
+# the real GPU too (bazel build //tests/inference:vulkan_test).
+if [ -x bazel-bin/tests/inference/vulkan_test ]; then
+  cp bazel-bin/tests/inference/vulkan_test "$out/"
+  ldd bazel-bin/tests/inference/vulkan_test | awk '/=>/ {print $3}' | sort -u | while read -r lib; do cp -nL "$lib" "$out/lib/"; done
+fi
 cp -L /lib64/ld-linux-x86-64.so.2 "$out/lib/"
 cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 "$out/lib/"
+# (and the X11 client libraries it links: the image's need a newer glibc
+# than the carried one).
+for l in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libOpenGL.so.0 libX11.so.6 libXext.so.6 \
+         libxcb.so.1 libXau.so.6 libXdmcp.so.6 libbsd.so.0 libmd.so.0; do
+  [ -e /usr/lib/x86_64-linux-gnu/$l ] && cp -L /usr/lib/x86_64-linux-gnu/$l "$out/lib/"
+done
 tar cJf "$out/lib.txz" -C "$out" lib && rm -rf "$out/lib"
 for m in face_detection_short_range.tflite face_detection_full_range.tflite selfie_segmentation.tflite \
          rill_multitask.onnx; do

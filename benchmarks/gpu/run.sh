@@ -1,7 +1,9 @@
 #!/bin/bash
 # The GPU benchmark, on a machine with an NVIDIA GPU (see bundle.sh): our
-# OpenCL backend (fp32, fp16) and our CPU backend beside PyTorch eager and
-# CUDA-graph replay, batch 1, one table. RUNS=N (default 200) per figure.
+# OpenCL and Vulkan backends (fp32, fp16) and our CPU backend beside PyTorch
+# eager and CUDA-graph replay, batch 1, one table; the Vulkan backend's
+# per-dispatch GPU times (VkQueryPool timestamps) and three backends in one
+# session. RUNS=N (default 200) per figure.
 set -uo pipefail
 D=$(cd "$(dirname "$0")" && pwd)
 W=/tmp/rillgpu; rm -rf $W; mkdir -p $W/models $W/icd; cd $W
@@ -12,6 +14,20 @@ echo libnvidia-opencl.so.1 > $W/icd/nvidia.icd
 export OCL_ICD_VENDORS=$W/icd
 NV=$(dirname "$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $4; exit}')" 2>/dev/null)
 LIBS=$W/lib:${NV:-/usr/local/nvidia/lib64}:/usr/local/nvidia/lib64:/usr/lib/x86_64-linux-gnu
+# The Vulkan loader (carried) finds NVIDIA's driver through its ICD file:
+# the image's, else one written here naming libGLX_nvidia.so.0.
+ICD=""
+for f in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
+         /etc/vulkan/icd.d/nvidia_icd.json /usr/local/nvidia/etc/vulkan/icd.d/nvidia_icd.json; do
+  [ -f "$f" ] && { ICD=$f; break; }
+done
+if [ -z "$ICD" ]; then
+  ICD=$W/icd/nvidia_icd.json
+  echo '{"file_format_version":"1.0.0","ICD":{"library_path":"libGLX_nvidia.so.0","api_version":"1.3.0"}}' > $ICD
+fi
+echo "Vulkan ICD: $ICD"
+export VK_ICD_FILENAMES=$ICD VK_DRIVER_FILES=$ICD
+VK="--backend_option=vulkan.cache_dir=$W/vkcache"
 RUNS=${RUNS:-200}
 OUT_DIR=${OUT:-$W}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -22,26 +38,40 @@ rill() { $W/lib/ld-linux-x86-64.so.2 --library-path "$LIBS" "$D/rill_model" "$@"
 for m in mobilenet_v2.onnx resnet18.onnx squeezenet1_1.onnx resnet50.onnx face_detection_short_range.tflite \
          face_detection_full_range.tflite selfie_segmentation.tflite; do
   [ -f $W/models/$m ] || { echo "missing $m"; continue; }
-  for cfg in "cpu fp32 16" "opencl fp32 1" "opencl fp16 1"; do
+  for cfg in "cpu fp32 16" "opencl fp32 1" "opencl fp16 1" "vulkan fp32 1" "vulkan fp16 1"; do
     set -- $cfg
-    line=$(rill bench $W/models/$m --backend=$1 --precision=$2 --threads=$3 --runs=$RUNS --json 2>$W/err.txt | tail -1)
+    line=$(rill bench $W/models/$m --backend=$1 --precision=$2 --threads=$3 --runs=$RUNS --json $VK 2>$W/err.txt | tail -1)
     case "$line" in
       "{"*) echo "${line%\}},\"backend\":\"$1\",\"precision\":\"$2\"}" >> $W/ours.jsonl ;;
       *) echo "$m $1 $2: $(tail -3 $W/err.txt)";;
     esac
   done
 done
+python3 "$D/table.py" $W/ours.jsonl $W/torch.jsonl | tee $OUT_DIR/gpu_table.md
+cp $W/ours.jsonl $W/torch.jsonl $OUT_DIR/ 2>/dev/null
+# The Vulkan test on this GPU: every op and model against the CPU backend.
+if [ -x "$D/vulkan_test" ]; then
+  mkdir -p $W/t/third_party && ln -sfn $W/models $W/t/third_party/models
+  (cd $W/t && TEST_TMPDIR=$W/t $W/lib/ld-linux-x86-64.so.2 --library-path "$LIBS" "$D/vulkan_test" \
+     --gtest_filter=-*ThreeBackends* > $OUT_DIR/vulkan_test.txt 2>&1; \
+   grep -E -A4 "^\[  (PASSED|FAILED|  OK) |Failure|worst error|^\[  SKIPPED|NOT TESTED" $OUT_DIR/vulkan_test.txt | head -80)
+fi
+rill info $W/models/face_detection_short_range.tflite --backend=vulkan --precision=fp16 $VK 2>&1 | sed -n '8,9p'
 # A multi-task model: its dense head on OpenCL while the rest runs on the
 # CPU, at once and one after another (the sum of the parts), beside each
 # backend alone; a Chrome trace of the concurrent run.
 M=$W/models/rill_multitask.onnx
 if [ -f $M ]; then
   echo "multi-task (rill_multitask.onnx, MobileNetV2 backbone + classes head + 56x56 mask head), median of $RUNS:"
-  for a in "--threads=16" "--backend=opencl" "--backend=opencl --no_branch_streams" "--threads=16 --place=mask:opencl" \
-           "--threads=16 --place=mask:opencl --sequential"; do
-    echo "  $a: $(rill bench $M --runs=$RUNS $a 2>&1 | tail -1 | sed 's/.*runs: //')"
+  for a in "--threads=16" "--backend=opencl" "--backend=opencl --no_branch_streams" "--backend=vulkan" \
+           "--threads=16 --place=mask:opencl" "--threads=16 --place=mask:opencl --sequential" \
+           "--threads=16 --backend=vulkan --place=mask:opencl --place=classes:cpu" \
+           "--threads=16 --backend=vulkan --place=mask:opencl --place=classes:cpu --sequential"; do
+    echo "  $a: $(rill bench $M --runs=$RUNS $a $VK 2>&1 | tail -1 | sed 's/.*runs: //')"
   done
   rill bench $M --runs=20 --threads=16 --place=mask:opencl --trace=$OUT_DIR/multitask_trace.json >/dev/null 2>&1 || true
+  rill bench $M --runs=20 --threads=16 --backend=vulkan --place=mask:opencl --place=classes:cpu $VK \
+    --trace=$OUT_DIR/three_backends_trace.json >/dev/null 2>&1 || true
 fi
 # OpenCL with work-group sizes tuned per launch (kTune; the first run
 # measures and fills the cache, the second only applies it).
@@ -54,6 +84,17 @@ for m in mobilenet_v2.onnx resnet18.onnx squeezenet1_1.onnx resnet50.onnx; do
   echo "  $m: $d -> $t"
 done
 echo "  tuned launches: $(grep -c opencl_local $W/tune.txt 2>/dev/null), of which not the driver's: $(grep opencl_local $W/tune.txt 2>/dev/null | grep -vc driver)"
+# Vulkan: the tile the tuning chose, and per-dispatch GPU times (VkQueryPool
+# timestamps around each recorded step), the slowest first, with the
+# total GPU time per run against the latency the host sees.
+echo "Vulkan tuning: $(cat $W/vkcache/*.tune 2>/dev/null | tr '\n' ' ')"
+for m in mobilenet_v2.onnx resnet18.onnx squeezenet1_1.onnx face_detection_short_range.tflite; do
+  [ -f $W/models/$m ] || continue
+  P=$OUT_DIR/vk_profile_${m%%.*}.tsv
+  echo "Vulkan $m: $(rill bench $W/models/$m --backend=vulkan --runs=$RUNS $VK --backend_option=vulkan.gpu_profile=$P 2>&1 | tail -1 | sed 's/.*runs: //')"
+  head -2 $P; grep '^# total' $P; echo "  steps: $(grep -vc '^#' $P)"
+  grep -v '^#' $P | sort -t$'\t' -k2 -g -r | head -6
+done
 # Where the time goes: per-layer times on OpenCL (each layer finished on the
 # device before the next: launch + execution), the slowest first.
 for m in resnet18.onnx mobilenet_v2.onnx; do
@@ -63,4 +104,3 @@ done
 # Which kernels ran (fp16 shows _cl_f16 where the device has cl_khr_fp16).
 rill info $W/models/face_detection_short_range.tflite --backend=opencl --precision=fp16 2>&1 | sed -n '8,9p'
 rill info $W/models/resnet18.onnx --backend=opencl 2>&1 | grep -c "_cl" | sed 's/^/resnet18 layers on OpenCL: /' 
-python3 "$D/table.py" $W/ours.jsonl $W/torch.jsonl

@@ -17,7 +17,8 @@
 // backend with its fastest kernels; gpu (and the deprecated use_gpu) runs the
 // OpenCL backend where there is a device, else the CPU with a warning; nnapi,
 // which the engine does not have, runs on the CPU (logged once). Rill's
-// `backend` option names a backend that must be there, and `node_backend`
+// `backend` option names a backend that must be there ("cpu", "opencl",
+// "vulkan"), and `node_backend`
 // places nodes of the model one by one. Threads: xnnpack.num_threads, else
 // cpu_num_thread, else 1.
 //

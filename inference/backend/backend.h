@@ -173,6 +173,16 @@ struct BackendContext {
   std::map<std::string, std::string> options;
 };
 
+// One task of a run on a backend's stream, in the order the stream runs
+// them (Backend::PlanRun): a node's execution or a transfer.
+struct RunStep {
+  enum class Kind { kExecution, kCopyFromHost, kCopyToHost };
+  Kind kind = Kind::kExecution;
+  Execution* execution = nullptr;         // kExecution
+  const TensorBinding* device = nullptr;  // a transfer's tensor in this backend's storage
+  bool waits = false;                     // waits for a task of another stream first
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -227,6 +237,13 @@ class Backend {
   // and around each run on the backend's stream (BeginRun before its first
   // task of a run, EndRun after its last: submit and wait for the fence).
   virtual Status BeginResize() { return Status::Ok(); }
+  // At every plan, after the memory binding and before EndResize: this
+  // backend's tasks of a run (elided ones left out) in the order its stream
+  // runs them, which a backend that records command buffers records.
+  virtual Status PlanRun(const std::vector<RunStep>& steps) {
+    (void)steps;
+    return Status::Ok();
+  }
   virtual Status EndResize() { return Status::Ok(); }
   virtual Status BeginRun() { return Status::Ok(); }
   virtual Status EndRun() { return Status::Ok(); }

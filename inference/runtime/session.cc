@@ -96,6 +96,7 @@ class Session::Impl {
       plan_.reset();
     }
     RILL_INF_RETURN_IF_ERROR(PlanMemory(graph_, config_, plan_.get()));
+    RILL_INF_RETURN_IF_ERROR(PlanRuns());
     for (BackendSlot& slot : plan_->backends) RILL_INF_RETURN_IF_ERROR(slot.backend->EndResize());
     if (!executor_) {
       executor_ = std::make_unique<Executor>(plan_.get());
@@ -112,6 +113,29 @@ class Session::Impl {
     }
     planned_ = true;
     if (tuning_.dirty && !config_.tuning_cache.empty()) SaveTuningCache();
+    return Status::Ok();
+  }
+
+  // Tells each backend its tasks of a run in its stream's order
+  // (Backend::PlanRun): a backend that records command buffers records them.
+  Status PlanRuns() {
+    for (size_t b = 0; b < plan_->backends.size(); ++b) {
+      std::vector<RunStep> steps;
+      for (Task& task : plan_->tasks) {
+        if (task.backend != static_cast<int>(b) || task.elided) continue;
+        RunStep step;
+        step.waits = !task.waits.empty();
+        if (task.node >= 0) {
+          step.execution = task.exec.get();
+        } else {
+          const bool to_host = plan_->memory[task.writes[0]] == 0;
+          step.kind = to_host ? RunStep::Kind::kCopyToHost : RunStep::Kind::kCopyFromHost;
+          step.device = &plan_->bindings[to_host ? task.reads[0] : task.writes[0]];
+        }
+        steps.push_back(step);
+      }
+      RILL_INF_RETURN_IF_ERROR(plan_->backends[b].backend->PlanRun(steps));
+    }
     return Status::Ok();
   }
 

@@ -8,8 +8,10 @@
 //
 // --input_shape=NAME:D,D,... (repeatable): LoadOptions::input_shapes, for
 // ONNX models with symbolic dimensions or shape arithmetic.
-// --backend=NAME: SessionConfig::backend ("cpu", "opencl"); nodes it cannot
-// run fall back to the CPU (`info` lists each layer's backend).
+// --backend=NAME: SessionConfig::backend ("cpu", "opencl", "vulkan"); nodes
+// it cannot run fall back to the CPU (`info` lists each layer's backend).
+// --backend_option=NAME.KEY=VALUE (repeatable): SessionConfig::backend_options,
+// e.g. --backend_option=vulkan.gpu_profile=FILE (per-dispatch GPU times).
 // --max_memory_mb=N: the bound on planned activation memory
 // (SessionConfig::max_memory_bytes; default half the machine's memory).
 // --place=OUTPUT:BACKEND (repeatable): the nodes only that output needs (its
@@ -74,6 +76,7 @@ struct Flags {
   std::string output_dir;               // run: --output_dir=DIR
   bool raw_outputs = false;             // run: --format=raw
   std::map<std::string, std::vector<int>> input_shapes;  // --input_shape=NAME:D,D,...
+  std::map<std::string, std::string> backend_options;    // --backend_option=NAME.KEY=VALUE
 };
 
 const char* PrecisionName(Precision p) {
@@ -117,6 +120,10 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     }
     else if (a == "--precision=fp32") f->precision = Precision::kFp32;
     else if (a.rfind("--backend=", 0) == 0) f->backend = a.substr(10);
+    else if (a.rfind("--backend_option=", 0) == 0 && a.find('=', 17) != std::string::npos) {
+      const size_t eq = a.find('=', 17);
+      f->backend_options[a.substr(17, eq - 17)] = a.substr(eq + 1);
+    }
     else if (a.rfind("--place=", 0) == 0 && a.find(':') != std::string::npos) {
       f->place.emplace_back(a.substr(8, a.rfind(':') - 8), a.substr(a.rfind(':') + 1));
     }
@@ -605,7 +612,7 @@ int RunModelTool(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: rill model info MODEL [--json] [--tune[=CACHE_FILE]] [--precision=fp32|fp16|bf16] [--input_shape=NAME:D,D,...]\n"
                  "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--precision=fp32|fp16|bf16] [--json]\n"
-                 "         (any command) [--backend=NAME] [--place=OUTPUT:BACKEND] [--sequential] [--no_branch_streams] [--trace=FILE] [--max_memory_mb=N]\n"
+                 "         (any command) [--backend=NAME] [--backend_option=NAME.KEY=VALUE] [--place=OUTPUT:BACKEND] [--sequential] [--no_branch_streams] [--trace=FILE] [--max_memory_mb=N]\n"
                  "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp32|fp16|bf16] [--json]\n"
                  "       rill model run MODEL --input=[NAME=]FILE --output_dir=DIR [--format=npy|raw] [--json]\n");
     return 2;
@@ -620,6 +627,7 @@ int RunModelTool(int argc, char** argv) {
   config.tuning_cache = f.tuning_cache;
   config.precision = f.precision;
   config.backend = f.backend;
+  config.backend_options = f.backend_options;
   config.concurrent_backends = !f.sequential;
   config.branch_streams = !f.one_lane;
   config.bf16_even_if_slower = f.bf16_even_if_slower;

@@ -1,0 +1,1695 @@
+// The Vulkan backend ("vulkan"): one device-local arena per session (tensors
+// NHWC, fp32, or fp16 storage under Precision::kFp16 where the device has
+// VK_KHR_16bit_storage), executions that describe their dispatches once
+// memory is bound, and command buffers recorded at every resize (EndResize)
+// that runs replay: Run of an execution only marks its step reached, a
+// transfer to the host submits what is pending (one vkQueueSubmit), waits
+// and reads the staging buffer. See vulkan_backend.h.
+#include "inference/backend/vulkan/vulkan_backend.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "inference/backend/backend.h"
+#include "inference/backend/cpu/kernels/ref/conv_params.h"
+#include "inference/backend/cpu/kernels/ref/kernel_params.h"
+#include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
+#include "inference/backend/cpu/kernels/ref/resize_coordinate.h"
+#include "inference/backend/cpu/kernels/ref/resize_nearest.h"
+#include "inference/backend/vulkan/shaders.h"
+#include "inference/backend/vulkan/vulkan_runtime.h"
+#include "inference/ir/conv_geometry.h"
+#include "inference/ir/slice_geometry.h"
+
+namespace rill::inference::vulkan {
+namespace {
+
+using cpu::BroadcastParams;
+
+// IEEE half from float, round to nearest even.
+uint16_t ToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0));
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (abs < 0x38800000u) {
+    const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
+    const int shift = 126 - static_cast<int>(abs >> 23);
+    if (shift > 24) return static_cast<uint16_t>(sign);
+    const uint32_t half = m >> (shift + 1);
+    const uint32_t rest = m & ((1u << (shift + 1)) - 1);
+    const uint32_t mid = 1u << shift;
+    return static_cast<uint16_t>(sign | (half + (rest > mid || (rest == mid && (half & 1)))));
+  }
+  const uint32_t base = ((abs >> 13) - (112u << 10));
+  const uint32_t rest = abs & 0x1fffu;
+  return static_cast<uint16_t>(sign | (base + (rest > 0x1000u || (rest == 0x1000u && (base & 1)))));
+}
+
+float FromHalf(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
+  uint32_t x;
+  if (exp == 0) {
+    if (mant == 0) {
+      x = sign;
+    } else {  // subnormal: normalize
+      int e = -1;
+      uint32_t m = mant;
+      do {
+        ++e;
+        m <<= 1;
+      } while (!(m & 0x400u));
+      x = sign | ((112u - e) << 23) | ((m & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    x = sign | 0x7f800000u | (mant << 13);
+  } else {
+    x = sign | ((exp + 112u) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+class VkArena : public Buffer {
+ public:
+  VkArena(VkRuntime* rt, DeviceBuffer b) : rt_(rt), b_(b) {}
+  ~VkArena() override { rt_->DestroyBuffer(&b_); }
+  size_t size() const override { return b_.size; }
+  VkBuffer buffer() const { return b_.buffer; }
+
+ private:
+  VkRuntime* rt_;
+  DeviceBuffer b_;
+};
+
+// One compute dispatch as recorded: pipeline, buffers (binding order),
+// push constants, work groups.
+struct Dispatch {
+  const Pipeline* pipeline = nullptr;
+  std::vector<VkBuffer> buffers;
+  std::vector<int32_t> push;
+  uint32_t groups[3] = {1, 1, 1};
+};
+
+// Push constants from ints and floats, in order.
+inline void PushOne(std::vector<int32_t>* v, int x) { v->push_back(x); }
+inline void PushOne(std::vector<int32_t>* v, float x) {
+  int32_t i;
+  std::memcpy(&i, &x, 4);
+  v->push_back(i);
+}
+inline void PushOne(std::vector<int32_t>* v, const std::vector<int>& xs) {
+  for (int x : xs) v->push_back(x);
+}
+template <class... A>
+std::vector<int32_t> Push(const A&... a) {
+  std::vector<int32_t> v;
+  (PushOne(&v, a), ...);
+  return v;
+}
+
+class VulkanBackend;
+
+// One convolution with its own uploaded weights: CONV_2D, and the expand /
+// project convs of DEPTHWISE_BLOCK. Without groups the tiled implicit GEMM
+// (conv_gemm), else the direct shader (conv2d).
+struct ConvLaunch {
+  cpu::ConvParams p;
+  int act = 0;
+  bool tiled = false;
+  int splits = 1, k_chunk = 0;
+  GemmTile tile;
+  const Pipeline* pipeline = nullptr;
+  const Pipeline* reduce = nullptr;
+  DeviceBuffer weights, bias;
+  size_t partial_floats() const {
+    return splits > 1 ? static_cast<size_t>(splits) * p.batch * p.out_h * p.out_w * p.out_c : 0;
+  }
+};
+
+// Where a tensor is: a buffer and an element offset into it.
+struct Operand {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  int offset = 0;
+};
+
+// Base of the executions: constant uploads, pipelines, errors naming the
+// node; Record lists the dispatches once memory is bound.
+class VkExecution : public Execution {
+ public:
+  VkExecution(const ExecutionArgs& args, VulkanBackend* backend) : args_(args), backend_(backend) {}
+  ~VkExecution() override;
+  std::string name() const override;
+  Status Run() override;
+  // The dispatches of one run, in order (a barrier goes between two).
+  virtual Status Record(std::vector<Dispatch>* out) = 0;
+  void set_step(int step) { step_ = step; }
+  const std::string& node_name() const { return args_.node->name; }
+
+ protected:
+  const ir::OpAttrs& attrs() const { return args_.node->attrs; }
+  bool HasInput(size_t i) const { return i < args_.inputs.size() && args_.inputs[i] != nullptr; }
+  const Shape& InShape(size_t i) const { return args_.inputs[i]->shape; }
+  const Shape& OutShape() const { return args_.outputs[0]->shape; }
+  Status Error(const std::string& what) const {
+    return InvalidArgumentError(args_.graph->NodeContext(*args_.node) + what);
+  }
+  Status Refuse(const std::string& what) const {
+    return UnimplementedError(args_.graph->NodeContext(*args_.node) + "vulkan: " + what);
+  }
+  Status NeedFloatInputs() const {
+    for (size_t i = 0; i < args_.inputs.size(); ++i) {
+      const TensorBinding* b = args_.inputs[i];
+      if (b && (i == 0 || !b->constant) && b->dtype != DataType::kFloat32) {
+        return Refuse(std::string("input type ") + DataTypeName(b->dtype));
+      }
+    }
+    if (args_.outputs[0]->dtype != DataType::kFloat32) {
+      return Refuse(std::string("output type ") + DataTypeName(args_.outputs[0]->dtype));
+    }
+    return Status::Ok();
+  }
+  VkRuntime* rt() const;
+  bool half() const;
+  Variant variant() const;
+  size_t elem() const { return half() ? 2 : 4; }
+  StatusOr<const Pipeline*> GetPipeline(const char* shader, const std::vector<int>& spec = {}) const;
+
+  // Uploads floats as the storage type, kept with the execution.
+  Status Upload(const std::vector<float>& values, DeviceBuffer* out);
+  // Raw bytes (int and float tables), kept with the execution.
+  Status UploadRaw(const void* data, size_t bytes, DeviceBuffer* out);
+  void Release(DeviceBuffer* b);
+  // Constant inputs read as tensors (a binary op's constant operand).
+  Status UploadConstantInputs(std::initializer_list<size_t> which = {});
+  Operand In(size_t i) const {
+    const TensorBinding* b = args_.inputs[i];
+    if (b->constant) return {constant_inputs_[i].buffer, 0};
+    return Mem(b->memory);
+  }
+  Operand Out() const { return Mem(args_.outputs[0]->memory); }
+  Operand Mem(const MemoryRef& m) const {
+    return {static_cast<VkArena*>(m.buffer)->buffer(), static_cast<int>(m.offset / elem())};
+  }
+  // An element-wise dispatch over `count` invocations (64 per group).
+  Dispatch Elementwise(const Pipeline* p, std::vector<VkBuffer> buffers, std::vector<int32_t> push, size_t count) const;
+
+  Status PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c, bool may_split = false);
+  void RecordConv(const ConvLaunch& c, Operand x, Operand y, Operand res, int res_c, Operand partial, int y_stride,
+                  std::vector<Dispatch>* out) const;
+
+  ExecutionArgs args_;
+  VulkanBackend* backend_;
+  std::string kernel_name_;
+  int step_ = -1;
+  std::vector<DeviceBuffer> owned_;
+  std::vector<DeviceBuffer> constant_inputs_;
+  bool constants_uploaded_ = false;
+};
+
+struct Step {
+  RunStep::Kind kind = RunStep::Kind::kExecution;
+  VkExecution* exec = nullptr;
+  const TensorBinding* device = nullptr;
+  DeviceBuffer staging;  // transfers
+  size_t bytes = 0;      // transfers: storage bytes
+  bool convert = false;  // fp16 storage of a float tensor
+  std::string name;
+  // Profile: GPU time summed over runs.
+  double gpu_us = 0;
+  long runs = 0;
+};
+
+class VulkanBackend : public Backend {
+ public:
+  VulkanBackend(std::unique_ptr<VkRuntime> rt, bool half, std::string profile_path)
+      : rt_(std::move(rt)), half_(half), profile_path_(std::move(profile_path)) {}
+  ~VulkanBackend() override {
+    if (!profile_path_.empty()) WriteProfile();
+    vk().vkDeviceWaitIdle(rt_->device());
+    FreeRecording();
+    for (Step& s : steps_) rt_->DestroyBuffer(&s.staging);
+    if (fence_) vk().vkDestroyFence(rt_->device(), fence_, nullptr);
+  }
+  std::string name() const override { return "vulkan"; }
+
+  TensorLayout StorageFor(const TensorDesc& desc) const override {
+    TensorLayout layout;
+    layout.bytes = StorageBytes(desc.dtype, desc.shape);
+    return layout;
+  }
+
+  std::unique_ptr<Buffer> AllocateBuffer(size_t bytes, const TensorLayout*) override {
+    DeviceBuffer b;
+    if (!rt_->CreateBuffer(bytes, false, &b).ok()) return nullptr;
+    return std::make_unique<VkArena>(rt_.get(), b);
+  }
+
+  Status CopyFromHost(const void* host, const TensorBinding& device) override {
+    RILL_INF_ASSIGN_OR_RETURN(Step * s, StepOf(device, RunStep::Kind::kCopyFromHost));
+    if (s->convert) {
+      const float* f = static_cast<const float*>(host);
+      uint16_t* h = static_cast<uint16_t*>(s->staging.mapped);
+      const size_t n = s->bytes / 2;
+      for (size_t i = 0; i < n; ++i) h[i] = ToHalf(f[i]);
+    } else {
+      std::memcpy(s->staging.mapped, host, s->bytes);
+    }
+    return Status::Ok();
+  }
+
+  Status CopyToHost(const TensorBinding& device, void* host) override {
+    RILL_INF_ASSIGN_OR_RETURN(Step * s, StepOf(device, RunStep::Kind::kCopyToHost));
+    RILL_INF_RETURN_IF_ERROR(Flush(/*to_segment_end=*/true));
+    if (s->convert) {
+      const uint16_t* h = static_cast<const uint16_t*>(s->staging.mapped);
+      float* f = static_cast<float*>(host);
+      const size_t n = s->bytes / 2;
+      for (size_t i = 0; i < n; ++i) f[i] = FromHalf(h[i]);
+    } else {
+      std::memcpy(host, s->staging.mapped, s->bytes);
+    }
+    return Status::Ok();
+  }
+
+  Status PlanRun(const std::vector<RunStep>& steps) override;
+  Status EndResize() override { return Record(); }
+  Status EndRun() override { return Flush(/*to_segment_end=*/false); }
+
+  StatusOr<std::unique_ptr<Execution>> CreateExecution(const ExecutionArgs& args) override;
+
+  // An execution's step has run: its dispatches are due.
+  Status Reached(int step) {
+    if (step < 0 || step >= static_cast<int>(steps_.size())) {
+      return FailedPreconditionError("vulkan: an execution ran outside the session's recorded plan");
+    }
+    if (step < cursor_) next_ = cursor_ = 0;  // a new run
+    if (step == 0) ++runs_;
+    cursor_ = step + 1;
+    return Status::Ok();
+  }
+
+  VkRuntime* runtime() const { return rt_.get(); }
+  bool half() const { return half_; }
+  Variant variant() const {
+    return !half_ ? Variant::kFp32 : rt_->fp16_arithmetic() ? Variant::kFp16Arith : Variant::kFp16Storage;
+  }
+  // The GEMM tile for layers of many output tiles (`large`: at least two
+  // 64x64 tiles per compute unit) or of few.
+  StatusOr<GemmTile> Tile(bool large);
+
+ private:
+  size_t StorageBytes(DataType dtype, const Shape& shape) const {
+    if (dtype != DataType::kFloat32) return DenseBytes(dtype, shape);
+    return static_cast<size_t>(NumElements(shape)) * (half_ ? 2 : 4);
+  }
+  StatusOr<Step*> StepOf(const TensorBinding& device, RunStep::Kind kind) {
+    auto it = transfer_steps_.find(&device);
+    if (it == transfer_steps_.end() || steps_[it->second].kind != kind) {
+      return FailedPreconditionError("vulkan: a transfer outside the session's recorded plan");
+    }
+    RILL_INF_RETURN_IF_ERROR(Reached(it->second));
+    return &steps_[it->second];
+  }
+  Status Record();
+  void FreeRecording();
+  void RecordStep(VkCommandBuffer cb, int step, bool timestamps);
+  Status Flush(bool to_segment_end);
+  StatusOr<GemmTile> MeasureTile(bool large);
+  void WriteProfile();
+
+  std::unique_ptr<VkRuntime> rt_;
+  bool half_;
+  std::string profile_path_;
+  std::vector<Step> steps_;
+  std::map<const TensorBinding*, int> transfer_steps_;
+  // Recording: every dispatch with its descriptor set, per step.
+  std::vector<std::vector<Dispatch>> dispatches_;
+  std::vector<std::vector<VkDescriptorSet>> sets_;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  std::vector<VkCommandBuffer> step_cbs_;     // one per step (partial flushes: profiled runs)
+  std::vector<VkCommandBuffer> segment_cbs_;  // one per segment (what a run submits)
+  std::vector<int> segment_of_;               // per step
+  std::vector<int> segment_begin_;            // per segment, plus the end
+  VkQueryPool queries_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  std::vector<uint64_t> stamps_;
+  int next_ = 0, cursor_ = 0;  // the first step not submitted; the step after the last reached
+  long runs_ = 0, submits_ = 0;  // for the profile: submits per run
+  bool have_tile_[2] = {false, false};
+  GemmTile tile_[2];
+};
+
+VkExecution::~VkExecution() {
+  for (DeviceBuffer& b : owned_) backend_->runtime()->DestroyBuffer(&b);
+  for (DeviceBuffer& b : constant_inputs_) backend_->runtime()->DestroyBuffer(&b);
+}
+VkRuntime* VkExecution::rt() const { return backend_->runtime(); }
+bool VkExecution::half() const { return backend_->half(); }
+Variant VkExecution::variant() const { return backend_->variant(); }
+std::string VkExecution::name() const {
+  return kernel_name_ + (variant() == Variant::kFp32 ? "_vk" : variant() == Variant::kFp16Storage ? "_vk_f16" : "_vk_f16a");
+}
+Status VkExecution::Run() { return backend_->Reached(step_); }
+
+StatusOr<const Pipeline*> VkExecution::GetPipeline(const char* shader, const std::vector<int>& spec) const {
+  return rt()->GetPipeline(shader, variant(), spec);
+}
+
+Status VkExecution::UploadRaw(const void* data, size_t bytes, DeviceBuffer* out) {
+  RILL_INF_RETURN_IF_ERROR(rt()->Upload(data, bytes, out));
+  owned_.push_back(*out);
+  return Status::Ok();
+}
+
+void VkExecution::Release(DeviceBuffer* b) {
+  if (!b->buffer) return;
+  for (size_t i = 0; i < owned_.size(); ++i) {
+    if (owned_[i].buffer == b->buffer) {
+      owned_.erase(owned_.begin() + static_cast<long>(i));
+      break;
+    }
+  }
+  rt()->DestroyBuffer(b);
+}
+
+Status VkExecution::Upload(const std::vector<float>& values, DeviceBuffer* out) {
+  std::vector<float> padded = values;
+  if (padded.empty()) padded.push_back(0.0f);
+  if (!half()) return UploadRaw(padded.data(), padded.size() * sizeof(float), out);
+  std::vector<uint16_t> h(padded.size());
+  for (size_t i = 0; i < padded.size(); ++i) h[i] = ToHalf(padded[i]);
+  return UploadRaw(h.data(), h.size() * sizeof(uint16_t), out);
+}
+
+Status VkExecution::UploadConstantInputs(std::initializer_list<size_t> which) {
+  if (constants_uploaded_) return Status::Ok();  // constants do not change across resizes
+  constant_inputs_.assign(args_.inputs.size(), DeviceBuffer{});
+  for (size_t i = 0; i < args_.inputs.size(); ++i) {
+    const TensorBinding* b = args_.inputs[i];
+    if (!b || !b->constant || b->dtype != DataType::kFloat32) continue;
+    if (which.size() > 0 && std::find(which.begin(), which.end(), i) == which.end()) continue;
+    const float* f = static_cast<const float*>(b->host());
+    std::vector<float> v(f, f + NumElements(b->shape));
+    if (v.empty()) v.push_back(0.0f);
+    if (!half()) {
+      RILL_INF_RETURN_IF_ERROR(rt()->Upload(v.data(), v.size() * sizeof(float), &constant_inputs_[i]));
+    } else {
+      std::vector<uint16_t> h(v.size());
+      for (size_t k = 0; k < v.size(); ++k) h[k] = ToHalf(v[k]);
+      RILL_INF_RETURN_IF_ERROR(rt()->Upload(h.data(), h.size() * 2, &constant_inputs_[i]));
+    }
+  }
+  constants_uploaded_ = true;
+  return Status::Ok();
+}
+
+Dispatch VkExecution::Elementwise(const Pipeline* p, std::vector<VkBuffer> buffers, std::vector<int32_t> push,
+                                  size_t count) const {
+  Dispatch d;
+  d.pipeline = p;
+  d.buffers = std::move(buffers);
+  d.push = std::move(push);
+  const size_t groups = (count + 63) / 64;
+  const size_t gx = std::min<size_t>(std::max<size_t>(groups, 1), rt()->max_group_count_x());
+  d.groups[0] = static_cast<uint32_t>(gx);
+  d.groups[1] = static_cast<uint32_t>((groups + gx - 1) / gx);
+  if (count == 0) d.groups[0] = d.groups[1] = 0;
+  return d;
+}
+
+std::vector<float> ConstFloats(const TensorBinding* b) {
+  const float* f = static_cast<const float*>(b->host());
+  return std::vector<float>(f, f + NumElements(b->shape));
+}
+
+void ConvGeometry(const ir::OpAttrs& a, const Shape& x, const Shape& y, int kh, int kw, cpu::ConvParams* p) {
+  *p = cpu::ConvShapeParams(x, {1, kh, kw, 1}, y, a);
+  cpu::SetWindowPadding(a, p);
+}
+
+int Act(ir::Activation a) { return static_cast<int>(a); }
+
+// [out_c][kh][kw][icg] -> [ceil(out_c/4)][kh][kw][icg][4], zero-padded.
+std::vector<float> PackConvFilter(const float* w, int out_c, int kh, int kw, int icg) {
+  const int blocks = (out_c + 3) / 4;
+  std::vector<float> packed(static_cast<size_t>(blocks) * kh * kw * icg * 4, 0.0f);
+  for (int oc = 0; oc < out_c; ++oc) {
+    for (int t = 0; t < kh * kw; ++t) {
+      for (int ic = 0; ic < icg; ++ic) {
+        packed[((static_cast<size_t>(oc / 4) * kh * kw + t) * icg + ic) * 4 + oc % 4] =
+            w[(static_cast<size_t>(oc) * kh * kw + t) * icg + ic];
+      }
+    }
+  }
+  return packed;
+}
+
+// [out_c][K] -> [K][out_c] (the GEMM's filter).
+std::vector<float> PackGemmFilter(const float* w, int out_c, int k) {
+  std::vector<float> packed(static_cast<size_t>(out_c) * k);
+  for (int oc = 0; oc < out_c; ++oc) {
+    for (int i = 0; i < k; ++i) packed[static_cast<size_t>(i) * out_c + oc] = w[static_cast<size_t>(oc) * k + i];
+  }
+  return packed;
+}
+
+Status VkExecution::PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c, bool may_split) {
+  const cpu::ConvParams& p = c->p;
+  c->tiled = p.groups == 1;
+  c->splits = 1;
+  const int k = p.kernel_h * p.kernel_w * p.in_c;
+  c->k_chunk = k;
+  if (c->tiled) {
+    const long tiles64 = static_cast<long>((p.out_c + 63) / 64) * ((static_cast<long>(p.batch) * p.out_h * p.out_w + 63) / 64);
+    RILL_INF_ASSIGN_OR_RETURN(c->tile, backend_->Tile(tiles64 >= 2L * rt()->compute_units()));
+    // Fewer output tiles than twice the compute units: split K so that
+    // every unit has work (chunks of at least 128, multiples of 16).
+    const long tiles = static_cast<long>((p.out_c + c->tile.n - 1) / c->tile.n) *
+                       ((static_cast<long>(p.batch) * p.out_h * p.out_w + c->tile.m - 1) / c->tile.m);
+    const long want = 2L * rt()->compute_units();
+    if (may_split && tiles < want && k >= 256) {
+      const int splits = static_cast<int>(std::min<long>({(want + tiles - 1) / tiles, k / 128, 32}));
+      c->k_chunk = ((k + splits - 1) / splits + 15) / 16 * 16;
+      c->splits = (k + c->k_chunk - 1) / c->k_chunk;
+    }
+  }
+  if (!c->weights.buffer) {
+    const int icg = p.in_c / p.groups;
+    RILL_INF_RETURN_IF_ERROR(Upload(c->tiled ? PackGemmFilter(filter, p.out_c, p.kernel_h * p.kernel_w * icg)
+                                             : PackConvFilter(filter, p.out_c, p.kernel_h, p.kernel_w, icg),
+                                    &c->weights));
+    std::vector<float> b(p.out_c, 0.0f);
+    if (bias) {
+      b = std::vector<float>(static_cast<const float*>(bias->host()), static_cast<const float*>(bias->host()) + p.out_c);
+    }
+    RILL_INF_RETURN_IF_ERROR(Upload(b, &c->bias));
+  }
+  if (c->splits > 1) {
+    RILL_INF_ASSIGN_OR_RETURN(c->reduce, GetPipeline("conv_splitk_reduce"));
+  }
+  if (c->tiled) {
+    RILL_INF_ASSIGN_OR_RETURN(c->pipeline, GetPipeline("conv_gemm", {c->tile.m, c->tile.n}));
+  } else {
+    RILL_INF_ASSIGN_OR_RETURN(c->pipeline, GetPipeline("conv2d"));
+  }
+  return Status::Ok();
+}
+
+void VkExecution::RecordConv(const ConvLaunch& c, Operand x, Operand y, Operand res, int res_c, Operand partial,
+                             int y_stride, std::vector<Dispatch>* out) const {
+  const cpu::ConvParams& p = c.p;
+  if (y_stride == 0) y_stride = p.out_c;
+  if (res.buffer == VK_NULL_HANDLE) res = y;  // an unused binding still needs a buffer
+  if (c.tiled) {
+    const int m = p.batch * p.out_h * p.out_w;
+    Dispatch d;
+    d.pipeline = c.pipeline;
+    d.buffers = {x.buffer, c.weights.buffer, c.bias.buffer, res.buffer, y.buffer,
+                 c.splits > 1 ? partial.buffer : y.buffer};
+    d.push = Push(x.offset, res.offset, res_c, y.offset, p.batch, p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c,
+                  p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left,
+                  c.act, c.k_chunk, c.splits, partial.offset, y_stride);
+    d.groups[0] = static_cast<uint32_t>((p.out_c + c.tile.n - 1) / c.tile.n);
+    d.groups[1] = static_cast<uint32_t>((m + c.tile.m - 1) / c.tile.m);
+    d.groups[2] = static_cast<uint32_t>(c.splits);
+    out->push_back(std::move(d));
+    if (c.splits > 1) {
+      out->push_back(Elementwise(c.reduce, {partial.buffer, c.bias.buffer, res.buffer, y.buffer},
+                                 Push(partial.offset, c.splits, res.offset, res_c, y.offset, p.out_c, m, c.act, y_stride),
+                                 static_cast<size_t>(p.out_c) * m));
+    }
+    return;
+  }
+  out->push_back(Elementwise(
+      c.pipeline, {x.buffer, c.weights.buffer, c.bias.buffer, res.buffer, y.buffer},
+      Push(x.offset, res.offset, res_c, y.offset, p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, p.kernel_h,
+           p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left, p.groups, c.act,
+           y_stride, p.batch),
+      static_cast<size_t>((p.out_c + 3) / 4) * p.out_w * p.batch * p.out_h));
+}
+
+// CONV_2D; also writes its output as a channel slice of a concatenation.
+class ConvExecution : public VkExecution, public StridedOutput {
+ public:
+  using VkExecution::VkExecution;
+  bool SetOutputPixelStride(int elements) override {
+    y_stride_ = elements;
+    return true;
+  }
+  Status Prepare() override {
+    kernel_name_ = "conv2d";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    const Shape& w = InShape(1);
+    c_.p = cpu::ConvParams{};
+    ConvGeometry(attrs(), InShape(0), OutShape(), w[1], w[2], &c_.p);
+    c_.p.groups = ir::ConvGroups(c_.p.in_c, w[3]);
+    c_.act = Act(attrs().activation);
+    res_c_ = HasInput(3) ? InShape(3)[3] : 0;
+    y_stride_ = 0;
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3}));
+    RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
+                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
+    kernel_name_ = c_.tiled ? "conv2d_gemm" + c_.tile.ToString() : "conv2d";
+    return Status::Ok();
+  }
+  size_t scratch_bytes() const override { return c_.partial_floats() * sizeof(float); }
+  Status Record(std::vector<Dispatch>* out) override {
+    Operand partial;
+    if (c_.splits > 1) {
+      partial = {static_cast<VkArena*>(scratch_.buffer)->buffer(), static_cast<int>(scratch_.offset / sizeof(float))};
+    }
+    RecordConv(c_, In(0), Out(), res_c_ ? In(3) : Operand{}, res_c_, partial, y_stride_, out);
+    return Status::Ok();
+  }
+
+ private:
+  ConvLaunch c_;
+  int res_c_ = 0;
+  int y_stride_ = 0;
+};
+
+class DepthwiseExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    kernel_name_ = "depthwise_conv2d";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    const Shape& w = InShape(1);
+    p_ = cpu::ConvParams{};
+    ConvGeometry(attrs(), InShape(0), OutShape(), w[1], w[2], &p_);
+    p_.depth_multiplier = p_.out_c / p_.in_c;
+    if (!weights_.buffer) {
+      RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[1]), &weights_));
+      RILL_INF_RETURN_IF_ERROR(
+          Upload(HasInput(2) ? ConstFloats(args_.inputs[2]) : std::vector<float>(p_.out_c, 0.0f), &bias_));
+    }
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("depthwise_conv2d"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    const Operand x = In(0), y = Out();
+    out->push_back(Elementwise(pipeline_, {x.buffer, weights_.buffer, bias_.buffer, y.buffer},
+                               Push(x.offset, y.offset, p_.in_h, p_.in_w, p_.in_c, p_.out_h, p_.out_w, p_.out_c,
+                                    p_.kernel_h, p_.kernel_w, p_.stride_h, p_.stride_w, p_.dilation_h, p_.dilation_w,
+                                    p_.pad_top, p_.pad_left, p_.depth_multiplier, Act(attrs().activation), p_.batch),
+                               static_cast<size_t>(p_.out_c) * p_.out_w * p_.batch * p_.out_h));
+    return Status::Ok();
+  }
+
+ private:
+  cpu::ConvParams p_;
+  DeviceBuffer weights_, bias_;
+  const Pipeline* pipeline_ = nullptr;
+};
+
+class TransposeConvExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    kernel_name_ = "transpose_conv2d";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    const Shape& w = InShape(1);
+    p_ = cpu::ConvShapeParams(InShape(0), w, OutShape(), attrs());
+    p_.dilation_h = p_.dilation_w = 1;
+    p_.groups = ir::ConvGroups(p_.in_c, w[3]);
+    cpu::SetTransposeConvPadding(attrs(), &p_);
+    if (!weights_.buffer) {
+      RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[1]), &weights_));
+      RILL_INF_RETURN_IF_ERROR(
+          Upload(HasInput(2) ? ConstFloats(args_.inputs[2]) : std::vector<float>(p_.out_c, 0.0f), &bias_));
+    }
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("transpose_conv2d"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    const Operand x = In(0), y = Out();
+    out->push_back(Elementwise(pipeline_, {x.buffer, weights_.buffer, bias_.buffer, y.buffer},
+                               Push(x.offset, y.offset, p_.in_h, p_.in_w, p_.in_c, p_.out_h, p_.out_w, p_.out_c,
+                                    p_.kernel_h, p_.kernel_w, p_.stride_h, p_.stride_w, p_.pad_top, p_.pad_left,
+                                    p_.groups, Act(attrs().activation), p_.batch),
+                               static_cast<size_t>(p_.out_c) * p_.out_w * p_.batch * p_.out_h));
+    return Status::Ok();
+  }
+
+ private:
+  cpu::ConvParams p_;
+  DeviceBuffer weights_, bias_;
+  const Pipeline* pipeline_ = nullptr;
+};
+
+// FULLY_CONNECTED as the GEMM (a 1x1 conv over rows x 1 x 1 x in_dim),
+// split over K where the units give few tiles (a classifier's 1000 x 1280).
+class FullyConnectedExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    kernel_name_ = "fully_connected";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant weights");
+    const Shape& w = InShape(1);
+    const int units = w[0], in_dim = w[1];
+    const int rows = static_cast<int>(NumElements(InShape(0)) / in_dim);
+    c_.p = cpu::ConvParams{};
+    c_.p.batch = rows;
+    c_.p.in_h = c_.p.in_w = c_.p.out_h = c_.p.out_w = 1;
+    c_.p.in_c = in_dim;
+    c_.p.out_c = units;
+    c_.p.kernel_h = c_.p.kernel_w = c_.p.stride_h = c_.p.stride_w = c_.p.dilation_h = c_.p.dilation_w = 1;
+    c_.p.groups = 1;
+    c_.act = Act(attrs().activation);
+    RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
+                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
+    kernel_name_ = "fully_connected_gemm" + c_.tile.ToString();
+    return Status::Ok();
+  }
+  size_t scratch_bytes() const override { return c_.partial_floats() * sizeof(float); }
+  Status Record(std::vector<Dispatch>* out) override {
+    Operand partial;
+    if (c_.splits > 1) {
+      partial = {static_cast<VkArena*>(scratch_.buffer)->buffer(), static_cast<int>(scratch_.offset / sizeof(float))};
+    }
+    RecordConv(c_, In(0), Out(), Operand{}, 0, partial, 0, out);
+    return Status::Ok();
+  }
+
+ private:
+  ConvLaunch c_;
+};
+
+// dims[6] + strides per operand, the rank padded in front to 6.
+std::vector<int> Pad6(const int* dims, const std::vector<const int*>& strides, int rank) {
+  std::vector<int> v;
+  for (int d = 0; d < 6; ++d) v.push_back(d < 6 - rank ? 1 : dims[d - (6 - rank)]);
+  for (const int* s : strides) {
+    for (int d = 0; d < 6; ++d) v.push_back(d < 6 - rank ? 0 : s[d - (6 - rank)]);
+  }
+  return v;
+}
+
+class BinaryExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    kernel_name_ = "binary";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
+    BroadcastParams b;
+    if (!cpu::MakeBroadcastParams(InShape(0), InShape(1), &b)) return Error("shapes do not broadcast");
+    if (b.rank > 6) return Refuse("rank > 6");
+    count_ = static_cast<int>(b.out_size);
+    shape_ = Pad6(b.out_dims, {b.a_strides, b.b_strides}, b.rank);
+    switch (args_.node->type) {
+      case ir::OpType::kAdd: op_ = 0; break;
+      case ir::OpType::kSub: op_ = 1; break;
+      case ir::OpType::kMul: op_ = 2; break;
+      case ir::OpType::kDiv: op_ = 3; break;
+      default: op_ = 4; break;  // PRELU
+    }
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("binary"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    const Operand a = In(0), b = In(1), y = Out();
+    out->push_back(Elementwise(pipeline_, {a.buffer, b.buffer, y.buffer},
+                               Push(a.offset, b.offset, y.offset, op_, Act(attrs().activation), count_, shape_),
+                               static_cast<size_t>(count_)));
+    return Status::Ok();
+  }
+
+ private:
+  int count_ = 0, op_ = 0;
+  std::vector<int> shape_;
+  const Pipeline* pipeline_ = nullptr;
+};
+
+class UnaryExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    kernel_name_ = "unary";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
+    const ir::OpAttrs& a = attrs();
+    alpha_ = a.alpha;
+    beta_ = a.beta;
+    switch (args_.node->type) {
+      case ir::OpType::kRelu: op_ = 0; break;
+      case ir::OpType::kRelu6: op_ = 1; break;
+      case ir::OpType::kHardSwish: op_ = 2; break;
+      case ir::OpType::kLogistic: op_ = 3; break;
+      case ir::OpType::kLeakyRelu: op_ = 4; break;
+      case ir::OpType::kClamp:
+        op_ = 5;
+        alpha_ = a.clamp_min;
+        beta_ = a.clamp_max;
+        break;
+      case ir::OpType::kHardSigmoid: op_ = 6; break;
+      default: op_ = 7; break;  // SILU
+    }
+    count_ = static_cast<int>(NumElements(OutShape()));
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("unary"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    const Operand x = In(0), y = Out();
+    out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer}, Push(x.offset, y.offset, op_, alpha_, beta_, count_),
+                               static_cast<size_t>(count_)));
+    return Status::Ok();
+  }
+
+ private:
+  int count_ = 0, op_ = 0;
+  float alpha_ = 0, beta_ = 0;
+  const Pipeline* pipeline_ = nullptr;
+};
+
+class PoolExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    kernel_name_ = "pool2d";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    const ir::OpAttrs& a = attrs();
+    ir::OpAttrs window = a;
+    window.dilation_h = window.dilation_w = 1;
+    p_ = cpu::ConvParams{};
+    ConvGeometry(window, InShape(0), OutShape(), a.kernel_h, a.kernel_w, &p_);
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("pool2d"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    const Operand x = In(0), y = Out();
+    out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer},
+                               Push(x.offset, y.offset, p_.in_h, p_.in_w, p_.in_c, p_.out_h, p_.out_w, p_.kernel_h,
+                                    p_.kernel_w, p_.stride_h, p_.stride_w, p_.pad_top, p_.pad_left,
+                                    args_.node->type == ir::OpType::kMaxPool2D ? 1 : 0, Act(attrs().activation),
+                                    p_.batch),
+                               static_cast<size_t>(p_.out_c) * p_.out_w * p_.batch * p_.out_h));
+    return Status::Ok();
+  }
+
+ private:
+  cpu::ConvParams p_;
+  const Pipeline* pipeline_ = nullptr;
+};
+
+std::vector<int> Strides(const Shape& s) {
+  std::vector<int> strides(s.size(), 1);
+  for (int d = static_cast<int>(s.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * s[d + 1];
+  return strides;
+}
+
+class MeanExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    kernel_name_ = "mean";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    std::vector<int> axes;
+    RILL_INF_RETURN_IF_ERROR(ir::ReadConstInts(*args_.graph, *args_.node, 1, &axes));
+    const Shape& x = InShape(0);
+    const int rank = static_cast<int>(x.size());
+    if (rank > 6) return Refuse("rank > 6");
+    std::vector<bool> reduce(rank, false);
+    for (int ax : axes) reduce[(ax % rank + rank) % rank] = true;
+    const std::vector<int> strides = Strides(x);
+    std::vector<int> kept_dims, kept_strides, red_dims, red_strides;
+    reduced_ = 1;
+    for (int d = 0; d < rank; ++d) {
+      (reduce[d] ? red_dims : kept_dims).push_back(x[d]);
+      (reduce[d] ? red_strides : kept_strides).push_back(strides[d]);
+      if (reduce[d]) reduced_ *= x[d];
+    }
+    shape_ = Pad6(kept_dims.data(), {kept_strides.data()}, static_cast<int>(kept_dims.size()));
+    const std::vector<int> r = Pad6(red_dims.data(), {red_strides.data()}, static_cast<int>(red_dims.size()));
+    shape_.insert(shape_.end(), r.begin(), r.end());
+    count_ = static_cast<int>(NumElements(OutShape()));
+    // Many elements per output (a global average pool): a work group per
+    // output sums them in parallel; else an invocation per output.
+    reduce_ = reduced_ >= 64;
+    kernel_name_ = reduce_ ? "mean_reduce" : "mean";
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline(reduce_ ? "mean_reduce" : "mean"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    const Operand x = In(0), y = Out();
+    // mean_reduce: a group per output, i.e. 64 invocations per output.
+    out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer}, Push(x.offset, y.offset, reduced_, count_, shape_),
+                               static_cast<size_t>(count_) * (reduce_ ? 64 : 1)));
+    return Status::Ok();
+  }
+
+ private:
+  int count_ = 0, reduced_ = 1;
+  bool reduce_ = false;
+  std::vector<int> shape_;
+  const Pipeline* pipeline_ = nullptr;
+};
+
+// TRANSPOSE, SLICE, PAD and RESHAPE as one strided gather.
+class ViewExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
+    const Shape& x = InShape(0);
+    const Shape& y = OutShape();
+    const int rank = static_cast<int>(y.size());
+    if (x.size() > 6 || rank > 6) return Refuse("rank > 6");
+    const std::vector<int> in_strides = Strides(x);
+    std::vector<int> strides(rank, 0), before(rank, 0);
+    start_ = 0;
+    pad_ = 0;
+    value_ = 0.0f;
+    const ir::OpAttrs& a = attrs();
+    switch (args_.node->type) {
+      case ir::OpType::kTranspose:
+        kernel_name_ = "transpose";
+        for (int d = 0; d < rank; ++d) strides[d] = in_strides[a.perm[d]];
+        break;
+      case ir::OpType::kSlice:
+        kernel_name_ = "slice";
+        for (int d = 0; d < rank; ++d) {
+          int first = 0, size = 0;
+          ir::SliceAxis(x[d], a.slice_start[d], a.slice_end[d], a.slice_step[d], &first, &size);
+          strides[d] = in_strides[d] * a.slice_step[d];
+          start_ += first * in_strides[d];
+        }
+        break;
+      case ir::OpType::kPad: {
+        kernel_name_ = "pad";
+        std::vector<int> pads;
+        RILL_INF_RETURN_IF_ERROR(ir::ReadConstInts(*args_.graph, *args_.node, 1, &pads));
+        for (int d = 0; d < rank; ++d) {
+          strides[d] = in_strides[d];
+          before[d] = pads[2 * d];
+        }
+        if (HasInput(2)) {
+          if (!args_.inputs[2]->constant) return Refuse("non-constant pad value");
+          value_ = *static_cast<const float*>(args_.inputs[2]->host());
+        }
+        pad_ = 1;
+        break;
+      }
+      default:  // RESHAPE that the memory planner could not turn into a view
+        kernel_name_ = "reshape_copy";
+        break;
+    }
+    // dims[6], strides[6], pad-before[6], input dims[6], the rank padded
+    // in front (dims 1, strides and pads 0).
+    shape_.assign(24, 0);
+    for (int d = 0; d < 6; ++d) shape_[d] = shape_[18 + d] = 1;
+    if (args_.node->type == ir::OpType::kReshape) {
+      shape_[5] = static_cast<int>(NumElements(y));
+      shape_[11] = 1;
+    } else {
+      for (int d = 0; d < rank; ++d) {
+        const int k = 6 - rank + d;
+        shape_[k] = y[d];
+        shape_[6 + k] = strides[d];
+        shape_[12 + k] = before[d];
+        shape_[18 + k] = pad_ ? x[d] : 1;
+      }
+    }
+    count_ = static_cast<int>(NumElements(y));
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("gather_view"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    const Operand x = In(0), y = Out();
+    out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer},
+                               Push(x.offset, y.offset, start_, pad_, value_, count_, shape_),
+                               static_cast<size_t>(count_)));
+    return Status::Ok();
+  }
+
+ private:
+  int count_ = 0, start_ = 0, pad_ = 0;
+  float value_ = 0.0f;
+  std::vector<int> shape_;
+  const Pipeline* pipeline_ = nullptr;
+};
+
+class ConcatExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    kernel_name_ = "concatenation";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
+    const Shape& y = OutShape();
+    const int rank = static_cast<int>(y.size());
+    const int axis = (attrs().axis % rank + rank) % rank;
+    outer_ = 1;
+    for (int d = 0; d < axis; ++d) outer_ *= y[d];
+    stride_ = static_cast<int>(NumElements(y) / std::max(outer_, 1));
+    chunks_.clear();
+    for (size_t i = 0; i < args_.inputs.size(); ++i) {
+      chunks_.push_back(static_cast<int>(NumElements(InShape(i)) / std::max(outer_, 1)));
+    }
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("concat_slice"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    // The slices are disjoint: one barrier-free stretch of dispatches
+    // would do, but a barrier between two costs little next to a copy.
+    int offset = 0;
+    const Operand y = Out();
+    for (size_t i = 0; i < chunks_.size(); ++i) {
+      const Operand x = In(i);
+      out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer},
+                                 Push(x.offset, y.offset, chunks_[i], stride_, offset, Act(attrs().activation),
+                                      outer_ * chunks_[i]),
+                                 static_cast<size_t>(outer_) * chunks_[i]));
+      offset += chunks_[i];
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int outer_ = 1, stride_ = 0;
+  std::vector<int> chunks_;
+  const Pipeline* pipeline_ = nullptr;
+};
+
+class SoftmaxExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    kernel_name_ = "softmax";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    const Shape& x = InShape(0);
+    const int rank = static_cast<int>(x.size());
+    const int axis = (attrs().axis % rank + rank) % rank;
+    axis_size_ = x[axis];
+    inner_ = 1;
+    for (int d = axis + 1; d < rank; ++d) inner_ *= x[d];
+    count_ = static_cast<int>(NumElements(x) / std::max(axis_size_, 1));
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("softmax"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    const Operand x = In(0), y = Out();
+    out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer}, Push(x.offset, y.offset, axis_size_, inner_, count_),
+                               static_cast<size_t>(count_)));
+    return Status::Ok();
+  }
+
+ private:
+  int axis_size_ = 1, inner_ = 1, count_ = 0;
+  const Pipeline* pipeline_ = nullptr;
+};
+
+class ResizeExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    const ir::OpAttrs& a = attrs();
+    if (a.antialias) return Refuse("antialiased resize");
+    const Shape& x = InShape(0);
+    const Shape& y = OutShape();
+    std::vector<int> rows, cols;
+    std::vector<float> rw, cw;
+    if (args_.node->type == ir::OpType::kResizeBilinear) {
+      kernel_name_ = "resize_bilinear";
+      cpu::ResizeParams p;
+      SetSizes(x, y, &p);
+      cpu::SetResizeCoordinates(a, x, &p);
+      p.align_corners = a.align_corners;
+      p.half_pixel_centers = a.half_pixel_centers;
+      outside_ = p.extrapolation_value;
+      taps_ = 2;
+      auto fill = [&](const cpu::ResizeAxis& axis, int n, std::vector<int>* index, std::vector<float>* weight) {
+        for (int i = 0; i < n; ++i) {
+          const cpu::BilinearTap t = cpu::BilinearSourceTap(p, axis, i);
+          index->push_back(t.outside ? -1 : t.lo);
+          index->push_back(t.outside ? -1 : t.hi);
+          weight->push_back(t.w_lo);
+          weight->push_back(t.w_hi);
+        }
+      };
+      fill(cpu::ResizeAxisH(p), p.out_h, &rows, &rw);
+      fill(cpu::ResizeAxisW(p), p.out_w, &cols, &cw);
+    } else {
+      kernel_name_ = "resize_nearest";
+      cpu::ResizeNearestParams p;
+      SetSizes(x, y, &p);
+      cpu::SetResizeCoordinates(a, x, &p);
+      p.rounding = a.nearest_rounding;
+      p.align_corners = a.align_corners;
+      p.half_pixel_centers = a.half_pixel_centers;
+      outside_ = p.extrapolation_value;
+      taps_ = 1;
+      for (int i = 0; i < p.out_h; ++i) rows.push_back(cpu::NearestSourceIndex(p, cpu::ResizeAxisH(p), i));
+      for (int i = 0; i < p.out_w; ++i) cols.push_back(cpu::NearestSourceIndex(p, cpu::ResizeAxisW(p), i));
+      rw.assign(rows.size(), 1.0f);
+      cw.assign(cols.size(), 1.0f);
+    }
+    // Tables change with the input's size: new ones at every plan.
+    for (DeviceBuffer* b : {&rows_, &cols_, &rw_, &cw_}) Release(b);
+    RILL_INF_RETURN_IF_ERROR(UploadRaw(rows.data(), rows.size() * sizeof(int), &rows_));
+    RILL_INF_RETURN_IF_ERROR(UploadRaw(cols.data(), cols.size() * sizeof(int), &cols_));
+    RILL_INF_RETURN_IF_ERROR(UploadRaw(rw.data(), rw.size() * sizeof(float), &rw_));
+    RILL_INF_RETURN_IF_ERROR(UploadRaw(cw.data(), cw.size() * sizeof(float), &cw_));
+    dims_ = {x[1], x[2], x[3], y[1], y[2], x[0]};
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("resize_taps"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    const Operand x = In(0), y = Out();
+    out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer, rows_.buffer, rw_.buffer, cols_.buffer, cw_.buffer},
+                               Push(x.offset, y.offset, taps_, dims_[0], dims_[1], dims_[2], dims_[3], dims_[4],
+                                    outside_, dims_[5]),
+                               static_cast<size_t>(dims_[2]) * dims_[4] * dims_[5] * dims_[3]));
+    return Status::Ok();
+  }
+
+ private:
+  template <class P>
+  static void SetSizes(const Shape& x, const Shape& y, P* p) {
+    p->batch = x[0];
+    p->in_h = x[1];
+    p->in_w = x[2];
+    p->channels = x[3];
+    p->out_h = y[1];
+    p->out_w = y[2];
+  }
+  int taps_ = 1;
+  float outside_ = 0.0f;
+  std::vector<int> dims_;
+  DeviceBuffer rows_, cols_, rw_, cw_;
+  const Pipeline* pipeline_ = nullptr;
+};
+
+class DepthToSpaceExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  Status Prepare() override {
+    kernel_name_ = "depth_to_space";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("depth_to_space"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    const Shape& x = InShape(0);
+    const int count = static_cast<int>(NumElements(OutShape()));
+    const Operand in = In(0), y = Out();
+    out->push_back(Elementwise(pipeline_, {in.buffer, y.buffer},
+                               Push(in.offset, y.offset, x[1], x[2], x[3], attrs().block_size, count),
+                               static_cast<size_t>(count)));
+    return Status::Ok();
+  }
+
+ private:
+  const Pipeline* pipeline_ = nullptr;
+};
+
+// DEPTHWISE_BLOCK (the optimizer's [1x1 expand ->] depthwise -> 1x1 project
+// [+ residual]) as three dispatches through scratch.
+class DepthwiseBlockExecution : public VkExecution {
+ public:
+  using VkExecution::VkExecution;
+  size_t scratch_bytes() const override { return PartialOffsetBytes() + PartialFloats() * sizeof(float); }
+  Status Prepare() override {
+    kernel_name_ = "depthwise_block";
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    for (size_t i : {1, 2, 3, 4, 5, 6}) {
+      if (HasInput(i) && !args_.inputs[i]->constant) return Refuse("non-constant filter");
+    }
+    const ir::OpAttrs& a = attrs();
+    const Shape& x = InShape(0);
+    const Shape& wd = InShape(3);
+    const Shape& wp = InShape(5);
+    const Shape& y = OutShape();
+    const int mid_c = wd[3];
+    has_expand_ = HasInput(1);
+    expand_.p = cpu::ConvParams{};
+    expand_.p.batch = x[0];
+    expand_.p.in_h = expand_.p.out_h = x[1];
+    expand_.p.in_w = expand_.p.out_w = x[2];
+    expand_.p.in_c = x[3];
+    expand_.p.out_c = mid_c;
+    expand_.act = Act(a.expand_activation);
+    dw_ = cpu::ConvParams{};
+    ConvGeometry(a, {x[0], x[1], x[2], mid_c}, {y[0], y[1], y[2], mid_c}, wd[1], wd[2], &dw_);
+    dw_.depth_multiplier = 1;
+    project_.p = cpu::ConvParams{};
+    project_.p.batch = y[0];
+    project_.p.in_h = project_.p.out_h = y[1];
+    project_.p.in_w = project_.p.out_w = y[2];
+    project_.p.in_c = mid_c;
+    project_.p.out_c = wp[0];
+    project_.act = Act(a.activation);
+    res_c_ = HasInput(7) ? InShape(7)[3] : 0;
+    expand_floats_ = has_expand_ ? static_cast<size_t>(x[0]) * x[1] * x[2] * mid_c : 0;
+    mid_floats_ = static_cast<size_t>(y[0]) * y[1] * y[2] * mid_c;
+    if (has_expand_) {
+      RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
+                                           HasInput(2) ? args_.inputs[2] : nullptr, &expand_, /*may_split=*/true));
+    }
+    RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[5]->host()),
+                                         HasInput(6) ? args_.inputs[6] : nullptr, &project_, /*may_split=*/true));
+    if (!dw_weights_.buffer) {
+      RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[3]), &dw_weights_));
+      RILL_INF_RETURN_IF_ERROR(
+          Upload(HasInput(4) ? ConstFloats(args_.inputs[4]) : std::vector<float>(mid_c, 0.0f), &dw_bias_));
+    }
+    RILL_INF_ASSIGN_OR_RETURN(dw_pipeline_, GetPipeline("depthwise_conv2d"));
+    return Status::Ok();
+  }
+  Status Record(std::vector<Dispatch>* out) override {
+    const VkBuffer scratch = static_cast<VkArena*>(scratch_.buffer)->buffer();
+    const int mid_off = static_cast<int>(scratch_.offset / elem());
+    const int expanded_off = mid_off + static_cast<int>(mid_floats_);
+    const Operand partial{scratch, static_cast<int>((scratch_.offset + PartialOffsetBytes()) / sizeof(float))};
+    Operand src = In(0);
+    if (has_expand_) {
+      RecordConv(expand_, src, {scratch, expanded_off}, Operand{}, 0, partial, 0, out);
+      src = {scratch, expanded_off};
+    }
+    const cpu::ConvParams& d = dw_;
+    out->push_back(Elementwise(dw_pipeline_, {src.buffer, dw_weights_.buffer, dw_bias_.buffer, scratch},
+                               Push(src.offset, mid_off, d.in_h, d.in_w, d.in_c, d.out_h, d.out_w, d.out_c, d.kernel_h,
+                                    d.kernel_w, d.stride_h, d.stride_w, d.dilation_h, d.dilation_w, d.pad_top,
+                                    d.pad_left, 1, Act(attrs().depthwise_activation), d.batch),
+                               static_cast<size_t>(d.out_c) * d.out_w * d.batch * d.out_h));
+    RecordConv(project_, {scratch, mid_off}, Out(), res_c_ ? In(7) : Operand{}, res_c_, partial, 0, out);
+    return Status::Ok();
+  }
+
+ private:
+  size_t PartialOffsetBytes() const { return ((expand_floats_ + mid_floats_) * elem() + 63) / 64 * 64; }
+  size_t PartialFloats() const { return std::max(expand_.partial_floats(), project_.partial_floats()); }
+
+  bool has_expand_ = false;
+  ConvLaunch expand_, project_;
+  cpu::ConvParams dw_;
+  DeviceBuffer dw_weights_, dw_bias_;
+  const Pipeline* dw_pipeline_ = nullptr;
+  int res_c_ = 0;
+  size_t expand_floats_ = 0, mid_floats_ = 0;
+};
+
+// --- The backend: plan, record, replay -----------------------------------
+
+Status VulkanBackend::PlanRun(const std::vector<RunStep>& steps) {
+  // Staging buffers of transfers are kept across plans where big enough.
+  std::vector<DeviceBuffer> spare;
+  std::vector<bool> spare_upload;
+  for (Step& s : steps_) {
+    if (s.staging.buffer) {
+      spare.push_back(s.staging);
+      spare_upload.push_back(s.kind == RunStep::Kind::kCopyFromHost);
+    }
+  }
+  steps_.clear();
+  transfer_steps_.clear();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const RunStep& r = steps[i];
+    Step s;
+    s.kind = r.kind;
+    if (r.kind == RunStep::Kind::kExecution) {
+      s.exec = dynamic_cast<VkExecution*>(r.execution);
+      if (!s.exec) return InternalError("vulkan: a task of another backend in the vulkan plan");
+      s.exec->set_step(static_cast<int>(i));
+      s.name = s.exec->node_name() + " (" + s.exec->name() + ")";
+    } else {
+      s.device = r.device;
+      s.bytes = StorageBytes(r.device->dtype, r.device->shape);
+      s.convert = half_ && r.device->dtype == DataType::kFloat32;
+      s.name = r.kind == RunStep::Kind::kCopyFromHost ? "copy_from_host" : "copy_to_host";
+      const bool upload = r.kind == RunStep::Kind::kCopyFromHost;
+      for (size_t k = 0; k < spare.size(); ++k) {
+        if (spare[k].size >= s.bytes && spare_upload[k] == upload) {
+          s.staging = spare[k];
+          spare.erase(spare.begin() + static_cast<long>(k));
+          spare_upload.erase(spare_upload.begin() + static_cast<long>(k));
+          break;
+        }
+      }
+      if (!s.staging.buffer) RILL_INF_RETURN_IF_ERROR(rt_->CreateBuffer(s.bytes, true, &s.staging, upload));
+      transfer_steps_[r.device] = static_cast<int>(i);
+    }
+    steps_.push_back(std::move(s));
+  }
+  for (DeviceBuffer& b : spare) rt_->DestroyBuffer(&b);
+  next_ = cursor_ = 0;
+  return Status::Ok();
+}
+
+void VulkanBackend::FreeRecording() {
+  const VkDevice dev = rt_->device();
+  if (!step_cbs_.empty()) {
+    vk().vkFreeCommandBuffers(dev, rt_->command_pool(), static_cast<uint32_t>(step_cbs_.size()), step_cbs_.data());
+  }
+  if (!segment_cbs_.empty()) {
+    vk().vkFreeCommandBuffers(dev, rt_->command_pool(), static_cast<uint32_t>(segment_cbs_.size()),
+                              segment_cbs_.data());
+  }
+  step_cbs_.clear();
+  segment_cbs_.clear();
+  if (pool_) vk().vkDestroyDescriptorPool(dev, pool_, nullptr);
+  pool_ = VK_NULL_HANDLE;
+  if (queries_) vk().vkDestroyQueryPool(dev, queries_, nullptr);
+  queries_ = VK_NULL_HANDLE;
+}
+
+// A full barrier between steps and between the dispatches of a step: every
+// earlier shader or transfer write is visible to every later read or write.
+void FullBarrier(VkCommandBuffer cb) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                    VK_ACCESS_TRANSFER_WRITE_BIT;
+  const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  vk().vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+void VulkanBackend::RecordStep(VkCommandBuffer cb, int i, bool timestamps) {
+  Step& s = steps_[i];
+  FullBarrier(cb);
+  if (timestamps) vk().vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 2 * i);
+  if (s.kind == RunStep::Kind::kExecution) {
+    const std::vector<Dispatch>& ds = dispatches_[i];
+    for (size_t k = 0; k < ds.size(); ++k) {
+      const Dispatch& d = ds[k];
+      if (k > 0) FullBarrier(cb);
+      if (d.groups[0] == 0 || d.groups[1] == 0 || d.groups[2] == 0) continue;
+      vk().vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline->pipeline);
+      vk().vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline->layout, 0, 1, &sets_[i][k], 0,
+                                   nullptr);
+      vk().vkCmdPushConstants(cb, d.pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                              static_cast<uint32_t>(d.push.size() * sizeof(int32_t)), d.push.data());
+      vk().vkCmdDispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
+    }
+  } else {
+    const MemoryRef& m = s.device->memory;
+    const VkBuffer arena = static_cast<VkArena*>(m.buffer)->buffer();
+    VkBufferCopy region{};
+    region.size = std::max<size_t>(s.bytes, 1);
+    if (s.kind == RunStep::Kind::kCopyFromHost) {
+      region.dstOffset = m.offset;
+      if (s.bytes > 0) vk().vkCmdCopyBuffer(cb, s.staging.buffer, arena, 1, &region);
+    } else {
+      region.srcOffset = m.offset;
+      if (s.bytes > 0) vk().vkCmdCopyBuffer(cb, arena, s.staging.buffer, 1, &region);
+      VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+      vk().vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0, nullptr,
+                                0, nullptr);
+    }
+  }
+  if (timestamps) vk().vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 2 * i + 1);
+}
+
+Status VulkanBackend::Record() {
+  const VkDevice dev = rt_->device();
+  vk().vkDeviceWaitIdle(dev);
+  FreeRecording();
+  if (!fence_) {
+    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    const VkResult r = vk().vkCreateFence(dev, &fci, nullptr, &fence_);
+    if (r != VK_SUCCESS) return VkError(r, "vkCreateFence");
+  }
+  const int n = static_cast<int>(steps_.size());
+  if (n == 0) return Status::Ok();
+  // The dispatches, and one descriptor set each.
+  dispatches_.assign(n, {});
+  sets_.assign(n, {});
+  uint32_t set_count = 0, descriptor_count = 0;
+  for (int i = 0; i < n; ++i) {
+    if (steps_[i].kind != RunStep::Kind::kExecution) continue;
+    RILL_INF_RETURN_IF_ERROR(steps_[i].exec->Record(&dispatches_[i]));
+    for (const Dispatch& d : dispatches_[i]) {
+      ++set_count;
+      descriptor_count += static_cast<uint32_t>(d.buffers.size());
+    }
+  }
+  if (set_count > 0) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max<uint32_t>(descriptor_count, 1)};
+    VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dpi.maxSets = set_count;
+    dpi.poolSizeCount = 1;
+    dpi.pPoolSizes = &size;
+    VkResult r = vk().vkCreateDescriptorPool(dev, &dpi, nullptr, &pool_);
+    if (r != VK_SUCCESS) return VkError(r, "vkCreateDescriptorPool");
+    std::vector<VkDescriptorBufferInfo> infos;
+    std::vector<VkWriteDescriptorSet> writes;
+    infos.reserve(descriptor_count);
+    for (int i = 0; i < n; ++i) {
+      for (const Dispatch& d : dispatches_[i]) {
+        VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+        ai.descriptorPool = pool_;
+        ai.descriptorSetCount = 1;
+        ai.pSetLayouts = &d.pipeline->set_layout;
+        VkDescriptorSet set = VK_NULL_HANDLE;
+        r = vk().vkAllocateDescriptorSets(dev, &ai, &set);
+        if (r != VK_SUCCESS) return VkError(r, "vkAllocateDescriptorSets");
+        sets_[i].push_back(set);
+        if (static_cast<int>(d.buffers.size()) != d.pipeline->bindings) {
+          return InternalError("vulkan: " + steps_[i].name + " binds " + std::to_string(d.buffers.size()) +
+                               " buffers to a shader of " + std::to_string(d.pipeline->bindings));
+        }
+        for (size_t b = 0; b < d.buffers.size(); ++b) {
+          infos.push_back(VkDescriptorBufferInfo{d.buffers[b], 0, VK_WHOLE_SIZE});
+          VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+          w.dstSet = set;
+          w.dstBinding = static_cast<uint32_t>(b);
+          w.descriptorCount = 1;
+          w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+          w.pBufferInfo = &infos.back();
+          writes.push_back(w);
+        }
+      }
+    }
+    vk().vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  }
+  // Segments: a new one after each stretch of transfers to the host (what
+  // follows may need the host's answer first).
+  segment_of_.assign(n, 0);
+  segment_begin_ = {0};
+  for (int i = 1; i < n; ++i) {
+    const bool after_read = steps_[i - 1].kind == RunStep::Kind::kCopyToHost;
+    if (after_read && steps_[i].kind != RunStep::Kind::kCopyToHost) segment_begin_.push_back(i);
+    segment_of_[i] = static_cast<int>(segment_begin_.size()) - 1;
+  }
+  segment_begin_.push_back(n);
+  const bool timestamps = !profile_path_.empty() && rt_->timestamps();
+  if (timestamps) {
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = static_cast<uint32_t>(2 * n);
+    const VkResult r = vk().vkCreateQueryPool(dev, &qi, nullptr, &queries_);
+    if (r != VK_SUCCESS) return VkError(r, "vkCreateQueryPool");
+    stamps_.assign(2 * n, 0);
+  }
+  const int segments = static_cast<int>(segment_begin_.size()) - 1;
+  step_cbs_.assign(n, VK_NULL_HANDLE);
+  segment_cbs_.assign(segments, VK_NULL_HANDLE);
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = rt_->command_pool();
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = static_cast<uint32_t>(n);
+  VkResult r = vk().vkAllocateCommandBuffers(dev, &ai, step_cbs_.data());
+  if (r != VK_SUCCESS) return VkError(r, "vkAllocateCommandBuffers");
+  ai.commandBufferCount = static_cast<uint32_t>(segments);
+  r = vk().vkAllocateCommandBuffers(dev, &ai, segment_cbs_.data());
+  if (r != VK_SUCCESS) return VkError(r, "vkAllocateCommandBuffers");
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  for (int i = 0; i < n; ++i) {
+    vk().vkBeginCommandBuffer(step_cbs_[i], &bi);
+    RecordStep(step_cbs_[i], i, false);
+    r = vk().vkEndCommandBuffer(step_cbs_[i]);
+    if (r != VK_SUCCESS) return VkError(r, "vkEndCommandBuffer (" + steps_[i].name + ")");
+  }
+  for (int g = 0; g < segments; ++g) {
+    VkCommandBuffer cb = segment_cbs_[g];
+    vk().vkBeginCommandBuffer(cb, &bi);
+    const int begin = segment_begin_[g], end = segment_begin_[g + 1];
+    if (timestamps) vk().vkCmdResetQueryPool(cb, queries_, 2 * begin, 2 * (end - begin));
+    for (int i = begin; i < end; ++i) RecordStep(cb, i, timestamps);
+    r = vk().vkEndCommandBuffer(cb);
+    if (r != VK_SUCCESS) return VkError(r, "vkEndCommandBuffer (segment " + std::to_string(g) + ")");
+  }
+  next_ = cursor_ = 0;
+  rt_->SavePipelineCache();
+  return Status::Ok();
+}
+
+Status VulkanBackend::Flush(bool to_segment_end) {
+  if (next_ >= cursor_) return Status::Ok();
+  int end = cursor_;
+  // At a transfer to the host the segment's remaining steps are transfers
+  // to the host too (a segment ends with them): submit them along.
+  if (to_segment_end) end = segment_begin_[segment_of_[cursor_ - 1] + 1];
+  const int g = segment_of_[next_];
+  const bool whole = next_ == segment_begin_[g] && end == segment_begin_[g + 1];
+  ++submits_;
+  if (whole) {
+    RILL_INF_RETURN_IF_ERROR(rt_->Submit(&segment_cbs_[g], 1, fence_));
+  } else {
+    RILL_INF_RETURN_IF_ERROR(rt_->Submit(&step_cbs_[next_], static_cast<uint32_t>(end - next_), fence_));
+  }
+  VkResult r = vk().vkWaitForFences(rt_->device(), 1, &fence_, VK_TRUE, UINT64_MAX);
+  vk().vkResetFences(rt_->device(), 1, &fence_);
+  if (r != VK_SUCCESS) return VkError(r, "vkWaitForFences");
+  if (whole && queries_) {
+    const int begin = segment_begin_[g];
+    r = vk().vkGetQueryPoolResults(rt_->device(), queries_, 2 * begin, 2 * (end - begin),
+                                   2 * (end - begin) * sizeof(uint64_t), &stamps_[2 * begin], sizeof(uint64_t),
+                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (r == VK_SUCCESS) {
+      for (int i = begin; i < end; ++i) {
+        steps_[i].gpu_us += static_cast<double>(stamps_[2 * i + 1] - stamps_[2 * i]) * rt_->timestamp_period_ns() / 1e3;
+        ++steps_[i].runs;
+      }
+    }
+  }
+  next_ = end;
+  return Status::Ok();
+}
+
+void VulkanBackend::WriteProfile() {
+  std::ofstream out(profile_path_, std::ios::trunc);
+  if (!out) return;
+  out << "# vulkan GPU time per recorded step (VkQueryPool timestamps), " << rt_->description() << "\n";
+  out << "# runs " << runs_ << " submits " << submits_ << " segments " << segment_cbs_.size() << "\n";
+  if (!rt_->timestamps()) {
+    out << "# this device's queue has no timestamps\n";
+    return;
+  }
+  double total = 0;
+  for (const Step& s : steps_) total += s.runs ? s.gpu_us / s.runs : 0;
+  out << "# step\tmean_us\tshare\tname\n";
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const Step& s = steps_[i];
+    const double mean = s.runs ? s.gpu_us / s.runs : 0;
+    char line[64];
+    std::snprintf(line, sizeof(line), "%zu\t%.2f\t%.1f%%\t", i, mean, total > 0 ? 100.0 * mean / total : 0.0);
+    out << line << s.name << "\n";
+  }
+  char line[64];
+  std::snprintf(line, sizeof(line), "# total_us\t%.2f\n", total);
+  out << line;
+}
+
+// The GEMM tile: the option, or the cached tuning, or measured now.
+StatusOr<GemmTile> VulkanBackend::Tile(bool large) {
+  if (have_tile_[large]) return tile_[large];
+  const std::string& option = rt_->tile_option();
+  GemmTile t;
+  if (option == "default") {
+    // 64x64
+  } else if (option != "tune") {
+    int m = 0, n = 0;
+    if (std::sscanf(option.c_str(), "%dx%d", &m, &n) != 2 || (m != 32 && m != 64) || (n != 32 && n != 64)) {
+      return InvalidArgumentError("vulkan: option tile=" + option + " is not tune, default or MxN with M, N in {32, 64}");
+    }
+    t.m = m;
+    t.n = n;
+  } else {
+    const std::string what =
+        "gemm_tile_" + std::to_string(static_cast<int>(variant())) + (large ? "_large" : "_small");
+    const std::string cached = rt_->CachedTuning(what);
+    if (std::sscanf(cached.c_str(), "%dx%d", &t.m, &t.n) != 2) {
+      RILL_INF_ASSIGN_OR_RETURN(t, MeasureTile(large));
+      rt_->SaveTuning(what, t.ToString());
+    }
+  }
+  tile_[large] = t;
+  have_tile_[large] = true;
+  return t;
+}
+
+// Times the four tiles on one 3x3 conv of the class (on a GPU: 56x56x128
+// -> 128 for many output tiles, 14x14x256 -> 256 for few; a small one on a
+// CPU device) and keeps the fastest.
+StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
+  const bool big = !rt_->cpu_device();
+  const int hw = !big ? 10 : large ? 56 : 14, c = !big ? 32 : large ? 128 : 256;
+  const size_t e = half_ ? 2 : 4;
+  DeviceBuffer x, w, b, y, partial;
+  const size_t xs = static_cast<size_t>(hw) * hw * c * e, ws = static_cast<size_t>(9) * c * c * e;
+  Status status = rt_->CreateBuffer(xs, false, &x);
+  if (status.ok()) status = rt_->CreateBuffer(ws, false, &w);
+  if (status.ok()) status = rt_->CreateBuffer(c * e, false, &b);
+  if (status.ok()) status = rt_->CreateBuffer(xs, false, &y);
+  // Each candidate splits K as PrepareConv would for it (few tiles: more
+  // splits), into float partial sums.
+  if (status.ok()) status = rt_->CreateBuffer(static_cast<size_t>(32) * hw * hw * c * sizeof(float), false, &partial);
+  GemmTile best;
+  double best_ms = 1e30;
+  for (int m : {32, 64}) {
+    for (int n : {32, 64}) {
+      if (!status.ok()) break;
+      StatusOr<const Pipeline*> p = rt_->GetPipeline("conv_gemm", variant(), {m, n});
+      if (!p.ok()) {
+        status = p.status();
+        break;
+      }
+      const int k = 9 * c;
+      const long tiles = static_cast<long>((c + n - 1) / n) * ((hw * hw + m - 1) / m);
+      const long want = 2L * rt_->compute_units();
+      int splits = 1, k_chunk = k;
+      if (tiles < want && k >= 256) {
+        splits = static_cast<int>(std::min<long>({(want + tiles - 1) / tiles, k / 128, 32}));
+        k_chunk = ((k + splits - 1) / splits + 15) / 16 * 16;
+        splits = (k + k_chunk - 1) / k_chunk;
+      }
+      const std::vector<int32_t> push =
+          Push(0, 0, 0, 0, 1, hw, hw, c, hw, hw, c, 3, 3, 1, 1, 1, 1, 1, 1, 0, k_chunk, splits, 0, c);
+      // A descriptor pool of its own for the one set.
+      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 6};
+      VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+      dpi.maxSets = 1;
+      dpi.poolSizeCount = 1;
+      dpi.pPoolSizes = &size;
+      VkDescriptorPool pool = VK_NULL_HANDLE;
+      vk().vkCreateDescriptorPool(rt_->device(), &dpi, nullptr, &pool);
+      VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+      ai.descriptorPool = pool;
+      ai.descriptorSetCount = 1;
+      ai.pSetLayouts = &(*p)->set_layout;
+      VkDescriptorSet set = VK_NULL_HANDLE;
+      vk().vkAllocateDescriptorSets(rt_->device(), &ai, &set);
+      const VkBuffer bufs[6] = {x.buffer, w.buffer, b.buffer, y.buffer, y.buffer, partial.buffer};
+      VkDescriptorBufferInfo infos[6];
+      VkWriteDescriptorSet writes[6];
+      for (int i = 0; i < 6; ++i) {
+        infos[i] = VkDescriptorBufferInfo{bufs[i], 0, VK_WHOLE_SIZE};
+        writes[i] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[i].dstSet = set;
+        writes[i].dstBinding = static_cast<uint32_t>(i);
+        writes[i].descriptorCount = 1;
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = &infos[i];
+      }
+      vk().vkUpdateDescriptorSets(rt_->device(), 6, writes, 0, nullptr);
+      const int reps = big ? 20 : 2;
+      auto record = [&](VkCommandBuffer cb) {
+        for (VkBuffer buf : {x.buffer, w.buffer, b.buffer}) vk().vkCmdFillBuffer(cb, buf, 0, VK_WHOLE_SIZE, 0);
+        FullBarrier(cb);
+        vk().vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, (*p)->pipeline);
+        vk().vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, (*p)->layout, 0, 1, &set, 0, nullptr);
+        vk().vkCmdPushConstants(cb, (*p)->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                static_cast<uint32_t>(push.size() * 4), push.data());
+        for (int k = 0; k < reps; ++k) {
+          vk().vkCmdDispatch(cb, static_cast<uint32_t>((c + n - 1) / n), static_cast<uint32_t>((hw * hw + m - 1) / m),
+                             static_cast<uint32_t>(splits));
+          FullBarrier(cb);
+        }
+      };
+      double ms = 1e30;
+      for (int trial = 0; trial < 3 && status.ok(); ++trial) {
+        const auto start = std::chrono::steady_clock::now();
+        status = rt_->RunOnce(record);
+        const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        if (trial > 0) ms = std::min(ms, t);  // the first one warms up
+      }
+      vk().vkDestroyDescriptorPool(rt_->device(), pool, nullptr);
+      if (ms < best_ms) {
+        best_ms = ms;
+        best.m = m;
+        best.n = n;
+      }
+    }
+  }
+  for (DeviceBuffer* d : {&x, &w, &b, &y, &partial}) rt_->DestroyBuffer(d);
+  RILL_INF_RETURN_IF_ERROR(status);
+  return best;
+}
+
+StatusOr<std::unique_ptr<Execution>> VulkanBackend::CreateExecution(const ExecutionArgs& args) {
+  using ir::OpType;
+  std::unique_ptr<Execution> e;
+  switch (args.node->type) {
+    case OpType::kConv2D: e = std::make_unique<ConvExecution>(args, this); break;
+    case OpType::kDepthwiseConv2D: e = std::make_unique<DepthwiseExecution>(args, this); break;
+    case OpType::kTransposeConv2D: e = std::make_unique<TransposeConvExecution>(args, this); break;
+    case OpType::kFullyConnected: e = std::make_unique<FullyConnectedExecution>(args, this); break;
+    case OpType::kDepthwiseBlock: e = std::make_unique<DepthwiseBlockExecution>(args, this); break;
+    case OpType::kAdd:
+    case OpType::kSub:
+    case OpType::kMul:
+    case OpType::kDiv:
+    case OpType::kPRelu: e = std::make_unique<BinaryExecution>(args, this); break;
+    case OpType::kRelu:
+    case OpType::kRelu6:
+    case OpType::kHardSwish:
+    case OpType::kLogistic:
+    case OpType::kLeakyRelu:
+    case OpType::kClamp:
+    case OpType::kHardSigmoid:
+    case OpType::kSilu: e = std::make_unique<UnaryExecution>(args, this); break;
+    case OpType::kMaxPool2D:
+    case OpType::kAveragePool2D: e = std::make_unique<PoolExecution>(args, this); break;
+    case OpType::kMean: e = std::make_unique<MeanExecution>(args, this); break;
+    case OpType::kTranspose:
+    case OpType::kSlice:
+    case OpType::kPad:
+    case OpType::kReshape: e = std::make_unique<ViewExecution>(args, this); break;
+    case OpType::kConcatenation: e = std::make_unique<ConcatExecution>(args, this); break;
+    case OpType::kSoftmax: e = std::make_unique<SoftmaxExecution>(args, this); break;
+    case OpType::kResizeBilinear:
+    case OpType::kResizeNearest: e = std::make_unique<ResizeExecution>(args, this); break;
+    case OpType::kDepthToSpace: e = std::make_unique<DepthToSpaceExecution>(args, this); break;
+    default:
+      return UnimplementedError(args.graph->NodeContext(*args.node) + "vulkan has no shader for " +
+                                ir::OpTypeName(args.node->type));
+  }
+  return e;
+}
+
+StatusOr<std::unique_ptr<Backend>> CreateVulkan(const BackendContext& context) {
+  RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<VkRuntime> runtime, VkRuntime::Create(context.options));
+  bool half = context.config->precision == Precision::kFp16;
+  if (half && !runtime->fp16_storage()) {
+    std::fprintf(stderr, "rill: vulkan: %s has no VK_KHR_16bit_storage: Precision::kFp16 runs in fp32\n",
+                 runtime->description().c_str());
+    half = false;
+  }
+  std::string profile;
+  if (auto it = context.options.find("gpu_profile"); it != context.options.end()) profile = it->second;
+  // The pipelines every model uses, created now: a device whose driver
+  // rejects the shaders is a clear error at Session::Create.
+  const Variant v = !half ? Variant::kFp32 : runtime->fp16_arithmetic() ? Variant::kFp16Arith : Variant::kFp16Storage;
+  RILL_INF_RETURN_IF_ERROR(runtime->GetPipeline("unary", v).status());
+  return std::unique_ptr<Backend>(new VulkanBackend(std::move(runtime), half, profile));
+}
+
+const bool kRegistered = RegisterBackend("vulkan", CreateVulkan);
+
+}  // namespace
+
+bool VulkanBackendLinked() { return kRegistered; }
+
+}  // namespace rill::inference::vulkan
