@@ -2,7 +2,7 @@
 // by write_mediapipe_golden on x86, kAuto kernels; mediapipe_golden.h). On
 // x86 this holds the outputs still; on aarch64 (under qemu in CI) it holds
 // the NEON kernels to the x86 kernels, and the reference kernels too.
-// Tolerance: 1e-3 of each output's largest magnitude (at least 1): the
+// Tolerance: 1e-5 of each output's largest magnitude (at least 1): the
 // kernels sum in different orders (8x12 vs 6x16/6x32 tiles, Winograd or
 // not), nothing more; the differences seen are printed.
 #include <algorithm>
@@ -52,7 +52,7 @@ void Check(const std::string& name, AlgorithmPolicy policy) {
     }
     std::printf("%s output %d (%s kernels): max |diff| vs x86 %.3g of magnitude %.3g\n", name.c_str(), o,
                 policy == AlgorithmPolicy::kReference ? "reference" : "auto", max_diff, magnitude);
-    EXPECT_LE(max_diff, 1e-3f * magnitude) << name << " output " << o;
+    EXPECT_LE(max_diff, 1e-5f * magnitude) << name << " output " << o;
   }
 }
 

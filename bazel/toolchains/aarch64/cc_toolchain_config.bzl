@@ -10,8 +10,10 @@ and its legacy features (PIC, dependency files, user copts/linkopts).
 
 load(
     "@bazel_tools//tools/cpp:cc_toolchain_config_lib.bzl",
+    "action_config",
     "feature",
     "flag_group",
+    "tool",
     "flag_set",
     "tool_path",
     "with_feature_set",
@@ -126,6 +128,32 @@ def _impl(ctx):
         ],
     )
 
+    # The links run gcc.sh (aarch64-linux-gnu-gcc with --no-as-needed ahead
+    # of the libraries: see there); the other actions keep the defaults
+    # tool_paths make.
+    link_action_configs = [
+        action_config(
+            action_name = name,
+            enabled = True,
+            tools = [tool(path = "gcc.sh")],
+            implies = [
+                "strip_debug_symbols",
+                "linkstamps",
+                "output_execpath_flags",
+                "runtime_library_search_directories",
+                "library_search_directories",
+                "libraries_to_link",
+                "force_pic_flags",
+                "user_link_flags",
+                "legacy_link_flags",
+                "linker_param_file",
+                "fission_support",
+                "sysroot",
+            ] + (["shared_flag"] if name != ACTION_NAMES.cpp_link_executable else []),
+        )
+        for name in _LINK_ACTIONS
+    ]
+
     features = [
         feature(name = "supports_pic", enabled = True),
         feature(name = "supports_dynamic_linker", enabled = True),
@@ -152,6 +180,7 @@ def _impl(ctx):
         abi_version = "gcc",
         abi_libc_version = "glibc_2.36",
         tool_paths = tool_paths,
+        action_configs = link_action_configs,
     )
 
 aarch64_cc_toolchain_config = rule(
