@@ -5,13 +5,17 @@
 # `qemu-aarch64 -d in_asm,exec,nochain`: in_asm gives each translated block's
 # instructions, exec each block executed; the sum over the blocks that start
 # inside the symbol's address range is the kernel's count.
-#   scripts/arm64_insn_count.sh gemm|gemm_f16|dw3x3
+#   scripts/arm64_insn_count.sh gemm|gemm_f16|dw3x3 [PROBE_BINARY]
+# (without PROBE_BINARY it builds the probe with --config=aarch64 -c opt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:?gemm, gemm_f16 or dw3x3}
-bazel --output_base="$HOME/.cache/bazel-aarch64" build -c opt --config=aarch64 \
-  //inference/backend/cpu/kernels/arm64:kernel_probe >/dev/null 2>&1
-bin=$(bazel --output_base="$HOME/.cache/bazel-aarch64" info -c opt --config=aarch64 bazel-bin 2>/dev/null)/inference/backend/cpu/kernels/arm64/kernel_probe
+bin=${2:-}
+if [ -z "$bin" ]; then
+  bazel --output_base="$HOME/.cache/bazel-aarch64" build -c opt --config=aarch64 \
+    //inference/backend/cpu/kernels/arm64:kernel_probe >/dev/null 2>&1
+  bin=$(bazel --output_base="$HOME/.cache/bazel-aarch64" info -c opt --config=aarch64 bazel-bin 2>/dev/null)/inference/backend/cpu/kernels/arm64/kernel_probe
+fi
 case $what in
   gemm) sym=rill_f32_gemm_8x12_neon outputs=$((96 * 96)) ;;
   gemm_f16) sym=rill_f16_gemm_8x12_neonfp16 outputs=$((96 * 96)) ;;

@@ -7,6 +7,7 @@
 //   kernel_probe dw3x3    : DepthwiseConv2DNeonRows, 3x3 stride 1, 58x58x64 -> 56x56x64
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "inference/backend/cpu/kernels/arm64/f32_dwconv2d_neon.h"
