@@ -34,7 +34,12 @@ run plain //...
 # MediaPipe models against the x86 build's outputs, the framework, the
 # calculators, face detection end to end and the mobile demo on a clip.
 # Without the cross compiler or qemu this fails (setup.sh installs them).
-run aarch64 --config=aarch64 -- \
+# Two cases of face_detection_test are left to the x86 run (each minutes
+# under emulation: a 270-frame video and the desktop live graph); the
+# graph, the detector and the video decoder stay covered on ARM by its other
+# cases and by the mobile demo's clip.
+run aarch64 --config=aarch64 \
+  --test_filter=-*MegamindVideoGivesDetectionsFrameAfterFrame:*DesktopLiveGraphDrawsTheFaces -- \
   //tests/inference:arm64_kernels_test //tests/inference:mediapipe_golden_test \
   //tests/inference:ref_kernels_test //tests/inference:cpu_kernels_test \
   //framework/... //calculators/... //tests/solutions:face_detection_test \
