@@ -3,6 +3,7 @@
 // graph author meets (missing file, wrong shape, wrong tensor count).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -148,7 +149,10 @@ TEST(InferenceCalculatorTest, InputShapeSetsTheModelsInputs) {
               HasSubstr("'nope', which is not an input"));
 }
 
-// fp16_weights: MediaPipe's fp16 models give the fp32 results bit for bit.
+// fp16_weights: MediaPipe's fp16 models give the fp32 results bit for bit
+// (their weights are halves already). On a CPU with ARMv8.2 fp16
+// arithmetic (CpuKernels::has_fp16_arith) the GEMMs also multiply in halves:
+// the raw outputs move, within 3e-2 of their magnitude (docs/arm.md).
 TEST(InferenceCalculatorTest, Fp16WeightsGiveTheSameDetections) {
   RILL_REQUIRE(Exists(kShortRange), kShortRange << " is missing: run scripts/fetch_models.sh");
   std::vector<std::vector<float>> results;
@@ -160,7 +164,19 @@ TEST(InferenceCalculatorTest, Fp16WeightsGiveTheSameDetections) {
     const Tensor& t = (*out)["out"].at(0).Get<std::vector<Tensor>>().at(0);
     results.emplace_back(t.data<float>(), t.data<float>() + t.num_elements());
   }
-  EXPECT_EQ(results[0], results[1]);
+  if (!inference::cpu::CpuKernelsFor(inference::AlgorithmPolicy::kAuto).has_fp16_arith) {
+    EXPECT_EQ(results[0], results[1]);
+    return;
+  }
+  ASSERT_EQ(results[0].size(), results[1].size());
+  float max_diff = 0, magnitude = 1;
+  for (size_t i = 0; i < results[0].size(); ++i) {
+    max_diff = std::max(max_diff, std::fabs(results[0][i] - results[1][i]));
+    magnitude = std::max(magnitude, std::fabs(results[0][i]));
+  }
+  std::printf("fp16 arithmetic: max |diff| %.3g of magnitude %.3g\n", max_diff, magnitude);
+  EXPECT_GT(max_diff, 0.0f) << "fp16_weights did not reach the fp16 GEMM";
+  EXPECT_LE(max_diff, 3e-2f * magnitude);
 }
 
 // squeezenet's logits through the calculator with `extra` options, next to
@@ -201,9 +217,11 @@ TEST(InferenceCalculatorTest, Fp16WeightsRoundAnOnnxModelsWeights) {
   ASSERT_TRUE(d.ok()) << d.status();
   const float max_diff = d->max_diff;
   EXPECT_LE(max_diff, 1e-2f * d->range);
+#if defined(__x86_64__)
   if (__builtin_cpu_supports("avx512f")) {
     EXPECT_GT(max_diff, 0.0f) << "fp16_weights did not reach the session";
   }
+#endif
 }
 
 // bf16 on squeezenet: the GEMM layers in bfloat16 where that pays on this CPU

@@ -561,7 +561,13 @@ int main(int argc, char** argv) {
                   "the rate 0.8x ONNX Runtime's latency needs):\n\n"
                   "| model | threads | G MAC | ours GMAC/s | ours %% of peak | ORT GMAC/s | ORT %% of peak | ORT x 0.8 needs |\n"
                   "|---|---|---|---|---|---|---|---|\n",
-                  peak, __builtin_cpu_supports("avx512f") ? "16-lane AVX-512" : "8-lane AVX2");
+                  peak,
+#if defined(__x86_64__)
+                  __builtin_cpu_supports("avx512f") ? "16-lane AVX-512" : "8-lane AVX2"
+#else
+                  "4-lane NEON"
+#endif
+      );
       for (const OnnxRow& r : onnx_rows) {
         const double ours_r = rate(r.macs, r.ours), ort_r = rate(r.macs, r.ort);
         std::printf("| %s | %d | %.2f | %s | %s | %s | %s | %s |\n", r.model.c_str(), r.threads, r.macs / 1e9,

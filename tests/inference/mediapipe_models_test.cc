@@ -83,7 +83,16 @@ void RunBoth(const std::string& path, Precision precision, std::unique_ptr<Sessi
 // Precision::kFp16 keeps the GEMM and Winograd weights in half precision.
 // MediaPipe's models store their weights as fp16 behind DEQUANTIZE, so the
 // halves are exact and the outputs equal the fp32 session's bit for bit
-// (with AVX-512; elsewhere kFp16 keeps fp32 weights, the same bits too).
+// (with AVX-512; elsewhere on x86 kFp16 keeps fp32 weights, the same bits
+// too). On an ARMv8.2 fp16 CPU (CpuKernels::has_fp16_arith) kFp16 also
+// multiplies in halves (the 8x12_neonfp16 GEMM): the outputs move. As for
+// bf16 below: the face detectors and hand landmarks are held within 3e-2 of
+// each output's largest magnitude (at least 1; measured under qemu 2.7e-5 to
+// 8.0e-3); the pose and segmentation models amplify small changes (worst
+// element measured 7.7e-2 to 0.37: mask edges, heatmaps; the single-value
+// pose flag of pose_landmark_full moves by 7e-2), so for them the mean
+// difference is held (<= 0.3, the bf16 test's guard against gross errors).
+// The differences are printed.
 TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
   const std::string path = ModelPath(GetParam());
   RILL_SKIP_IF_MISSING(path);
@@ -93,20 +102,45 @@ TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
   std::printf("%s: packed weights %zu bytes (fp32), %zu (fp16)\n", GetParam().c_str(), a->packed_weight_bytes(),
               b->packed_weight_bytes());
   EXPECT_LE(b->packed_weight_bytes(), a->packed_weight_bytes());
+  const bool fp16_arith = cpu::CpuKernelsFor(AlgorithmPolicy::kAuto).has_fp16_arith;
   // Keyed on the CPU, not on the bytes seen: with AVX-512 the conv and FC
   // panels are halves, so an ignored kFp16 fails here (the outputs below are
   // the same bits either way).
+#if defined(__x86_64__)
   if (__builtin_cpu_supports("avx512f")) {
     EXPECT_LT(b->packed_weight_bytes() * 10, a->packed_weight_bytes() * 6) << "kFp16 kept fp32 panels";
   }
+#endif
+  const bool sensitive =
+      GetParam().rfind("pose_landmark", 0) == 0 || GetParam().rfind("selfie_segmentation", 0) == 0;
   for (int o = 0; o < a->num_outputs(); ++o) {
     const Tensor* x = a->output(o);
     const Tensor* y = b->output(o);
-    float max_diff = 0;
+    float max_diff = 0, magnitude = 1;
+    double sum_diff = 0;
     for (int64_t i = 0; i < x->num_elements(); ++i) {
       max_diff = std::max(max_diff, std::fabs(x->data_as<float>()[i] - y->data_as<float>()[i]));
+      sum_diff += std::fabs(x->data_as<float>()[i] - y->data_as<float>()[i]);
+      magnitude = std::max(magnitude, std::fabs(x->data_as<float>()[i]));
     }
-    EXPECT_EQ(max_diff, 0.0f) << x->name();
+    const double mean_diff = x->num_elements() > 0 ? sum_diff / x->num_elements() : 0.0;
+    if (fp16_arith) {
+      std::printf("%s %s: fp16 arithmetic max |diff| %.3g (%.3g of the magnitude, mean %.3g)\n",
+                  GetParam().c_str(), x->name().c_str(), max_diff, max_diff / magnitude, mean_diff / magnitude);
+      if (sensitive) {
+        EXPECT_LE(mean_diff, 0.3 * magnitude) << x->name();
+      } else {
+        EXPECT_LE(max_diff, 3e-2f * magnitude) << x->name();
+      }
+    } else {
+      EXPECT_EQ(max_diff, 0.0f) << x->name();
+    }
+  }
+  // The fp16 GEMM really ran where the CPU has it.
+  if (fp16_arith) {
+    bool any_f16 = false;
+    for (const auto& k : b->KernelNames()) any_f16 |= k.find("neonfp16") != std::string::npos;
+    EXPECT_TRUE(any_f16) << "kFp16 on an fp16-arithmetic CPU ran no 8x12_neonfp16 kernel";
   }
 }
 

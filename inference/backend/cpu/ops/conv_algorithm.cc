@@ -100,6 +100,10 @@ int Nr(ConvAlgo a, const IsaFeatures& isa) { return a == ConvAlgo::kGemm6x16 ? i
 // does two multiplies per lane at the FMA's rate; the A rows' rounding and
 // the epilogue do not halve: m169 n1000 k512 0.51, m3025 n16 k128 0.66).
 constexpr double kBf16GemmFactor = 0.55;
+// ARMv8.2 fp16 arithmetic: eight half lanes per fmla against four floats;
+// the A panel's conversion to halves and the fp32 epilogue per k chunk keep
+// it above the ideal 0.5.
+constexpr double kFp16ArithGemmFactor = 0.6;
 
 // `gemm_factor` scales the GEMM calls only (kBf16GemmFactor), not the
 // im2col gather.
@@ -247,6 +251,11 @@ IsaFeatures ConvIsaFeatures(const CpuKernels& k, PanelType panel) {
   const GemmKernels& wide = k.gemm[CpuKernels::kWideGemm];
   isa.narrow = narrow && k.im2col && k.sliding[0];
   isa.wide = isa.narrow && wide && k.sliding[1];
+  // On ARM the wide slot holds the narrow fp32 tile again, with an
+  // fp16-arithmetic variant: it is a candidate of its own only where that
+  // variant runs (Precision::kFp16 on an ARMv8.2 fp16 CPU).
+  isa.f16_arith = isa.wide && panel == PanelType::kF16 && wide.gemm_f16 != nullptr && k.has_fp16_arith;
+  if (isa.wide && wide.gemm == narrow.gemm && !isa.f16_arith) isa.wide = false;
   isa.bf16 = isa.wide && panel == PanelType::kBf16 && wide.gemm_bf16 != nullptr;
   isa.wide_gemv = isa.wide && wide.gemv != nullptr;
   isa.winograd = isa.narrow && static_cast<bool>(k.winograd);
@@ -334,7 +343,7 @@ double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib, const Isa
     case ConvAlgo::kGemm6x16:
       return GemmConv(p, isa.narrow_nr, calib);
     case ConvAlgo::kGemm6x32:
-      return GemmConv(p, isa.wide_nr, calib, isa.bf16 ? kBf16GemmFactor : 1.0);
+      return GemmConv(p, isa.wide_nr, calib, isa.bf16 ? kBf16GemmFactor : isa.f16_arith ? kFp16ArithGemmFactor : 1.0);
     case ConvAlgo::kSlidingAvx2:
       return calib * Sliding(p, isa.narrow_lanes);
     case ConvAlgo::kSlidingAvx512:
@@ -376,7 +385,8 @@ ConvAlgo ChooseFcAlgo(int rows, int in_dim, int out_dim, IsaFeatures isa) {
   double best_cycles = 1e300;
   for (ConvAlgo a : FcCandidates(rows, in_dim, out_dim, isa)) {
     const double c =
-        EstimateGemmCycles(rows, out_dim, in_dim, a, isa) * (isa.bf16 && a == ConvAlgo::kGemm6x32 ? kBf16GemmFactor : 1.0);
+        EstimateGemmCycles(rows, out_dim, in_dim, a, isa) *
+        (a != ConvAlgo::kGemm6x32 ? 1.0 : isa.bf16 ? kBf16GemmFactor : isa.f16_arith ? kFp16ArithGemmFactor : 1.0);
     if (c < best_cycles) {
       best_cycles = c;
       best = a;

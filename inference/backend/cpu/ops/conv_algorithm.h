@@ -47,6 +47,10 @@ struct IsaFeatures {
   // twice the multiplies per instruction, no Strassen (its sums are fp32).
   bool bf16 = false;
   bool wide_gemv = false;  // a one-row kernel over the wide panels
+  // The wide GEMM multiplies in half precision (ARMv8.2 fp16 arithmetic,
+  // Precision::kFp16 on ARM): eight lanes per fmla, kFp16ArithGemmFactor of
+  // the fp32 cycles.
+  bool f16_arith = false;
   bool winograd = false;
   bool strassen = false;
   // The grouped convs the grouped direct kernel computes (null: none).
