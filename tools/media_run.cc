@@ -467,22 +467,6 @@ absl::Status RunWithMedia(CalculatorGraph* graph, const MediaRunOptions& options
   return status;
 }
 
-// A JSON string literal of `s`.
-std::string JsonQuote(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += absl::StrFormat("\\u%04x", c);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string SummaryText(const MediaRunSummary& s) {
   std::string text = absl::StrFormat(
       "%sframes: %d in, %d out | latency per frame: mean %.2f ms, p50 %.2f ms, "

@@ -21,9 +21,8 @@
 
 namespace rill {
 namespace tools {
-namespace {
 
-std::string Quote(const std::string& s) {
+std::string JsonQuote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
@@ -47,13 +46,16 @@ std::string Quote(const std::string& s) {
   return out + "\"";
 }
 
+namespace {
+
+
 std::string ProtoJson(const google::protobuf::Message& m) {
   std::string out;
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = false;
   options.preserve_proto_field_names = true;
   if (!google::protobuf::util::MessageToJsonString(m, &out, options).ok()) {
-    return Quote(m.ShortDebugString());
+    return JsonQuote(m.ShortDebugString());
   }
   return out;
 }
@@ -69,7 +71,7 @@ std::string FrameJson(const ImageFrame& f) {
 }
 
 std::string TensorJson(const Tensor& t) {
-  return absl::StrCat("{\"tensor\":", Quote(t.DebugString()), "}");
+  return absl::StrCat("{\"tensor\":", JsonQuote(t.DebugString()), "}");
 }
 
 using Printer = std::function<std::string(const Packet&)>;
@@ -108,7 +110,7 @@ const std::map<std::type_index, Printer>& Printers() {
       return std::string(p.Get<bool>() ? "true" : "false");
     };
     (*m)[typeid(std::string)] = [](const Packet& p) {
-      return Quote(p.Get<std::string>());
+      return JsonQuote(p.Get<std::string>());
     };
     AddProto<Detection>(m);
     AddProto<DetectionList>(m);
@@ -148,11 +150,11 @@ std::string PayloadToJson(const Packet& packet) {
   if (packet.IsEmpty()) return "null";
   auto it = Printers().find(*packet.GetTypeInfo());
   if (it != Printers().end()) return it->second(packet);
-  return absl::StrCat("{\"type\":", Quote(packet.DebugTypeName()), "}");
+  return absl::StrCat("{\"type\":", JsonQuote(packet.DebugTypeName()), "}");
 }
 
 std::string PacketToJsonLine(const std::string& stream, const Packet& packet) {
-  return absl::StrCat("{\"stream\":", Quote(stream), ",\"timestamp\":",
+  return absl::StrCat("{\"stream\":", JsonQuote(stream), ",\"timestamp\":",
                       packet.Timestamp().Value(), ",\"value\":",
                       PayloadToJson(packet), "}");
 }

@@ -13,6 +13,10 @@ namespace rill {
 namespace tools {
 
 // The payload as JSON (no timestamp).
+// `s` as a JSON string literal (quotes, backslashes and control characters
+// escaped).
+std::string JsonQuote(const std::string& s);
+
 std::string PayloadToJson(const Packet& packet);
 // {"stream":..., "timestamp":..., "value":...} on one line.
 std::string PacketToJsonLine(const std::string& stream, const Packet& packet);

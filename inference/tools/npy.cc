@@ -39,7 +39,7 @@ bool DictValue(const std::string& header, const std::string& key,
     if (depth == 0 && (c == ',' || c == '}')) break;
     if (depth < 0) return false;
   }
-  std::string v = header.substr(p, end - p + (header[end] == ')' ? 1 : 0));
+  std::string v = header.substr(p, end - p);
   while (!v.empty() && (v.front() == ' ')) v.erase(v.begin());
   while (!v.empty() && (v.back() == ' ')) v.pop_back();
   *value = v;
