@@ -333,6 +333,75 @@ std::vector<std::string> SplitPath(absl::string_view path) {
 
 absl::Status ApplyOptionValue(const std::string& spec,
                               const std::vector<const Message*>& graph_options,
+                              CalculatorGraphConfig::Node* node);
+
+namespace {
+
+absl::Status ApplyNestedOptionValues(
+    const std::vector<const Message*>& graph_options,
+    CalculatorGraphConfig::Node* node, bool* changed);
+
+// Applies the option_value bindings of the nodes held in the fields of
+// `message` (SwitchContainerOptions.contained_node), and theirs in turn.
+absl::Status ApplyOptionValuesInMessage(
+    const std::vector<const Message*>& graph_options, Message* message,
+    bool* changed) {
+  const Descriptor* node_type = CalculatorGraphConfig::Node::descriptor();
+  const Reflection* r = message->GetReflection();
+  const Descriptor* d = message->GetDescriptor();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    if (f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE ||
+        f->message_type() != node_type) {
+      continue;
+    }
+    std::vector<Message*> nodes;
+    if (f->is_repeated()) {
+      for (int k = 0; k < r->FieldSize(*message, f); ++k) {
+        nodes.push_back(r->MutableRepeatedMessage(message, f, k));
+      }
+    } else if (r->HasField(*message, f)) {
+      nodes.push_back(r->MutableMessage(message, f));
+    }
+    for (Message* m : nodes) {
+      auto* node = dynamic_cast<CalculatorGraphConfig::Node*>(m);
+      if (node == nullptr) continue;
+      for (const std::string& spec : node->option_value()) {
+        RILL_RETURN_IF_ERROR(ApplyOptionValue(spec, graph_options, node));
+        *changed = true;
+      }
+      node->clear_option_value();
+      RILL_RETURN_IF_ERROR(
+          ApplyNestedOptionValues(graph_options, node, changed));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Nodes held in a node's options (the contained nodes of a SwitchContainer)
+// take their option_value bindings from the same enclosing graph options as
+// the node itself: once the container expands, those options are gone.
+absl::Status ApplyNestedOptionValues(
+    const std::vector<const Message*>& graph_options,
+    CalculatorGraphConfig::Node* node, bool* changed) {
+  std::vector<OptionsEntry> entries = CollectOptions(
+      node->has_options() ? &node->options() : nullptr, node->node_options());
+  for (OptionsEntry& e : entries) {
+    bool entry_changed = false;
+    RILL_RETURN_IF_ERROR(ApplyOptionValuesInMessage(
+        graph_options, e.message.get(), &entry_changed));
+    if (entry_changed) {
+      StoreOptions(e, node);
+      *changed = true;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ApplyOptionValue(const std::string& spec,
+                              const std::vector<const Message*>& graph_options,
                               CalculatorGraphConfig::Node* node) {
   const size_t colon = spec.find(':');
   if (colon == std::string::npos) {
@@ -604,6 +673,10 @@ absl::Status ExpandNode(const CalculatorGraphConfig::Node& node,
           ApplyOptionValue(spec, graph_options, &inner), desc + ": "));
     }
     inner.clear_option_value();
+    bool nested_changed = false;
+    RILL_RETURN_IF_ERROR(AnnotateStatus(
+        ApplyNestedOptionValues(graph_options, &inner, &nested_changed),
+        desc + ": "));
     std::string base = inner.name().empty() ? SnakeCase(inner.calculator())
                                             : inner.name();
     const int n = name_counts[base]++;
