@@ -188,14 +188,29 @@ absl::Status GraphRuntime::Start(
     if (producer >= 0) continue;
     auto it = side_packets_.find(name);
     if (it == side_packets_.end()) {
+      // As in MediaPipe, a side packet that every consumer declares
+      // Optional may be left out: they open with an empty packet.
+      std::vector<std::string> required_by;
       for (const auto& node : nodes_) {
-        for (const std::string& n : node->spec().input_side_packets) {
-          if (n == name) {
-            errors.push_back(absl::StrCat(
-                NodeDesc(*node), " needs input side packet \"", name,
-                "\", which was not given to StartRun and no node produces"));
+        const auto& names = node->spec().input_side_packets;
+        for (size_t id = 0; id < names.size(); ++id) {
+          if (names[id] == name &&
+              !node->spec()
+                   .contract->InputSidePackets()
+                   .Get(static_cast<CollectionItemId>(id))
+                   .IsOptional()) {
+            required_by.push_back(NodeDesc(*node));
           }
         }
+      }
+      if (required_by.empty()) {
+        side_packets_[name] = Packet();
+        continue;
+      }
+      for (const std::string& node : required_by) {
+        errors.push_back(absl::StrCat(
+            node, " needs input side packet \"", name,
+            "\", which was not given to StartRun and no node produces"));
       }
       continue;
     }
@@ -913,7 +928,7 @@ absl::StatusOr<Packet> GraphRuntime::GetSidePacket(
     const std::string& name) const {
   std::lock_guard<AdaptiveMutex> lock(mu_);
   auto it = side_packets_.find(name);
-  if (it == side_packets_.end()) {
+  if (it == side_packets_.end() || it->second.IsEmpty()) {
     return absl::NotFoundError(
         absl::StrCat("no side packet named \"", name, "\" was produced"));
   }

@@ -104,6 +104,28 @@ TEST_F(SwitchContainerTest, SelectSidePacketPicksTheSideOutputOfThatNode) {
             30);
 }
 
+TEST_F(SwitchContainerTest, SelectSidePacketLeftOutOfStartRunFallsBackToOptions) {
+  // The graph declares "sel" but the run does not give it: SELECT is
+  // optional, so the options' select decides (as MediaPipe's model loaders
+  // when MODEL_COMPLEXITY is not given).
+  const std::string graph = absl::StrCat(R"pb(input_side_packet: "sel")pb",
+                                         SidePacketGraph(R"(input_side_packet: "SELECT:sel")",
+                                                         "select: 2"));
+  auto r = RunGraph(graph);
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  EXPECT_EQ(Values(r.outputs["out"]), (std::vector<int>{30}));
+  // A side packet a node requires is still an error when left out.
+  auto required = RunGraph(R"pb(
+    input_side_packet: "v"
+    output_stream: "out"
+    node { name: "needs_v" calculator: "TestSideToStreamCalculator"
+           input_side_packet: "IN:v" output_stream: "out" }
+  )pb");
+  EXPECT_NE(required.status.message().find("needs input side packet \"v\""),
+            std::string::npos)
+      << required.status;
+}
+
 TEST_F(SwitchContainerTest, OptionsSelectAndEnableAreTheDefaults) {
   EXPECT_EQ(RunSidePacketGraph("", "select: 1", {}), 20);
   EXPECT_EQ(RunSidePacketGraph("", "select: 2", {}), 30);

@@ -11,7 +11,10 @@
 //   }
 //
 // The model comes from the MODEL side packet (a path as std::string, or an
-// already loaded std::shared_ptr<const inference::Model>) or model_path.
+// already loaded std::shared_ptr<const inference::Model>, which
+// TfLiteModelCalculator makes) or model_path. OP_RESOLVER and
+// CUSTOM_OP_RESOLVER side packets (TfLiteCustomOpResolverCalculator) are
+// accepted and ignored: the engine has MediaPipe's custom ops built in.
 // .tflite and .onnx files load (the engine tells the format by content).
 // Delegates map to the engine's backends: tflite and xnnpack run the CPU
 // backend with its fastest kernels; gpu (and the deprecated use_gpu) runs the
@@ -99,6 +102,14 @@ class InferenceCalculator : public CalculatorBase {
     cc->Outputs().Tag(kTensorsTag).Set<std::vector<Tensor>>();
     if (cc->InputSidePackets().HasTag(kModelTag)) {
       cc->InputSidePackets().Tag(kModelTag).SetAny();
+    }
+    // MediaPipe's graphs pass the custom-op resolver of
+    // TfLiteCustomOpResolverCalculator; the engine has those ops built in,
+    // so the packet is accepted and not read.
+    for (const char* tag : {"OP_RESOLVER", "CUSTOM_OP_RESOLVER"}) {
+      if (cc->InputSidePackets().HasTag(tag)) {
+        cc->InputSidePackets().Tag(tag).SetAny().Optional();
+      }
     }
     const auto& o = cc->Options<InferenceCalculatorOptions>();
     if (!cc->InputSidePackets().HasTag(kModelTag) && o.model_path().empty()) {

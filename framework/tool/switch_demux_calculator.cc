@@ -39,10 +39,10 @@ class SwitchDemuxCalculator : public CalculatorBase {
     if (cc->Inputs().HasTag("SELECT")) cc->Inputs().Tag("SELECT").Set<int>();
     if (cc->Inputs().HasTag("ENABLE")) cc->Inputs().Tag("ENABLE").Set<bool>();
     if (cc->InputSidePackets().HasTag("SELECT")) {
-      cc->InputSidePackets().Tag("SELECT").Set<int>();
+      cc->InputSidePackets().Tag("SELECT").Set<int>().Optional();
     }
     if (cc->InputSidePackets().HasTag("ENABLE")) {
-      cc->InputSidePackets().Tag("ENABLE").Set<bool>();
+      cc->InputSidePackets().Tag("ENABLE").Set<bool>().Optional();
     }
     const TagMap& outputs = *cc->Outputs().GetTagMap();
     const int channels = tool::ChannelCount(outputs);

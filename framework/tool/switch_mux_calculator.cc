@@ -43,10 +43,10 @@ class SwitchMuxCalculator : public CalculatorBase {
     if (cc->Inputs().HasTag("SELECT")) cc->Inputs().Tag("SELECT").Set<int>();
     if (cc->Inputs().HasTag("ENABLE")) cc->Inputs().Tag("ENABLE").Set<bool>();
     if (cc->InputSidePackets().HasTag("SELECT")) {
-      cc->InputSidePackets().Tag("SELECT").Set<int>();
+      cc->InputSidePackets().Tag("SELECT").Set<int>().Optional();
     }
     if (cc->InputSidePackets().HasTag("ENABLE")) {
-      cc->InputSidePackets().Tag("ENABLE").Set<bool>();
+      cc->InputSidePackets().Tag("ENABLE").Set<bool>().Optional();
     }
     const TagMap& inputs = *cc->Inputs().GetTagMap();
     const int channels = tool::ChannelCount(inputs);
