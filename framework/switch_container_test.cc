@@ -208,6 +208,22 @@ TEST_F(SwitchContainerTest, SelectStreamRoutesEachTimestampToItsChannel) {
   EXPECT_EQ(Timestamps(r.outputs["out"]), (std::vector<int64_t>{0, 1, 2, 3, 4}));
 }
 
+TEST_F(SwitchContainerTest, SelectSidePacketRoutesEveryStreamPacket) {
+  std::string graph = kStreamGraph;
+  graph.replace(graph.find(R"(input_stream: "SELECT:sel")"),
+                std::string(R"(input_stream: "SELECT:sel")").size(),
+                R"(input_side_packet: "SELECT:which")");
+  for (int which : {0, 1}) {
+    auto r = RunGraph(graph, {{"in", {{0, 1}, {3, 2}, {7, 3}}}},
+                      {{"factor", MakePacket<int>(10)}, {"which", MakePacket<int>(which)}});
+    ASSERT_TRUE(r.status.ok()) << r.status;
+    EXPECT_EQ(Values(r.outputs["out"]),
+              which == 0 ? (std::vector<int>{10, 20, 30})
+                         : (std::vector<int>{12, 22, 32}));
+    EXPECT_EQ(Timestamps(r.outputs["out"]), (std::vector<int64_t>{0, 3, 7}));
+  }
+}
+
 TEST_F(SwitchContainerTest, SelectPacketWithoutDataChangesLaterTimestamps) {
   auto r = RunGraph(kStreamGraph, {{"in", {{0, 1}, {5, 2}, {6, 3}}},
                                    {"sel", {{0, 1}, {3, 0}}}},

@@ -18,9 +18,10 @@
 // SELECT/ENABLE stream packet from its timestamp on. Input side packets go
 // to every channel (each contained node opens). With a SELECT/ENABLE stream
 // the inputs are synchronized (the DefaultInputStreamHandler), so a packet
-// waits until the selection at its timestamp is known; without one, packets
-// pass at once. Outputs are at their input's timestamp, so the channels not
-// taken advance their bounds with every packet.
+// waits until the selection at its timestamp is known, and every channel's
+// outputs advance to each processed timestamp (offset 0); without one,
+// packets pass at once (the ImmediateInputStreamHandler) and each input's
+// bound is relayed to its outputs on every channel.
 #include <set>
 #include <string>
 
@@ -74,9 +75,18 @@ class SwitchDemuxCalculator : public CalculatorBase {
     }
     const bool stream_selection =
         cc->Inputs().HasTag("SELECT") || cc->Inputs().HasTag("ENABLE");
-    cc->SetInputStreamHandler(stream_selection ? "DefaultInputStreamHandler"
-                                               : "ImmediateInputStreamHandler");
-    cc->SetTimestampOffset(TimestampDiff(0));
+    if (stream_selection) {
+      // Invocations come in timestamp order, so every channel's outputs
+      // may advance with each one.
+      cc->SetInputStreamHandler("DefaultInputStreamHandler");
+      cc->SetTimestampOffset(TimestampDiff(0));
+    } else {
+      // Each input passes on its own: a later invocation may be at an
+      // earlier timestamp of another input, so bounds are relayed per
+      // stream rather than by an offset.
+      cc->SetInputStreamHandler("ImmediateInputStreamHandler");
+      cc->SetProcessTimestampBounds(true);
+    }
     return absl::OkStatus();
   }
 
@@ -109,12 +119,23 @@ class SwitchDemuxCalculator : public CalculatorBase {
         tool::GetChannelIndex(*cc, channel_, num_channels_);
     if (!channel.ok()) return channel.status();
     channel_ = *channel;
+    const bool relay_bounds = !cc->Inputs().HasTag("SELECT") &&
+                              !cc->Inputs().HasTag("ENABLE");
     for (const std::string& tag : tags_) {
-      const std::string out = tool::ChannelTag(tag, channel_);
       for (int i = 0; i < cc->Inputs().NumEntries(tag); ++i) {
         const InputStreamShard& in = cc->Inputs().Get(tag, i);
-        if (in.IsEmpty() || cc->Outputs().GetId(out, i) < 0) continue;
-        cc->Outputs().Get(out, i).AddPacket(in.Value());
+        const std::string active = tool::ChannelTag(tag, channel_);
+        if (!in.IsEmpty() && cc->Outputs().GetId(active, i) >= 0) {
+          cc->Outputs().Get(active, i).AddPacket(in.Value());
+        }
+        if (!relay_bounds) continue;
+        for (int c = 0; c < num_channels_; ++c) {
+          const std::string out = tool::ChannelTag(tag, c);
+          if (cc->Outputs().GetId(out, i) >= 0) {
+            cc->Outputs().Get(out, i).SetNextTimestampBound(
+                in.NextTimestampBound());
+          }
+        }
       }
     }
     return absl::OkStatus();
