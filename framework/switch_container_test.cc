@@ -233,6 +233,35 @@ TEST_F(SwitchContainerTest, SelectPacketWithoutDataChangesLaterTimestamps) {
   EXPECT_EQ(Timestamps(r.outputs["out"]), (std::vector<int64_t>{0, 5, 6}));
 }
 
+TEST_F(SwitchContainerTest, SlowChannelKeepsTimestampOrderOnUntaggedPorts) {
+  // Channel 1 sleeps, so channel 0's packets of later timestamps reach the
+  // mux first; the output still follows the timestamps.
+  auto r = RunGraph(R"pb(
+    input_stream: "in"
+    input_stream: "sel"
+    output_stream: "out"
+    node {
+      calculator: "SwitchContainer"
+      input_stream: "SELECT:sel"
+      input_stream: "in"
+      output_stream: "out"
+      options: { [mediapipe.SwitchContainerOptions.ext] {
+        contained_node { calculator: "TestAddOneCalculator" }
+        contained_node { calculator: "TestSleepCalculator"
+                         options: { [mediapipe.TestOptions.ext] { value: 3000 } } }
+      } }
+    }
+  )pb",
+                    {{"in", {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5},
+                             {6, 6}, {7, 7}, {8, 8}, {9, 9}}},
+                     {"sel", {{0, 1}, {2, 0}, {4, 1}, {6, 0}, {8, 1}}}});
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  EXPECT_EQ(Values(r.outputs["out"]),
+            (std::vector<int>{0, 1, 3, 4, 4, 5, 7, 8, 8, 9}));
+  EXPECT_EQ(Timestamps(r.outputs["out"]),
+            (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+}
+
 TEST_F(SwitchContainerTest, OutOfRangeSelectPacketNamesTheNode) {
   auto r = RunGraph(kStreamGraph, {{"in", {{0, 1}, {1, 2}}}, {"sel", {{1, 4}}}},
                     {{"factor", MakePacket<int>(1)}});
