@@ -1,7 +1,10 @@
 // SwitchContainer: selection by side packet, by option, by stream (per
 // timestamp); side packets and streams routed by tag; contained subgraphs;
 // option_value into contained nodes; errors naming the node.
+#include <map>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "framework/graph.h"
@@ -147,7 +150,7 @@ TEST_F(SwitchContainerTest, OutOfRangeSelectSidePacketNamesTheNode) {
                     {{"sel", MakePacket<int>(5)}});
   ASSERT_FALSE(r.status.ok());
   const std::string m(r.status.message());
-  EXPECT_NE(m.find("picker__switch_mux"), std::string::npos) << m;
+  EXPECT_NE(m.find("picker__switch_mux_side"), std::string::npos) << m;
   EXPECT_NE(m.find("SELECT side packet selects channel 5"), std::string::npos)
       << m;
   EXPECT_NE(m.find("3 contained nodes (channels 0..2)"), std::string::npos) << m;
@@ -349,7 +352,7 @@ TEST_F(SwitchContainerTest, ExpansionRoutesChannelTagsAndKeepsOptions) {
   EXPECT_EQ(first.options().GetExtension(TestOptions::ext).value(), 10);
   const auto& mux = config->node(3);
   EXPECT_EQ(mux.calculator(), "SwitchMuxCalculator");
-  EXPECT_EQ(mux.name(), "picker__switch_mux");
+  EXPECT_EQ(mux.name(), "picker__switch_mux_side");
   ASSERT_EQ(mux.input_side_packet_size(), 4);
   EXPECT_EQ(mux.input_side_packet(0), "SELECT:sel");
   EXPECT_EQ(mux.input_side_packet(2), "C1__OUT:0:picker__c1__side_out_out_0");
@@ -358,6 +361,86 @@ TEST_F(SwitchContainerTest, ExpansionRoutesChannelTagsAndKeepsOptions) {
   const auto& o = mux.options().GetExtension(SwitchContainerOptions::ext);
   EXPECT_EQ(o.select(), 1);
   EXPECT_EQ(o.contained_node_size(), 0);
+}
+
+TEST_F(SwitchContainerTest, WithoutASelectStreamEachStreamHasItsOwnDemuxAndMux) {
+  auto config = ParseGraphConfigText(R"pb(
+    input_stream: "a" input_stream: "b"
+    node {
+      name: "s"
+      calculator: "SwitchContainer"
+      input_stream: "A:a" input_stream: "B:b"
+      output_stream: "OUT:0:x" output_stream: "OUT:1:y"
+      options: { [mediapipe.SwitchContainerOptions.ext] {
+        contained_node { calculator: "TestPassThroughCalculator" }
+        contained_node { calculator: "TestPassThroughCalculator" }
+      } }
+    }
+  )pb");
+  ASSERT_TRUE(config.ok());
+  ASSERT_TRUE(ExpandSubgraphs(&*config).ok());
+  std::map<std::string, std::vector<std::string>> ports;  // name -> inputs
+  for (const auto& n : config->node()) {
+    std::vector<std::string> in(n.input_stream().begin(), n.input_stream().end());
+    ports[n.name()] = in;
+  }
+  EXPECT_EQ(ports["s__switch_demux_in_a_0"], (std::vector<std::string>{"A:0:a"}));
+  EXPECT_EQ(ports["s__switch_demux_in_b_0"], (std::vector<std::string>{"B:0:b"}));
+  EXPECT_EQ(ports["s__switch_mux_out_out_0"],
+            (std::vector<std::string>{"C0__OUT:0:s__c0__out_out_0",
+                                      "C1__OUT:0:s__c1__out_out_0"}));
+  EXPECT_EQ(ports["s__switch_mux_out_out_1"],
+            (std::vector<std::string>{"C0__OUT:1:s__c0__out_out_1",
+                                      "C1__OUT:1:s__c1__out_out_1"}));
+  EXPECT_EQ(ports["s__test_pass_through_calculator_1"],
+            (std::vector<std::string>{"A:0:s__c1__in_a_0", "B:0:s__c1__in_b_0"}));
+}
+
+TEST_F(SwitchContainerTest, BoundsPassThroughTheSelectedChannelAtOnce) {
+  // Channel 1 drops odd values but moves its bound; the adder after the
+  // container runs as soon as that bound passes, with no packet from it and
+  // without the graph's inputs closing.
+  auto config = ParseGraphConfigText(R"pb(
+    input_stream: "in"
+    output_stream: "sum"
+    node {
+      calculator: "SwitchContainer"
+      input_stream: "in"
+      output_stream: "filtered"
+      options: { [mediapipe.SwitchContainerOptions.ext] {
+        select: 1
+        contained_node { calculator: "TestAddOneCalculator" }
+        contained_node { calculator: "TestEvenFilterCalculator" }
+      } }
+    }
+    node { calculator: "TestAdderCalculator" input_stream: "in"
+           input_stream: "filtered" output_stream: "sum" }
+  )pb");
+  ASSERT_TRUE(config.ok());
+  CalculatorGraph graph;
+  ASSERT_TRUE(graph.Initialize(*config).ok());
+  std::vector<Packet> sums;
+  std::mutex mu;
+  ASSERT_TRUE(graph.ObserveOutputStream("sum", [&](const Packet& p) {
+    std::lock_guard<std::mutex> lock(mu);
+    sums.push_back(p);
+    return absl::OkStatus();
+  }).ok());
+  ASSERT_TRUE(graph.StartRun({}).ok());
+  ASSERT_TRUE(graph.AddPacketToInputStream("in", MakePacket<int>(3).At(Timestamp(0))).ok());
+  ASSERT_TRUE(graph.WaitUntilIdle().ok());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(Values(sums), (std::vector<int>{3}));  // 3 alone: filtered out
+  }
+  ASSERT_TRUE(graph.AddPacketToInputStream("in", MakePacket<int>(4).At(Timestamp(1))).ok());
+  ASSERT_TRUE(graph.WaitUntilIdle().ok());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(Values(sums), (std::vector<int>{3, 8}));  // 4 + 4
+  }
+  ASSERT_TRUE(graph.CloseAllInputStreams().ok());
+  ASSERT_TRUE(graph.WaitUntilDone().ok());
 }
 
 }  // namespace

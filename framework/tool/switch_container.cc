@@ -18,6 +18,10 @@
 //
 //   SwitchDemuxCalculator -> contained_node[0..n-1] -> SwitchMuxCalculator
 //
+// (with a SELECT/ENABLE stream, one demux and one mux for all streams;
+// otherwise one per stream, which passes each stream's timestamp bounds on
+// by itself, and one of each for the side packets).
+//
 // Every port of the container except SELECT/ENABLE is given to each
 // contained node under the same tag and index; the demux carries channel c's
 // copy as "C<c>__TAG" (so contained node c reads stream "c<c>__..." through
@@ -187,31 +191,49 @@ absl::StatusOr<CalculatorGraphConfig> SwitchContainer::GetConfig(
     }
   }
 
-  CalculatorGraphConfig::Node* demux = nullptr;
-  if (!inputs->empty() || !side_inputs->empty()) {
-    demux = config.add_node();
-    demux->set_name("switch_demux");
-    demux->set_calculator("SwitchDemuxCalculator");
-    CopyContainerOptions(node, demux);
-    for (const std::string& s : select_streams) demux->add_input_stream(s);
-    for (const std::string& s : select_sides) demux->add_input_side_packet(s);
-  }
+  // The demux and mux nodes. With a SELECT/ENABLE stream one demux takes
+  // every input stream with the selection (synchronized) and one mux joins
+  // every output. Without one the channel is fixed for the run, and each
+  // input stream gets a demux and each output a mux of its own, so that a
+  // stream's timestamp bounds pass on without waiting for the others'.
+  // Side packets go through a demux and a mux of their own.
+  const bool stream_selection = !select_streams.empty();
+  auto add_node = [&](const std::string& name, const std::string& calculator,
+                      bool with_stream_selection) {
+    CalculatorGraphConfig::Node* n = config.add_node();
+    n->set_name(name);
+    n->set_calculator(calculator);
+    CopyContainerOptions(node, n);
+    if (with_stream_selection) {
+      for (const std::string& s : select_streams) n->add_input_stream(s);
+    }
+    for (const std::string& s : select_sides) n->add_input_side_packet(s);
+    return n;
+  };
+  CalculatorGraphConfig::Node* shared_demux =
+      stream_selection && !inputs->empty()
+          ? add_node("switch_demux", "SwitchDemuxCalculator", true)
+          : nullptr;
+  CalculatorGraphConfig::Node* side_demux =
+      !side_inputs->empty()
+          ? add_node("switch_demux_side", "SwitchDemuxCalculator", false)
+          : nullptr;
   std::vector<CalculatorGraphConfig::Node*> contained;
   for (int c = 0; c < num_channels; ++c) {
     CalculatorGraphConfig::Node* n = config.add_node();
     *n = options.contained_node(c);
     contained.push_back(n);
   }
-  CalculatorGraphConfig::Node* mux = nullptr;
-  if (!outputs->empty() || !side_outputs->empty()) {
-    mux = config.add_node();
-    mux->set_name("switch_mux");
-    mux->set_calculator("SwitchMuxCalculator");
-    CopyContainerOptions(node, mux);
-    for (const std::string& s : select_streams) mux->add_input_stream(s);
-    for (const std::string& s : select_sides) mux->add_input_side_packet(s);
-  }
-  if (demux == nullptr && mux == nullptr) {
+  CalculatorGraphConfig::Node* shared_mux =
+      stream_selection && !outputs->empty()
+          ? add_node("switch_mux", "SwitchMuxCalculator", true)
+          : nullptr;
+  CalculatorGraphConfig::Node* side_mux =
+      !side_outputs->empty()
+          ? add_node("switch_mux_side", "SwitchMuxCalculator", false)
+          : nullptr;
+  if (inputs->empty() && side_inputs->empty() && outputs->empty() &&
+      side_outputs->empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         desc, " connects no streams or side packets besides SELECT/ENABLE"));
   }
@@ -220,6 +242,11 @@ absl::StatusOr<CalculatorGraphConfig> SwitchContainer::GetConfig(
   // channel. The contained node sees its channel's copy under the
   // container's tag and index.
   for (const Port& p : *inputs) {
+    CalculatorGraphConfig::Node* demux =
+        shared_demux != nullptr
+            ? shared_demux
+            : add_node(absl::StrCat("switch_demux_", p.name),
+                       "SwitchDemuxCalculator", false);
     config.add_input_stream(Entry(p.tag, p.index, p.name));
     demux->add_input_stream(Entry(p.tag, p.index, p.name));
     for (int c = 0; c < num_channels; ++c) {
@@ -230,14 +257,20 @@ absl::StatusOr<CalculatorGraphConfig> SwitchContainer::GetConfig(
   }
   for (const Port& p : *side_inputs) {
     config.add_input_side_packet(Entry(p.tag, p.index, p.name));
-    demux->add_input_side_packet(Entry(p.tag, p.index, p.name));
+    side_demux->add_input_side_packet(Entry(p.tag, p.index, p.name));
     for (int c = 0; c < num_channels; ++c) {
       const std::string name = absl::StrCat("c", c, "__", p.name);
-      demux->add_output_side_packet(Entry(ChannelTag(p.tag, c), p.index, name));
+      side_demux->add_output_side_packet(
+          Entry(ChannelTag(p.tag, c), p.index, name));
       contained[c]->add_input_side_packet(Entry(p.tag, p.index, name));
     }
   }
   for (const Port& p : *outputs) {
+    CalculatorGraphConfig::Node* mux =
+        shared_mux != nullptr
+            ? shared_mux
+            : add_node(absl::StrCat("switch_mux_", p.name),
+                       "SwitchMuxCalculator", false);
     config.add_output_stream(Entry(p.tag, p.index, p.name));
     mux->add_output_stream(Entry(p.tag, p.index, p.name));
     for (int c = 0; c < num_channels; ++c) {
@@ -248,11 +281,12 @@ absl::StatusOr<CalculatorGraphConfig> SwitchContainer::GetConfig(
   }
   for (const Port& p : *side_outputs) {
     config.add_output_side_packet(Entry(p.tag, p.index, p.name));
-    mux->add_output_side_packet(Entry(p.tag, p.index, p.name));
+    side_mux->add_output_side_packet(Entry(p.tag, p.index, p.name));
     for (int c = 0; c < num_channels; ++c) {
       const std::string name = absl::StrCat("c", c, "__", p.name);
       contained[c]->add_output_side_packet(Entry(p.tag, p.index, name));
-      mux->add_input_side_packet(Entry(ChannelTag(p.tag, c), p.index, name));
+      side_mux->add_input_side_packet(
+          Entry(ChannelTag(p.tag, c), p.index, name));
     }
   }
   return config;

@@ -16,12 +16,14 @@
 // The channel comes from the SwitchContainerOptions (select, or enable:
 // true is 1), overridden by a SELECT/ENABLE side packet, then by each
 // SELECT/ENABLE stream packet from its timestamp on. Input side packets go
-// to every channel (each contained node opens). With a SELECT/ENABLE stream
-// the inputs are synchronized (the DefaultInputStreamHandler), so a packet
-// waits until the selection at its timestamp is known, and every channel's
-// outputs advance to each processed timestamp (offset 0); without one,
-// packets pass at once (the ImmediateInputStreamHandler) and each input's
-// bound is relayed to its outputs on every channel.
+// to every channel (each contained node opens). The inputs are synchronized
+// (the DefaultInputStreamHandler), so a packet waits until the selection at
+// its timestamp is known, and every channel's outputs advance with each
+// timestamp processed (offset 0). Without a SELECT/ENABLE stream the
+// channel is fixed for the run and the other channels' streams are closed
+// in Open (their nodes close; the mux need not wait for them);
+// SwitchContainer then gives each input stream a demux of its own so that
+// each stream's bounds pass on by themselves.
 #include <set>
 #include <string>
 
@@ -73,20 +75,10 @@ class SwitchDemuxCalculator : public CalculatorBase {
         }
       }
     }
-    const bool stream_selection =
-        cc->Inputs().HasTag("SELECT") || cc->Inputs().HasTag("ENABLE");
-    if (stream_selection) {
-      // Invocations come in timestamp order, so every channel's outputs
-      // may advance with each one.
-      cc->SetInputStreamHandler("DefaultInputStreamHandler");
-      cc->SetTimestampOffset(TimestampDiff(0));
-    } else {
-      // Each input passes on its own: a later invocation may be at an
-      // earlier timestamp of another input, so bounds are relayed per
-      // stream rather than by an offset.
-      cc->SetInputStreamHandler("ImmediateInputStreamHandler");
-      cc->SetProcessTimestampBounds(true);
-    }
+    // Invocations come in timestamp order, so every channel's outputs may
+    // advance with each one, and with the inputs' bounds while idle.
+    cc->SetInputStreamHandler("DefaultInputStreamHandler");
+    cc->SetTimestampOffset(TimestampDiff(0));
     return absl::OkStatus();
   }
 
@@ -110,6 +102,20 @@ class SwitchDemuxCalculator : public CalculatorBase {
         }
       }
     }
+    // Without a SELECT/ENABLE stream the channel is fixed for the run: the
+    // others' streams close now, so their nodes close and the mux does not
+    // wait on them.
+    if (!cc->Inputs().HasTag("SELECT") && !cc->Inputs().HasTag("ENABLE")) {
+      for (const std::string& tag : tags_) {
+        for (int c = 0; c < num_channels_; ++c) {
+          if (c == channel_) continue;
+          const std::string out = tool::ChannelTag(tag, c);
+          for (int i = 0; i < cc->Outputs().NumEntries(out); ++i) {
+            cc->Outputs().Get(out, i).Close();
+          }
+        }
+      }
+    }
     return absl::OkStatus();
   }
 
@@ -119,23 +125,12 @@ class SwitchDemuxCalculator : public CalculatorBase {
         tool::GetChannelIndex(*cc, channel_, num_channels_);
     if (!channel.ok()) return channel.status();
     channel_ = *channel;
-    const bool relay_bounds = !cc->Inputs().HasTag("SELECT") &&
-                              !cc->Inputs().HasTag("ENABLE");
     for (const std::string& tag : tags_) {
+      const std::string out = tool::ChannelTag(tag, channel_);
       for (int i = 0; i < cc->Inputs().NumEntries(tag); ++i) {
         const InputStreamShard& in = cc->Inputs().Get(tag, i);
-        const std::string active = tool::ChannelTag(tag, channel_);
-        if (!in.IsEmpty() && cc->Outputs().GetId(active, i) >= 0) {
-          cc->Outputs().Get(active, i).AddPacket(in.Value());
-        }
-        if (!relay_bounds) continue;
-        for (int c = 0; c < num_channels_; ++c) {
-          const std::string out = tool::ChannelTag(tag, c);
-          if (cc->Outputs().GetId(out, i) >= 0) {
-            cc->Outputs().Get(out, i).SetNextTimestampBound(
-                in.NextTimestampBound());
-          }
-        }
+        if (in.IsEmpty() || cc->Outputs().GetId(out, i) < 0) continue;
+        cc->Outputs().Get(out, i).AddPacket(in.Value());
       }
     }
     return absl::OkStatus();
