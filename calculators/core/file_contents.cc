@@ -1,5 +1,7 @@
 #include "calculators/core/file_contents.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -14,6 +16,12 @@ absl::StatusOr<std::string> ReadResourceFile(const CalculatorContext& cc,
                                              const std::string& what) {
   absl::StatusOr<std::string> resolved = cc.ResourcePath(path, what);
   if (!resolved.ok()) return resolved.status();
+  // Opening a FIFO would block, and a directory opens but fails to read.
+  struct stat st;
+  if (::stat(resolved->c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " \"", *resolved, "\" is not a regular file"));
+  }
   std::ifstream in(*resolved, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(absl::StrCat("cannot open ", what, " \"",

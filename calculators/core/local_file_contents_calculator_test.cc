@@ -100,6 +100,16 @@ TEST(LocalFileContentsCalculatorTest, RelativePathsResolveUnderResourceRoots) {
   EXPECT_NE(m.find("lfc_root_b/models/none.bin"), std::string::npos) << m;
 }
 
+TEST(LocalFileContentsCalculatorTest, ADirectoryIsNoFile) {
+  const std::string dir = ::testing::TempDir() + "/lfc_dir";
+  ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+  auto p = RunForSidePacket(kGraph, "contents",
+                            {{"path", MakePacket<std::string>(dir)}});
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("is not a regular file"), std::string::npos)
+      << p.status();
+}
+
 TEST(LocalFileContentsCalculatorTest, ContractNeedsOneContentsPerPath) {
   EXPECT_FALSE(CheckContract(R"pb(
     calculator: "LocalFileContentsCalculator"
