@@ -157,6 +157,40 @@ TEST(SplitDetectionVectorCalculatorTest, RangesAndElementOnly) {
   EXPECT_FLOAT_EQ(PacketValues<Detection>((*out)["second"])[0].score(0), 0.8f);
 }
 
+TEST(SplitVectorCalculatorsTest, RectsAndClassificationLists) {
+  using Rects = std::vector<NormalizedRect>;
+  using Lists = std::vector<ClassificationList>;
+  Lists lists(2);
+  lists[0].add_classification()->set_label("Left");
+  lists[1].add_classification()->set_label("Right");
+  auto out = RunGraph(
+      R"pb(input_stream: "rects" input_stream: "lists"
+           node { calculator: "SplitNormalizedRectVectorCalculator"
+                  input_stream: "rects" output_stream: "picked"
+                  options { [mediapipe.SplitVectorCalculatorOptions.ext] {
+                    ranges { begin: 0 end: 1 } ranges { begin: 2 end: 3 }
+                    combine_outputs: true } } }
+           node { calculator: "SplitClassificationListVectorCalculator"
+                  input_stream: "lists" output_stream: "first"
+                  node_options: {
+                    [type.googleapis.com/mediapipe.SplitVectorCalculatorOptions] {
+                      ranges: { begin: 0 end: 1 } element_only: true } } })pb",
+      {"picked", "first"},
+      {{"rects", {MakePacket<Rects>(Rects{NormRect(0.1f), NormRect(0.2f),
+                                          NormRect(0.3f)})
+                      .At(Timestamp(1))}},
+       {"lists", {MakePacket<Lists>(lists).At(Timestamp(1))}}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const auto picked = PacketValues<Rects>((*out)["picked"]);
+  ASSERT_EQ(picked[0].size(), 2u);
+  EXPECT_FLOAT_EQ(picked[0][0].x_center(), 0.1f);
+  EXPECT_FLOAT_EQ(picked[0][1].x_center(), 0.3f);
+  EXPECT_EQ(PacketValues<ClassificationList>((*out)["first"])[0]
+                .classification(0)
+                .label(),
+            "Left");
+}
+
 TEST(DetectionUniqueIdCalculatorTest, NumbersEveryDetection) {
   using Dets = std::vector<Detection>;
   auto out = RunGraph(
