@@ -169,6 +169,41 @@ TEST(AssociationDetectionCalculatorTest, ReplacedAndPreviousIdsCarryOver) {
   EXPECT_FALSE(v[0][2].has_detection_id());
 }
 
+TEST(AssociationDetectionCalculatorTest, IdsChainThroughReplacements) {
+  // MediaPipe's own association scenario (threshold 0.1), IoUs by hand:
+  // d3 replaces d0 (0.02 / 0.11) and d1 (0.04 / 0.09) and takes id 1 (the
+  // last one); d4 replaces d2 (0.02 / 0.06) and takes id 2; d5 replaces d3
+  // (0.04 / 0.14) and inherits id 1. d0 and d1 only touch (IoU 0).
+  const Detection d0 = Det(0.1f, 0.1f, 0.2f, 0.2f, 0);
+  const Detection d1 = Det(0.3f, 0.1f, 0.2f, 0.2f, 1);
+  const Detection d2 = Det(0.9f, 0.2f, 0.2f, 0.2f, 2);
+  const Detection d3 = Det(0.2f, 0.0f, 0.3f, 0.3f, 3);
+  const Detection d4 = Det(1.0f, 0.2f, 0.2f, 0.2f, 4);
+  const Detection d5 = Det(0.3f, -0.1f, 0.3f, 0.3f, 5);
+  using Dets = std::vector<Detection>;
+  auto out = RunGraph(
+      R"pb(input_stream: "a" input_stream: "b" input_stream: "c"
+           node { calculator: "AssociationDetectionCalculator"
+                  input_stream: "a" input_stream: "b" input_stream: "c"
+                  output_stream: "out"
+                  options { [mediapipe.AssociationCalculatorOptions.ext] {
+                    min_similarity_threshold: 0.1 } } })pb",
+      {"out"},
+      {{"a", {MakePacket<Dets>(Dets{d0, d1, d2}).At(Timestamp(1))}},
+       {"b", {MakePacket<Dets>(Dets{d3, d4}).At(Timestamp(1))}},
+       {"c", {MakePacket<Dets>(Dets{d5}).At(Timestamp(1))}}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const auto v = PacketValues<Dets>((*out)["out"]);
+  ASSERT_EQ(v.size(), 1u);
+  ASSERT_EQ(v[0].size(), 2u);
+  EXPECT_FLOAT_EQ(v[0][0].location_data().relative_bounding_box().xmin(),
+                  1.0f);  // d4
+  EXPECT_EQ(v[0][0].detection_id(), 2);
+  EXPECT_FLOAT_EQ(v[0][1].location_data().relative_bounding_box().ymin(),
+                  -0.1f);  // d5
+  EXPECT_EQ(v[0][1].detection_id(), 1);
+}
+
 TEST(AssociationDetectionCalculatorTest, PrevAloneGivesAnEmptyVector) {
   // Only PREV has a packet: nothing to keep.
   auto out = RunGraph(
