@@ -16,7 +16,8 @@ namespace rill::inference::testing {
 struct TfliteTensor {
   std::string name;
   std::vector<int32_t> shape;
-  std::vector<float> data;  // empty: an activation
+  std::vector<float> data;  // empty: an activation (unless int_data is set)
+  std::vector<int32_t> int_data;  // an INT32 constant
 };
 
 // One operator of a TfliteModel: a builtin code (32, CUSTOM, with `custom`
@@ -50,8 +51,11 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
   std::vector<Offset<void>> tensor_tables;
   for (const TfliteTensor& t : tensors) {
     uint32_t buffer = 0;
-    if (!t.data.empty()) {
-      const auto bytes = b.CreateVector(reinterpret_cast<const uint8_t*>(t.data.data()), t.data.size() * 4);
+    const bool is_int = !t.int_data.empty();
+    if (!t.data.empty() || is_int) {
+      const uint8_t* raw = is_int ? reinterpret_cast<const uint8_t*>(t.int_data.data())
+                                  : reinterpret_cast<const uint8_t*>(t.data.data());
+      const auto bytes = b.CreateVector(raw, (is_int ? t.int_data.size() : t.data.size()) * 4);
       const auto start = b.StartTable();
       b.AddOffset(FieldIndexToOffset(0), bytes);
       buffers.push_back(Offset<void>(b.EndTable(start)));
@@ -61,7 +65,7 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
     const auto name = b.CreateString(t.name);
     const auto start = b.StartTable();
     b.AddOffset(FieldIndexToOffset(0), shape);
-    b.AddElement<int8_t>(FieldIndexToOffset(1), 0, -1);  // FLOAT32
+    b.AddElement<int8_t>(FieldIndexToOffset(1), is_int ? 2 : 0, -1);  // INT32 or FLOAT32
     b.AddElement<uint32_t>(FieldIndexToOffset(2), buffer, 0xFFFFFFFFu);
     b.AddOffset(FieldIndexToOffset(3), name);
     tensor_tables.push_back(Offset<void>(b.EndTable(start)));
@@ -75,7 +79,7 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
       }
       bool listed = false;
       for (int32_t g : graph_inputs) listed = listed || g == i;
-      if (tensors[i].data.empty() && !written && !listed) graph_inputs.push_back(i);
+      if (tensors[i].data.empty() && tensors[i].int_data.empty() && !written && !listed) graph_inputs.push_back(i);
     }
   }
   // One operator code per distinct (builtin, custom name, version).
