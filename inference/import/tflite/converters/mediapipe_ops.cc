@@ -31,7 +31,7 @@ class Options {
     if (!v_.valid || v_.size == 0) return c_.Invalid("custom options are missing");
     root_ = flex_.Root();
     if (flex_.ok() && root_.type != FlexBufferReader::kMap) return c_.Invalid("custom options are not a map");
-    flex_.Keys(root_);
+    flex_.Keys(root_);  // reads (and so checks) every key once, before any lookup
     return Check();
   }
   Status Int(const char* key, int* out) {
