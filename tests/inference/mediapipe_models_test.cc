@@ -65,7 +65,9 @@ TEST_P(MediaPipeModelTest, LoadsAndRuns) {
 // precision tests hold their mean difference rather than their worst
 // element. Measured with bf16 on AVX-512: palm_detection_lite's worst
 // element moves by 0.29 of the magnitude (mean 0.034), palm_detection_full
-// and pose_detection's by 0.03..0.05 (mean <= 0.008).
+// and pose_detection's by 0.03..0.05 (mean <= 0.008). On a real hand crop
+// (messi5.jpg) bf16 moves palm_detection_lite's boxes by 0.9% of their
+// magnitude at worst and its best score logit by 0.03.
 bool Sensitive(const std::string& model) {
   for (const char* prefix : {"pose_landmark", "selfie_segmentation", "palm_detection", "pose_detection"}) {
     if (model.rfind(prefix, 0) == 0) return true;
