@@ -190,6 +190,44 @@ TEST(FaultTest, CancelUnderLoadEndsEveryThreadWithCancelled) {
   }
 }
 
+// Cancel while a node's Open runs on a scheduler thread (it waited for a
+// side packet another node makes): the node is closed once, after its Open,
+// and the run ends. (Found by the graph-config fuzzer: the shutdown marked
+// the opening node closed, its Open's commit reopened it and it was closed
+// again, so the count of closed nodes passed the node count and
+// WaitUntilDone waited forever.)
+TEST(FaultTest, CancelDuringAnOpenOnTheSchedulerEndsTheRun) {
+  for (int round = 0; round < 5; ++round) {
+    CalculatorGraph graph;
+    ASSERT_TRUE(graph.Initialize(Parse(R"pb(
+      input_stream: "in"
+      output_stream: "out"
+      node { calculator: "TestSidePacketProducerCalculator" output_side_packet: "OUT:sp"
+             options { [rill.TestOptions.ext] { value: 7 } } }
+      node { calculator: "TestSlowOpenCalculator" input_side_packet: "IN:sp"
+             input_stream: "in" output_stream: "out"
+             options { [rill.TestOptions.ext] { value: 100000 } } }
+    )pb")).ok());
+    ASSERT_TRUE(graph.StartRun().ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + 10 * round));
+    const auto cancel = Clock::now();
+    graph.Cancel();
+    absl::Status done;
+    std::atomic<bool> returned{false};
+    std::thread waiter([&] {
+      done = graph.WaitUntilDone();
+      returned = true;
+    });
+    while (!returned && Clock::now() - cancel < std::chrono::seconds(10)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(returned) << "WaitUntilDone did not return 10 s after Cancel:\n"
+                          << graph.DebugWaitReport();
+    waiter.join();
+    EXPECT_EQ(done.code(), absl::StatusCode::kCancelled) << done;
+  }
+}
+
 TEST(FaultTest, SlowConsumerBehindMaxQueueSizeKeepsMemoryBounded) {
   const int before = Counted::alive.load();
   Counted::Reset();

@@ -265,13 +265,16 @@ Invocation* GraphRuntime::PrepareLocked(CalculatorNode* node) {
   using State = CalculatorNode::State;
   if (node->state == State::kClosed || node->close_started) return nullptr;
   if (node->state == State::kNotOpened) {
+    // Its Open is running: it closes after that commits (marking it closed
+    // now would count it twice, and the run would never be done).
+    if (node->in_flight > 0) return nullptr;
     if (shutting_down_) {
       node->state = State::kClosed;
       ++closed_nodes_;
       cv_.notify_all();
       return nullptr;
     }
-    if (node->in_flight > 0 || !SidePacketsReadyLocked(*node)) return nullptr;
+    if (!SidePacketsReadyLocked(*node)) return nullptr;
     Invocation* inv = node->AcquireInvocation(Invocation::kOpen);
     for (int id = 0; id < node->side_inputs.NumEntries(); ++id) {
       node->side_inputs.Get(id) =
@@ -390,42 +393,45 @@ void GraphRuntime::Drain(int executor) {
   std::unique_lock<AdaptiveMutex> lock(mu_);
   ExecutorState& ex = executors_[executor];
   for (;;) {
-    if (ex.ready.empty()) break;
-    CalculatorNode* node = nodes_[ex.ready.top().second].get();
-    ex.ready.pop();
-    node->in_ready_set = false;
-    Invocation* inv = PrepareLocked(node);
-    if (inv == nullptr) continue;
-    // More concurrent work for this node (max_in_flight > 1)?
-    if (node->max_in_flight > 1 && !node->spec().IsSource()) {
-      MaybeScheduleLocked(node);
+    while (!ex.ready.empty()) {
+      CalculatorNode* node = nodes_[ex.ready.top().second].get();
+      ex.ready.pop();
+      node->in_ready_set = false;
+      Invocation* inv = PrepareLocked(node);
+      if (inv == nullptr) continue;
+      // More concurrent work for this node (max_in_flight > 1)?
+      if (node->max_in_flight > 1 && !node->spec().IsSource()) {
+        MaybeScheduleLocked(node);
+      }
+      ++ex.busy;
+      lock.unlock();
+      const bool timing = profiler_->Enabled();
+      if (timing) inv->start_ns = profiler_->NowNs();
+      const uint64_t c0 = CycleCount();
+      inv->status = node->Call(inv);
+      const uint64_t cycles = CycleCount() - c0;
+      if (timing) {
+        inv->end_ns = profiler_->NowNs();
+        profiler_->RecordInvocation(
+            node->index(),
+            inv->kind == Invocation::kOpen    ? TraceEvent::kOpen
+            : inv->kind == Invocation::kClose ? TraceEvent::kClose
+                                              : TraceEvent::kProcess,
+            inv->start_ns, inv->end_ns, inv->timestamp);
+      }
+      node->ClearInputs(inv);
+      lock.lock();
+      --ex.busy;
+      // Running average of the calculator's cost (decides hand-offs).
+      node->avg_cycles += (static_cast<int64_t>(cycles) - node->avg_cycles) / 8;
+      FinishLocked(node, inv);
     }
-    ++ex.busy;
-    lock.unlock();
-    const bool timing = profiler_->Enabled();
-    if (timing) inv->start_ns = profiler_->NowNs();
-    const uint64_t c0 = CycleCount();
-    inv->status = node->Call(inv);
-    const uint64_t cycles = CycleCount() - c0;
-    if (timing) {
-      inv->end_ns = profiler_->NowNs();
-      profiler_->RecordInvocation(
-          node->index(),
-          inv->kind == Invocation::kOpen    ? TraceEvent::kOpen
-          : inv->kind == Invocation::kClose ? TraceEvent::kClose
-                                            : TraceEvent::kProcess,
-          inv->start_ns, inv->end_ns, inv->timestamp);
-    }
-    node->ClearInputs(inv);
-    lock.lock();
-    --ex.busy;
-    // Running average of the calculator's cost (decides hand-offs).
-    node->avg_cycles += (static_cast<int64_t>(cycles) - node->avg_cycles) / 8;
-    FinishLocked(node, inv);
-  }
-  // Deliver error callbacks while still counted as a drainer, so that
-  // WaitUntilDone returns only after they ran.
-  while (!pending_callbacks_.empty()) {
+    // Deliver error callbacks while still counted as a drainer, so that
+    // WaitUntilDone returns only after they ran. The lock is released
+    // meanwhile, and work made ready then (by Cancel, a graph input, another
+    // drainer) may have counted on this drainer, which MaybeScheduleLocked
+    // saw as free: look at the ready set again before leaving.
+    if (pending_callbacks_.empty()) break;
     std::vector<absl::Status> callbacks;
     callbacks.swap(pending_callbacks_);
     std::function<void(const absl::Status&)> callback = error_callback_;
@@ -933,6 +939,22 @@ absl::StatusOr<Packet> GraphRuntime::GetSidePacket(
         absl::StrCat("no side packet named \"", name, "\" was produced"));
   }
   return it->second;
+}
+
+std::string GraphRuntime::WaitReport() const {
+  std::lock_guard<AdaptiveMutex> lock(mu_);
+  std::string out = WaitReportLocked();
+  absl::StrAppend(&out, "  scheduler: ", in_flight_, " call(s) in flight, ",
+                  closed_nodes_, " of ", nodes_.size(), " node(s) closed",
+                  shutting_down_ ? ", shutting down" : "", "\n");
+  for (size_t i = 0; i < executors_.size(); ++i) {
+    const ExecutorState& ex = executors_[i];
+    absl::StrAppend(&out, "  executor ", i, ": ", ex.ready.size(),
+                    " node(s) ready, ", ex.drainers, " drain task(s) (",
+                    ex.busy, " in a calculator, at most ", ex.max_drainers,
+                    ")\n");
+  }
+  return out;
 }
 
 std::string GraphRuntime::WaitReportLocked() const {

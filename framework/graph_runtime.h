@@ -75,10 +75,9 @@ class GraphRuntime {
     }
     return out;
   }
-  std::string WaitReport() const {
-    std::lock_guard<AdaptiveMutex> lock(mu_);
-    return WaitReportLocked();
-  }
+  // What every open node waits for, then the scheduler's state (calls in
+  // flight, each executor's ready nodes and drain tasks): for stall reports.
+  std::string WaitReport() const;
   void Shutdown();
 
  private:

@@ -195,6 +195,30 @@ class TestSidePacketProducerCalculator : public CalculatorBase {
 };
 REGISTER_CALCULATOR(TestSidePacketProducerCalculator);
 
+// Sleeps options.value microseconds in Open, which waits for input side
+// packet IN (so, fed by another node, it opens on a scheduler thread after
+// StartRun); then passes input 0 to output 0.
+class TestSlowOpenCalculator : public CalculatorBase {
+ public:
+  static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<TestOptions>();
+    cc->InputSidePackets().Tag("IN").Set<int>();
+    cc->Inputs().Index(0).SetAny();
+    cc->Outputs().Index(0).SetSameAs(&cc->Inputs().Index(0));
+    return absl::OkStatus();
+  }
+  absl::Status Open(CalculatorContext* cc) override {
+    std::this_thread::sleep_for(
+        std::chrono::microseconds(cc->Options<TestOptions>().value()));
+    return absl::OkStatus();
+  }
+  absl::Status Process(CalculatorContext* cc) override {
+    cc->Outputs().Index(0).AddPacket(cc->Inputs().Index(0).Value());
+    return absl::OkStatus();
+  }
+};
+REGISTER_CALCULATOR(TestSlowOpenCalculator);
+
 // Emits its input side packet IN once at timestamp 0.
 class TestSideToStreamCalculator : public CalculatorBase {
  public:

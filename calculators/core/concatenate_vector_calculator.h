@@ -27,6 +27,7 @@ template <typename T>
 class ConcatenateVectorCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
+    cc->UseOptions<ConcatenateVectorCalculatorOptions>();
     const std::string& calculator = cc->GetNodeConfig().calculator();
     const int n = cc->Inputs().NumEntries("");
     if (n < 1 || cc->Inputs().NumEntries() != n) {

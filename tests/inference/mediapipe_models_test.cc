@@ -59,6 +59,22 @@ TEST_P(MediaPipeModelTest, LoadsAndRuns) {
   }
 }
 
+// Models whose outputs amplify small changes of their activations on the
+// synthetic input (heatmaps, mask edges, the pose flag; the palm and pose
+// detectors' raw box and score logits, which reach 1e3..5e4 on it): the
+// precision tests hold their mean difference rather than their worst
+// element. Measured with bf16 on AVX-512: palm_detection_lite's worst
+// element moves by 0.29 of the magnitude (mean 0.034), palm_detection_full
+// and pose_detection's by 0.03..0.05 (mean <= 0.008). On a real hand crop
+// (messi5.jpg) bf16 moves palm_detection_lite's boxes by 0.9% of their
+// magnitude at worst and its best score logit by 0.03.
+bool Sensitive(const std::string& model) {
+  for (const char* prefix : {"pose_landmark", "selfie_segmentation", "palm_detection", "pose_detection"}) {
+    if (model.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 // The model at `path` on an fp32 session and on one with `precision`, the
 // same synthetic input, both run.
 void RunBoth(const std::string& path, Precision precision, std::unique_ptr<Session>* fp32_session,
@@ -111,8 +127,10 @@ TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
     EXPECT_LT(b->packed_weight_bytes() * 10, a->packed_weight_bytes() * 6) << "kFp16 kept fp32 panels";
   }
 #endif
-  const bool sensitive =
-      GetParam().rfind("pose_landmark", 0) == 0 || GetParam().rfind("selfie_segmentation", 0) == 0;
+  const bool sensitive = Sensitive(GetParam());
+  // hand_recrop keeps its weights in fp32 (no DEQUANTIZE): halving them moves
+  // its outputs (measured 0.047 of a magnitude of 202 on AVX-512).
+  const bool fp32_weights = GetParam() == "hand_recrop.tflite";
   for (int o = 0; o < a->num_outputs(); ++o) {
     const Tensor* x = a->output(o);
     const Tensor* y = b->output(o);
@@ -132,6 +150,8 @@ TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
       } else {
         EXPECT_LE(max_diff, 3e-2f * magnitude) << x->name();
       }
+    } else if (fp32_weights) {
+      EXPECT_LE(max_diff, 1e-3f * magnitude) << x->name();
     } else {
       EXPECT_EQ(max_diff, 0.0f) << x->name();
     }
@@ -160,8 +180,7 @@ TEST_P(MediaPipeModelTest, Fp16WeightsGiveFp32Bits) {
 TEST_P(MediaPipeModelTest, Bf16WithinToleranceOfFp32) {
   const std::string path = ModelPath(GetParam());
   RILL_SKIP_IF_MISSING(path);
-  const bool sensitive =
-      GetParam().rfind("pose_landmark", 0) == 0 || GetParam().rfind("selfie_segmentation", 0) == 0;
+  const bool sensitive = Sensitive(GetParam());
   std::unique_ptr<Session> a, b;
   RunBoth(path, Precision::kBf16, &a, &b);
   if (HasFatalFailure()) return;

@@ -418,6 +418,26 @@ INSTANTIATE_TEST_SUITE_P(Models, OpenClModelTest,
                            return info.param.substr(0, info.param.find('.'));
                          });
 
+// face_landmark_with_attention: everything on OpenCL but MediaPipe's three
+// custom ops, which OpenCL has no kernel for and which run on the CPU between
+// transfers; the outputs match the CPU backend's.
+TEST_F(OpenClTest, MediaPipeCustomOpsFallBackToTheCpu) {
+  const std::string path = testing::ModelPath("face_landmark_with_attention.tflite");
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto cpu = Session::Create(*model);
+  auto cl = Session::Create(*model, OpenClConfig());
+  ASSERT_TRUE(cpu.ok() && cl.ok()) << cl.status().ToString();
+  std::set<std::string> on_cpu, on_cl;
+  for (const LayerInfo& l : (*cl)->Layers()) (l.backend == "opencl" ? on_cl : on_cpu).insert(l.op);
+  EXPECT_EQ(on_cpu, std::set<std::string>({"LANDMARKS_TO_TRANSFORM_MATRIX", "TRANSFORM_LANDMARKS",
+                                           "TRANSFORM_TENSOR_BILINEAR"}));
+  EXPECT_TRUE(on_cl.count("PRELU") && on_cl.count("SLICE"));
+  const auto want = RunOnce(cpu->get(), 5);
+  ExpectClose(RunOnce(cl->get(), 5), want, 1e-4, "face_landmark_with_attention");
+}
+
 // A resize re-plans the device arena; batch 2 matches the CPU.
 TEST_F(OpenClTest, ResizeReplans) {
   const std::string path = testing::ModelPath("face_detection_short_range.tflite");

@@ -27,7 +27,10 @@ inline std::vector<std::string> MediaPipeModels() {
           "face_detection_full_range_sparse.tflite", "selfie_segmentation.tflite",
           "selfie_segmentation_landscape.tflite", "hand_landmark_lite.tflite",
           "hand_landmark_full.tflite", "pose_landmark_lite.tflite",
-          "pose_landmark_full.tflite", "pose_landmark_heavy.tflite"};
+          "pose_landmark_full.tflite", "pose_landmark_heavy.tflite",
+          // The tracking solutions' detectors and landmark models.
+          "palm_detection_full.tflite", "palm_detection_lite.tflite", "pose_detection.tflite",
+          "face_landmark.tflite", "face_landmark_with_attention.tflite", "hand_recrop.tflite"};
 }
 
 // n floats uniform in [lo, hi) from `rng` (kernel tests' random operands).

@@ -16,11 +16,13 @@ namespace rill::inference::testing {
 struct TfliteTensor {
   std::string name;
   std::vector<int32_t> shape;
-  std::vector<float> data;  // empty: an activation
+  std::vector<float> data;  // empty: an activation (unless int_data is set)
+  std::vector<int32_t> int_data;  // an INT32 constant
 };
 
 // One operator of a TfliteModel: a builtin code (32, CUSTOM, with `custom`
-// its name) reading tensors `inputs` and writing `outputs` (indices into the
+// its name, `custom_options` its options bytes, `version` its operator
+// code's version) reading tensors `inputs` and writing `outputs` (indices into the
 // model's tensors). `options` (may be null) writes the op's builtin options
 // table into the builder and returns it, with `options_type` its
 // BuiltinOptions union tag.
@@ -31,6 +33,8 @@ struct TfliteOp {
   std::vector<int32_t> outputs;
   uint8_t options_type = 0;
   flatbuffers::uoffset_t (*options)(flatbuffers::FlatBufferBuilder*) = nullptr;
+  std::vector<uint8_t> custom_options;  // a custom op's (empty: none)
+  int32_t version = 1;                  // the operator code's version
 };
 
 // A model running `ops` in order. Graph inputs are the activations that ops
@@ -47,8 +51,11 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
   std::vector<Offset<void>> tensor_tables;
   for (const TfliteTensor& t : tensors) {
     uint32_t buffer = 0;
-    if (!t.data.empty()) {
-      const auto bytes = b.CreateVector(reinterpret_cast<const uint8_t*>(t.data.data()), t.data.size() * 4);
+    const bool is_int = !t.int_data.empty();
+    if (!t.data.empty() || is_int) {
+      const uint8_t* raw = is_int ? reinterpret_cast<const uint8_t*>(t.int_data.data())
+                                  : reinterpret_cast<const uint8_t*>(t.data.data());
+      const auto bytes = b.CreateVector(raw, (is_int ? t.int_data.size() : t.data.size()) * 4);
       const auto start = b.StartTable();
       b.AddOffset(FieldIndexToOffset(0), bytes);
       buffers.push_back(Offset<void>(b.EndTable(start)));
@@ -58,7 +65,7 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
     const auto name = b.CreateString(t.name);
     const auto start = b.StartTable();
     b.AddOffset(FieldIndexToOffset(0), shape);
-    b.AddElement<int8_t>(FieldIndexToOffset(1), 0, -1);  // FLOAT32
+    b.AddElement<int8_t>(FieldIndexToOffset(1), is_int ? 2 : 0, -1);  // INT32 or FLOAT32
     b.AddElement<uint32_t>(FieldIndexToOffset(2), buffer, 0xFFFFFFFFu);
     b.AddOffset(FieldIndexToOffset(3), name);
     tensor_tables.push_back(Offset<void>(b.EndTable(start)));
@@ -72,17 +79,26 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
       }
       bool listed = false;
       for (int32_t g : graph_inputs) listed = listed || g == i;
-      if (tensors[i].data.empty() && !written && !listed) graph_inputs.push_back(i);
+      if (tensors[i].data.empty() && tensors[i].int_data.empty() && !written && !listed) graph_inputs.push_back(i);
     }
   }
-  // One operator code per distinct (builtin, custom name).
-  std::vector<std::pair<int32_t, std::string>> codes;
+  // One operator code per distinct (builtin, custom name, version).
+  struct Code {
+    int32_t builtin;
+    std::string custom;
+    int32_t version;
+    bool operator!=(const Code& o) const { return builtin != o.builtin || custom != o.custom || version != o.version; }
+  };
+  std::vector<Code> codes;
   std::vector<Offset<void>> op_tables;
   for (const TfliteOp& op : ops) {
     uint32_t code = 0;
-    while (code < codes.size() && codes[code] != std::make_pair(op.builtin, op.custom)) ++code;
-    if (code == codes.size()) codes.emplace_back(op.builtin, op.custom);
+    const Code key{op.builtin, op.custom, op.version};
+    while (code < codes.size() && codes[code] != key) ++code;
+    if (code == codes.size()) codes.push_back(key);
     const flatbuffers::uoffset_t opts = op.options ? op.options(&b) : 0;
+    const auto custom_options = op.custom_options.empty() ? flatbuffers::Offset<flatbuffers::Vector<uint8_t>>()
+                                                          : b.CreateVector(op.custom_options);
     const auto op_inputs = b.CreateVector(op.inputs);
     const auto op_outputs = b.CreateVector(op.outputs);
     const auto start = b.StartTable();
@@ -93,6 +109,7 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
       b.AddElement<uint8_t>(FieldIndexToOffset(3), op.options_type, 0);
       b.AddOffset(FieldIndexToOffset(4), Offset<void>(opts));
     }
+    if (!op.custom_options.empty()) b.AddOffset(FieldIndexToOffset(5), custom_options);
     op_tables.push_back(Offset<void>(b.EndTable(start)));
   }
   const auto tensors_vec = b.CreateVector(tensor_tables);
@@ -106,11 +123,12 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
   b.AddOffset(FieldIndexToOffset(3), ops_vec);
   const Offset<void> subgraph(b.EndTable(start));
   std::vector<Offset<void>> opcode_tables;
-  for (const auto& [builtin, custom] : codes) {
+  for (const auto& [builtin, custom, version] : codes) {
     const auto custom_name = custom.empty() ? Offset<flatbuffers::String>() : b.CreateString(custom);
     start = b.StartTable();
     b.AddElement<int8_t>(FieldIndexToOffset(0), static_cast<int8_t>(builtin < 127 ? builtin : 127), -1);
     if (!custom.empty()) b.AddOffset(FieldIndexToOffset(1), custom_name);
+    b.AddElement<int32_t>(FieldIndexToOffset(2), version, 0);
     b.AddElement<int32_t>(FieldIndexToOffset(3), builtin, -1);
     opcode_tables.push_back(Offset<void>(b.EndTable(start)));
   }

@@ -46,6 +46,8 @@ enum Builtin : int32_t {
   kCustom = 32,
   kPad = 34,
   kMean = 40,
+  kStridedSlice = 45,
+  kPRelu = 54,
   kResizeNearest = 97,
   kHardSwish = 117,
   kDensify = 124,
@@ -57,6 +59,7 @@ std::string BuiltinName(int32_t code);
 struct OpCode {
   int32_t builtin = 0;
   std::string custom;  // the custom op's name when builtin is kCustom
+  int32_t version = 1;  // the operator code's version (custom ops' kernels differ by it)
   std::string Name() const { return builtin == kCustom ? "CUSTOM '" + custom + "'" : BuiltinName(builtin); }
 };
 

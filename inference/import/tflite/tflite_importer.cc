@@ -18,7 +18,7 @@ using Vector = FlatBufferReader::Vector;
 
 // Field ids of the TFLite schema tables we read.
 namespace model_field { constexpr int kOperatorCodes = 1, kSubgraphs = 2, kBuffers = 4; }
-namespace opcode_field { constexpr int kDeprecatedBuiltin = 0, kCustomCode = 1, kBuiltin = 3; }
+namespace opcode_field { constexpr int kDeprecatedBuiltin = 0, kCustomCode = 1, kVersion = 2, kBuiltin = 3; }
 namespace subgraph_field { constexpr int kTensors = 0, kInputs = 1, kOutputs = 2, kOperators = 3; }
 namespace tensor_field { constexpr int kShape = 0, kType = 1, kBuffer = 2, kName = 3, kSparsity = 6; }
 namespace buffer_field { constexpr int kData = 0, kOffset = 1, kSize = 2; }
@@ -81,6 +81,7 @@ class Importer {
       // only in the deprecated byte. The larger of the two is the real one.
       oc.builtin = builtin > deprecated ? builtin : deprecated;
       oc.custom = r_.GetString(t, opcode_field::kCustomCode);
+      oc.version = r_.Scalar<int32_t>(t, opcode_field::kVersion, 1);
       opcodes_.push_back(std::move(oc));
     }
     return CheckReader("reading operator codes");

@@ -1,4 +1,5 @@
-// ADD and MUL (with a fused activation) and the one-input activations.
+// ADD and MUL (with a fused activation), PRELU (the slope is the second
+// input, broadcast) and the one-input activations.
 #include "inference/import/tflite/tflite_converter.h"
 
 namespace rill::inference::tflite {
@@ -8,6 +9,11 @@ namespace {
 Status Binary(ConverterContext& c) {
   c.node().type = c.opcode().builtin == kAdd ? ir::OpType::kAdd : ir::OpType::kMul;
   return c.ReadActivation(0, &c.node().attrs.activation);
+}
+
+Status PRelu(ConverterContext& c) {
+  c.node().type = ir::OpType::kPRelu;
+  return Status::Ok();
 }
 
 Status Activation(ConverterContext& c) {
@@ -28,7 +34,7 @@ Status Activation(ConverterContext& c) {
   return Status::Ok();
 }
 
-const bool kRegistered = RegisterTfLiteConverter({kAdd, kMul}, Binary) &&
+const bool kRegistered = RegisterTfLiteConverter({kAdd, kMul}, Binary) && RegisterTfLiteConverter({kPRelu}, PRelu) &&
                          RegisterTfLiteConverter({kLogistic, kRelu, kRelu6, kHardSwish}, Activation);
 
 }  // namespace
