@@ -209,6 +209,23 @@ TEST_F(SwitchContainerTest, SelectStreamRoutesEachTimestampToItsChannel) {
   // packet per input: the channel not selected sends nothing.
   EXPECT_EQ(Values(r.outputs["out"]), (std::vector<int>{30, 60, 92, 122, 150}));
   EXPECT_EQ(Timestamps(r.outputs["out"]), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+
+  // What each contained node received: only its own timestamps.
+  std::string observed = kStreamGraph;
+  observed.insert(observed.find("node {"),
+                  R"(output_stream: "switch__c0__in_in_0"
+                     output_stream: "switch__c1__in_in_0" )");
+  auto channels = RunGraph(observed,
+                           {{"in", {{0, 10}, {1, 20}, {2, 30}, {3, 40}, {4, 50}}},
+                            {"sel", {{0, 0}, {2, 1}, {4, 0}}}},
+                           {{"factor", MakePacket<int>(3)}});
+  ASSERT_TRUE(channels.status.ok()) << channels.status;
+  EXPECT_EQ(Values(channels.outputs["switch__c0__in_in_0"]),
+            (std::vector<int>{10, 20, 50}));
+  EXPECT_EQ(Timestamps(channels.outputs["switch__c0__in_in_0"]),
+            (std::vector<int64_t>{0, 1, 4}));
+  EXPECT_EQ(Values(channels.outputs["switch__c1__in_in_0"]),
+            (std::vector<int>{30, 40}));
 }
 
 TEST_F(SwitchContainerTest, SelectSidePacketRoutesEveryStreamPacket) {
