@@ -41,8 +41,9 @@ class PacketPresenceCalculator : public CalculatorBase {
 
   absl::Status Process(CalculatorContext* cc) override {
     const bool present = !cc->Inputs().Tag(kPacketTag).IsEmpty();
-    cc->Outputs().Tag(kPresenceTag).AddPacket(
-        MakePacket<bool>(present).At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag(kPresenceTag)
+        .AddPacket(MakePacket<bool>(present).At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 };

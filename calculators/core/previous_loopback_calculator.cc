@@ -86,9 +86,9 @@ class PreviousLoopbackCalculator : public CalculatorBase {
     // Unset start, so that the very first (empty, Unstarted) LOOP position
     // is kept: it answers the first MAIN packet, which wants Unstarted.
     if (loop_ts > last_loop_ts_) {
-      loop_values_.push_back(loop.Value().IsEmpty() ? LoopValue{loop_ts, {}}
-                                                    : LoopValue{loop_ts,
-                                                                loop.Value()});
+      loop_values_.push_back(loop.Value().IsEmpty()
+                                 ? LoopValue{loop_ts, {}}
+                                 : LoopValue{loop_ts, loop.Value()});
       last_loop_ts_ = loop_ts;
     }
 

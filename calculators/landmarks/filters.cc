@@ -24,8 +24,8 @@ float LowPassFilter::Apply(float value) {
   if (initialized_) {
     // The blend is computed in double and stored as float, as MediaPipe
     // does, so results match it bit for bit.
-    result = static_cast<float>(alpha_ * value +
-                                (1.0 - alpha_) * stored_value_);
+    result =
+        static_cast<float>(alpha_ * value + (1.0 - alpha_) * stored_value_);
   }
   initialized_ = true;
   raw_value_ = value;
@@ -40,7 +40,8 @@ float RelativeVelocityFilter::Apply(int64_t timestamp_us, float value,
 
   float alpha = 1.f;
   if (last_timestamp_ns_ != -1) {
-    const float distance = value * value_scale - last_value_ * last_value_scale_;
+    const float distance =
+        value * value_scale - last_value_ * last_value_scale_;
     const int64_t duration_ns = now_ns - last_timestamp_ns_;
     float summed_distance = distance;
     int64_t summed_duration_ns = duration_ns;
@@ -117,9 +118,11 @@ double OneEuroFilter::Apply(int64_t timestamp_us, double value,
   if (x_.HasLastRawValue()) {
     derivative = (value - x_.LastRawValue()) * value_scale * frequency_;
   }
-  const double smoothed_derivative = dx_.ApplyWithAlpha(
-      static_cast<float>(derivative), static_cast<float>(Alpha(derivate_cutoff_)));
-  const double cutoff = min_cutoff_ + beta_scale * beta_ * std::fabs(smoothed_derivative);
+  const double smoothed_derivative =
+      dx_.ApplyWithAlpha(static_cast<float>(derivative),
+                         static_cast<float>(Alpha(derivate_cutoff_)));
+  const double cutoff =
+      min_cutoff_ + beta_scale * beta_ * std::fabs(smoothed_derivative);
   return x_.ApplyWithAlpha(static_cast<float>(value),
                            static_cast<float>(Alpha(cutoff)));
 }

@@ -25,9 +25,9 @@ absl::Status CheckOneLandmark(CalculatorContext* cc,
                               const NormalizedLandmarkList& list) {
   if (list.landmark_size() == 1) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      cc->CalculatorType(), " node \"", cc->NodeName(), "\": NORM_LANDMARKS at ",
-      cc->InputTimestamp().DebugString(), " holds ", list.landmark_size(),
-      " landmarks; it must hold exactly one"));
+      cc->CalculatorType(), " node \"", cc->NodeName(),
+      "\": NORM_LANDMARKS at ", cc->InputTimestamp().DebugString(), " holds ",
+      list.landmark_size(), " landmarks; it must hold exactly one"));
 }
 
 class LandmarkVisibilityCalculator : public CalculatorBase {
@@ -55,9 +55,10 @@ class LandmarkVisibilityCalculator : public CalculatorBase {
     if (in.IsEmpty()) return absl::OkStatus();
     const auto& list = in.Get<NormalizedLandmarkList>();
     RILL_RETURN_IF_ERROR(CheckOneLandmark(cc, list));
-    cc->Outputs().Tag(kVisibilityTag).AddPacket(
-        MakePacket<float>(list.landmark(0).visibility())
-            .At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag(kVisibilityTag)
+        .AddPacket(MakePacket<float>(list.landmark(0).visibility())
+                       .At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 };

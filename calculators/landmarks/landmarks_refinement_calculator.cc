@@ -75,8 +75,9 @@ absl::Status CheckRefinements(const Options& options, int num_inputs,
   const int largest = *covered.rbegin();
   if (smallest != 0 || largest != static_cast<int>(covered.size()) - 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, "the indexes_mapping values must cover 0 .. N-1 without gaps; "
-               "they span ",
+        where,
+        "the indexes_mapping values must cover 0 .. N-1 without gaps; "
+        "they span ",
         smallest, " .. ", largest, " with ", covered.size(), " distinct"));
   }
   for (int i = 0; i < options.refinement_size(); ++i) {
@@ -149,7 +150,8 @@ class LandmarksRefinementCalculator : public CalculatorBase {
             r.indexes_mapping_size()));
       }
       for (int j = 0; j < input.landmark_size(); ++j) {
-        NormalizedLandmark* to = refined->mutable_landmark(r.indexes_mapping(j));
+        NormalizedLandmark* to =
+            refined->mutable_landmark(r.indexes_mapping(j));
         to->set_x(input.landmark(j).x());
         to->set_y(input.landmark(j).y());
       }
@@ -170,8 +172,9 @@ class LandmarksRefinementCalculator : public CalculatorBase {
         }
       }
     }
-    cc->Outputs().Tag(kRefinedLandmarksTag).Add(refined.release(),
-                                                cc->InputTimestamp());
+    cc->Outputs()
+        .Tag(kRefinedLandmarksTag)
+        .Add(refined.release(), cc->InputTimestamp());
     return absl::OkStatus();
   }
 

@@ -4,13 +4,19 @@
 //
 //   node {
 //     calculator: "LandmarksSmoothingCalculator"
-//     input_stream: "NORM_LANDMARKS:landmarks"     # or LANDMARKS: (LandmarkList)
-//     input_stream: "IMAGE_SIZE:image_size"        # std::pair<int, int>; with NORM_LANDMARKS
-//     input_stream: "OBJECT_SCALE_ROI:roi"         # optional NormalizedRect / Rect
-//     output_stream: "NORM_FILTERED_LANDMARKS:filtered"  # or FILTERED_LANDMARKS:
+//     input_stream: "NORM_LANDMARKS:landmarks"  # or LANDMARKS:
+//     input_stream: "IMAGE_SIZE:image_size"     # with NORM_LANDMARKS
+//     input_stream: "OBJECT_SCALE_ROI:roi"      # optional
+//     output_stream: "NORM_FILTERED_LANDMARKS:filtered"
 //     options { [mediapipe.LandmarksSmoothingCalculatorOptions.ext] {
 //       velocity_filter { window_size: 5 velocity_scale: 10.0 } } }
 //   }
+//
+// LANDMARKS (LandmarkList, pixels) gives FILTERED_LANDMARKS;
+// NORM_LANDMARKS (NormalizedLandmarkList) needs IMAGE_SIZE
+// (std::pair<int, int>, width and height) and gives NORM_FILTERED_LANDMARKS.
+// OBJECT_SCALE_ROI is a NormalizedRect with NORM_LANDMARKS, a Rect with
+// LANDMARKS.
 //
 // Normalized landmarks are filtered in pixels (x * width, y * height,
 // z * width) and converted back, so that x and y move at the same scale.
@@ -18,9 +24,9 @@
 // mean of the width and height of OBJECT_SCALE_ROI (in pixels for a
 // NormalizedRect) or, without one, of the landmarks' bounding box; below
 // min_allowed_object_scale the landmarks pass unchanged. A timestamp with
-// no landmarks (another input has a packet there) resets the filters and
-// emits nothing, so smoothing starts afresh when the object comes back.
-// Visibility, presence and anything else pass unchanged.
+// no landmarks (where another input has a packet, such as IMAGE_SIZE)
+// resets the filters and emits nothing, so smoothing starts afresh when the
+// object comes back. Visibility, presence and anything else pass unchanged.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -86,8 +92,8 @@ template <typename Filter>
 class PerCoordinateFilter : public ListFilter {
  public:
   PerCoordinateFilter(float min_allowed_object_scale,
-                      bool disable_value_scaling, Options::EmptyLandmarksPolicy
-                      empty_policy)
+                      bool disable_value_scaling,
+                      Options::EmptyLandmarksPolicy empty_policy)
       : min_allowed_object_scale_(min_allowed_object_scale),
         disable_value_scaling_(disable_value_scaling),
         empty_policy_(empty_policy) {}
@@ -188,11 +194,10 @@ class OneEuroListFilter : public PerCoordinateFilter<filtering::OneEuroFilter> {
     std::vector<filtering::OneEuroFilter> filters;
     filters.reserve(n);
     for (int i = 0; i < n; ++i) {
-      RILL_ASSIGN_OR_RETURN(
-          filtering::OneEuroFilter f,
-          filtering::OneEuroFilter::Create(
-              options_.frequency(), options_.min_cutoff(), options_.beta(),
-              options_.derivate_cutoff()));
+      RILL_ASSIGN_OR_RETURN(filtering::OneEuroFilter f,
+                            filtering::OneEuroFilter::Create(
+                                options_.frequency(), options_.min_cutoff(),
+                                options_.beta(), options_.derivate_cutoff()));
       filters.push_back(std::move(f));
     }
     return filters;
@@ -269,10 +274,10 @@ class LandmarksSmoothingCalculator : public CalculatorBase {
     } else if (options.has_one_euro_filter()) {
       // Check the parameters now rather than on the first landmarks.
       const auto& o = options.one_euro_filter();
-      RILL_RETURN_IF_ERROR(filtering::OneEuroFilter::Create(
-                               o.frequency(), o.min_cutoff(), o.beta(),
-                               o.derivate_cutoff())
-                               .status());
+      RILL_RETURN_IF_ERROR(
+          filtering::OneEuroFilter::Create(o.frequency(), o.min_cutoff(),
+                                           o.beta(), o.derivate_cutoff())
+              .status());
       filter_ = std::make_unique<OneEuroListFilter>(o, policy);
     } else {
       filter_ = std::make_unique<NoListFilter>();
@@ -348,18 +353,20 @@ class LandmarksSmoothingCalculator : public CalculatorBase {
       if (l.has_visibility()) n->set_visibility(l.visibility());
       if (l.has_presence()) n->set_presence(l.presence());
     }
-    cc->Outputs().Tag(kNormFilteredTag).Add(out.release(),
-                                            cc->InputTimestamp());
+    cc->Outputs()
+        .Tag(kNormFilteredTag)
+        .Add(out.release(), cc->InputTimestamp());
     return absl::OkStatus();
   }
 
  private:
   static absl::Status RoiTypeError(CalculatorContext* cc, const Packet& roi,
                                    const char* expected) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "LandmarksSmoothingCalculator node \"", cc->NodeName(),
-        "\": OBJECT_SCALE_ROI carries ", roi.DebugTypeName(), "; expected ",
-        expected, " with ", expected[0] == 'N' ? "NORM_LANDMARKS" : "LANDMARKS"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("LandmarksSmoothingCalculator node \"", cc->NodeName(),
+                     "\": OBJECT_SCALE_ROI carries ", roi.DebugTypeName(),
+                     "; expected ", expected, " with ",
+                     expected[0] == 'N' ? "NORM_LANDMARKS" : "LANDMARKS"));
   }
 
   std::unique_ptr<ListFilter> filter_;

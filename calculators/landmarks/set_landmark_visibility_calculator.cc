@@ -26,9 +26,9 @@ absl::Status CheckOneLandmark(CalculatorContext* cc,
                               const NormalizedLandmarkList& list) {
   if (list.landmark_size() == 1) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      cc->CalculatorType(), " node \"", cc->NodeName(), "\": NORM_LANDMARKS at ",
-      cc->InputTimestamp().DebugString(), " holds ", list.landmark_size(),
-      " landmarks; it must hold exactly one"));
+      cc->CalculatorType(), " node \"", cc->NodeName(),
+      "\": NORM_LANDMARKS at ", cc->InputTimestamp().DebugString(), " holds ",
+      list.landmark_size(), " landmarks; it must hold exactly one"));
 }
 
 class SetLandmarkVisibilityCalculator : public CalculatorBase {
@@ -62,8 +62,9 @@ class SetLandmarkVisibilityCalculator : public CalculatorBase {
     RILL_RETURN_IF_ERROR(CheckOneLandmark(cc, list));
     auto out = std::make_unique<NormalizedLandmarkList>(list);
     out->mutable_landmark(0)->set_visibility(visibility.Get<float>());
-    cc->Outputs().Tag(kNormLandmarksTag).Add(out.release(),
-                                             cc->InputTimestamp());
+    cc->Outputs()
+        .Tag(kNormLandmarksTag)
+        .Add(out.release(), cc->InputTimestamp());
     return absl::OkStatus();
   }
 };

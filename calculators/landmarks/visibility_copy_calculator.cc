@@ -6,7 +6,7 @@
 //   node {
 //     calculator: "VisibilityCopyCalculator"
 //     input_stream: "NORM_LANDMARKS_FROM:pose_landmarks"  # or LANDMARKS_FROM:
-//     input_stream: "LANDMARKS_TO:pose_world_landmarks"   # or NORM_LANDMARKS_TO:
+//     input_stream: "LANDMARKS_TO:pose_world_landmarks"  # or NORM_...
 //     output_stream: "LANDMARKS_TO:world_landmarks_with_visibility"
 //     options { [mediapipe.VisibilityCopyCalculatorOptions.ext] {
 //       copy_visibility: true copy_presence: true } }
@@ -38,12 +38,14 @@ class VisibilityCopyCalculator : public CalculatorBase {
     const bool from_norm = cc->Inputs().HasTag(kNormLandmarksFromTag);
     if (from_norm == cc->Inputs().HasTag(kLandmarksFromTag)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, "needs exactly one of LANDMARKS_FROM and NORM_LANDMARKS_FROM"));
+          where,
+          "needs exactly one of LANDMARKS_FROM and NORM_LANDMARKS_FROM"));
     }
     const bool to_norm = cc->Inputs().HasTag(kNormLandmarksToTag);
     if (to_norm == cc->Inputs().HasTag(kLandmarksToTag)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, "needs exactly one of LANDMARKS_TO and NORM_LANDMARKS_TO inputs"));
+          where,
+          "needs exactly one of LANDMARKS_TO and NORM_LANDMARKS_TO inputs"));
     }
     const char* to_tag = to_norm ? kNormLandmarksToTag : kLandmarksToTag;
     if (cc->Outputs().NumEntries() != 1 || !cc->Outputs().HasTag(to_tag)) {

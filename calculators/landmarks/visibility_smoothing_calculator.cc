@@ -5,14 +5,15 @@
 //   node {
 //     calculator: "VisibilitySmoothingCalculator"
 //     input_stream: "NORM_LANDMARKS:landmarks"          # or LANDMARKS:
-//     output_stream: "NORM_FILTERED_LANDMARKS:filtered" # or FILTERED_LANDMARKS:
+//     output_stream: "NORM_FILTERED_LANDMARKS:filtered"  # or FILTERED_...
 //     options { [mediapipe.VisibilitySmoothingCalculatorOptions.ext] {
 //       low_pass_filter { alpha: 0.1 } } }
 //   }
 //
-// A call without landmarks (nothing at a timestamp where the node runs)
-// resets the filters and emits nothing. A list whose size differs from the
-// one the filters were set up for is an error.
+// The filters reset when the node runs at a timestamp without landmarks,
+// which with its single input does not happen: as in MediaPipe, smoothing
+// carries on across frames without landmarks. A list whose size differs from
+// the one the filters were set up for is an error.
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,7 +47,8 @@ class VisibilitySmoothingCalculator : public CalculatorBase {
     if (norm) {
       if (!cc->Outputs().HasTag(kNormFilteredTag)) {
         return absl::InvalidArgumentError(absl::StrCat(
-            where, "with NORM_LANDMARKS needs a NORM_FILTERED_LANDMARKS output"));
+            where,
+            "with NORM_LANDMARKS needs a NORM_FILTERED_LANDMARKS output"));
       }
       cc->Inputs().Tag(kNormLandmarksTag).Set<NormalizedLandmarkList>();
       cc->Outputs().Tag(kNormFilteredTag).Set<NormalizedLandmarkList>();
@@ -61,7 +63,8 @@ class VisibilitySmoothingCalculator : public CalculatorBase {
     if (cc->Options<Options>().filter_options_case() ==
         Options::FILTER_OPTIONS_NOT_SET) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, "needs a filter in its options: no_filter or low_pass_filter"));
+          where,
+          "needs a filter in its options: no_filter or low_pass_filter"));
     }
     cc->SetTimestampOffset(TimestampDiff(0));
     return absl::OkStatus();
@@ -87,8 +90,9 @@ class VisibilitySmoothingCalculator : public CalculatorBase {
       auto out = std::make_unique<NormalizedLandmarkList>(
           in.Get<NormalizedLandmarkList>());
       RILL_RETURN_IF_ERROR(Smooth(cc, out.get()));
-      cc->Outputs().Tag(kNormFilteredTag).Add(out.release(),
-                                              cc->InputTimestamp());
+      cc->Outputs()
+          .Tag(kNormFilteredTag)
+          .Add(out.release(), cc->InputTimestamp());
     } else {
       auto out = std::make_unique<LandmarkList>(in.Get<LandmarkList>());
       RILL_RETURN_IF_ERROR(Smooth(cc, out.get()));

@@ -44,13 +44,15 @@ float Uncertainty(float p) {
   constexpr float c5 = -624.717f;
   const float t = p - 0.5f;
   const float x = t * t;
-  return 1.0f - std::min(1.0f, x * (c1 + x * (c2 + x * (c3 + x * (c4 + x * c5)))));
+  return 1.0f -
+         std::min(1.0f, x * (c1 + x * (c2 + x * (c3 + x * (c4 + x * c5)))));
 }
 
 class SegmentationSmoothingCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
-    if (!cc->Inputs().HasTag(kMaskTag) || !cc->Inputs().HasTag(kPreviousMaskTag) ||
+    if (!cc->Inputs().HasTag(kMaskTag) ||
+        !cc->Inputs().HasTag(kPreviousMaskTag) ||
         !cc->Outputs().HasTag(kSmoothedMaskTag)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "SegmentationSmoothingCalculator node \"", cc->GetNodeName(),
@@ -82,9 +84,9 @@ class SegmentationSmoothingCalculator : public CalculatorBase {
     }
     const Image& current = current_in.Get<Image>();
     const Image& previous = previous_in.Get<Image>();
-    const std::string where = absl::StrCat(
-        "SegmentationSmoothingCalculator node \"", cc->NodeName(), "\" at ",
-        cc->InputTimestamp().DebugString(), ": ");
+    const std::string where =
+        absl::StrCat("SegmentationSmoothingCalculator node \"", cc->NodeName(),
+                     "\" at ", cc->InputTimestamp().DebugString(), ": ");
     if (current.IsEmpty() || current.image_format() != ImageFormat::VEC32F1) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, "MASK must be a one-channel float (VEC32F1) image, got ",
@@ -111,8 +113,10 @@ class SegmentationSmoothingCalculator : public CalculatorBase {
         o[x] = c[x] + (p[x] - c[x]) * (Uncertainty(c[x]) * ratio_);
       }
     }
-    cc->Outputs().Tag(kSmoothedMaskTag).AddPacket(
-        MakePacket<Image>(Image(std::move(out))).At(cc->InputTimestamp()));
+    cc->Outputs()
+        .Tag(kSmoothedMaskTag)
+        .AddPacket(
+            MakePacket<Image>(Image(std::move(out))).At(cc->InputTimestamp()));
     return absl::OkStatus();
   }
 
