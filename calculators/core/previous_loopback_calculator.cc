@@ -114,6 +114,14 @@ class PreviousLoopbackCalculator : public CalculatorBase {
       // MAIN has ended and its last position is answered.
       if (entry.ts == Timestamp::Max()) out.Close();
     }
+    // MAIN's end (at Max, wanting no LOOP value) is all that is left: close
+    // now rather than on the next LOOP change, which may only come once
+    // the nodes behind LOOP see PREV_LOOP end.
+    if (pending_main_.size() == 1 &&
+        pending_main_.front().ts == Timestamp::Max()) {
+      pending_main_.clear();
+      out.Close();
+    }
     return absl::OkStatus();
   }
 

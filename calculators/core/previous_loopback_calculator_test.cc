@@ -70,6 +70,37 @@ TEST(PreviousLoopbackCalculatorTest, AllFramesAtOnceStillPairByTimestamp) {
   EXPECT_THAT(PacketTimestamps((*out)["prev"]), ElementsAre(20, 30, 50));
 }
 
+TEST(PreviousLoopbackCalculatorTest, LoopThatWaitsForPrevLoopEnds) {
+  // As in a tracking graph, the loop's value at t needs PREV_LOOP at t: a
+  // MergeCalculator (default handler) waits for both "in" and "prev" to
+  // settle t, then passes "in" on. The run must end once "in" ends.
+  constexpr char kGraph[] = R"pb(
+    input_stream: "in"
+    node {
+      calculator: "PreviousLoopbackCalculator"
+      input_stream: "MAIN:in"
+      input_stream: "LOOP:loop"
+      input_stream_info { tag_index: "LOOP" back_edge: true }
+      output_stream: "PREV_LOOP:prev"
+    }
+    node {
+      calculator: "MergeCalculator"
+      input_stream: "in"
+      input_stream: "prev"
+      output_stream: "loop"
+    }
+  )pb";
+  for (bool settle : {true, false}) {
+    auto out = RunGraph(
+        kGraph, {"prev"},
+        {{"in", MakePackets<int>({1, 2, 3, 4, 5}, {10, 20, 30, 40, 50})}}, {},
+        settle);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_THAT(PacketValues<int>((*out)["prev"]), ElementsAre(1, 2, 3, 4));
+    EXPECT_THAT(PacketTimestamps((*out)["prev"]), ElementsAre(20, 30, 40, 50));
+  }
+}
+
 TEST(PreviousLoopbackCalculatorTest, LoopBoundAloneAnswersAWaitingFrame) {
   // Frame 40 arrives before the loop has settled 30; the loop then only
   // moves its bound (the gate is closed at 30). That alone must answer 40
