@@ -45,7 +45,6 @@ class ConcatenateVectorCalculator : public CalculatorBase {
     // choice is checked on each packet instead.
     for (int i = 0; i < n; ++i) cc->Inputs().Get("", i).SetAny();
     cc->Outputs().Index(0).Set<std::vector<T>>();
-    cc->UseOptions<ConcatenateVectorCalculatorOptions>();
     cc->SetTimestampOffset(TimestampDiff(0));
     return absl::OkStatus();
   }

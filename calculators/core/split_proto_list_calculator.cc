@@ -14,8 +14,9 @@
 //   }
 //
 // This file also registers the std::vector instantiations of
-// SplitVectorCalculator over these types (SplitLandmarkVectorCalculator
-// splits std::vector<NormalizedLandmark>, as in MediaPipe).
+// SplitVectorCalculator over the landmark types (SplitLandmarkVectorCalculator
+// splits std::vector<NormalizedLandmark>, as in MediaPipe;
+// SplitClassificationListVectorCalculator is in calculators/util/).
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -24,7 +25,6 @@
 #include "absl/strings/str_cat.h"
 #include "calculators/core/split_vector_calculator.h"
 #include "framework/calculator_base.h"
-#include "framework/formats/classification.pb.h"
 #include "framework/formats/landmark.pb.h"
 
 namespace rill {
@@ -152,9 +152,5 @@ REGISTER_CALCULATOR(SplitLandmarkVectorCalculator);
 using SplitNormalizedLandmarkListVectorCalculator =
     SplitVectorCalculator<NormalizedLandmarkList>;
 REGISTER_CALCULATOR(SplitNormalizedLandmarkListVectorCalculator);
-
-using SplitClassificationListVectorCalculator =
-    SplitVectorCalculator<ClassificationList>;
-REGISTER_CALCULATOR(SplitClassificationListVectorCalculator);
 
 }  // namespace rill

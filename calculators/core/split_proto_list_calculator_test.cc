@@ -1,7 +1,6 @@
 #include <vector>
 
 #include "calculators/core/test_util.h"
-#include "framework/formats/classification.pb.h"
 #include "framework/formats/landmark.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -105,21 +104,19 @@ TEST(SplitProtoListCalculatorTest, ElementOnlyRangesMustHoldOne) {
   EXPECT_THAT(s.message(), HasSubstr("one element"));
 }
 
-TEST(SplitProtoListCalculatorTest, VectorOfClassificationLists) {
-  std::vector<ClassificationList> lists(3);
-  lists[0].add_classification()->set_label("Left");
-  lists[1].add_classification()->set_label("Right");
-  lists[2].add_classification()->set_label("Left");
+TEST(SplitProtoListCalculatorTest, VectorOfNormalizedLandmarkLists) {
+  // Two hands' landmark lists; the second by itself.
+  std::vector<NormalizedLandmarkList> hands = {Indexed(2), Indexed(3)};
   auto out = RunGraph(
-      SplitGraph("SplitClassificationListVectorCalculator",
-                 R"(output_stream: "first")",
+      SplitGraph("SplitNormalizedLandmarkListVectorCalculator",
+                 R"(output_stream: "second")",
                  "ranges { begin: 1 end: 2 } element_only: true"),
-      {"first"},
-      {{"in",
-        {MakePacket<std::vector<ClassificationList>>(lists).At(Timestamp(1))}}});
+      {"second"},
+      {{"in", {MakePacket<std::vector<NormalizedLandmarkList>>(hands).At(
+                  Timestamp(1))}}});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ((*out)["first"][0].Get<ClassificationList>().classification(0).label(),
-            "Right");
+  EXPECT_THAT(Xs((*out)["second"][0].Get<NormalizedLandmarkList>()),
+              ElementsAre(0, 1, 2));
 }
 
 }  // namespace
