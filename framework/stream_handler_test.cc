@@ -284,5 +284,27 @@ TEST(StreamHandlerTest, ImmediateReportsBoundChangesWhenAsked) {
   EXPECT_EQ(h.Out("out")[1].Get<int>(), 1005);
 }
 
+TEST(StreamHandlerTest, ImmediateReportsBackEdgeBoundChanges) {
+  // Input 1 is a back edge: its bound moving alone wakes the node (at the
+  // edge's last settled timestamp), though the forward input settled
+  // nothing new.
+  Harness h(std::string(kAppThread) + R"pb(
+    input_stream: "a" input_stream: "b" output_stream: "out"
+    node { calculator: "TestImmediateBoundsCalculator" input_stream: "a"
+           input_stream: "b" output_stream: "out"
+           input_stream_info { tag_index: ":1" back_edge: true } }
+  )pb");
+  h.Add("a", 10, 0);
+  h.Idle();
+  ASSERT_TRUE(h.graph().SetInputStreamTimestampBound("b", Timestamp(20)).ok());
+  h.Idle();
+  ASSERT_GE(h.Out("out").size(), 2u);
+  EXPECT_EQ(h.Out("out")[0].Timestamp(), Timestamp(10));
+  EXPECT_EQ(h.Out("out")[0].Get<int>(), 11);
+  EXPECT_EQ(h.Out("out")[1].Timestamp(), Timestamp(19));
+  EXPECT_EQ(h.Out("out")[1].Get<int>(), 1011);
+  h.Finish();
+}
+
 }  // namespace
 }  // namespace rill

@@ -220,6 +220,46 @@ TEST(LandmarksToRenderDataCalculatorTest, OddConnectionsIsAContractError) {
   EXPECT_THAT(s.message(), HasSubstr("odd"));
 }
 
+TEST(FaceLandmarksToRenderDataCalculatorTest, DrawsTheFaceMeshOutline) {
+  // Landmark i at x = i / 1000, so a line's ends name its landmarks.
+  auto mesh = [](int n) {
+    NormalizedLandmarkList list;
+    for (int i = 0; i < n; ++i) {
+      list.add_landmark()->set_x(i / 1000.f);
+    }
+    return list;
+  };
+  const std::string graph = R"pb(
+    input_stream: "landmarks"
+    node { calculator: "FaceLandmarksToRenderDataCalculator"
+           input_stream: "NORM_LANDMARKS:landmarks"
+           output_stream: "RENDER_DATA:render_data"
+           options {
+             [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
+               landmark_connections: [ 0, 1 ]
+               connection_color { b: 255 }
+               render_landmarks: false } } })pb";
+  auto out = RunGraph(
+      graph, {"render_data"},
+      {{"landmarks",
+        {MakePacket<NormalizedLandmarkList>(mesh(478)).At(Timestamp(0)),
+         MakePacket<NormalizedLandmarkList>(mesh(468)).At(Timestamp(1))}}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)["render_data"].size(), 2u);
+  // The attention mesh: all 132 connections, the options' [0, 1] ignored;
+  // the first joins 61 and 146 (lips), the last 109 and 10 (face oval).
+  const RenderData& full = (*out)["render_data"][0].Get<RenderData>();
+  ASSERT_EQ(full.render_annotations_size(), 132);
+  EXPECT_FLOAT_EQ(full.render_annotations(0).line().x_start(), 0.061f);
+  EXPECT_FLOAT_EQ(full.render_annotations(0).line().x_end(), 0.146f);
+  EXPECT_EQ(full.render_annotations(0).color().b(), 255);
+  EXPECT_FLOAT_EQ(full.render_annotations(131).line().x_start(), 0.109f);
+  EXPECT_FLOAT_EQ(full.render_annotations(131).line().x_end(), 0.010f);
+  // 468 landmarks: the 8 iris connections (468-477) are skipped.
+  EXPECT_EQ((*out)["render_data"][1].Get<RenderData>().render_annotations_size(),
+            124);
+}
+
 void SaveForReview(const ImageFrame& frame, const std::string& name) {
   const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
   if (dir == nullptr) return;
