@@ -453,16 +453,21 @@ void GraphRuntime::FinishLocked(CalculatorNode* node, Invocation* inv) {
   inv->done = true;
   // Commit in the order invocations started (in-order output when
   // max_in_flight > 1).
+  bool opened = false;
   while (!node->commit_order.empty() && node->commit_order.front()->done) {
     Invocation* next = node->commit_order.front();
     node->commit_order.pop_front();
+    opened = opened || next->kind == Invocation::kOpen;
     CommitLocked(node, next);
     --node->in_flight;
     --in_flight_;
     node->ReleaseInvocation(next);
   }
   PropagateOffsetBoundsLocked(node);
-  if (MightBeReadyLocked(*node)) MaybeScheduleLocked(node);
+  // A node that opened late (it waited for side packets) may find its
+  // inputs' bounds already moved without packets: look at it once, so a
+  // bound-processing node runs and a plain one passes the bounds on.
+  if (opened || MightBeReadyLocked(*node)) MaybeScheduleLocked(node);
   // Waiters (WaitUntilIdle/Done, blocked adders) are woken where their
   // condition can change: node closed, idle, queue space, failure.
 }

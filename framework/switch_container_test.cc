@@ -244,6 +244,38 @@ TEST_F(SwitchContainerTest, SelectSidePacketRoutesEveryStreamPacket) {
   }
 }
 
+// Untagged ports by index (MediaPipe's face landmark graph splits its model
+// outputs this way): with a side-packet selection each port gets a demux or
+// mux of its own, which carries it at index 0.
+TEST_F(SwitchContainerTest, SeveralUntaggedPortsWithSidePacketSelection) {
+  const std::string graph = R"pb(
+    input_stream: "a"
+    input_stream: "b"
+    output_stream: "x"
+    output_stream: "y"
+    input_side_packet: "which"
+    node {
+      calculator: "SwitchContainer"
+      input_side_packet: "ENABLE:which"
+      input_stream: "a"
+      input_stream: "b"
+      output_stream: "x"
+      output_stream: "y"
+      options: { [mediapipe.SwitchContainerOptions.ext] {
+        contained_node { calculator: "TestPassThroughCalculator" }
+        contained_node { calculator: "TestPassThroughCalculator" }
+      } }
+    }
+  )pb";
+  for (bool which : {false, true}) {
+    auto r = RunGraph(graph, {{"a", {{0, 1}, {5, 2}}}, {"b", {{0, 7}, {5, 8}}}},
+                      {{"which", MakePacket<bool>(which)}});
+    ASSERT_TRUE(r.status.ok()) << r.status;
+    EXPECT_EQ(Values(r.outputs["x"]), (std::vector<int>{1, 2}));
+    EXPECT_EQ(Values(r.outputs["y"]), (std::vector<int>{7, 8}));
+  }
+}
+
 TEST_F(SwitchContainerTest, SelectPacketWithoutDataChangesLaterTimestamps) {
   auto r = RunGraph(kStreamGraph, {{"in", {{0, 1}, {5, 2}, {6, 3}}},
                                    {"sel", {{0, 1}, {3, 0}}}},
@@ -406,9 +438,11 @@ TEST_F(SwitchContainerTest, WithoutASelectStreamEachStreamHasItsOwnDemuxAndMux) 
   EXPECT_EQ(ports["s__switch_mux_out_out_0"],
             (std::vector<std::string>{"C0__OUT:0:s__c0__out_out_0",
                                       "C1__OUT:0:s__c1__out_out_0"}));
+  // A mux of its own carries its one port at index 0 (index 1 alone would
+  // leave a gap in the mux's OUT indexes).
   EXPECT_EQ(ports["s__switch_mux_out_out_1"],
-            (std::vector<std::string>{"C0__OUT:1:s__c0__out_out_1",
-                                      "C1__OUT:1:s__c1__out_out_1"}));
+            (std::vector<std::string>{"C0__OUT:0:s__c0__out_out_1",
+                                      "C1__OUT:0:s__c1__out_out_1"}));
   EXPECT_EQ(ports["s__test_pass_through_calculator_1"],
             (std::vector<std::string>{"A:0:s__c1__in_a_0", "B:0:s__c1__in_b_0"}));
 }

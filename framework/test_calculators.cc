@@ -197,14 +197,16 @@ REGISTER_CALCULATOR(TestSidePacketProducerCalculator);
 
 // Sleeps options.value microseconds in Open, which waits for input side
 // packet IN (so, fed by another node, it opens on a scheduler thread after
-// StartRun); then passes input 0 to output 0.
+// StartRun); then passes input 0 to output 0. It processes timestamp
+// bounds: a settled timestamp without a packet gives an int -1 there.
 class TestSlowOpenCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
     cc->UseOptions<TestOptions>();
     cc->InputSidePackets().Tag("IN").Set<int>();
     cc->Inputs().Index(0).SetAny();
-    cc->Outputs().Index(0).SetSameAs(&cc->Inputs().Index(0));
+    cc->Outputs().Index(0).SetAny();
+    cc->SetProcessTimestampBounds(true);
     return absl::OkStatus();
   }
   absl::Status Open(CalculatorContext* cc) override {
@@ -213,7 +215,11 @@ class TestSlowOpenCalculator : public CalculatorBase {
     return absl::OkStatus();
   }
   absl::Status Process(CalculatorContext* cc) override {
-    cc->Outputs().Index(0).AddPacket(cc->Inputs().Index(0).Value());
+    if (cc->Inputs().Index(0).IsEmpty()) {
+      cc->Outputs().Index(0).AddPacket(MakePacket<int>(-1).At(cc->InputTimestamp()));
+    } else {
+      cc->Outputs().Index(0).AddPacket(cc->Inputs().Index(0).Value());
+    }
     return absl::OkStatus();
   }
 };

@@ -60,6 +60,11 @@ class BeginLoopCalculator : public CalculatorBase {
           "\" takes only ITERABLE and CLONE inputs and ITEM, BATCH_END and "
           "CLONE outputs"));
     }
+    // Called on settled timestamps without an ITERABLE packet too, as in
+    // MediaPipe: every input timestamp gets its BATCH_END, so the EndLoop
+    // nodes after the loop move their bounds and a frame without items
+    // (no face found) does not hold up the next one.
+    cc->SetProcessTimestampBounds(true);
     cc->Inputs().Tag("ITERABLE").Set<IterableT>();
     cc->Outputs().Tag("ITEM").Set<ItemT>();
     cc->Outputs().Tag("BATCH_END").Set<Timestamp>();
@@ -72,8 +77,8 @@ class BeginLoopCalculator : public CalculatorBase {
 
   absl::Status Process(CalculatorContext* cc) override {
     const InputStreamShard& in = cc->Inputs().Tag("ITERABLE");
-    if (in.IsEmpty()) return absl::OkStatus();
-    const IterableT& items = in.Get<IterableT>();
+    static const IterableT kNone{};
+    const IterableT& items = in.IsEmpty() ? kNone : in.Get<IterableT>();
     const int clones = cc->Inputs().NumEntries("CLONE");
     for (const auto& item : items) {
       const Timestamp ts(next_);

@@ -71,6 +71,24 @@ TEST(BeginLoopCalculatorTest, EndLoopRebuildsTheVectorsAtInputTimestamps) {
   EXPECT_THAT(PacketTimestamps((*out)["ints_out"]), ElementsAre(100, 300));
 }
 
+// A timestamp where ITERABLE has no packet (its bound passed it, CLONE has
+// one) still gets its BATCH_END, as in MediaPipe: the loop's EndLoop then
+// moves its bound instead of leaving the frame waiting.
+TEST(BeginLoopCalculatorTest, MissingIterableStillEndsTheBatch) {
+  StreamPackets inputs = {
+      {"ints",
+       {MakePacket<IntVec>(IntVec{1}).At(Timestamp(100)),
+        MakePacket<IntVec>(IntVec{2}).At(Timestamp(300))}},
+      {"tag", MakePackets<std::string>({"a", "b", "c"}, {100, 200, 300})}};
+  auto out = RunGraph(kLoopGraph, {"item", "end", "ints_out"}, inputs,
+                      /*side_packets=*/{}, /*settle_each_packet=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(PacketValues<Timestamp>((*out)["end"]),
+              ElementsAre(Timestamp(100), Timestamp(200), Timestamp(300)));
+  EXPECT_THAT(PacketValues<int>((*out)["item"]), ElementsAre(1, 2));
+  EXPECT_THAT(PacketTimestamps((*out)["ints_out"]), ElementsAre(100, 300));
+}
+
 TEST(BeginLoopCalculatorTest, FloatLoop) {
   using FloatVec = std::vector<float>;
   auto out = RunGraph(R"pb(

@@ -247,11 +247,13 @@ absl::StatusOr<CalculatorGraphConfig> SwitchContainer::GetConfig(
             ? shared_demux
             : add_node(absl::StrCat("switch_demux_", p.name),
                        "SwitchDemuxCalculator", false);
+    // A demux of its own carries this one port, at index 0.
+    const int at = shared_demux != nullptr ? p.index : 0;
     config.add_input_stream(Entry(p.tag, p.index, p.name));
-    demux->add_input_stream(Entry(p.tag, p.index, p.name));
+    demux->add_input_stream(Entry(p.tag, at, p.name));
     for (int c = 0; c < num_channels; ++c) {
       const std::string name = absl::StrCat("c", c, "__", p.name);
-      demux->add_output_stream(Entry(ChannelTag(p.tag, c), p.index, name));
+      demux->add_output_stream(Entry(ChannelTag(p.tag, c), at, name));
       contained[c]->add_input_stream(Entry(p.tag, p.index, name));
     }
   }
@@ -271,12 +273,14 @@ absl::StatusOr<CalculatorGraphConfig> SwitchContainer::GetConfig(
             ? shared_mux
             : add_node(absl::StrCat("switch_mux_", p.name),
                        "SwitchMuxCalculator", false);
+    // A mux of its own carries this one port, at index 0.
+    const int at = shared_mux != nullptr ? p.index : 0;
     config.add_output_stream(Entry(p.tag, p.index, p.name));
-    mux->add_output_stream(Entry(p.tag, p.index, p.name));
+    mux->add_output_stream(Entry(p.tag, at, p.name));
     for (int c = 0; c < num_channels; ++c) {
       const std::string name = absl::StrCat("c", c, "__", p.name);
       contained[c]->add_output_stream(Entry(p.tag, p.index, name));
-      mux->add_input_stream(Entry(ChannelTag(p.tag, c), p.index, name));
+      mux->add_input_stream(Entry(ChannelTag(p.tag, c), at, name));
     }
   }
   for (const Port& p : *side_outputs) {

@@ -91,7 +91,7 @@ TEST(PoseLandmarkTest, LandmarksOfMessiInARegion) {
   const NormalizedRect roi = Rect(0.48f, 0.58f, 400.0f / 548, 400.0f / 342);
   auto out = RunOnRegion(
       "PoseLandmarkByRoiCpu",
-      {"LANDMARKS", "PRESENCE_SCORE", "SEGMENTATION_MASK", "WORLD_LANDMARKS"},
+      {"LANDMARKS", "AUXILIARY_LANDMARKS", "PRESENCE_SCORE", "WORLD_LANDMARKS"},
       image_path, roi);
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["presence_score"].size(), 1u);
@@ -99,7 +99,14 @@ TEST(PoseLandmarkTest, LandmarksOfMessiInARegion) {
   std::printf("pose presence %.3f\n", presence);
   ASSERT_EQ((*out)["landmarks"].size(), 1u);
   const auto& lms = (*out)["landmarks"][0].Get<NormalizedLandmarkList>();
-  ASSERT_EQ(lms.landmark_size(), 39);
+  ASSERT_EQ(lms.landmark_size(), 33);
+  // The 2 auxiliary landmarks (hips' centre and the body's extent) give the
+  // next frame's region: the first between the hips.
+  ASSERT_EQ((*out)["auxiliary_landmarks"].size(), 1u);
+  const auto& aux = (*out)["auxiliary_landmarks"][0].Get<NormalizedLandmarkList>();
+  ASSERT_EQ(aux.landmark_size(), 2);
+  EXPECT_NEAR(aux.landmark(0).x(), (lms.landmark(23).x() + lms.landmark(24).x()) / 2, 0.04f);
+  EXPECT_NEAR(aux.landmark(0).y(), (lms.landmark(23).y() + lms.landmark(24).y()) / 2, 0.04f);
   for (int i = 0; i < 33; ++i) {
     std::printf("pose %2d %.3f %.3f vis %.2f\n", i, lms.landmark(i).x(),
                 lms.landmark(i).y(), lms.landmark(i).visibility());
@@ -135,7 +142,7 @@ TEST(PoseLandmarkTest, LandmarksOfMessiInARegion) {
   // near the origin.
   ASSERT_EQ((*out)["world_landmarks"].size(), 1u);
   const auto& world = (*out)["world_landmarks"][0].Get<LandmarkList>();
-  ASSERT_EQ(world.landmark_size(), 39);
+  ASSERT_EQ(world.landmark_size(), 33);
   const float shoulders =
       std::hypot(world.landmark(11).x() - world.landmark(12).x(),
                  world.landmark(11).y() - world.landmark(12).y(),
