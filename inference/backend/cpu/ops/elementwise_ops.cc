@@ -18,13 +18,17 @@ class BinaryOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
   std::string name() const override {
+    // PRELU's kernel has an ISA string of its own (where `binary` may be
+    // null, as on ARM, and so its string).
+    if (args_.node->type == ir::OpType::kPRelu) {
+      return std::string("prelu_") + (fast_ ? kernels().elementwise.prelu_isa : "ref");
+    }
     const std::string suffix = std::string("_") + (fast_ ? kernels().elementwise.isa : "ref");
     switch (args_.node->type) {
       case ir::OpType::kAdd: return "add" + suffix;
       case ir::OpType::kSub: return "sub" + suffix;
       case ir::OpType::kMul: return "mul" + suffix;
-      case ir::OpType::kDiv: return "div" + suffix;
-      default: return std::string("prelu_") + (fast_ ? kernels().elementwise.prelu_isa : "ref");
+      default: return "div" + suffix;
     }
   }
   Status Prepare() override {
