@@ -18,6 +18,8 @@
 namespace rill::inference::ir {
 
 enum class OpType {
+  // Optional inputs made by the optimizer: [3] a residual (CONV_2D), [4] a
+  // fused PRELU's per-channel slope (both).
   kConv2D,
   kDepthwiseConv2D,
   kTransposeConv2D,
@@ -59,9 +61,10 @@ enum class OpType {
   // run band by band so the intermediate tensors stay in cache. Inputs: x,
   // expand filter [Ce,1,1,Cin] and bias (both -1 without an expand),
   // depthwise filter [1,kh,kw,Ce] and bias, project filter [Cout,1,1,Ce] and
-  // bias, residual (or -1). attrs: the depthwise conv's window, strides and
-  // padding; expand_activation, depthwise_activation, and activation (after
-  // the project conv and the residual).
+  // bias, residual (or -1), and the slope of a fused PRELU (optional, one
+  // per output channel, after everything else). attrs: the depthwise conv's
+  // window, strides and padding; expand_activation, depthwise_activation, and
+  // activation (after the project conv and the residual).
   kDepthwiseBlock,
   // Not an op: ops registered outside this list (op_registry.h) get ids
   // above it.

@@ -56,6 +56,12 @@ int AddFloatConst(ir::Graph* g, const std::string& name, const Shape& shape, con
 
 bool IsConv(OpType t) { return t == OpType::kConv2D || t == OpType::kDepthwiseConv2D; }
 
+int OptionalInput(const Node& n, size_t i) { return i < n.inputs.size() ? n.inputs[i] : -1; }
+
+// A conv with a fused PRELU (input 4): its output is final, nothing more
+// folds or fuses into it.
+bool HasFusedPRelu(const Node& n) { return IsConv(n.type) && OptionalInput(n, 4) >= 0; }
+
 // Whether a PAD node pads with zeros (no value input, or a constant 0).
 bool PadValueIsZero(const ir::Graph& g, const Node& pad) {
   if (pad.inputs.size() < 3 || pad.inputs[2] < 0) return true;
@@ -128,7 +134,7 @@ int FoldAffineIntoConv(ir::Graph* g) {
     const std::vector<int> readers = ReaderCounts(*g);
     for (size_t i = 0; i < g->nodes.size() && !changed; ++i) {
       Node& conv = g->nodes[i];
-      if (!IsConv(conv.type) || conv.attrs.activation != ir::Activation::kNone) continue;
+      if (!IsConv(conv.type) || conv.attrs.activation != ir::Activation::kNone || HasFusedPRelu(conv)) continue;
       if (conv.inputs.size() < 2 || !IsFloatConst(*g, conv.inputs[1])) continue;
       if (conv.inputs.size() > 2 && conv.inputs[2] >= 0 && !IsFloatConst(*g, conv.inputs[2])) continue;
       const int out = conv.outputs[0];
@@ -247,7 +253,7 @@ int FuseActivations(ir::Graph* g) {
       default:
         continue;
     }
-    if (prod.attrs.activation != ir::Activation::kNone) continue;
+    if (prod.attrs.activation != ir::Activation::kNone || HasFusedPRelu(prod)) continue;
     prod.attrs.activation = a;
     prod.outputs[0] = act.outputs[0];
     prod.name = act.name;
@@ -310,6 +316,7 @@ int FuseResidualAdd(ir::Graph* g) {
         const Node& conv = g->nodes[c];
         if (conv.type != OpType::kConv2D || conv.attrs.activation != ir::Activation::kNone) continue;
         if (conv.inputs.size() > 3 && conv.inputs[3] >= 0) continue;
+        if (HasFusedPRelu(conv)) continue;
         if (g->tensors[b].is_constant() || g->tensors[b].dtype != DataType::kFloat32) continue;
         int skip = b, pad = -1;
         int unpadded = -1;
@@ -362,9 +369,42 @@ bool IsPointwiseConv(const ir::Graph& g, const Node& n, const std::vector<Shape>
          (a.pad_top == 0 && a.pad_left == 0 && a.pad_bottom == 0 && a.pad_right == 0);
 }
 
-int OptionalInput(const Node& n, size_t i) { return i < n.inputs.size() ? n.inputs[i] : -1; }
-
 }  // namespace
+
+int FusePRelu(ir::Graph* g) {
+  std::vector<Shape> shape = g->InitialShapes();
+  if (!g->InferShapes(&shape).ok()) return 0;
+  const std::vector<int> producer = Producers(*g);
+  const std::vector<int> readers = ReaderCounts(*g);
+  std::vector<bool> dead(g->nodes.size(), false);
+  int fused = 0;
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    const Node& prelu = g->nodes[i];
+    if (prelu.type != OpType::kPRelu || prelu.inputs.size() != 2 || prelu.outputs.size() != 1) continue;
+    const int x = prelu.inputs[0], slope = prelu.inputs[1];
+    if (x < 0 || !IsFloatConst(*g, slope)) continue;
+    const int p = producer[x];
+    if (p < 0 || dead[p] || readers[x] != 1) continue;  // the conv's output read by the PRELU alone
+    Node& conv = g->nodes[p];
+    if (!IsConv(conv.type) || conv.outputs.size() != 1 || conv.attrs.activation != ir::Activation::kNone ||
+        HasFusedPRelu(conv)) {
+      continue;
+    }
+    const Shape& out = shape[x];
+    if (out.size() != 4 || shape[prelu.outputs[0]] != out) continue;
+    // One slope per channel ([C], [1, 1, C], ...): every axis but the last 1.
+    const Shape& s = g->tensors[slope].shape;
+    if (s.empty() || s.back() != out[3] || NumElements(s) != out[3]) continue;
+    if (conv.inputs.size() < 5) conv.inputs.resize(5, -1);
+    conv.inputs[4] = slope;
+    conv.outputs[0] = prelu.outputs[0];
+    conv.name = prelu.name;
+    dead[i] = true;
+    ++fused;
+  }
+  Sweep(g, dead);
+  return fused;
+}
 
 int FuseDepthwiseBlocks(ir::Graph* g) {
   std::vector<Shape> shape = g->InitialShapes();
@@ -386,6 +426,7 @@ int FuseDepthwiseBlocks(ir::Graph* g) {
       continue;
     }
     if (OptionalInput(dw, 2) >= 0 && !IsFloatConst(*g, dw.inputs[2])) continue;
+    if (HasFusedPRelu(dw)) continue;  // the block's depthwise stage takes activations only
     if (dw.attrs.dilation_h != 1 || dw.attrs.dilation_w != 1) continue;
     const Shape& wd = g->tensors[dw.inputs[1]].shape;
     const Shape& dx = shape[dw.inputs[0]];
@@ -394,7 +435,7 @@ int FuseDepthwiseBlocks(ir::Graph* g) {
     const int e_out = dw.inputs[0];
     int ei = producer[e_out];
     if (ei >= 0 && (dead[ei] || replaced[ei] || readers[e_out] != 1 || !IsPointwiseConv(*g, g->nodes[ei], shape) ||
-                    OptionalInput(g->nodes[ei], 3) >= 0)) {
+                    OptionalInput(g->nodes[ei], 3) >= 0 || HasFusedPRelu(g->nodes[ei]))) {
       ei = -1;
     }
     // Worth it when the tensors kept in cache are big: the expanded input
@@ -419,6 +460,7 @@ int FuseDepthwiseBlocks(ir::Graph* g) {
                     project.inputs[1],
                     OptionalInput(project, 2),
                     OptionalInput(project, 3)};
+    if (HasFusedPRelu(project)) block.inputs.push_back(project.inputs[4]);  // after the residual
     block.outputs = project.outputs;
     g->nodes[pi] = std::move(block);  // `project` is not used below
     replaced[pi] = true;
@@ -461,6 +503,9 @@ Status Optimize(ir::Graph* g) {
     changes += RemoveDeadNodes(g);
     if (changes == 0) break;
   }
+  // After the passes above (a conv's PRELU ends what fuses into it), before
+  // the blocks (which take the project conv's PRELU).
+  FusePRelu(g);
   // Last: it consumes the convs the passes above have finished with.
   FuseDepthwiseBlocks(g);
   RILL_INF_RETURN_IF_ERROR(g->Validate());

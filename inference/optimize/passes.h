@@ -29,13 +29,20 @@ int FuseGatedActivations(ir::Graph* g);
 // is a zero PAD of the channel axis alone (BlazeFace) is read unpadded. The
 // conv must be the ADD's only reader and have no activation of its own.
 int FuseResidualAdd(ir::Graph* g);
+// conv -> PRELU, where the PRELU is the conv's only reader, the slope a
+// constant with one value per channel ([C], [1, 1, C]) and the conv (CONV_2D
+// with or without a fused residual, DEPTHWISE_CONV_2D) has no activation of
+// its own, becomes the conv with the slope as its fifth input: every conv
+// path applies it to each piece of output it has just written.
+int FusePRelu(ir::Graph* g);
 // [1x1 expand conv ->] depthwise conv -> 1x1 project conv (MobileNetV2's
-// inverted residual; the project conv may carry a fused residual) becomes one
-// DEPTHWISE_BLOCK node, which runs band by band so that the expanded and the
-// depthwise tensors never leave the cache. Only where those intermediate
-// tensors hold at least kMinDepthwiseBlockBytes per image (below that they
-// stay in cache anyway, and the separate convs split their work better over
-// threads); the depthwise conv has depth multiplier 1 and dilation 1.
+// inverted residual; the project conv may carry a fused residual and a fused
+// PRELU) becomes one DEPTHWISE_BLOCK node, which runs band by band so that
+// the expanded and the depthwise tensors never leave the cache. Only where
+// those intermediate tensors hold at least kMinDepthwiseBlockBytes per image
+// (below that they stay in cache anyway, and the separate convs split their
+// work better over threads); the depthwise conv has depth multiplier 1 and
+// dilation 1.
 constexpr long long kMinDepthwiseBlockBytes = 512 * 1024;
 int FuseDepthwiseBlocks(ir::Graph* g);
 // Nodes whose outputs nobody reads are dropped.

@@ -6,6 +6,7 @@
 // (`-cpu max`: HWCAP has ASIMDHP) in CI: bazel test --config=aarch64.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -16,10 +17,12 @@
 #include "inference/backend/cpu/kernels/arm64/f32_conv2d_sliding_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_dwconv2d_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_gemm_8x12_neon.h"
+#include "inference/backend/cpu/kernels/arm64/f32_prelu_neon.h"
 #include "inference/backend/cpu/kernels/cpu_kernels.h"
 #include "inference/backend/cpu/kernels/ref/conv2d.h"
 #include "inference/backend/cpu/kernels/ref/depthwise_conv2d.h"
 #include "inference/backend/cpu/kernels/ref/fully_connected.h"
+#include "inference/backend/cpu/kernels/ref/prelu.h"
 #include "tests/require.h"
 
 namespace rill::inference::cpu::arm64 {
@@ -85,6 +88,9 @@ TEST(Arm64Table, ChoosesFromFeatures) {
   EXPECT_TRUE(neon.sliding[0]);
   EXPECT_TRUE(neon.depthwise);
   EXPECT_EQ(neon.im2col.tile_f16, nullptr);
+  EXPECT_EQ(none.elementwise.prelu, nullptr);
+  EXPECT_EQ(neon.elementwise.prelu, &PReluNeon);
+  EXPECT_STREQ(neon.elementwise.prelu_isa, "neon");
 
   const CpuKernels fp16 = KernelTable(CpuFeatures{true, true});
   EXPECT_STREQ(fp16.isa, "neon_fp16");
@@ -321,6 +327,38 @@ TEST(Arm64Fc, GemmPanelsMatchReference) {
   GemmF32Neon(batch, out_dim, in_dim, x.data(), in_dim, packed.data(), b.data(), FusedActivation::kRelu, y.data(),
               out_dim);
   EXPECT_LE(MaxAbsDiff(y, want), 1e-4f);
+}
+
+// PRELU against PReluRef bit for bit: per-channel slopes of 1, 3 (repeated
+// in the stack buffer), 4, 7, 17, 200 channels, a scalar, a slope of x's
+// shape, NaN / infinities / -0, in place too.
+TEST(Arm64PRelu, BitIdenticalToReference) {
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{2, 5, 3, 17}, {17}},       {{2, 5, 3, 17}, {1, 1, 17}}, {{2, 5, 3, 17}, {1}}, {{2, 5, 3, 17}, {2, 5, 3, 17}},
+      {{1, 9, 7, 3}, {1, 1, 3}},   {{1, 4, 5, 4}, {4}},         {{1, 3, 3, 7}, {7}},  {{1, 2, 3, 200}, {200}},
+      {{1}, {1}},                  {{1, 7, 1, 1}, {1, 1, 1}}};
+  unsigned seed = 1200;
+  for (const auto& [x_shape, slope_shape] : shapes) {
+    std::vector<float> x = Random(static_cast<size_t>(NumElements(x_shape)), seed++);
+    const std::vector<float> slope = Random(static_cast<size_t>(NumElements(slope_shape)), seed++);
+    const float specials[] = {std::nanf(""), INFINITY, -INFINITY, -0.0f, 0.0f};
+    for (size_t i = 0; i < 5 && 3 * i + 1 < x.size(); ++i) x[3 * i + 1] = specials[i];
+    BroadcastParams p;
+    ASSERT_TRUE(MakeBroadcastParams(x_shape, slope_shape, &p));
+    std::vector<float> want(x.size()), got(x.size(), 42.0f);
+    PReluRef(p, x.data(), slope.data(), want.data());
+    const long long n = static_cast<long long>(x.size()), period = static_cast<long long>(slope.size());
+    PReluNeon(n, x.data(), slope.data(), period, got.data());
+    EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4)) << "x of " << n << " slope of " << period;
+    PReluNeon(n, x.data(), slope.data(), period, x.data());
+    EXPECT_EQ(0, std::memcmp(want.data(), x.data(), want.size() * 4)) << "in place, slope of " << period;
+  }
+  const float x[6] = {-4.0f, -4.0f, 3.0f, 3.0f, -1.0f, 0.0f};
+  const float slope[2] = {0.25f, -2.0f};
+  float y[6];
+  PReluNeon(6, x, slope, 2, y);
+  const float expected[6] = {-1.0f, 8.0f, 3.0f, 3.0f, -0.25f, 0.0f};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], expected[i]) << i;
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ bool Empty(const CpuKernels& k) {
   return !k.gemm[0] && !k.gemm[1] && !k.im2col && !k.sliding[0] && !k.sliding[1] && !k.grouped_direct &&
          !k.winograd && !k.strassen && !k.transpose_conv && !k.depthwise && k.elementwise.binary == nullptr &&
          k.elementwise.hard_swish == nullptr && k.elementwise.residual_add == nullptr &&
+         k.elementwise.prelu == nullptr &&
          k.transcendental.logistic == nullptr && k.transcendental.silu == nullptr &&
          k.transcendental.softmax == nullptr && k.pool.max_rows == nullptr && k.pool.average_rows == nullptr &&
          k.pool.mean == nullptr && k.data.transpose == nullptr && k.data.concatenation == nullptr &&
@@ -95,6 +96,8 @@ TEST(CpuKernelsTest, X86FillerPerCpu) {
   EXPECT_FALSE(avx2.grouped_direct);
   EXPECT_STREQ(avx2.winograd.isa, "avx2");
   EXPECT_STREQ(avx2.transcendental.isa, "avx2");
+  EXPECT_STREQ(avx2.elementwise.prelu_isa, "avx2");
+  EXPECT_NE(avx2.elementwise.prelu, nullptr);
   EXPECT_EQ(avx2.widest_gemm(), &avx2.gemm[CpuKernels::kNarrowGemm]);
   const IsaFeatures f2 = ConvIsaFeatures(avx2, PanelType::kBf16);
   EXPECT_TRUE(f2.narrow && f2.winograd && f2.strassen);
@@ -111,6 +114,8 @@ TEST(CpuKernelsTest, X86FillerPerCpu) {
   EXPECT_STREQ(avx512.sliding[1].isa, "avx512");
   EXPECT_STREQ(avx512.depthwise.isa, "avx2");  // the names these kernels have always had
   EXPECT_STREQ(avx512.transcendental.isa, "avx512");
+  EXPECT_STREQ(avx512.elementwise.prelu_isa, "avx512");
+  EXPECT_NE(avx512.elementwise.prelu, avx2.elementwise.prelu);
   const IsaFeatures f512 = ConvIsaFeatures(avx512, PanelType::kBf16);
   EXPECT_TRUE(f512.wide && f512.wide_gemv && f512.grouped_direct != nullptr);
   EXPECT_FALSE(f512.bf16);  // no bf16 GEMM without AVX512-BF16

@@ -1,5 +1,6 @@
 // The fusing passes on graphs built in memory: optimize::FuseResidualAdd
-// (conv -> ADD(skip) -> activation, BlazeFace's channel PAD of the skip) and
+// (conv -> ADD(skip) -> activation, BlazeFace's channel PAD of the skip),
+// optimize::FusePRelu (conv -> PRELU, BlazePalm's blocks) and
 // optimize::FuseDepthwiseBlocks ([expand ->] depthwise -> project): which
 // patterns fuse and which must not, and that the fused graph computes what
 // the raw graph computes, on the optimized and the reference kernels, at 1, 2
@@ -249,6 +250,148 @@ TEST(ResidualFusionTest, MisfitResidualIsAnError) {
   EXPECT_NE(session.status().message().find("residual [1,4,4,9] does not fit output [1,4,4,8]"), std::string::npos)
       << session.status().ToString();
   EXPECT_NE(session.status().message().find("main"), std::string::npos) << session.status().ToString();
+}
+
+// ---- Fused PRELU (optimize::FusePRelu).
+
+// conv -> PRELU with a [1, 1, C] slope (TFLite's form); the PRELU is gone, the
+// conv writes its output with the slope as input 4.
+TEST(PReluFusionTest, ConvPReluBecomesOneConv) {
+  Builder b;
+  const int x = b.Activation("x", {2, 9, 7, 8});
+  b.g.inputs = {x};
+  const int conv = b.Conv("conv", x, 24, 3, ir::Activation::kNone);
+  const int slope = b.Floats("slope", {1, 1, 24});
+  const int out = b.Op(ir::OpType::kPRelu, "out", {conv, slope}, {2, 9, 7, 24});
+  b.g.outputs = {out};
+  ir::Graph fused = b.g;
+  ASSERT_EQ(optimize::FusePRelu(&fused), 1);
+  ASSERT_EQ(fused.nodes.size(), 1u);
+  const ir::Node& c = fused.nodes[0];
+  EXPECT_EQ(c.type, ir::OpType::kConv2D);
+  ASSERT_EQ(c.inputs.size(), 5u);
+  EXPECT_EQ(c.inputs[3], -1);
+  EXPECT_EQ(c.inputs[4], slope);
+  EXPECT_EQ(c.outputs[0], out);
+  EXPECT_EQ(c.name, "out");
+  ExpectSameOutputs(b.g, fused);
+}
+
+// BlazePalm's block: conv -> ADD(skip) -> PRELU becomes one conv with both
+// the residual and the slope; a depthwise conv -> PRELU ([C] slope) too.
+TEST(PReluFusionTest, ResidualThenPReluAndDepthwise) {
+  Builder b;
+  const int x = b.Activation("x", {1, 12, 10, 16});
+  b.g.inputs = {x};
+  const int d = b.Depthwise("dw", x, 5, 1, ir::Padding::kSame, ir::Activation::kNone, {1, 12, 10, 16});
+  const int dp = b.Op(ir::OpType::kPRelu, "dw_prelu", {d, b.Floats("dw_slope", {16})}, {1, 12, 10, 16});
+  const int main = b.Conv("main", dp, 16, 1, ir::Activation::kNone);
+  const int sum = b.Op(ir::OpType::kAdd, "sum", {main, x}, {1, 12, 10, 16});
+  b.g.outputs = {b.Op(ir::OpType::kPRelu, "out", {sum, b.Floats("slope", {1, 1, 16})}, {1, 12, 10, 16})};
+  ir::Graph fused = b.g;
+  ASSERT_TRUE(optimize::Optimize(&fused).ok());
+  EXPECT_EQ(Count(fused, ir::OpType::kPRelu), 0);
+  EXPECT_EQ(Count(fused, ir::OpType::kAdd), 0);
+  ASSERT_EQ(fused.nodes.size(), 2u);
+  ASSERT_EQ(fused.nodes[0].inputs.size(), 5u);  // the depthwise conv
+  EXPECT_GE(fused.nodes[0].inputs[4], 0);
+  ASSERT_EQ(fused.nodes[1].inputs.size(), 5u);  // the 1x1 conv: residual and slope
+  EXPECT_EQ(fused.nodes[1].inputs[3], x);
+  EXPECT_GE(fused.nodes[1].inputs[4], 0);
+  ExpectSameOutputs(b.g, fused);
+}
+
+// The project conv's PRELU goes into a DEPTHWISE_BLOCK with it (input 8,
+// after the residual): a 72x64x32 depthwise output, big enough for a block.
+TEST(PReluFusionTest, DepthwiseBlockTakesTheProjectPRelu) {
+  Builder b;
+  const int x = b.Activation("x", {1, 72, 64, 32});
+  b.g.inputs = {x};
+  const int d = b.Depthwise("dw", x, 5, 1, ir::Padding::kSame, ir::Activation::kNone, {1, 72, 64, 32});
+  const int p = b.Conv("project", d, 32, 1, ir::Activation::kNone);
+  const int sum = b.Op(ir::OpType::kAdd, "sum", {p, x}, {1, 72, 64, 32});
+  const int slope = b.Floats("slope", {1, 1, 32});
+  b.g.outputs = {b.Op(ir::OpType::kPRelu, "out", {sum, slope}, {1, 72, 64, 32})};
+  ir::Graph fused = b.g;
+  ASSERT_TRUE(optimize::Optimize(&fused).ok());
+  ASSERT_EQ(fused.nodes.size(), 1u);
+  const ir::Node& block = fused.nodes[0];
+  EXPECT_EQ(block.type, ir::OpType::kDepthwiseBlock);
+  ASSERT_EQ(block.inputs.size(), 9u);
+  EXPECT_EQ(block.inputs[7], x);
+  EXPECT_EQ(block.inputs[8], slope);
+  ExpectSameOutputs(b.g, fused);
+}
+
+TEST(PReluFusionTest, PatternsThatMustNotFuse) {
+  {  // the conv's output is read by another node too
+    Builder b;
+    const int x = b.Activation("x", {1, 4, 4, 8});
+    b.g.inputs = {x};
+    const int conv = b.Conv("conv", x, 8, 1, ir::Activation::kNone);
+    const int pr = b.Op(ir::OpType::kPRelu, "pr", {conv, b.Floats("slope", {8})}, {1, 4, 4, 8});
+    b.g.outputs = {b.Op(ir::OpType::kAdd, "out", {pr, conv}, {1, 4, 4, 8})};
+    EXPECT_EQ(optimize::FusePRelu(&b.g), 0);
+  }
+  {  // the conv has an activation of its own
+    Builder b;
+    const int x = b.Activation("x", {1, 4, 4, 8});
+    b.g.inputs = {x};
+    const int conv = b.Conv("conv", x, 8, 1, ir::Activation::kRelu6);
+    b.g.outputs = {b.Op(ir::OpType::kPRelu, "out", {conv, b.Floats("slope", {8})}, {1, 4, 4, 8})};
+    EXPECT_EQ(optimize::FusePRelu(&b.g), 0);
+  }
+  {  // a slope per pixel, a scalar slope, a slope that is not a constant
+    for (int form = 0; form < 3; ++form) {
+      Builder b;
+      const int x = b.Activation("x", {1, 4, 4, 8});
+      b.g.inputs = {x};
+      const int conv = b.Conv("conv", x, 8, 1, ir::Activation::kNone);
+      int slope;
+      if (form == 0) {
+        slope = b.Floats("slope", {1, 4, 4, 8});
+      } else if (form == 1) {
+        slope = b.Floats("slope", {1});
+      } else {
+        slope = b.Activation("slope", {8});
+        b.g.inputs.push_back(slope);
+      }
+      b.g.outputs = {b.Op(ir::OpType::kPRelu, "out", {conv, slope}, {1, 4, 4, 8})};
+      EXPECT_EQ(optimize::FusePRelu(&b.g), 0) << form;
+    }
+  }
+  {  // a fused PRELU ends the conv: a RELU after it stays a node, an ADD after it is no residual
+    Builder b;
+    const int x = b.Activation("x", {1, 4, 4, 8});
+    b.g.inputs = {x};
+    const int conv = b.Conv("conv", x, 8, 1, ir::Activation::kNone);
+    const int pr = b.Op(ir::OpType::kPRelu, "pr", {conv, b.Floats("slope", {8})}, {1, 4, 4, 8});
+    const int sum = b.Op(ir::OpType::kAdd, "sum", {pr, x}, {1, 4, 4, 8});
+    b.g.outputs = {b.Op(ir::OpType::kRelu, "out", {sum}, {1, 4, 4, 8})};
+    ir::Graph fused = b.g;
+    ASSERT_EQ(optimize::FusePRelu(&fused), 1);
+    EXPECT_EQ(optimize::FuseResidualAdd(&fused), 0);
+    ASSERT_TRUE(optimize::Optimize(&fused).ok());
+    EXPECT_EQ(Count(fused, ir::OpType::kAdd), 1);
+    ExpectSameOutputs(b.g, fused);
+  }
+}
+
+// A slope that does not match the conv's channels is a clear error at
+// session creation.
+TEST(PReluFusionTest, MisfitSlopeIsAnError) {
+  Builder b;
+  const int x = b.Activation("x", {1, 4, 4, 8});
+  b.g.inputs = {x};
+  const int conv = b.Conv("main", x, 8, 1, ir::Activation::kNone);
+  b.g.outputs = {conv};
+  b.g.nodes[0].inputs.push_back(-1);
+  b.g.nodes[0].inputs.push_back(b.Floats("slope", {7}));
+  auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(b.g));
+  auto session = Session::Create(model, SessionConfig{});
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.status().message().find("PRELU slope [7] does not match 8 output channels"), std::string::npos)
+      << session.status().ToString();
 }
 
 // ---- Depthwise blocks.

@@ -413,7 +413,9 @@ INSTANTIATE_TEST_SUITE_P(Models, OpenClModelTest,
                          ::testing::Values("face_detection_short_range.tflite", "face_detection_full_range.tflite",
                                            "selfie_segmentation.tflite", "hand_landmark_lite.tflite",
                                            "pose_landmark_lite.tflite", "mobilenet_v2.onnx", "squeezenet1_1.onnx",
-                                           "resnet18.onnx"),
+                                           "resnet18.onnx",
+                                           // Fused PRELUs (optimize::FusePRelu) in convs and depthwise blocks.
+                                           "palm_detection_lite.tflite", "face_landmark.tflite"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param.substr(0, info.param.find('.'));
                          });

@@ -405,7 +405,9 @@ TEST_P(VulkanModelTest, MatchesCpu) {
 INSTANTIATE_TEST_SUITE_P(Models, VulkanModelTest,
                          ::testing::Values("face_detection_short_range.tflite", "face_detection_full_range.tflite",
                                            "selfie_segmentation.tflite", "hand_landmark_lite.tflite",
-                                           "pose_landmark_lite.tflite", "mobilenet_v2.onnx", "squeezenet1_1.onnx"),
+                                           "pose_landmark_lite.tflite", "mobilenet_v2.onnx", "squeezenet1_1.onnx",
+                                           // Fused PRELUs (optimize::FusePRelu) in convs and depthwise blocks.
+                                           "palm_detection_lite.tflite", "face_landmark.tflite"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param.substr(0, info.param.find('.'));
                          });

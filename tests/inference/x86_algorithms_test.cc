@@ -139,8 +139,19 @@ struct ConvProblem {
       for (int c = 0; c < res_c; ++c) bound[r * p.out_c + c] += std::fabs(residual[r * res_c + c]);
     }
   }
+  // Gives the conv a fused PRELU (optimize::FusePRelu) with slopes in
+  // [-1, 1] (1-Lipschitz: `bound` still bounds the error), applied to `want`
+  // last; the conv must have no activation of its own.
+  void AddPRelu(std::mt19937* rng) {
+    slope = Random(p.out_c, rng);
+    for (size_t i = 0; i < want.size(); ++i) {
+      const float v = want[i];
+      want[i] = v >= 0.0f ? v : v * slope[i % p.out_c];
+    }
+  }
   std::vector<float> residual;
   int residual_c = 0;
+  std::vector<float> slope;  // a fused PRELU's (empty: none)
 };
 
 // Largest |got - want| / (1 + bound) (activations are 1-Lipschitz, so the
@@ -486,6 +497,7 @@ OpResult RunConvOp(const ConvProblem& c, int threads,
   TensorBinding w = bind.Make({p.out_c, p.kernel_h, p.kernel_w, p.in_c / p.groups}, c.w.data(), true);
   TensorBinding b = bind.Make({p.out_c}, c.bias.data(), true);
   TensorBinding res = bind.Make({p.batch, p.out_h, p.out_w, c.residual_c}, c.residual.data(), false);
+  TensorBinding slope = bind.Make({p.out_c}, c.slope.data(), true);
   OpResult r;
   r.out.assign(c.out_size() / p.out_c * (p.out_c + extra), 123.0f);
   TensorBinding y = bind.Make({p.batch, p.out_h, p.out_w, p.out_c}, r.out.data(), false);
@@ -496,7 +508,8 @@ OpResult RunConvOp(const ConvProblem& c, int threads,
   args.graph = &graph;
   args.node = &graph.nodes[0];
   args.inputs = {&x, &w, &b};
-  if (c.residual_c > 0) args.inputs.push_back(&res);
+  if (c.residual_c > 0 || !c.slope.empty()) args.inputs.push_back(c.residual_c > 0 ? &res : nullptr);
+  if (!c.slope.empty()) args.inputs.push_back(&slope);
   args.outputs = {&y};
   args.backend = &backend;
   if (choice == "reference") {
@@ -602,6 +615,52 @@ TEST_F(X86AlgorithmsTest, ConvExecutionsWithResidual) {
     }
   }
   EXPECT_GE(checked, 45);
+}
+
+// A fused PRELU (optimize::FusePRelu) through every algorithm, alone and
+// after a fused residual, into a dense output and into a channel slice of a
+// wider one: each task applies it to what it has just written (Winograd in a
+// pass of its own), 1 and 2 threads bit-identical, the slice the dense
+// output's bits.
+TEST_F(X86AlgorithmsTest, ConvExecutionsWithFusedPRelu) {
+  const bool avx512 = x86::GetCpuFeatures().avx512f;
+  std::vector<ConvCase> cases = {
+      {{2, 13, 11, 17, 40, 3, 1, 1, ir::Padding::kSame, FusedActivation::kNone},
+       {"reference", "gemm_6x16", "sliding_avx2", "winograd_f23", "winograd_f43", "winograd_f63"}},
+      {{2, 15, 17, 3, 24, 5, 2, 1, ir::Padding::kSame, FusedActivation::kNone},
+       {"reference", "gemm_6x16", "sliding_avx2"}},
+      {{2, 24, 24, 300, 260, 1, 1, 1, ir::Padding::kValid, FusedActivation::kNone},
+       {"gemm_6x16", "strassen_d1", "strassen_d2"}},
+      {{1, 7, 5, 17, 129, 1, 1, 1, ir::Padding::kValid, FusedActivation::kNone},
+       {"reference", "gemm_6x16", "sliding_avx2"}},
+  };
+  if (avx512) AddAvx512Choices(&cases);
+  int checked = 0;
+  for (const ConvCase& tc : cases) {
+    const ConvParams params = Params(tc.shape);
+    for (int res_c : {0, params.out_c}) {
+      ConvProblem c(params, &rng_);
+      if (res_c > 0) c.AddResidual(res_c, &rng_);
+      c.AddPRelu(&rng_);
+      for (const std::string& choice : tc.choices) {
+        const OpResult one = RunConvOp(c, 1, choice);
+        const OpResult two = RunConvOp(c, 2, choice);
+        const double tolerance = choice == "winograd_f63" ? 5e-5 : 2e-5;
+        EXPECT_LE(MaxError(c, one.out), tolerance) << one.kernel << " residual " << res_c << " " << Describe(c.p);
+        EXPECT_EQ(one.out, two.out) << one.kernel << ": 1 and 2 threads differ";
+        if (choice == "reference") continue;  // the reference writes dense outputs only
+        const int oc = params.out_c, px = oc + 5;
+        const OpResult wide = RunConvOp(c, 2, choice, 5);
+        std::vector<float> slice;
+        for (size_t pixel = 0; pixel < wide.out.size() / px; ++pixel) {
+          slice.insert(slice.end(), wide.out.begin() + pixel * px, wide.out.begin() + pixel * px + oc);
+        }
+        EXPECT_EQ(slice, two.out) << one.kernel << ": the strided slice differs";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 24);
 }
 
 // Every x86 algorithm writing its output with a pixel stride (into its

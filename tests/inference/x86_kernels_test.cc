@@ -19,6 +19,7 @@
 #include "inference/backend/cpu/kernels/ref/add.h"
 #include "inference/backend/cpu/kernels/ref/div.h"
 #include "inference/backend/cpu/kernels/ref/mul.h"
+#include "inference/backend/cpu/kernels/ref/prelu.h"
 #include "inference/backend/cpu/kernels/ref/sub.h"
 #include "inference/backend/cpu/kernels/ref/activations.h"
 #include "inference/backend/cpu/kernels/ref/residual_add.h"
@@ -31,6 +32,7 @@
 #include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
+#include "inference/backend/cpu/kernels/x86/f32_prelu.h"
 #include "inference/ir/conv_geometry.h"
 #include "rill/inference/tensor.h"
 
@@ -401,6 +403,53 @@ TEST_F(X86KernelsTest, BinaryMatchesReference) {
         ExpectClose(want, got, "binary op " + std::to_string(op));
       }
     }
+  }
+}
+
+// PRELU, AVX2 and AVX-512, against PReluRef bit for bit: every slope form
+// TFLite allows ([C], [1, 1, C], a scalar, x's shape), channel counts that
+// leave vector tails (1, 3, 7, 17, 100) or repeat in the stack buffer (3 ->
+// 255 floats), whole vectors (8, 16, 32), a period of 200 (too long to
+// repeat), tensors shorter than one period, NaN, infinities and -0, and the
+// in-place call a fused epilogue makes.
+TEST_F(X86KernelsTest, PReluBitIdenticalToReference) {
+  using Kernel = void (*)(long long, const float*, const float*, long long, float*);
+  std::vector<std::pair<const char*, Kernel>> kernels = {{"avx2", x86::PReluAvx2}};
+  if (x86::GetCpuFeatures().avx512f) kernels.push_back({"avx512", x86::PReluAvx512});
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{2, 5, 3, 17}, {17}},        {{2, 5, 3, 17}, {1, 1, 17}}, {{2, 5, 3, 17}, {1}},
+      {{2, 5, 3, 17}, {2, 5, 3, 17}}, {{1, 9, 7, 3}, {1, 1, 3}},   {{1, 4, 5, 8}, {8}},
+      {{1, 3, 3, 16}, {16}},          {{1, 6, 5, 32}, {1, 1, 32}}, {{1, 3, 2, 100}, {100}},
+      {{1, 2, 3, 200}, {200}},        {{1, 1, 1, 7}, {7}},         {{1}, {1}},
+      {{1, 1, 1, 1}, {1}},            {{31}, {31}},                {{33}, {1}},
+      {{1, 7, 1, 1}, {1, 1, 1}}};
+  for (const auto& [name, kernel] : kernels) {
+    for (const auto& [x_shape, slope_shape] : shapes) {
+      std::vector<float> x = Random(NumElementsOf(x_shape), &rng_);
+      const std::vector<float> slope = Random(NumElementsOf(slope_shape), &rng_);
+      // Special values where the tensor has room for them.
+      const float specials[] = {std::nanf(""), INFINITY, -INFINITY, -0.0f, 0.0f};
+      for (size_t i = 0; i < 5 && 3 * i + 1 < x.size(); ++i) x[3 * i + 1] = specials[i];
+      BroadcastParams p;
+      ASSERT_TRUE(MakeBroadcastParams(x_shape, slope_shape, &p));
+      std::vector<float> want(x.size()), got(x.size(), 42.0f);
+      PReluRef(p, x.data(), slope.data(), want.data());
+      const long long n = static_cast<long long>(x.size());
+      const long long period = static_cast<long long>(slope.size());
+      kernel(n, x.data(), slope.data(), period, got.data());
+      ASSERT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4))
+          << name << " x " << ::testing::PrintToString(x_shape) << " slope " << ::testing::PrintToString(slope_shape);
+      std::vector<float> in_place = x;
+      kernel(n, in_place.data(), slope.data(), period, in_place.data());
+      ASSERT_EQ(0, std::memcmp(want.data(), in_place.data(), want.size() * 4)) << name << " in place";
+    }
+    // A hand-computed case: slope 0.25 per channel 0, -2 per channel 1.
+    const float x[6] = {-4.0f, -4.0f, 3.0f, 3.0f, -1.0f, 0.0f};
+    const float slope[2] = {0.25f, -2.0f};
+    float y[6];
+    kernel(6, x, slope, 2, y);
+    const float expected[6] = {-1.0f, 8.0f, 3.0f, 3.0f, -0.25f, 0.0f};
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], expected[i]) << name << " at " << i;
   }
 }
 

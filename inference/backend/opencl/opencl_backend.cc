@@ -193,6 +193,17 @@ class ClExecution : public Execution {
   Status RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off, int res_c,
                  cl_mem partial = nullptr, int partial_off = 0, int y_stride = 0);
 
+  // A fused PRELU (optimize::FusePRelu): its per-channel slope is input
+  // `slope` (a constant, uploaded with the others); the binary kernel's
+  // PRELU runs in place over the dense output after the execution's own
+  // kernels. Nothing where the node has no such input.
+  Status PrepareFusedPRelu(size_t slope);
+  Status RunFusedPRelu();
+  static constexpr size_t kFusedPReluKernel = 15;  // its slot in kernels_
+  int prelu_slope_ = -1;                           // the slope input (-1: none)
+  int prelu_count_ = 0;
+  cl_mem prelu_shape_ = nullptr;
+
   // A Launch: its kernel and global size, and the work-group size chosen
   // for it (local[0] == 0: the driver's).
   struct LaunchSite {
@@ -658,6 +669,7 @@ class ConvExecution : public ClExecution, public StridedOutput {
  public:
   using ClExecution::ClExecution;
   bool SetOutputPixelStride(int elements) override {
+    if (elements != 0 && HasInput(4)) return false;  // the fused PRELU's pass reads a dense output
     y_stride_ = elements;
     return true;
   }
@@ -672,7 +684,8 @@ class ConvExecution : public ClExecution, public StridedOutput {
     c_.act = Act(attrs().activation);
     res_c_ = HasInput(3) ? InShape(3)[3] : 0;
     y_stride_ = 0;
-    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3}));
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3, 4}));
+    RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
                                          HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
     kernel_name_ = c_.tiled ? "conv2d_tiled" : "conv2d";
@@ -681,9 +694,10 @@ class ConvExecution : public ClExecution, public StridedOutput {
   // Split convs keep their sums in float whatever the storage type.
   size_t scratch_bytes() const override { return c_.partial_floats() * sizeof(float); }
   Status Run() override {
-    return RunConv(c_, InMem(0), InOff(0), OutMem(), OutOff(), res_c_ ? InMem(3) : OutMem(), res_c_ ? InOff(3) : 0,
-                   res_c_, c_.splits > 1 ? Mem(scratch_) : nullptr, static_cast<int>(scratch_.offset / sizeof(float)),
-                   y_stride_);
+    RILL_INF_RETURN_IF_ERROR(RunConv(c_, InMem(0), InOff(0), OutMem(), OutOff(), res_c_ ? InMem(3) : OutMem(),
+                                     res_c_ ? InOff(3) : 0, res_c_, c_.splits > 1 ? Mem(scratch_) : nullptr,
+                                     static_cast<int>(scratch_.offset / sizeof(float)), y_stride_));
+    return RunFusedPRelu();
   }
 
  private:
@@ -698,7 +712,8 @@ class DepthwiseExecution : public ClExecution {
   Status Prepare() override {
     kernel_name_ = "depthwise_conv2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
-    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 4}));
+    RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
     if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
     const Shape& w = InShape(1);
     p_ = cpu::ConvParams{};
@@ -712,11 +727,13 @@ class DepthwiseExecution : public ClExecution {
     return Kernel(0, "depthwise_conv2d").status();
   }
   Status Run() override {
-    return Launch(kernels_[0], {static_cast<size_t>(p_.out_c), static_cast<size_t>(p_.out_w),
-                                static_cast<size_t>(p_.batch) * p_.out_h},
-                  InMem(0), InOff(0), weights_, bias_, OutMem(), OutOff(), p_.in_h, p_.in_w, p_.in_c, p_.out_h,
-                  p_.out_w, p_.out_c, p_.kernel_h, p_.kernel_w, p_.stride_h, p_.stride_w, p_.dilation_h,
-                  p_.dilation_w, p_.pad_top, p_.pad_left, p_.depth_multiplier, Act(attrs().activation));
+    RILL_INF_RETURN_IF_ERROR(Launch(kernels_[0], {static_cast<size_t>(p_.out_c), static_cast<size_t>(p_.out_w),
+                                                  static_cast<size_t>(p_.batch) * p_.out_h},
+                                    InMem(0), InOff(0), weights_, bias_, OutMem(), OutOff(), p_.in_h, p_.in_w, p_.in_c,
+                                    p_.out_h, p_.out_w, p_.out_c, p_.kernel_h, p_.kernel_w, p_.stride_h, p_.stride_w,
+                                    p_.dilation_h, p_.dilation_w, p_.pad_top, p_.pad_left, p_.depth_multiplier,
+                                    Act(attrs().activation)));
+    return RunFusedPRelu();
   }
 
  private:
@@ -795,6 +812,25 @@ std::vector<int> Pad6(const int* dims, const std::vector<const int*>& strides, i
     for (int d = 0; d < 6; ++d) v.push_back(d < 6 - rank ? 0 : s[d - (6 - rank)]);
   }
   return v;
+}
+
+Status ClExecution::PrepareFusedPRelu(size_t slope) {
+  prelu_slope_ = HasInput(slope) ? static_cast<int>(slope) : -1;
+  if (prelu_slope_ < 0) return Status::Ok();
+  if (!args_.inputs[slope]->constant) return Refuse("non-constant PRELU slope");
+  BroadcastParams b;
+  const Shape& y = OutShape();
+  if (!cpu::MakeBroadcastParams(y, {y.back()}, &b)) return Error("PRELU slope does not broadcast");
+  prelu_count_ = static_cast<int>(b.out_size);
+  RILL_INF_ASSIGN_OR_RETURN(prelu_shape_, UploadInts(Pad6(b.out_dims, {b.a_strides, b.b_strides}, b.rank)));
+  return Kernel(kFusedPReluKernel, "binary").status();
+}
+
+Status ClExecution::RunFusedPRelu() {
+  if (prelu_slope_ < 0) return Status::Ok();
+  const size_t s = static_cast<size_t>(prelu_slope_);
+  return Launch(kernels_[kFusedPReluKernel], {static_cast<size_t>(prelu_count_)}, OutMem(), OutOff(), InMem(s),
+                InOff(s), OutMem(), OutOff(), prelu_shape_, 4 /* PRELU */, 0, prelu_count_);
 }
 
 class BinaryExecution : public ClExecution {
@@ -1240,7 +1276,8 @@ class DepthwiseBlockExecution : public ClExecution {
   Status Prepare() override {
     kernel_name_ = "depthwise_block";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
-    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7, 8}));
+    RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(8));
     for (size_t i : {1, 2, 3, 4, 5, 6}) {
       if (HasInput(i) && !args_.inputs[i]->constant) return Refuse("non-constant filter");
     }
@@ -1304,8 +1341,9 @@ class DepthwiseBlockExecution : public ClExecution {
                                     d.out_h, d.out_w, d.out_c, d.kernel_h, d.kernel_w, d.stride_h, d.stride_w,
                                     d.dilation_h, d.dilation_w, d.pad_top, d.pad_left, 1,
                                     Act(attrs().depthwise_activation)));
-    return RunConv(project_, scratch, mid_off, OutMem(), OutOff(), res_c_ ? InMem(7) : scratch, res_c_ ? InOff(7) : 0,
-                   res_c_, scratch, partial_off);
+    RILL_INF_RETURN_IF_ERROR(RunConv(project_, scratch, mid_off, OutMem(), OutOff(), res_c_ ? InMem(7) : scratch,
+                                     res_c_ ? InOff(7) : 0, res_c_, scratch, partial_off));
+    return RunFusedPRelu();
   }
 
  private:

@@ -211,6 +211,13 @@ class VkExecution : public Execution {
   void RecordConv(const ConvLaunch& c, Operand x, Operand y, Operand res, int res_c, Operand partial, int y_stride,
                   std::vector<Dispatch>* out) const;
 
+  // A fused PRELU (optimize::FusePRelu): its per-channel slope is input
+  // `slope` (a constant, uploaded with the others); the binary shader's
+  // PRELU runs in place over the dense output after the execution's own
+  // dispatches. Nothing where the node has no such input.
+  Status PrepareFusedPRelu(size_t slope);
+  void RecordFusedPRelu(std::vector<Dispatch>* out) const;
+
   ExecutionArgs args_;
   VulkanBackend* backend_;
   std::string kernel_name_;
@@ -218,6 +225,10 @@ class VkExecution : public Execution {
   std::vector<DeviceBuffer> owned_;
   std::vector<DeviceBuffer> constant_inputs_;
   bool constants_uploaded_ = false;
+  int prelu_slope_ = -1;  // the fused PRELU's slope input (-1: none)
+  int prelu_count_ = 0;
+  std::vector<int> prelu_shape_;
+  const Pipeline* prelu_pipeline_ = nullptr;
 };
 
 struct Step {
@@ -547,6 +558,7 @@ class ConvExecution : public VkExecution, public StridedOutput {
  public:
   using VkExecution::VkExecution;
   bool SetOutputPixelStride(int elements) override {
+    if (elements != 0 && HasInput(4)) return false;  // the fused PRELU's pass reads a dense output
     y_stride_ = elements;
     return true;
   }
@@ -561,7 +573,8 @@ class ConvExecution : public VkExecution, public StridedOutput {
     c_.act = Act(attrs().activation);
     res_c_ = HasInput(3) ? InShape(3)[3] : 0;
     y_stride_ = 0;
-    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3}));
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3, 4}));
+    RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
                                          HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
     kernel_name_ = c_.tiled ? "conv2d_gemm" + c_.tile.ToString() : "conv2d";
@@ -574,6 +587,7 @@ class ConvExecution : public VkExecution, public StridedOutput {
       partial = {static_cast<VkArena*>(scratch_.buffer)->buffer(), static_cast<int>(scratch_.offset / sizeof(float))};
     }
     RecordConv(c_, In(0), Out(), res_c_ ? In(3) : Operand{}, res_c_, partial, y_stride_, out);
+    RecordFusedPRelu(out);
     return Status::Ok();
   }
 
@@ -589,7 +603,8 @@ class DepthwiseExecution : public VkExecution {
   Status Prepare() override {
     kernel_name_ = "depthwise_conv2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
-    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 4}));
+    RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
     if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
     const Shape& w = InShape(1);
     p_ = cpu::ConvParams{};
@@ -610,6 +625,7 @@ class DepthwiseExecution : public VkExecution {
                                     p_.kernel_h, p_.kernel_w, p_.stride_h, p_.stride_w, p_.dilation_h, p_.dilation_w,
                                     p_.pad_top, p_.pad_left, p_.depth_multiplier, Act(attrs().activation), p_.batch),
                                static_cast<size_t>(p_.out_c) * p_.out_w * p_.batch * p_.out_h));
+    RecordFusedPRelu(out);
     return Status::Ok();
   }
 
@@ -704,6 +720,27 @@ std::vector<int> Pad6(const int* dims, const std::vector<const int*>& strides, i
     for (int d = 0; d < 6; ++d) v.push_back(d < 6 - rank ? 0 : s[d - (6 - rank)]);
   }
   return v;
+}
+
+Status VkExecution::PrepareFusedPRelu(size_t slope) {
+  prelu_slope_ = HasInput(slope) ? static_cast<int>(slope) : -1;
+  if (prelu_slope_ < 0) return Status::Ok();
+  if (!args_.inputs[slope]->constant) return Refuse("non-constant PRELU slope");
+  BroadcastParams b;
+  const Shape& y = OutShape();
+  if (!cpu::MakeBroadcastParams(y, {y.back()}, &b)) return Error("PRELU slope does not broadcast");
+  prelu_count_ = static_cast<int>(b.out_size);
+  prelu_shape_ = Pad6(b.out_dims, {b.a_strides, b.b_strides}, b.rank);
+  RILL_INF_ASSIGN_OR_RETURN(prelu_pipeline_, GetPipeline("binary"));
+  return Status::Ok();
+}
+
+void VkExecution::RecordFusedPRelu(std::vector<Dispatch>* out) const {
+  if (prelu_slope_ < 0) return;
+  const Operand y = Out(), slope = In(prelu_slope_);
+  out->push_back(Elementwise(prelu_pipeline_, {y.buffer, slope.buffer, y.buffer},
+                             Push(y.offset, slope.offset, y.offset, 4 /* PRELU */, 0, prelu_count_, prelu_shape_),
+                             static_cast<size_t>(prelu_count_)));
 }
 
 class BinaryExecution : public VkExecution {
@@ -1140,7 +1177,8 @@ class DepthwiseBlockExecution : public VkExecution {
   Status Prepare() override {
     kernel_name_ = "depthwise_block";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
-    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
+    RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7, 8}));
+    RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(8));
     for (size_t i : {1, 2, 3, 4, 5, 6}) {
       if (HasInput(i) && !args_.inputs[i]->constant) return Refuse("non-constant filter");
     }
@@ -1202,6 +1240,7 @@ class DepthwiseBlockExecution : public VkExecution {
                                     d.pad_left, 1, Act(attrs().depthwise_activation), d.batch),
                                static_cast<size_t>(d.out_c) * d.out_w * d.batch * d.out_h));
     RecordConv(project_, {scratch, mid_off}, Out(), res_c_ ? In(7) : Operand{}, res_c_, partial, 0, out);
+    RecordFusedPRelu(out);
     return Status::Ok();
   }
 

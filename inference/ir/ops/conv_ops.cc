@@ -13,9 +13,12 @@ namespace {
 
 // CONV_2D's optional fourth input is a residual fused by the optimizer:
 // [N, OH, OW, C'] with C' <= the output channels, added to the first C'
-// channels before the activation (see optimize::FuseResidualAdd).
+// channels before the activation (see optimize::FuseResidualAdd). The
+// optional fifth input of CONV_2D and DEPTHWISE_CONV_2D is the slope of a
+// fused PRELU, one per output channel, applied last (optimize::FusePRelu).
 Status Conv(ShapeContext& c, const OpAttrs& a, bool depthwise) {
-  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(2, depthwise ? 3 : 4));
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(2, 5));
+  if (depthwise && c.Has(3)) return c.Error("a depthwise conv takes no residual");
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(1, 4));
   const Shape& x = c.In(0);
@@ -48,14 +51,19 @@ Status Conv(ShapeContext& c, const OpAttrs& a, bool depthwise) {
                      ShapeToString({x[0], oh, ow, out_c}));
     }
   }
+  if (c.Has(4) && NumElements(c.In(4)) != out_c) {
+    return c.Error("PRELU slope " + ShapeToString(c.In(4)) + " does not match " + std::to_string(out_c) +
+                   " output channels");
+  }
   return c.SetOut({x[0], oh, ow, out_c});
 }
 
 // DEPTHWISE_BLOCK (see OpType::kDepthwiseBlock for the inputs).
 Status DepthwiseBlock(ShapeContext& c, const OpAttrs& a) {
-  if (c.node().inputs.size() < 6 || c.node().inputs.size() > 8 || !c.Has(0) || !c.Has(3) || !c.Has(5) ||
+  if (c.node().inputs.size() < 6 || c.node().inputs.size() > 9 || !c.Has(0) || !c.Has(3) || !c.Has(5) ||
       (c.Has(2) && !c.Has(1))) {
-    return c.Error("expects x, [expand filter, bias], depthwise filter, bias, project filter, bias[, residual]");
+    return c.Error(
+        "expects x, [expand filter, bias], depthwise filter, bias, project filter, bias[, residual[, PRELU slope]]");
   }
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(3, 4));
@@ -92,6 +100,7 @@ Status DepthwiseBlock(ShapeContext& c, const OpAttrs& a) {
       return c.Error("residual " + ShapeToString(r) + " does not fit output " + ShapeToString(out));
     }
   }
+  if (c.Has(8) && NumElements(c.In(8)) != wp[0]) return c.Error("PRELU slope does not match the project filter");
   return c.SetOut(out);
 }
 

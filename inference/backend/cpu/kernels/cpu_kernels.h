@@ -177,6 +177,12 @@ struct ElementwiseKernels {
   void (*binary)(BinaryKind op, long long n, const float* a, const float* b, long long b_period,
                  FusedActivation act, float* out) = nullptr;
   void (*hard_swish)(long long n, const float* in, float* out) = nullptr;
+  // PRELU: out[i] = x[i] >= 0 ? x[i] : x[i] * slope[i % slope_period] for
+  // i < n (the periods as `binary`'s b), the reference's bits; x and out
+  // may be one buffer (a conv's fused PRELU epilogue runs it in place). Its
+  // own ISA string: it has an AVX-512 variant where `binary` does not.
+  const char* prelu_isa = nullptr;
+  void (*prelu)(long long n, const float* x, const float* slope, long long slope_period, float* out) = nullptr;
   // A fused residual on a window of a conv's output (ResidualAddRef's twin):
   // y[r, c] = act(y[r, c] + (c < res_c ? residual[r, c] : 0)) for rows
   // [row_begin, row_end), channels [col_begin, col_end).

@@ -37,7 +37,7 @@ class DepthwiseBlockOp : public CpuOp {
   }
 
   Status Prepare() override {
-    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(8));
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(9));
     const Shape& x = InShape(0);
     const Shape& wd = InShape(3);
     const Shape& y = OutShape();
@@ -67,6 +67,7 @@ class DepthwiseBlockOp : public CpuOp {
     expand_act_ = ToFused(a.expand_activation);
     act_ = ToFused(a.activation);
     residual_c_ = HasInput(7) ? InShape(7)[3] : 0;
+    prelu_ = HasInput(8);  // the project conv's fused PRELU, last
     bool constant = args_.inputs[3]->constant && args_.inputs[5]->constant;
     if (has_expand_) constant = constant && args_.inputs[1]->constant;
     // The widest GEMM for the 1x1 convs and the table's depthwise rows.
@@ -173,11 +174,12 @@ class DepthwiseBlockOp : public CpuOp {
         if (residual && project_.has_residual_epilogue()) {  // the skip added in the GEMM's epilogue
           project_.GemmResidual(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, 0, In(6), act_,
                                 y + p0 * out_c_, out_c_, residual + p0 * residual_c_, residual_c_, residual_c_);
-          continue;
+        } else {
+          project_.Gemm(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, 0, In(6),
+                        residual ? FusedActivation::kNone : act_, y + p0 * out_c_, out_c_);
+          if (residual) AddResidual(kernels(), residual, residual_c_, y, out_c_, p0, p1, 0, out_c_, act_);
         }
-        project_.Gemm(static_cast<int>(p1 - p0), out_c_, mid_c_, mid, mid_c_, 0, In(6),
-                      residual ? FusedActivation::kNone : act_, y + p0 * out_c_, out_c_);
-        if (residual) AddResidual(kernels(), residual, residual_c_, y, out_c_, p0, p1, 0, out_c_, act_);
+        if (prelu_) ApplyPRelu(kernels(), In(8), y, out_c_, p0, p1, 0, out_c_);
       }
     }
   }
@@ -212,6 +214,8 @@ class DepthwiseBlockOp : public CpuOp {
     if (residual_c_) {
       ResidualAddRef(static_cast<long long>(batch_) * dw_.out_h * dw_.out_w, out_c_, In(7), residual_c_, act_, Out());
     }
+    const long long pixels = static_cast<long long>(batch_) * dw_.out_h * dw_.out_w;
+    if (prelu_) ApplyPRelu(kernels(), In(8), Out(), out_c_, 0, pixels, 0, out_c_);
   }
 
   int batch_ = 1, in_h_ = 0, in_w_ = 0, in_c_ = 0, mid_c_ = 0, out_c_ = 0;
@@ -219,6 +223,7 @@ class DepthwiseBlockOp : public CpuOp {
   ConvParams dw_;
   FusedActivation expand_act_ = FusedActivation::kNone, act_ = FusedActivation::kNone;
   int residual_c_ = 0;
+  bool prelu_ = false;
   bool fast_ = false;
   GemmPanels expand_, project_;
   int band_ = 1, chunks_ = 1, sub_rows_ = 1;

@@ -26,11 +26,14 @@ class Conv2DOp : public CpuOp {
   }
 
   Status Prepare() override {
-    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(4));
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(5));
     const ir::OpAttrs& a = attrs();
     p_ = ConvShapeParams(InShape(0), InShape(1), OutShape(), a);
     SetWindowPadding(a, &p_);
     p_.groups = ir::ConvGroups(p_.in_c, InShape(1)[3]);
+    // A fused PRELU (optimizer: conv -> PRELU): each task applies it to the
+    // output it has just written, after everything else.
+    prelu_ = HasInput(4);
     // A fused residual (optimizer: conv -> ADD(skip)): the kernels write the
     // conv without activation and the epilogue adds the skip, then activates.
     act_ = p_.activation;
@@ -78,6 +81,7 @@ class Conv2DOp : public CpuOp {
     }
     Conv2DRef(p_, In(0), In(1), In(2), Out());
     if (residual_c_) ResidualAddRef(GemmRows(), p_.out_c, In(3), residual_c_, act_, Out());
+    if (prelu_) ApplyPRelu(kernels(), In(4), Out(), p_.out_c, 0, GemmRows(), 0, p_.out_c);
   }
 
  private:
@@ -230,8 +234,16 @@ class Conv2DOp : public CpuOp {
                 col_end < 0 ? p_.out_c : col_end, act_);
   }
 
-  // `residual`: the fused skip tensor, or null; each task adds it to the
-  // part of the output it has just written, while that is still in cache.
+  // The fused PRELU (if any) on output pixels [begin, end), channels
+  // [col_begin, col_end).
+  void PReluTo(float* y, long long begin, long long end, int col_begin = 0, int col_end = -1) const {
+    if (!prelu_) return;
+    ApplyPRelu(kernels(), In(4), y, OutPixelStride(p_), begin, end, col_begin, col_end < 0 ? p_.out_c : col_end);
+  }
+
+  // `residual`: the fused skip tensor, or null; each task adds it (and
+  // applies a fused PRELU) to the part of the output it has just written,
+  // while that is still in cache.
   void Execute(const float* x, float* y, float* scratch, bool use_pool, const float* residual = nullptr) {
     const CpuKernels& k = kernels();
     const float* bias = In(2);
@@ -247,7 +259,7 @@ class Conv2DOp : public CpuOp {
         with_act.activation = act_;
         const bool half = HalfWeights();
         const bool bf16 = Bf16Gemm();
-        auto tile = [&](int t, int thread) {
+        auto body = [&](int t, int thread) {
           if (bf16) {  // the residual in the epilogue, as the half panels
             k.im2col.tile_bf16(residual ? with_act : p_, x, packed_bf16_.data(), bias, scratch + per_thread * thread,
                                y, t, residual, residual_c_);
@@ -271,6 +283,14 @@ class Conv2DOp : public CpuOp {
             AddResidualTo(residual, y, r0, r1, c0, c1);
           }
         };
+        auto tile = [&](int t, int thread) {
+          body(t, thread);
+          if (!prelu_) return;
+          long long r0, r1;
+          int c0, c1;
+          k.im2col.tile_window(p_, t, &r0, &r1, &c0, &c1);
+          PReluTo(y, r0, r1, c0, c1);
+        };
         For(k.im2col.tiles(p_), tile, use_pool);
         break;
       }
@@ -288,6 +308,7 @@ class Conv2DOp : public CpuOp {
                          y + g * pg.out_c, r0, r1);
           }
           if (residual) AddResidualTo(residual, y, 1LL * r0 * p_.out_w, 1LL * r1 * p_.out_w);
+          PReluTo(y, 1LL * r0 * p_.out_w, 1LL * r1 * p_.out_w);
         };
         For(chunks, chunk, use_pool);
         break;
@@ -299,6 +320,7 @@ class Conv2DOp : public CpuOp {
           const int r0 = rows * c / chunks, r1 = rows * (c + 1) / chunks;
           k.grouped_direct.rows(p_, x, packed_.data(), bias, y, r0, r1);
           if (residual) AddResidualTo(residual, y, 1LL * r0 * p_.out_w, 1LL * r1 * p_.out_w);
+          PReluTo(y, 1LL * r0 * p_.out_w, 1LL * r1 * p_.out_w);
         };
         For(chunks, chunk, use_pool);
         break;
@@ -357,16 +379,21 @@ class Conv2DOp : public CpuOp {
           k.strassen.gemm(m, x + r0 * p_.in_c, p_.in_c, strassen_, bias, p_.activation, y + r0 * OutPixelStride(p_),
                           OutPixelStride(p_), scratch + per_thread * thread);
           if (residual) AddResidualTo(residual, y, r0, r0 + m);
+          PReluTo(y, r0, r0 + m);
         };
         For(blocks, block, use_pool);
         break;
       }
     }
-    if (residual && WinogradTile(algo_) > 0) {
+    if ((residual || prelu_) && WinogradTile(algo_) > 0) {
       // Winograd writes its output tile by tile across phases: one more pass.
       const long long pixels = GemmRows();
       const int chunks = static_cast<int>(std::min<long long>(pixels, 16));
-      auto chunk = [&](int c, int) { AddResidualTo(residual, y, pixels * c / chunks, pixels * (c + 1) / chunks); };
+      auto chunk = [&](int c, int) {
+        const long long begin = pixels * c / chunks, end = pixels * (c + 1) / chunks;
+        if (residual) AddResidualTo(residual, y, begin, end);
+        PReluTo(y, begin, end);
+      };
       For(chunks, chunk, use_pool);
     }
   }
@@ -399,6 +426,7 @@ class Conv2DOp : public CpuOp {
   ConvParams p_;
   FusedActivation act_ = FusedActivation::kNone;  // the node's activation
   int residual_c_ = 0;                            // channels of a fused residual (0: none)
+  bool prelu_ = false;                            // a fused PRELU (its slope: input 4)
   bool fast_ = false;                             // the table's kernels (else the reference)
   IsaFeatures isa_;
   // What the precision asks of the GEMM and Winograd panels here (see

@@ -119,6 +119,27 @@ void AddResidual(const CpuKernels& kernels, const float* residual, int res_c, fl
   }
 }
 
+void ApplyPRelu(const CpuKernels& kernels, const float* slope, float* y, int ldy, long long row_begin,
+                long long row_end, int col_begin, int col_end) {
+  const int cols = col_end - col_begin;
+  if (cols <= 0 || row_end <= row_begin) return;
+  const auto prelu = kernels.elementwise.prelu;
+  if (prelu != nullptr && col_begin == 0 && cols == ldy) {  // dense rows: one call, the slope every row
+    float* rows = y + row_begin * ldy;
+    prelu((row_end - row_begin) * cols, rows, slope, cols, rows);
+    return;
+  }
+  for (long long r = row_begin; r < row_end; ++r) {
+    float* row = y + r * ldy + col_begin;
+    const float* s = slope + col_begin;
+    if (prelu != nullptr) {
+      prelu(cols, row, s, cols, row);
+      continue;
+    }
+    for (int c = 0; c < cols; ++c) row[c] = row[c] >= 0.0f ? row[c] : row[c] * s[c];
+  }
+}
+
 void LogMeasurement(const std::string& path, const std::string& key, const std::string& choice, double ms,
                     double cycles) {
   if (path.empty()) return;

@@ -73,6 +73,14 @@ class GemmPanels {
 void AddResidual(const CpuKernels& kernels, const float* residual, int res_c, float* y, int ldy, long long row_begin,
                  long long row_end, int col_begin, int col_end, FusedActivation act);
 
+// A fused PRELU (optimize::FusePRelu) on a window of a conv's output, in
+// place: y[r, c] = y[r, c] >= 0 ? y[r, c] : y[r, c] * slope[c] for rows
+// [row_begin, row_end) of `ldy` floats and channels [col_begin, col_end), by
+// the table's kernel, or in plain C++ (the reference's selection) where it
+// has none. Applied last, after the bias, the residual and the activation.
+void ApplyPRelu(const CpuKernels& kernels, const float* slope, float* y, int ldy, long long row_begin,
+                long long row_end, int col_begin, int col_end);
+
 // --- kTune ---------------------------------------------------------------
 
 // With SessionConfig::tune_log set, every measurement is appended as

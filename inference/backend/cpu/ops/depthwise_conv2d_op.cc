@@ -19,11 +19,12 @@ class DepthwiseConv2DOp : public CpuOp {
   }
 
   Status Prepare() override {
-    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(4));
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(5));
     const ir::OpAttrs& a = attrs();
     p_ = ConvShapeParams(InShape(0), InShape(1), OutShape(), a);
     SetWindowPadding(a, &p_);
     p_.depth_multiplier = p_.out_c / p_.in_c;
+    prelu_ = HasInput(4);  // a fused PRELU's slope (optimizer: depthwise -> PRELU)
     fast_ = kernels().depthwise && args_.inputs[1]->constant && p_.depth_multiplier == 1;
     return Status::Ok();
   }
@@ -31,6 +32,7 @@ class DepthwiseConv2DOp : public CpuOp {
   void Compute() override {
     if (!fast_) {
       DepthwiseConv2DRef(p_, In(0), In(1), In(2), Out());
+      if (prelu_) ApplyPRelu(kernels(), In(4), Out(), p_.out_c, 0, 1LL * p_.batch * p_.out_h * p_.out_w, 0, p_.out_c);
       return;
     }
     // Chunks of whole row pairs (the AVX-512 kernel computes two output rows
@@ -43,6 +45,10 @@ class DepthwiseConv2DOp : public CpuOp {
       const int begin = 2 * (pairs * c / chunks);
       const int end = std::min(rows, 2 * (pairs * (c + 1) / chunks));
       kernels().depthwise.rows(p_, In(0), In(1), In(2), Out(), begin, end);
+      // The fused PRELU on the rows just written, still in cache.
+      if (prelu_) {
+        ApplyPRelu(kernels(), In(4), Out(), p_.out_c, 1LL * begin * p_.out_w, 1LL * end * p_.out_w, 0, p_.out_c);
+      }
     };
     ParallelFor(chunks, chunk);
   }
@@ -50,6 +56,7 @@ class DepthwiseConv2DOp : public CpuOp {
  private:
   ConvParams p_;
   bool fast_ = false;
+  bool prelu_ = false;
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
-// ADD, MUL (broadcasting) and the unary activations on the CPU.
+// The broadcasting binaries (ADD, SUB, MUL, DIV, PRELU) and the unary
+// activations on the CPU.
 #include <algorithm>
 #include <string>
 
@@ -17,13 +18,17 @@ class BinaryOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
   std::string name() const override {
+    // PRELU's kernel has an ISA string of its own (where `binary` may be
+    // null, as on ARM, and so its string).
+    if (args_.node->type == ir::OpType::kPRelu) {
+      return std::string("prelu_") + (fast_ ? kernels().elementwise.prelu_isa : "ref");
+    }
     const std::string suffix = std::string("_") + (fast_ ? kernels().elementwise.isa : "ref");
     switch (args_.node->type) {
       case ir::OpType::kAdd: return "add" + suffix;
       case ir::OpType::kSub: return "sub" + suffix;
       case ir::OpType::kMul: return "mul" + suffix;
-      case ir::OpType::kDiv: return "div" + suffix;
-      default: return "prelu_ref";
+      default: return "div" + suffix;
     }
   }
   Status Prepare() override {
@@ -34,11 +39,15 @@ class BinaryOp : public CpuOp {
     // second of an ADD or MUL: x * gate as well as gate * x) and the other is
     // the same shape, a scalar, one value per innermost index, or one per
     // image and innermost index (a squeeze-excitation gate [N, 1, 1, C]).
+    // PRELU takes the same forms for its slope (TFLite's per-channel [C] or
+    // [1, 1, C], a scalar, x's shape) through the table's own PRELU kernel.
     fast_ = false;
     const ir::OpType t = args_.node->type;
     const bool commutes = t == ir::OpType::kAdd || t == ir::OpType::kMul;
     swapped_ = commutes && InShape(0) != OutShape() && InShape(1) == OutShape();
-    if (kernels().elementwise.binary != nullptr && t != ir::OpType::kPRelu && InShape(swapped_ ? 1 : 0) == OutShape()) {
+    const bool has_kernel =
+        t == ir::OpType::kPRelu ? kernels().elementwise.prelu != nullptr : kernels().elementwise.binary != nullptr;
+    if (has_kernel && InShape(swapped_ ? 1 : 0) == OutShape()) {
       const Shape& a = InShape(swapped_ ? 1 : 0);
       const Shape& b = InShape(swapped_ ? 0 : 1);
       const int64_t nb = NumElements(b);
@@ -61,18 +70,23 @@ class BinaryOp : public CpuOp {
       // Pieces start on a period of b, so each piece reads b from its start;
       // a per-image b moves on at each image's first element.
       const auto binary = kernels().elementwise.binary;
+      const auto prelu = kernels().elementwise.prelu;
+      const bool is_prelu = args_.node->type == ir::OpType::kPRelu;
       const float* a = In(swapped_ ? 1 : 0);
       const float* b = In(swapped_ ? 0 : 1);
       float* y = Out();
       const long long align = period_ == n_ || period_ == 1 ? 64 : period_;
       ParallelRange(n_, align, n_, [&](long long begin, long long end) {
         if (period_ == n_) {
-          binary(op_, end - begin, a + begin, b + begin, end - begin, p_.activation, y + begin);
+          if (is_prelu) prelu(end - begin, a + begin, b + begin, end - begin, y + begin);
+          else binary(op_, end - begin, a + begin, b + begin, end - begin, p_.activation, y + begin);
           return;
         }
         for (long long i = begin; i < end;) {
           const long long image = i / image_, stop = std::min(end, (image + 1) * image_);
-          binary(op_, stop - i, a + i, period_ == 1 ? b : b + image * period_, period_, p_.activation, y + i);
+          const float* bi = period_ == 1 ? b : b + image * period_;
+          if (is_prelu) prelu(stop - i, a + i, bi, period_, y + i);
+          else binary(op_, stop - i, a + i, bi, period_, p_.activation, y + i);
           i = stop;
         }
       });

@@ -8,6 +8,7 @@
 #include "inference/backend/cpu/kernels/arm64/f32_conv2d_sliding_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_dwconv2d_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_gemm_8x12_neon.h"
+#include "inference/backend/cpu/kernels/arm64/f32_prelu_neon.h"
 
 namespace rill::inference::cpu {
 namespace arm64 {
@@ -56,6 +57,8 @@ CpuKernels KernelTable(const CpuFeatures& f) {
   k.sliding[0] = Sliding();
   k.depthwise.isa = "neon";
   k.depthwise.rows = DepthwiseConv2DNeonRows;
+  k.elementwise.prelu_isa = "neon";
+  k.elementwise.prelu = PReluNeon;
   if (!f.asimdhp) return k;
   // The wide slot: the same fp32 tile, plus the fp16-arithmetic GEMM that
   // Precision::kFp16 selects (ChoosePanelType reads the wide slot).

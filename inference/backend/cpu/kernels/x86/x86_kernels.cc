@@ -12,6 +12,7 @@
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_strassen.h"
+#include "inference/backend/cpu/kernels/x86/f32_prelu.h"
 #include "inference/backend/cpu/kernels/x86/f32_resize_bilinear_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_resize_separable.h"
 #include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
@@ -201,6 +202,8 @@ CpuKernels KernelTable(const CpuFeatures& f) {
   k.elementwise.binary = BinaryAvx2;
   k.elementwise.hard_swish = HardSwishAvx2;
   k.elementwise.residual_add = ResidualAddAvx2;
+  k.elementwise.prelu_isa = avx512 ? "avx512" : "avx2";
+  k.elementwise.prelu = avx512 ? PReluAvx512 : PReluAvx2;
   k.transcendental.isa = avx512 ? "avx512" : "avx2";
   k.transcendental.logistic = avx512 ? LogisticAvx512 : LogisticAvx2;
   k.transcendental.silu = avx512 ? SiluAvx512 : SiluAvx2;
