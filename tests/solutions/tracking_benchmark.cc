@@ -14,9 +14,11 @@
 // Run from the repository root (models in third_party/models, graphs in
 // graphs/, media in third_party/media). Inputs: hands on messi5.jpg (his
 // outstretched hand; the test videos show no hands large enough), face mesh
-// on Megamind.avi, pose on vtest.avi. Every InferenceCalculator of the
+// on Megamind.avi, pose on Megamind.avi (vtest.avi's pedestrians are too
+// small for the pose detector). Every InferenceCalculator of the
 // expanded graph gets the thread count (xnnpack.num_threads).
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -68,13 +70,13 @@ std::vector<Solution> Solutions() {
       {"face_mesh_attention", "FaceLandmarkFrontCpu", "LANDMARKS", "Megamind.avi",
        {{"NUM_FACES", MakePacket<int>(1)}, {"WITH_ATTENTION", MakePacket<bool>(true)}},
        "face mesh with attention (irises), 478 landmarks, 1 face, Megamind.avi 720x528"},
-      {"pose", "PoseLandmarkCpu", "LANDMARKS", "vtest.avi",
+      {"pose", "PoseLandmarkCpu", "LANDMARKS", "Megamind.avi",
        {{"MODEL_COMPLEXITY", MakePacket<int>(1)}},
-       "pose tracking, full model, vtest.avi 768x576"},
-      {"pose_segmentation", "PoseLandmarkCpu", "LANDMARKS", "vtest.avi",
+       "pose tracking, full model, Megamind.avi 720x528"},
+      {"pose_segmentation", "PoseLandmarkCpu", "LANDMARKS", "Megamind.avi",
        {{"MODEL_COMPLEXITY", MakePacket<int>(1)},
         {"ENABLE_SEGMENTATION", MakePacket<bool>(true)}},
-       "pose tracking with segmentation, full model, vtest.avi 768x576"},
+       "pose tracking with segmentation, full model, Megamind.avi 720x528"},
   };
 }
 
@@ -107,6 +109,13 @@ std::vector<cv::Mat> LoadFrames(const std::string& media, int n) {
   return frames;
 }
 
+// A side packet's name: its tag in lower case.
+std::string SideName(const std::string& tag) {
+  std::string name = tag;
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
 // The solution's graph, expanded, with every InferenceCalculator on
 // `threads` threads.
 absl::StatusOr<CalculatorGraphConfig> Config(const Solution& s, int threads) {
@@ -116,11 +125,11 @@ absl::StatusOr<CalculatorGraphConfig> Config(const Solution& s, int threads) {
                      "\" input_stream: \"IMAGE:image\" output_stream: \"" +
                      s.output_tag + ":landmarks\"\n";
   for (const auto& [tag, p] : s.side_packets) {
-    text += "input_side_packet: \"" + tag + "\"\n";
-    node += "  input_side_packet: \"" + tag + ":" + tag + "\"\n";
+    text += "input_side_packet: \"" + SideName(tag) + "\"\n";
+    node += "  input_side_packet: \"" + tag + ":" + SideName(tag) + "\"\n";
   }
-  text += "input_side_packet: \"USE_PREV_LANDMARKS\"\n";
-  node += "  input_side_packet: \"USE_PREV_LANDMARKS:USE_PREV_LANDMARKS\"\n";
+  text += "input_side_packet: \"use_prev_landmarks\"\n";
+  node += "  input_side_packet: \"USE_PREV_LANDMARKS:use_prev_landmarks\"\n";
   auto config = ParseGraphConfig(text + node + "}\n");
   if (!config.ok()) return config.status();
   absl::Status st = ExpandSubgraphs(&*config);
@@ -137,8 +146,9 @@ absl::StatusOr<CalculatorGraphConfig> Config(const Solution& s, int threads) {
 }
 
 std::map<std::string, Packet> Sides(const Solution& s, bool use_prev) {
-  std::map<std::string, Packet> sides = s.side_packets;
-  sides["USE_PREV_LANDMARKS"] = MakePacket<bool>(use_prev);
+  std::map<std::string, Packet> sides;
+  for (const auto& [tag, p] : s.side_packets) sides[SideName(tag)] = p;
+  sides["use_prev_landmarks"] = MakePacket<bool>(use_prev);
   return sides;
 }
 
