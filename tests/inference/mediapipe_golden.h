@@ -14,9 +14,11 @@
 namespace rill::inference::testing {
 
 // Small models only (the golden files are committed): the two face
-// detectors and the light hand landmark model.
+// detectors, the light hand landmark model and the face mesh model (PRELU,
+// fused into its convs and standalone).
 inline std::vector<std::string> GoldenModels() {
-  return {"face_detection_short_range", "face_detection_full_range", "hand_landmark_lite"};
+  return {"face_detection_short_range", "face_detection_full_range", "hand_landmark_lite",
+          "face_landmark"};
 }
 
 // The input every run feeds: an integer hash mapped to [-1, 1), the same
