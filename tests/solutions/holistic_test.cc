@@ -324,6 +324,15 @@ void CheckMessi(bool refine_face) {
                 Dist(mid(362, 263), pose.landmark(2).x(), pose.landmark(2).y()),
                 Dist(face.landmark(61), pose.landmark(10).x(), pose.landmark(10).y()),
                 Dist(face.landmark(291), pose.landmark(9).x(), pose.landmark(9).y()));
+    // Measured: eyes 0.007..0.009, mouth corners 0.007..0.010 of the image
+    // (a third to a half of the eye-to-eye distance, 0.023: Messi's face is
+    // 25 px wide).
+    EXPECT_LT(Dist(mid(33, 133), pose.landmark(5).x(), pose.landmark(5).y()), 0.5f * eye_to_eye);
+    EXPECT_LT(Dist(mid(362, 263), pose.landmark(2).x(), pose.landmark(2).y()), 0.5f * eye_to_eye);
+    EXPECT_LT(Dist(face.landmark(61), pose.landmark(10).x(), pose.landmark(10).y()),
+              0.6f * eye_to_eye);
+    EXPECT_LT(Dist(face.landmark(291), pose.landmark(9).x(), pose.landmark(9).y()),
+              0.6f * eye_to_eye);
   }
 }
 
