@@ -9,6 +9,7 @@
 //   - the landmarks sit where they were checked by eye (pose, tracking_test)
 //     and where the pose puts the hands' wrists and the face.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -18,6 +19,8 @@
 #include <opencv2/videoio.hpp>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "calculators/core/test_util.h"
@@ -421,6 +424,121 @@ TEST_F(HolisticTest, MegamindVideo) {
   std::nth_element(wrist_offsets.begin(), wrist_offsets.begin() + wrist_offsets.size() / 2,
                    wrist_offsets.end());
   EXPECT_LT(wrist_offsets[wrist_offsets.size() / 2], 0.05f);
+}
+
+// ---------------------------------------------------------------- parts
+// The small holistic subgraphs on hand-made landmarks, values computed by
+// hand.
+
+class HolisticPartsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { solutions::UseGraphs({"holistic_landmark"}); }
+};
+
+NormalizedLandmarkList Landmarks(const std::vector<std::array<float, 3>>& xy_visibility) {
+  NormalizedLandmarkList list;
+  for (const auto& [x, y, v] : xy_visibility) {
+    auto* lm = list.add_landmark();
+    lm->set_x(x);
+    lm->set_y(y);
+    lm->set_z(0.01f);
+    lm->set_visibility(v);
+  }
+  return list;
+}
+
+// One landmark list at timestamp 0 through `subgraph` (input tag `in_tag`),
+// `out_tag`'s packets back.
+absl::StatusOr<std::vector<Packet>> RunPart(const std::string& subgraph, const std::string& in_tag,
+                                            const std::string& out_tag,
+                                            const NormalizedLandmarkList& in,
+                                            bool with_image_size = false) {
+  std::string config = "input_stream: \"in\"\noutput_stream: \"out\"\n";
+  StreamPackets inputs = {{"in", {MakePacket<NormalizedLandmarkList>(in).At(Timestamp(0))}}};
+  std::string node = "node { calculator: \"" + subgraph + "\" input_stream: \"" + in_tag +
+                     ":in\" output_stream: \"" + out_tag + ":out\"";
+  if (with_image_size) {
+    config += "input_stream: \"size\"\n";
+    node += " input_stream: \"IMAGE_SIZE:size\"";
+    inputs["size"] = {MakePacket<std::pair<int, int>>(200, 100).At(Timestamp(0))};
+  }
+  auto out = RunGraph(config + node + " }\n", {"out"}, inputs);
+  if (!out.ok()) return out.status();
+  return (*out)["out"];
+}
+
+// The hand model's wrist (landmark 0) alone, made certainly visible.
+TEST_F(HolisticPartsTest, HandWristForPoseTakesLandmarkZeroWithVisibility100) {
+  std::vector<std::array<float, 3>> hand(21, {0.9f, 0.9f, 0.0f});
+  hand[0] = {0.3f, 0.7f, 0.2f};
+  auto out = RunPart("HandWristForPose", "HAND_LANDMARKS", "WRIST_LANDMARK", Landmarks(hand));
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  const auto& wrist = (*out)[0].Get<NormalizedLandmarkList>();
+  ASSERT_EQ(wrist.landmark_size(), 1);
+  EXPECT_FLOAT_EQ(wrist.landmark(0).x(), 0.3f);
+  EXPECT_FLOAT_EQ(wrist.landmark(0).y(), 0.7f);
+  EXPECT_FLOAT_EQ(wrist.landmark(0).visibility(), 100.0f);
+}
+
+// The hand is looked for where the pose's wrist (the first of wrist,
+// pinky, index) is visible above 0.1; the other two do not count.
+TEST_F(HolisticPartsTest, HandVisibilityIsTheWristsVisibilityAboveATenth) {
+  for (const auto& [wrist, others, expected] :
+       std::vector<std::tuple<float, float, bool>>{{0.05f, 0.9f, false}, {0.3f, 0.0f, true}}) {
+    auto out = RunPart("HandVisibilityFromHandLandmarksFromPose", "HAND_LANDMARKS_FROM_POSE",
+                       "VISIBILITY",
+                       Landmarks({{0.5f, 0.5f, wrist}, {0.6f, 0.4f, others}, {0.6f, 0.5f, others}}));
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(out->size(), 1u);
+    EXPECT_EQ((*out)[0].Get<bool>(), expected) << "wrist visibility " << wrist;
+  }
+}
+
+// The pose's face landmarks to the face detector's region: the box around
+// them (x 0.4..0.6, y 0.4..0.5 of a 200x100 image: 40x10 px, centre (0.5,
+// 0.45)), level eyes (5 and 2 on one row: no rotation), made square on its
+// long side (40 px: 0.2 x 0.4) and tripled: 0.6 x 1.2.
+TEST_F(HolisticPartsTest, FaceLandmarksFromPoseToRecropRoiByHand) {
+  std::vector<std::array<float, 3>> face(11, {0.5f, 0.45f, 1.0f});
+  face[0] = {0.4f, 0.42f, 1.0f};
+  face[1] = {0.6f, 0.48f, 1.0f};
+  face[3] = {0.5f, 0.4f, 1.0f};
+  face[4] = {0.5f, 0.5f, 1.0f};
+  face[5] = {0.45f, 0.45f, 1.0f};  // right eye
+  face[2] = {0.55f, 0.45f, 1.0f};  // left eye
+  auto out = RunPart("FaceLandmarksFromPoseToRecropRoi", "FACE_LANDMARKS_FROM_POSE", "ROI",
+                     Landmarks(face), /*with_image_size=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  const auto& roi = (*out)[0].Get<NormalizedRect>();
+  EXPECT_NEAR(roi.x_center(), 0.5f, 1e-5);
+  EXPECT_NEAR(roi.y_center(), 0.45f, 1e-5);
+  EXPECT_NEAR(roi.width(), 0.6f, 1e-5);
+  EXPECT_NEAR(roi.height(), 1.2f, 1e-5);
+  EXPECT_NEAR(roi.rotation(), 0.0f, 1e-5);
+}
+
+// A face mesh's region for the next frame: the box around the landmarks
+// (here x 0.4..0.5, y 0.4..0.6 of a 200x100 image: 20x20 px, centre (0.45,
+// 0.5)), turned so the eye corners 33 -> 263 are level, made square and 1.5
+// times larger (30x30 px: 0.15 x 0.3). The corners rise 45 degrees (33 at
+// (80, 60) px, 263 at (100, 40) px): rotation is the target angle (0) minus
+// the vector's angle with y pointing up, atan2(20, 20), so -pi/4.
+TEST_F(HolisticPartsTest, FaceLandmarksToRoiTurnsWithTheEyes) {
+  std::vector<std::array<float, 3>> mesh(468, {0.45f, 0.5f, 1.0f});
+  mesh[33] = {0.4f, 0.6f, 1.0f};
+  mesh[263] = {0.5f, 0.4f, 1.0f};
+  auto out = RunPart("FaceLandmarksToRoi", "LANDMARKS", "ROI", Landmarks(mesh),
+                     /*with_image_size=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  const auto& roi = (*out)[0].Get<NormalizedRect>();
+  EXPECT_NEAR(roi.x_center(), 0.45f, 1e-5);
+  EXPECT_NEAR(roi.y_center(), 0.5f, 1e-5);
+  EXPECT_NEAR(roi.width(), 0.15f, 1e-5);
+  EXPECT_NEAR(roi.height(), 0.3f, 1e-5);
+  EXPECT_NEAR(roi.rotation(), -M_PI / 4, 1e-5);
 }
 
 }  // namespace
