@@ -1,6 +1,7 @@
 // End to end: MediaPipe's holistic tracking (graphs/holistic_landmark's
-// HolisticLandmarkCpu) on image sequences made from messi5.jpg. What it must
-// do, as in MediaPipe:
+// HolisticLandmarkCpu) on image sequences made from messi5.jpg and on
+// Megamind.avi, and its small parts on hand-made landmarks. What it must do,
+// as in MediaPipe:
 //   - the pose is tracked as PoseLandmarkCpu tracks it: its detector runs on
 //     the first frame and again only when the pose is lost;
 //   - both hands and the face mesh are found in regions the pose gives (no
