@@ -9,7 +9,7 @@
 //   bazel build //tests/solutions:tracking_benchmark
 //   bazel-bin/tests/solutions/tracking_benchmark [--frames=150]
 //       [--threads=1,2] [--solutions=hands,hands_lite,face_mesh,
-//        face_mesh_attention,pose,pose_segmentation] [--stats]
+//        face_mesh_attention,pose,pose_segmentation,holistic] [--stats]
 //
 // Run from the repository root (models in third_party/models, graphs in
 // graphs/, media in third_party/media). Inputs: hands on messi5.jpg (his
@@ -77,6 +77,9 @@ std::vector<Solution> Solutions() {
        {{"MODEL_COMPLEXITY", MakePacket<int>(1)},
         {"ENABLE_SEGMENTATION", MakePacket<bool>(true)}},
        "pose tracking with segmentation, full model, Megamind.avi 720x528"},
+      {"holistic", "HolisticLandmarkCpu", "POSE_LANDMARKS", "Megamind.avi",
+       {{"MODEL_COMPLEXITY", MakePacket<int>(1)}},
+       "holistic (pose, both hands, face mesh), full pose model, Megamind.avi 720x528"},
   };
 }
 
@@ -234,7 +237,8 @@ std::string CpuModel() {
 int Run(int num_frames, const std::vector<int>& thread_counts,
         const std::vector<std::string>& wanted, bool stats) {
   for (const char* d : {"graphs/hand_landmark", "graphs/palm_detection", "graphs/face_landmark",
-                        "graphs/face_detection", "graphs/pose_landmark", "graphs/pose_detection"}) {
+                        "graphs/face_detection", "graphs/pose_landmark", "graphs/pose_detection",
+                        "graphs/holistic_landmark"}) {
     AddSubgraphSearchPath(d);
   }
   std::printf("%s, %u CPUs, %d frames per run (first 5 not timed)\n\n", CpuModel().c_str(),
