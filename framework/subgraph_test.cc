@@ -1,6 +1,9 @@
 // Subgraphs from C++ and from .pbtxt, graph_options/option_value plumbing,
 // both option syntaxes and MediaPipe's type names.
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "framework/graph.h"
 #include "framework/test_calculators.h"
@@ -220,6 +223,43 @@ TEST_F(SubgraphTest, SubgraphFileBesideTheGraphIsFound) {
   Packet p;
   ASSERT_TRUE(poller->Next(&p));
   EXPECT_EQ(p.Get<int>(), 4);
+  EXPECT_TRUE(graph.WaitUntilDone().ok());
+}
+
+// Two files of one folder declare the same type (MediaPipe's
+// face_detection module has face_detection_short_range_cpu.pbtxt and
+// face_detection_short_range_image.pbtxt both saying
+// FaceDetectionShortRangeCpu): the file named after the type is the one
+// used, whatever order the folder lists them in.
+TEST_F(SubgraphTest, DuplicateTypeOnThePathPrefersTheFileNamedAfterIt) {
+  const std::string dir = ::testing::TempDir() + "/subgraph_duplicates";
+  ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+  // Added 1 (sorts first) and 2 (named after the type).
+  for (const auto& [file, add] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"aaa_variant.pbtxt", "TestAddOneCalculator"},
+           {"test_dup_type_subgraph.pbtxt", "TestAddTwoSubgraph"}}) {
+    std::ofstream f(dir + "/" + file);
+    f << "type: \"TestDupTypeSubgraph\"\ninput_stream: \"IN:a\"\noutput_stream: \"OUT:b\"\n"
+      << "node { calculator: \"" << add << "\" input_stream: \""
+      << (add == "TestAddOneCalculator" ? "a" : "IN:a") << "\" output_stream: \""
+      << (add == "TestAddOneCalculator" ? "b" : "OUT:b") << "\" }\n";
+  }
+  {
+    std::ofstream f(dir + "/main.pbtxt");
+    f << "input_stream: \"in\"\noutput_stream: \"out\"\n"
+         "node { calculator: \"TestDupTypeSubgraph\" input_stream: \"IN:in\" "
+         "output_stream: \"OUT:out\" }\n";
+  }
+  CalculatorGraph graph;
+  ASSERT_TRUE(graph.InitializeFromFile(dir + "/main.pbtxt").ok());
+  auto poller = graph.AddOutputStreamPoller("out");
+  ASSERT_TRUE(graph.StartRun().ok());
+  ASSERT_TRUE(graph.AddPacketToInputStream("in", MakePacket<int>(1).At(Timestamp(0))).ok());
+  ASSERT_TRUE(graph.CloseAllInputStreams().ok());
+  Packet p;
+  ASSERT_TRUE(poller->Next(&p));
+  EXPECT_EQ(p.Get<int>(), 3);
   EXPECT_TRUE(graph.WaitUntilDone().ok());
 }
 

@@ -69,6 +69,11 @@ class SidePacketToStreamCalculator : public CalculatorBase {
     for (const char* t : kTickTags) {
       if (cc->Outputs().HasTag(t)) tag_ = t;
     }
+    // With TICK, the outputs follow TICK's timestamp bound: a timestamp
+    // without a tick settles them too, so a node joining them with other
+    // streams does not wait (MediaPipe's HandWristForPose, frames without a
+    // hand).
+    if (cc->Inputs().HasTag("TICK")) cc->SetOffset(TimestampDiff(0));
     return absl::OkStatus();
   }
 

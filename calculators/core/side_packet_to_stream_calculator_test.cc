@@ -61,6 +61,30 @@ TEST(SidePacketToStreamCalculatorTest, AtEveryAndFirstTick) {
   EXPECT_THAT(PacketTimestamps((*out)["first"]), ElementsAre(10));
 }
 
+// AT_TICK follows TICK's bound: a timestamp the tick stream settles without
+// a packet (here every tick is gated off) settles the output too, as in
+// MediaPipe, so PacketPresence says false there instead of waiting.
+TEST(SidePacketToStreamCalculatorTest, AtTickFollowsTheTicksBound) {
+  const char graph[] = R"pb(
+    input_stream: "frames"
+    input_side_packet: "a"
+    input_side_packet: "allow"
+    node { calculator: "GateCalculator" input_stream: "frames"
+           input_side_packet: "ALLOW:allow" output_stream: "tick" }
+    node { calculator: "SidePacketToStreamCalculator" input_stream: "TICK:tick"
+           input_side_packet: "a" output_stream: "AT_TICK:every" }
+    node { calculator: "PacketPresenceCalculator" input_stream: "PACKET:every"
+           output_stream: "PRESENCE:present" }
+  )pb";
+  auto out = RunGraph(graph, {"present"},
+                      {{"frames", MakePackets<int>({0, 0}, {10, 20})}},
+                      {{"a", MakePacket<int>(9)}, {"allow", MakePacket<bool>(false)}},
+                      /*settle_each_packet=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(PacketTimestamps((*out)["present"]), ElementsAre(10, 20));
+  EXPECT_THAT(PacketValues<bool>((*out)["present"]), ElementsAre(false, false));
+}
+
 TEST(SidePacketToStreamCalculatorTest, ContractErrors) {
   EXPECT_THAT(std::string(CheckContract(R"pb(
     calculator: "SidePacketToStreamCalculator" input_side_packet: "a"

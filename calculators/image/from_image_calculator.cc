@@ -6,6 +6,7 @@
 //     calculator: "FromImageCalculator"
 //     input_stream: "IMAGE:image"
 //     output_stream: "IMAGE_CPU:frame"
+//     output_stream: "SOURCE_ON_GPU:on_gpu"   # optional: bool, always false
 //   }
 #include <memory>
 
@@ -19,6 +20,7 @@ namespace {
 
 constexpr char kImageCpuTag[] = "IMAGE_CPU";
 constexpr char kImageTag[] = "IMAGE";
+constexpr char kSourceOnGpuTag[] = "SOURCE_ON_GPU";
 
 class FromImageCalculator : public CalculatorBase {
  public:
@@ -32,6 +34,11 @@ class FromImageCalculator : public CalculatorBase {
     }
     cc->Inputs().Tag(kImageTag).Set<Image>();
     cc->Outputs().Tag(kImageCpuTag).Set<ImageFrame>();
+    // MediaPipe's CPU graphs read it to decide whether to flip the image;
+    // Rill's images are on the CPU.
+    if (cc->Outputs().HasTag(kSourceOnGpuTag)) {
+      cc->Outputs().Tag(kSourceOnGpuTag).Set<bool>();
+    }
     cc->SetTimestampOffset(TimestampDiff(0));
     return absl::OkStatus();
   }
@@ -53,6 +60,10 @@ class FromImageCalculator : public CalculatorBase {
         .Tag(kImageCpuTag)
         .AddPacket(
             MakePacket<ImageFrame>(std::move(view)).At(cc->InputTimestamp()));
+    if (cc->Outputs().HasTag(kSourceOnGpuTag)) {
+      cc->Outputs().Tag(kSourceOnGpuTag).AddPacket(
+          MakePacket<bool>(false).At(cc->InputTimestamp()));
+    }
     return absl::OkStatus();
   }
 };

@@ -298,6 +298,34 @@ TEST(ImageConversionTest, ToImageAndBackShareThePixels) {
   EXPECT_EQ((*out)["back"][0].Timestamp(), Timestamp(3));
 }
 
+// MediaPipe's CPU modules feed an ImageFrame to ToImageCalculator's IMAGE
+// tag and read FromImageCalculator's SOURCE_ON_GPU (false on the CPU).
+TEST(ImageConversionTest, ImageTagTakesAFrameAndSourceOnGpuIsFalse) {
+  std::vector<Packet> in;
+  in.push_back(MakePacket<ImageFrame>(Gradient(4, 3)).At(Timestamp(7)));
+  const void* pixels = in[0].Get<ImageFrame>().PixelData();
+  auto out = RunGraph(R"pb(
+                        input_stream: "frame"
+                        node {
+                          calculator: "ToImageCalculator"
+                          input_stream: "IMAGE:frame"
+                          output_stream: "IMAGE:image"
+                        }
+                        node {
+                          calculator: "FromImageCalculator"
+                          input_stream: "IMAGE:image"
+                          output_stream: "IMAGE_CPU:back"
+                          output_stream: "SOURCE_ON_GPU:on_gpu"
+                        })pb",
+                      {"image", "back", "on_gpu"}, {{"frame", in}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)["image"][0].Get<Image>().GetImageFrameSharedPtr()->PixelData(), pixels);
+  EXPECT_EQ((*out)["back"][0].Get<ImageFrame>().PixelData(), pixels);
+  ASSERT_EQ((*out)["on_gpu"].size(), 1u);
+  EXPECT_FALSE((*out)["on_gpu"][0].Get<bool>());
+  EXPECT_EQ((*out)["on_gpu"][0].Timestamp(), Timestamp(7));
+}
+
 absl::StatusOr<StreamPackets> Recolor(const std::string& options,
                                       ImageFrame image, ImageFrame mask) {
   std::vector<Packet> images, masks;

@@ -8,7 +8,8 @@
 //     output_stream: "IMAGE:input_image"
 //   }
 //
-// An IMAGE input (already an Image) passes through unchanged.
+// An IMAGE input takes an Image (passed through unchanged) or, as in
+// MediaPipe, an ImageFrame (wrapped like IMAGE_CPU).
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -34,20 +35,27 @@ class ToImageCalculator : public CalculatorBase {
           "output stream (IMAGE_GPU is not supported: Rill runs on CPU)"));
     }
     if (cpu) cc->Inputs().Tag(kImageCpuTag).Set<ImageFrame>();
-    if (image) cc->Inputs().Tag(kImageTag).Set<Image>();
+    if (image) cc->Inputs().Tag(kImageTag).SetAny();
     cc->Outputs().Tag(kImageTag).Set<Image>();
     cc->SetTimestampOffset(TimestampDiff(0));
     return absl::OkStatus();
   }
 
   absl::Status Process(CalculatorContext* cc) override {
-    if (cc->Inputs().HasTag(kImageTag)) {
-      const InputStreamShard& in = cc->Inputs().Tag(kImageTag);
-      if (!in.IsEmpty()) cc->Outputs().Tag(kImageTag).AddPacket(in.Value());
+    const bool image_tag = cc->Inputs().HasTag(kImageTag);
+    const InputStreamShard& in =
+        cc->Inputs().Tag(image_tag ? kImageTag : kImageCpuTag);
+    if (in.IsEmpty()) return absl::OkStatus();
+    if (image_tag && !in.Value().Holds<ImageFrame>()) {
+      if (!in.Value().Holds<Image>()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "ToImageCalculator node \"", cc->NodeName(),
+            "\": IMAGE must hold an Image or an ImageFrame, got ",
+            in.Value().DebugTypeName()));
+      }
+      cc->Outputs().Tag(kImageTag).AddPacket(in.Value());
       return absl::OkStatus();
     }
-    const InputStreamShard& in = cc->Inputs().Tag(kImageCpuTag);
-    if (in.IsEmpty()) return absl::OkStatus();
     // An aliasing pointer: it points at the packet's frame and owns a copy
     // of the packet, so the frame lives as long as any Image of it.
     auto holder = std::make_shared<Packet>(in.Value());

@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 
+#include <algorithm>
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -62,22 +64,53 @@ std::string ScanType(const std::string& text) {
   return "";
 }
 
+// "FaceDetectionShortRangeCpu" -> "face_detection_short_range_cpu.pbtxt".
+std::string FileNameForType(const std::string& type) {
+  std::string out;
+  for (size_t i = 0; i < type.size(); ++i) {
+    const char c = type[i];
+    if (absl::ascii_isupper(c)) {
+      if (i > 0) out.push_back('_');
+      out.push_back(absl::ascii_tolower(c));
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out + ".pbtxt";
+}
+
+// Files of `dir` by the type they declare. Earlier folders win. Within a
+// folder, where several files declare one type (MediaPipe's
+// face_detection_short_range_image.pbtxt also says FaceDetectionShortRangeCpu),
+// the file named after the type wins, else the first by name: never the
+// order the file system lists them in.
 void ScanDirLocked(SearchState& s, const std::string& dir) {
   if (!s.scanned.insert(dir).second) return;
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return;
+  std::vector<std::string> names;
   while (dirent* e = readdir(d)) {
     std::string name = e->d_name;
-    if (!absl::EndsWith(name, ".pbtxt")) continue;
-    const std::string path = dir + "/" + name;
-    absl::StatusOr<std::string> text = ReadFileToString(path);
-    if (!text.ok()) continue;
-    const std::string type = ScanType(*text);
-    if (!type.empty() && !s.type_to_file.count(type)) {
-      s.type_to_file[type] = path;
-    }
+    if (absl::EndsWith(name, ".pbtxt")) names.push_back(std::move(name));
   }
   closedir(d);
+  std::sort(names.begin(), names.end());
+  std::map<std::string, std::string> chosen;  // type -> file name
+  for (const std::string& name : names) {
+    absl::StatusOr<std::string> text = ReadFileToString(dir + "/" + name);
+    if (!text.ok()) continue;
+    const std::string type = ScanType(*text);
+    if (type.empty()) continue;
+    auto it = chosen.find(type);
+    if (it == chosen.end()) {
+      chosen[type] = name;
+    } else if (name == FileNameForType(type)) {
+      it->second = name;
+    }
+  }
+  for (const auto& [type, name] : chosen) {
+    if (!s.type_to_file.count(type)) s.type_to_file[type] = dir + "/" + name;
+  }
 }
 
 // Loads `name` from the search path into the registry, if a file has it.
