@@ -284,9 +284,12 @@ TEST(FaultTest, SlowConsumerBehindMaxQueueSizeKeepsMemoryBounded) {
     EXPECT_EQ(expected, 2000);
     EXPECT_TRUE(in_order);
   }
-  // The source ran 2000 packets ahead of nothing: at most the queue, the one
-  // in Process and the one being built were alive at once.
-  EXPECT_LE(Counted::max_alive.load() - before, 8);
+  // The source ran 2000 packets ahead of nothing: at most what the two
+  // bounded queues hold (a and out, 4 each), the one in the consumer's
+  // Process, the one being built and the one the output observer holds were
+  // alive at once. (8 held while the observer kept up; under ASan on a
+  // loaded 2-core machine it fell behind and 10 were seen.)
+  EXPECT_LE(Counted::max_alive.load() - before, 11);
   EXPECT_EQ(Counted::alive.load(), before);
 }
 
