@@ -21,8 +21,12 @@ run() {  # run bazel test with the given flags (the first names the configuratio
   # tree's outputs or analysis cache are thrown away by the other.
   local startup=()
   [ "$config" = aarch64 ] && startup=(--output_base="$HOME/.cache/bazel-aarch64")
-  bazel "${startup[@]}" test --test_summary=short "$@" 2>&1 | tee -a "$log" "$one" | grep -E '^(//|ERROR|FAIL|Executed|INFO: Build)' || true
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  # Read bazel's exit status before anything else runs: under pipefail a
+  # trailing `|| true` would replace PIPESTATUS with its own (a failing test
+  # went uncounted in the exit status that way).
+  bazel "${startup[@]}" test --test_summary=short "$@" 2>&1 | tee -a "$log" "$one" | grep -E '^(//|ERROR|FAIL|Executed|INFO: Build)'
+  local rcs=("${PIPESTATUS[@]}")
+  [ "${rcs[0]}" -eq 0 ] || status=1
   python3 scripts/count_cases.py "$one" "$config" >>"$cases"
   rm -f "$one"
 }
@@ -81,4 +85,4 @@ failed=$((failed + $(grep -cE '^//scripts:reliability FAILED' "$log" || true)))
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi  # a build error
 rm -f "$log" "$cases"
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
-[ "$status" -eq 0 ]
+[ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
