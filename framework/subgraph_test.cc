@@ -263,6 +263,33 @@ TEST_F(SubgraphTest, DuplicateTypeOnThePathPrefersTheFileNamedAfterIt) {
   EXPECT_TRUE(graph.WaitUntilDone().ok());
 }
 
+// A subgraph file on the path that declares the type but does not parse is
+// reported with its own error (file, line, cause), not as an unknown
+// calculator (MediaPipe's selfie_segmentation_cpu.pbtxt once showed up as
+// "no calculator named SelfieSegmentationCpu").
+TEST_F(SubgraphTest, BrokenSubgraphFileIsReportedWithItsOwnError) {
+  const std::string dir = ::testing::TempDir() + "/subgraph_broken";
+  ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+  {
+    std::ofstream f(dir + "/test_broken_subgraph.pbtxt");
+    f << "type: \"TestBrokenSubgraph\"\ninput_stream: \"IN:a\"\n"
+         "node { calculator: \"TestAddOneCalculator\" input_stream: \"a\" oops }\n";
+  }
+  {
+    std::ofstream f(dir + "/main.pbtxt");
+    f << "input_stream: \"in\"\n"
+         "node { calculator: \"TestBrokenSubgraph\" input_stream: \"IN:in\" }\n";
+  }
+  CalculatorGraph graph;
+  const absl::Status s = graph.InitializeFromFile(dir + "/main.pbtxt");
+  ASSERT_FALSE(s.ok());
+  const std::string m(s.message());
+  EXPECT_NE(m.find("test_broken_subgraph.pbtxt"), std::string::npos) << m;
+  EXPECT_NE(m.find("failed to load"), std::string::npos) << m;
+  EXPECT_NE(m.find(":3"), std::string::npos) << m;  // the line of the error
+  EXPECT_EQ(m.find("no calculator named"), std::string::npos) << m;
+}
+
 TEST_F(SubgraphTest, SubgraphPathDirectiveNamesAnotherFolder) {
   const std::string root = ::testing::TempDir() + "/subgraph_path_dirs";
   ASSERT_EQ(system(("mkdir -p " + root + "/lib " + root + "/app").c_str()), 0);

@@ -40,6 +40,8 @@ struct SearchState {
   std::vector<std::string> dirs;
   std::set<std::string> scanned;
   std::map<std::string, std::string> type_to_file;
+  // Types whose file on the path failed to load, with why.
+  std::map<std::string, absl::Status> load_errors;
 };
 
 SearchState& Search() {
@@ -124,7 +126,23 @@ bool FindOnSearchPath(const std::string& name) {
     if (it == s.type_to_file.end()) return false;
     file = it->second;
   }
-  return RegisterSubgraphFile(file).ok();
+  absl::Status loaded = RegisterSubgraphFile(file);
+  if (!loaded.ok()) {
+    SearchState& s = Search();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.load_errors[UnqualifiedName(name)] = AnnotateStatus(
+        loaded, absl::StrCat("subgraph file ", file, " (type ",
+                             UnqualifiedName(name), ") failed to load: "));
+  }
+  return loaded.ok();
+}
+
+// Why the search path's file for `name` failed to load; OK if none did.
+absl::Status SearchPathLoadError(const std::string& name) {
+  SearchState& s = Search();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.load_errors.find(UnqualifiedName(name));
+  return it == s.load_errors.end() ? absl::OkStatus() : it->second;
 }
 
 // --- options plumbing -------------------------------------------------------
@@ -748,6 +766,18 @@ absl::Status ExpandSubgraphs(CalculatorGraphConfig* config) {
     std::vector<CalculatorGraphConfig::Node> nodes;
     for (const CalculatorGraphConfig::Node& node : config->node()) {
       if (!IsSubgraph(node.calculator())) {
+        // A subgraph file declared this type but did not load: say so,
+        // with the file's own error, instead of "no calculator named".
+        if (!CalculatorRegistry().IsRegistered(node.calculator())) {
+          absl::Status load = SearchPathLoadError(node.calculator());
+          if (!load.ok()) {
+            return AnnotateStatus(
+                load, node.name().empty()
+                          ? absl::StrCat("a ", node.calculator(), " node: ")
+                          : absl::StrCat("node \"", node.name(), "\" (",
+                                         node.calculator(), "): "));
+          }
+        }
         nodes.push_back(node);
         continue;
       }
