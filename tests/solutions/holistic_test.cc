@@ -38,36 +38,15 @@ using solutions::FileExists;
 using solutions::LoadRgb;
 using solutions::MediaPath;
 using solutions::ModelPath;
+using solutions::Dist;
+using solutions::FramePackets;
+using solutions::FramesOf;
+using solutions::VideoFrames;
 
-constexpr int64_t kFrameUs = 33333;
+using solutions::kFrameUs;
 constexpr int kWidth = 548;  // messi5.jpg
 constexpr int kHeight = 342;
 
-ImageFrame Copy(const ImageFrame& f) {
-  return formats::FromMat(formats::MatView(&f).clone(), f.Format());
-}
-
-ImageFrame Gray(const ImageFrame& like) {
-  cv::Mat m(like.Height(), like.Width(), CV_8UC3, cv::Scalar(128, 128, 128));
-  return formats::FromMat(m, ImageFormat::SRGB);
-}
-
-// `image` for `before` frames, gray for `away`, `image` for `after`.
-std::vector<Packet> LeaveAndReturn(const ImageFrame& image, int before, int away, int after) {
-  std::vector<Packet> out;
-  for (int i = 0; i < before + away + after; ++i) {
-    const bool gray = i >= before && i < before + away;
-    out.push_back(Adopt(new ImageFrame(gray ? Gray(image) : Copy(image)))
-                      .At(Timestamp(static_cast<int64_t>(i) * kFrameUs)));
-  }
-  return out;
-}
-
-std::set<int> FramesOf(const std::vector<Packet>& packets) {
-  std::set<int> out;
-  for (const Packet& p : packets) out.insert(static_cast<int>(p.Timestamp().Value() / kFrameUs));
-  return out;
-}
 
 // Streams inside the expanded HolisticLandmarkCpu node: a packet on the
 // pose detector's image is a pose detector run; the face detector's region
@@ -144,22 +123,6 @@ void ExpectSameRect(const NormalizedRect* a, const NormalizedRect* b, const std:
   EXPECT_FLOAT_EQ(a->rotation(), b->rotation()) << what;
 }
 
-// The video's first `n` frames as packets.
-std::vector<Packet> VideoPackets(const std::string& path, int n) {
-  std::vector<Packet> out;
-  cv::VideoCapture cap(path);
-  cv::Mat bgr, rgb;
-  while (static_cast<int>(out.size()) < n && cap.read(bgr)) {
-    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-    out.push_back(Adopt(new ImageFrame(formats::FromMat(rgb, ImageFormat::SRGB)))
-                      .At(Timestamp(static_cast<int64_t>(out.size()) * kFrameUs)));
-  }
-  return out;
-}
-
-float Dist(const NormalizedLandmark& a, float x, float y) {
-  return std::hypot(a.x() - x, a.y() - y);
-}
 
 // Draws the last frame's landmarks on messi5.jpg into the test's outputs.
 void SaveOverlay(const ImageFrame& image, const StreamPackets& out, const std::string& name) {
@@ -204,7 +167,7 @@ void CheckMessi(bool refine_face) {
   ASSERT_EQ(messi.Width(), kWidth);
   ASSERT_EQ(messi.Height(), kHeight);
   constexpr int kFrames = 5;
-  auto out = RunHolistic(LeaveAndReturn(messi, kFrames, 0, 0), refine_face);
+  auto out = RunHolistic(FramePackets(solutions::LeaveAndReturn(messi, kFrames, 0, 0)), refine_face);
   ASSERT_TRUE(out.ok()) << out.status();
   SaveOverlay(messi, *out, refine_face ? "holistic_messi_refined.png" : "holistic_messi.png");
   const std::set<int> all = {0, 1, 2, 3, 4};
@@ -348,7 +311,7 @@ TEST_F(HolisticTest, MessiPoseHandsAndRefinedFace) { CheckMessi(true); }
 TEST_F(HolisticTest, LeavingAndReturningIsPickedUpAgain) {
   const ImageFrame messi = LoadRgb(MediaPath("messi5.jpg"));
   ASSERT_EQ(messi.Width(), kWidth);
-  auto out = RunHolistic(LeaveAndReturn(messi, 3, 3, 3), false);
+  auto out = RunHolistic(FramePackets(solutions::LeaveAndReturn(messi, 3, 3, 3)), false);
   ASSERT_TRUE(out.ok()) << out.status();
   const std::set<int> present = {0, 1, 2, 6, 7, 8};
   EXPECT_EQ(FramesOf((*out)["pose"]), present);
@@ -367,7 +330,7 @@ TEST_F(HolisticTest, LeavingAndReturningIsPickedUpAgain) {
 TEST_F(HolisticTest, MegamindVideo) {
   RILL_REQUIRE(FileExists(MediaPath("Megamind.avi")), "Megamind.avi missing");
   constexpr int kFrames = 30;
-  std::vector<Packet> frames = VideoPackets(MediaPath("Megamind.avi"), kFrames);
+  std::vector<Packet> frames = FramePackets(VideoFrames(MediaPath("Megamind.avi"), kFrames));
   ASSERT_EQ(static_cast<int>(frames.size()), kFrames);
   auto out = RunHolistic(std::move(frames), true);
   ASSERT_TRUE(out.ok()) << out.status();

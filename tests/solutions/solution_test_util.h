@@ -6,17 +6,23 @@
 #ifndef RILL_TESTS_SOLUTIONS_SOLUTION_TEST_UTIL_H_
 #define RILL_TESTS_SOLUTIONS_SOLUTION_TEST_UTIL_H_
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "framework/formats/detection.pb.h"
 #include "framework/formats/image_frame.h"
 #include "framework/formats/image_frame_opencv.h"
+#include "framework/formats/landmark.pb.h"
+#include "framework/packet.h"
 #include "framework/tool/subgraph_expansion.h"
 #include "tests/require.h"
 
@@ -44,6 +50,56 @@ inline ImageFrame LoadRgb(const std::string& path) {
   cv::Mat rgb;
   cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
   return formats::FromMat(rgb, ImageFormat::SRGB);
+}
+
+// Image sequences for the tracking tests: frame i is at i * kFrameUs.
+constexpr int64_t kFrameUs = 33333;
+
+// The first `n` frames of a video file as SRGB ImageFrames.
+inline std::vector<ImageFrame> VideoFrames(const std::string& path, int n) {
+  std::vector<ImageFrame> frames;
+  cv::VideoCapture cap(path);
+  cv::Mat bgr, rgb;
+  while (static_cast<int>(frames.size()) < n && cap.read(bgr)) {
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    frames.push_back(formats::FromMat(rgb, ImageFormat::SRGB));
+  }
+  return frames;
+}
+
+// `image` for `before` frames, flat gray (nothing to find) for `away`,
+// `image` for `after`: an object leaving the frame and coming back.
+inline std::vector<ImageFrame> LeaveAndReturn(const ImageFrame& image, int before, int away,
+                                              int after) {
+  const cv::Mat gray(image.Height(), image.Width(), CV_8UC3, cv::Scalar(128, 128, 128));
+  std::vector<ImageFrame> frames;
+  for (int i = 0; i < before + away + after; ++i) {
+    const bool away_now = i >= before && i < before + away;
+    frames.push_back(away_now ? formats::FromMat(gray, ImageFormat::SRGB)
+                              : formats::FromMat(formats::MatView(&image).clone(), image.Format()));
+  }
+  return frames;
+}
+
+// The frames as packets at i * kFrameUs.
+inline std::vector<Packet> FramePackets(std::vector<ImageFrame> frames) {
+  std::vector<Packet> out;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    out.push_back(Adopt(new ImageFrame(std::move(frames[i])))
+                      .At(Timestamp(static_cast<int64_t>(i) * kFrameUs)));
+  }
+  return out;
+}
+
+// The frame index of each packet.
+inline std::set<int> FramesOf(const std::vector<Packet>& packets) {
+  std::set<int> out;
+  for (const Packet& p : packets) out.insert(static_cast<int>(p.Timestamp().Value() / kFrameUs));
+  return out;
+}
+
+inline float Dist(const NormalizedLandmark& a, float x, float y) {
+  return std::hypot(a.x() - x, a.y() - y);
 }
 
 inline std::string OutputDir() {

@@ -34,61 +34,15 @@
 namespace rill {
 namespace {
 
+using solutions::Dist;
 using solutions::FileExists;
+using solutions::FramePackets;
+using solutions::FramesOf;
+using solutions::LeaveAndReturn;
 using solutions::LoadRgb;
 using solutions::MediaPath;
 using solutions::ModelPath;
-
-constexpr int64_t kFrameUs = 33333;
-
-// The first `n` frames of a video file as SRGB ImageFrames.
-std::vector<ImageFrame> VideoFrames(const std::string& path, int n) {
-  std::vector<ImageFrame> frames;
-  cv::VideoCapture cap(path);
-  cv::Mat bgr, rgb;
-  while (static_cast<int>(frames.size()) < n && cap.read(bgr)) {
-    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-    frames.push_back(formats::FromMat(rgb, ImageFormat::SRGB));
-  }
-  return frames;
-}
-
-ImageFrame Copy(const ImageFrame& f) {
-  return formats::FromMat(formats::MatView(&f).clone(), f.Format());
-}
-
-// A flat gray frame of `like`'s size: nothing to find.
-ImageFrame Gray(const ImageFrame& like) {
-  cv::Mat m(like.Height(), like.Width(), CV_8UC3, cv::Scalar(128, 128, 128));
-  return formats::FromMat(m, ImageFormat::SRGB);
-}
-
-// `image` for `before` frames, gray for `away`, `image` for `after`.
-std::vector<ImageFrame> LeaveAndReturn(const ImageFrame& image, int before,
-                                       int away, int after) {
-  std::vector<ImageFrame> frames;
-  for (int i = 0; i < before; ++i) frames.push_back(Copy(image));
-  for (int i = 0; i < away; ++i) frames.push_back(Gray(image));
-  for (int i = 0; i < after; ++i) frames.push_back(Copy(image));
-  return frames;
-}
-
-std::vector<Packet> AsPackets(std::vector<ImageFrame> frames) {
-  std::vector<Packet> out;
-  for (size_t i = 0; i < frames.size(); ++i) {
-    out.push_back(Adopt(new ImageFrame(std::move(frames[i])))
-                      .At(Timestamp(static_cast<int64_t>(i) * kFrameUs)));
-  }
-  return out;
-}
-
-// Frame index of each packet.
-std::set<int> FramesOf(const std::vector<Packet>& packets) {
-  std::set<int> out;
-  for (const Packet& p : packets)
-    out.insert(static_cast<int>(p.Timestamp().Value() / kFrameUs));
-  return out;
-}
+using solutions::VideoFrames;
 
 // Runs a one-node graph around `subgraph`: input IMAGE:image, the given
 // outputs (tag -> stream name) observed, side packets by tag.
@@ -115,13 +69,10 @@ absl::StatusOr<StreamPackets> RunTracker(
     node += "  input_side_packet: \"" + tag + ":" + name + "\"\n";
     side_packets[name] = packet;
   }
-  return RunGraph(config + node + "}\n", observed, {{"image", AsPackets(std::move(frames))}},
+  return RunGraph(config + node + "}\n", observed, {{"image", FramePackets(std::move(frames))}},
                   side_packets);
 }
 
-float Dist(const NormalizedLandmark& a, float x, float y) {
-  return std::hypot(a.x() - x, a.y() - y);
-}
 
 // The images the detectors get, inside the expanded tracking subgraphs: a
 // packet there is a frame the detector ran on (whatever it found).
@@ -177,7 +128,7 @@ TEST_F(FaceMeshTrackingTest, MeshAgreesWithTheFaceDetectorsKeypoints) {
   constexpr int kFrame = 10;  // tracked since frame 1
   std::vector<ImageFrame> frames = VideoFrames(MediaPath("Megamind.avi"), kFrame + 1);
   ASSERT_EQ(frames.size(), static_cast<size_t>(kFrame + 1));
-  ImageFrame copy = Copy(frames[kFrame]);
+  ImageFrame copy = formats::FromMat(formats::MatView(&frames[kFrame]).clone(), ImageFormat::SRGB);
   auto mesh = RunTracker("FaceLandmarkFrontCpu", {{"LANDMARKS", "faces"}}, std::move(frames),
                          {{"NUM_FACES", MakePacket<int>(1)},
                           {"WITH_ATTENTION", MakePacket<bool>(true)}});
@@ -383,7 +334,7 @@ double Jitter(const std::vector<Packet>& packets) {
     const auto& a = packets[f - 2].Get<NormalizedLandmarkList>();
     const auto& b = packets[f - 1].Get<NormalizedLandmarkList>();
     const auto& c = packets[f].Get<NormalizedLandmarkList>();
-    if (packets[f].Timestamp().Value() - packets[f - 2].Timestamp().Value() != 2 * kFrameUs) {
+    if (packets[f].Timestamp().Value() - packets[f - 2].Timestamp().Value() != 2 * solutions::kFrameUs) {
       continue;  // a frame without landmarks in between
     }
     for (int i = 0; i < c.landmark_size(); ++i) {
