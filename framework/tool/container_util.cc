@@ -109,5 +109,33 @@ absl::StatusOr<int> GetChannelIndex(const CalculatorContext& cc, int previous,
   return Checked(channel, num_channels, source);
 }
 
+void DeclareSelection(CalculatorContract* cc) {
+  if (cc->Inputs().HasTag("SELECT")) cc->Inputs().Tag("SELECT").Set<int>();
+  if (cc->Inputs().HasTag("ENABLE")) cc->Inputs().Tag("ENABLE").Set<bool>();
+  if (cc->InputSidePackets().HasTag("SELECT")) {
+    cc->InputSidePackets().Tag("SELECT").Set<int>().Optional();
+  }
+  if (cc->InputSidePackets().HasTag("ENABLE")) {
+    cc->InputSidePackets().Tag("ENABLE").Set<bool>().Optional();
+  }
+}
+
+void ShareTypeAcrossChannels(PacketTypeSet* shared, PacketTypeSet* channels) {
+  const TagMap& map = *channels->GetTagMap();
+  const int count = ChannelCount(map);
+  for (const std::string& tag : ChannelTags(map)) {
+    for (int i = 0; i < shared->NumEntries(tag); ++i) {
+      PacketType& port = shared->Get(tag, i);
+      port.SetAny();
+      for (int c = 0; c < count; ++c) {
+        const std::string channel_tag = ChannelTag(tag, c);
+        if (channels->GetId(channel_tag, i) >= 0) {
+          channels->Get(channel_tag, i).SetSameAs(&port);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace tool
 }  // namespace rill

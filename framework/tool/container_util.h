@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "framework/calculator_context.h"
+#include "framework/calculator_contract.h"
 #include "framework/tag_map.h"
 
 namespace rill {
@@ -26,6 +27,15 @@ bool ParseChannelTag(absl::string_view channel_tag, std::string* tag,
 std::set<std::string> ChannelTags(const TagMap& map);
 // One more than the largest channel number in `map` (0 when none).
 int ChannelCount(const TagMap& map);
+
+// Declares the SELECT (int) / ENABLE (bool) input streams and optional side
+// packets a demux or mux may have.
+void DeclareSelection(CalculatorContract* cc);
+
+// Types one side of a demux or mux: each port of `shared` (the container's
+// TAG:i, any type) and its copies in `channels` (C<n>__TAG:i, the same
+// type). Demux: shared = inputs, channels = outputs; mux: the reverse.
+void ShareTypeAcrossChannels(PacketTypeSet* shared, PacketTypeSet* channels);
 
 // The channel selected in Open (the options' select/enable, overridden by a
 // SELECT/ENABLE side packet) or, in Process, by a SELECT/ENABLE packet at

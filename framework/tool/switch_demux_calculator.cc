@@ -39,42 +39,9 @@ class SwitchDemuxCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
     cc->UseOptions<SwitchContainerOptions>();
-    if (cc->Inputs().HasTag("SELECT")) cc->Inputs().Tag("SELECT").Set<int>();
-    if (cc->Inputs().HasTag("ENABLE")) cc->Inputs().Tag("ENABLE").Set<bool>();
-    if (cc->InputSidePackets().HasTag("SELECT")) {
-      cc->InputSidePackets().Tag("SELECT").Set<int>().Optional();
-    }
-    if (cc->InputSidePackets().HasTag("ENABLE")) {
-      cc->InputSidePackets().Tag("ENABLE").Set<bool>().Optional();
-    }
-    const TagMap& outputs = *cc->Outputs().GetTagMap();
-    const int channels = tool::ChannelCount(outputs);
-    for (const std::string& tag : tool::ChannelTags(outputs)) {
-      for (int i = 0; i < cc->Inputs().NumEntries(tag); ++i) {
-        PacketType& in = cc->Inputs().Get(tag, i);
-        in.SetAny();
-        for (int c = 0; c < channels; ++c) {
-          const std::string out = tool::ChannelTag(tag, c);
-          if (cc->Outputs().GetId(out, i) >= 0) {
-            cc->Outputs().Get(out, i).SetSameAs(&in);
-          }
-        }
-      }
-    }
-    const TagMap& side_outputs = *cc->OutputSidePackets().GetTagMap();
-    const int side_channels = tool::ChannelCount(side_outputs);
-    for (const std::string& tag : tool::ChannelTags(side_outputs)) {
-      for (int i = 0; i < cc->InputSidePackets().NumEntries(tag); ++i) {
-        PacketType& in = cc->InputSidePackets().Get(tag, i);
-        in.SetAny();
-        for (int c = 0; c < side_channels; ++c) {
-          const std::string out = tool::ChannelTag(tag, c);
-          if (cc->OutputSidePackets().GetId(out, i) >= 0) {
-            cc->OutputSidePackets().Get(out, i).SetSameAs(&in);
-          }
-        }
-      }
-    }
+    tool::DeclareSelection(cc);
+    tool::ShareTypeAcrossChannels(&cc->Inputs(), &cc->Outputs());
+    tool::ShareTypeAcrossChannels(&cc->InputSidePackets(), &cc->OutputSidePackets());
     // Invocations come in timestamp order, so every channel's outputs may
     // advance with each one, and with the inputs' bounds while idle.
     cc->SetInputStreamHandler("DefaultInputStreamHandler");

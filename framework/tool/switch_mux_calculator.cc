@@ -40,42 +40,9 @@ class SwitchMuxCalculator : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
     cc->UseOptions<SwitchContainerOptions>();
-    if (cc->Inputs().HasTag("SELECT")) cc->Inputs().Tag("SELECT").Set<int>();
-    if (cc->Inputs().HasTag("ENABLE")) cc->Inputs().Tag("ENABLE").Set<bool>();
-    if (cc->InputSidePackets().HasTag("SELECT")) {
-      cc->InputSidePackets().Tag("SELECT").Set<int>().Optional();
-    }
-    if (cc->InputSidePackets().HasTag("ENABLE")) {
-      cc->InputSidePackets().Tag("ENABLE").Set<bool>().Optional();
-    }
-    const TagMap& inputs = *cc->Inputs().GetTagMap();
-    const int channels = tool::ChannelCount(inputs);
-    for (const std::string& tag : tool::ChannelTags(inputs)) {
-      for (int i = 0; i < cc->Outputs().NumEntries(tag); ++i) {
-        PacketType& out = cc->Outputs().Get(tag, i);
-        out.SetAny();
-        for (int c = 0; c < channels; ++c) {
-          const std::string in = tool::ChannelTag(tag, c);
-          if (cc->Inputs().GetId(in, i) >= 0) {
-            cc->Inputs().Get(in, i).SetSameAs(&out);
-          }
-        }
-      }
-    }
-    const TagMap& side_inputs = *cc->InputSidePackets().GetTagMap();
-    const int side_channels = tool::ChannelCount(side_inputs);
-    for (const std::string& tag : tool::ChannelTags(side_inputs)) {
-      for (int i = 0; i < cc->OutputSidePackets().NumEntries(tag); ++i) {
-        PacketType& out = cc->OutputSidePackets().Get(tag, i);
-        out.SetAny();
-        for (int c = 0; c < side_channels; ++c) {
-          const std::string in = tool::ChannelTag(tag, c);
-          if (cc->InputSidePackets().GetId(in, i) >= 0) {
-            cc->InputSidePackets().Get(in, i).SetSameAs(&out);
-          }
-        }
-      }
-    }
+    tool::DeclareSelection(cc);
+    tool::ShareTypeAcrossChannels(&cc->Outputs(), &cc->Inputs());
+    tool::ShareTypeAcrossChannels(&cc->OutputSidePackets(), &cc->InputSidePackets());
     cc->SetInputStreamHandler("ImmediateInputStreamHandler");
     cc->SetProcessTimestampBounds(true);
     return absl::OkStatus();
