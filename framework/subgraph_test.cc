@@ -379,5 +379,97 @@ TEST(OptionValueTest, CopiesAndConvertsFields) {
   EXPECT_FALSE(ApplyOptionValue("no_colon", {&graph_options}, &node).ok());
 }
 
+
+// MediaPipe's option_value path syntax beyond plain field names: element
+// indexes, nested messages, Ext:: type steps, and "OPTIONS" prefixes on
+// either side.
+TEST(OptionValueTest, IndexesPickOneElementOnEitherSide) {
+  TestGraphOptions g;
+  g.add_list(10);
+  g.add_list(20);
+  g.add_list(30);
+  CalculatorGraphConfig::Node node;
+  auto* o = node.mutable_options()->MutableExtension(TestOptions::ext);
+  o->add_values(1);
+  o->add_values(2);
+  o->add_values(3);
+  ASSERT_TRUE(ApplyOptionValue("value:options/list/2", {&g}, &node).ok());
+  ASSERT_TRUE(ApplyOptionValue("values/1:list/0", {&g}, &node).ok());
+  // One past the end appends.
+  ASSERT_TRUE(ApplyOptionValue("values/3:list/1", {&g}, &node).ok());
+  const TestOptions& got = node.options().GetExtension(TestOptions::ext);
+  EXPECT_EQ(got.value(), 30);
+  EXPECT_EQ(std::vector<int>(got.values().begin(), got.values().end()),
+            (std::vector<int>{1, 10, 3, 20}));
+  // An element the graph options do not have leaves the node's value.
+  ASSERT_TRUE(ApplyOptionValue("value:list/7", {&g}, &node).ok());
+  EXPECT_EQ(node.options().GetExtension(TestOptions::ext).value(), 30);
+  // Past the end by more than one, a list into one value, an index on a
+  // singular field: errors that name the field.
+  g.set_offset(4);
+  absl::Status past = ApplyOptionValue("values/9:offset", {&g}, &node);
+  EXPECT_NE(past.message().find("past its end"), std::string::npos) << past;
+  absl::Status list = ApplyOptionValue("value:list", {&g}, &node);
+  EXPECT_NE(list.message().find("one is a list"), std::string::npos) << list;
+  absl::Status singular = ApplyOptionValue("value/0:offset", {&g}, &node);
+  EXPECT_NE(singular.message().find("is not repeated"), std::string::npos)
+      << singular;
+}
+
+TEST(OptionValueTest, NestedMessagesAndUnsetParents) {
+  TestGraphOptions g;
+  CalculatorGraphConfig::Node node;
+  node.mutable_options()->MutableExtension(TestOptions::ext)->set_value(5);
+  // inner is unset: nothing to copy, the node keeps 5.
+  ASSERT_TRUE(ApplyOptionValue("value:options/inner/value", {&g}, &node).ok());
+  EXPECT_EQ(node.options().GetExtension(TestOptions::ext).value(), 5);
+  g.mutable_inner()->set_value(8);
+  g.add_inners()->set_label("first");
+  g.add_inners()->set_label("second");
+  ASSERT_TRUE(ApplyOptionValue("OPTIONS/value:options/inner/value", {&g}, &node).ok());
+  ASSERT_TRUE(ApplyOptionValue("label:inners/1/label", {&g}, &node).ok());
+  EXPECT_EQ(node.options().GetExtension(TestOptions::ext).value(), 8);
+  EXPECT_EQ(node.options().GetExtension(TestOptions::ext).label(), "second");
+  // A repeated message field needs an element to walk through.
+  absl::Status s = ApplyOptionValue("label:inners/label", {&g}, &node);
+  EXPECT_NE(s.message().find("name an element"), std::string::npos) << s;
+}
+
+TEST(OptionValueTest, ExtStepsPickTheOptionsMessageOfAType) {
+  // Two graph options messages that both have a field the path could name.
+  TestGraphOptions g;
+  g.set_offset(1);
+  TestOptions t;
+  t.set_value(2);
+  t.set_label("from TestOptions");
+  CalculatorGraphConfig::Node node;
+  node.mutable_options()->MutableExtension(TestOptions::ext);
+  ASSERT_TRUE(ApplyOptionValue("Ext::rill.TestOptions/value:options/Ext::rill.TestOptions/value",
+                               {&g, &t}, &node).ok());
+  EXPECT_EQ(node.options().GetExtension(TestOptions::ext).value(), 2);
+  ASSERT_TRUE(ApplyOptionValue("value:Ext::rill.TestGraphOptions/offset", {&g, &t}, &node).ok());
+  EXPECT_EQ(node.options().GetExtension(TestOptions::ext).value(), 1);
+  // The whole graph options message of one type, into a node that has
+  // options of that type.
+  ASSERT_TRUE(ApplyOptionValue("OPTIONS:options/Ext::rill.TestOptions", {&g, &t}, &node).ok());
+  EXPECT_EQ(node.options().GetExtension(TestOptions::ext).label(), "from TestOptions");
+  // A type the graph options do not hold, and one nobody defines.
+  absl::Status s = ApplyOptionValue("value:Ext::rill.TestNoSuch/value", {&g}, &node);
+  EXPECT_NE(s.message().find("hold no rill.TestNoSuch"), std::string::npos) << s;
+  s = ApplyOptionValue("Ext::rill.TestNoSuch/value:offset", {&g}, &node);
+  EXPECT_NE(s.message().find("rill.TestNoSuch is not a known message"), std::string::npos) << s;
+}
+
+TEST(OptionValueTest, ExtStepOnTheNodeSideMakesOptionsOfThatType) {
+  TestGraphOptions g;
+  g.set_name("made");
+  CalculatorGraphConfig::Node node;  // no options at all
+  ASSERT_TRUE(ApplyOptionValue("Ext::rill.TestOptions/label:name", {&g}, &node).ok());
+  ASSERT_EQ(node.node_options_size(), 1);
+  TestOptions made;
+  ASSERT_TRUE(node.node_options(0).UnpackTo(&made));
+  EXPECT_EQ(made.label(), "made");
+}
+
 }  // namespace
 }  // namespace rill

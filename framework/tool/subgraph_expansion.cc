@@ -204,34 +204,130 @@ void StoreOptions(const OptionsEntry& e, CalculatorGraphConfig::Node* node) {
   }
 }
 
-// Walks `path` ("a/b/c") in `message`; returns the last field and its parent.
-absl::Status WalkPath(Message* message, const std::vector<std::string>& path,
-                      bool create, Message** parent,
-                      const FieldDescriptor** field) {
-  Message* m = message;
-  for (size_t i = 0; i < path.size(); ++i) {
-    const FieldDescriptor* f = m->GetDescriptor()->FindFieldByName(path[i]);
+// One step of an option path (MediaPipe's option_value syntax): a field
+// name, or `Ext::pkg.Type` (the extension, or the options message, of that
+// type), with an element index when a number follows a repeated field
+// ("list/2").
+struct PathStep {
+  std::string field;     // empty: an Ext:: step
+  std::string ext_type;  // set: an Ext:: step
+  int index = -1;        // >= 0: one element of a repeated field
+};
+
+bool IsExtStep(absl::string_view s) {
+  return absl::StartsWithIgnoreCase(s, "Ext::");
+}
+
+// Parses "a/Ext::pkg.T/b/3" into steps. A leading "OPTIONS" or "options"
+// names the options message itself and is dropped.
+absl::StatusOr<std::vector<PathStep>> ParsePath(absl::string_view path) {
+  std::vector<PathStep> steps;
+  std::vector<absl::string_view> parts = absl::StrSplit(path, '/', absl::SkipEmpty());
+  size_t first = 0;
+  if (!parts.empty() && (parts[0] == "OPTIONS" || parts[0] == "options")) first = 1;
+  for (size_t i = first; i < parts.size(); ++i) {
+    absl::string_view p = parts[i];
+    int index = 0;
+    if (absl::SimpleAtoi(p, &index)) {
+      if (steps.empty() || steps.back().index >= 0 || index < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "index \"", p, "\" must follow the name of a repeated field"));
+      }
+      steps.back().index = index;
+      continue;
+    }
+    PathStep step;
+    if (IsExtStep(p)) {
+      step.ext_type = std::string(p.substr(5));
+    } else {
+      step.field = std::string(p);
+    }
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+// The field one step names in `m`: a field by name, or the extension of
+// `m` whose message type is step.ext_type.
+absl::StatusOr<const FieldDescriptor*> StepField(const Message& m,
+                                                 const PathStep& step) {
+  const Descriptor* d = m.GetDescriptor();
+  if (step.ext_type.empty()) {
+    const FieldDescriptor* f = d->FindFieldByName(step.field);
     if (f == nullptr) {
       return absl::InvalidArgumentError(
-          absl::StrCat("no field \"", path[i], "\" in ",
-                       m->GetDescriptor()->full_name()));
+          absl::StrCat("no field \"", step.field, "\" in ", d->full_name()));
     }
-    if (i + 1 == path.size()) {
-      *parent = m;
-      *field = f;
-      return absl::OkStatus();
+    return f;
+  }
+  std::vector<const FieldDescriptor*> exts;
+  d->file()->pool()->FindAllExtensions(d, &exts);
+  if (d->file()->pool() != google::protobuf::DescriptorPool::generated_pool()) {
+    google::protobuf::DescriptorPool::generated_pool()->FindAllExtensions(d, &exts);
+  }
+  for (const FieldDescriptor* f : exts) {
+    if (f->message_type() != nullptr &&
+        f->message_type()->full_name() == step.ext_type) {
+      return f;
     }
-    if (f->type() != FieldDescriptor::TYPE_MESSAGE || f->is_repeated()) {
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "no extension of type ", step.ext_type, " in ", d->full_name()));
+}
+
+// Where a path ends: `field` of `parent`, element `index` of it when the
+// field is repeated and the path names one (-1: the whole field). `parent`
+// is null when the path runs through a message that is not set (reading).
+struct PathEnd {
+  Message* parent = nullptr;
+  const FieldDescriptor* field = nullptr;
+  int index = -1;
+};
+
+// Walks `steps` in `message`. With `create`, unset messages on the way are
+// made (an index one past a repeated message field's end appends one).
+absl::StatusOr<PathEnd> WalkPath(Message* message,
+                                 const std::vector<PathStep>& steps,
+                                 bool create) {
+  if (steps.empty()) return absl::InvalidArgumentError("empty option path");
+  Message* m = message;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const PathStep& step = steps[i];
+    absl::StatusOr<const FieldDescriptor*> field = StepField(*m, step);
+    if (!field.ok()) return field.status();
+    const FieldDescriptor* f = *field;
+    if (step.index >= 0 && !f->is_repeated()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "field \"", path[i], "\" of ", m->GetDescriptor()->full_name(),
-          " is not a singular message"));
+          "field \"", f->name(), "\" of ", m->GetDescriptor()->full_name(),
+          " is not repeated but the path gives it an index"));
     }
-    if (!create && !m->GetReflection()->HasField(*m, f)) {
-      *parent = nullptr;
-      *field = nullptr;
-      return absl::OkStatus();
+    if (i + 1 == steps.size()) return PathEnd{m, f, step.index};
+    if (f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE ||
+        (f->is_repeated() && step.index < 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "field \"", f->name(), "\" of ", m->GetDescriptor()->full_name(),
+          f->is_repeated() ? " is repeated: name an element (\"" + f->name() +
+                                 "/0\")"
+                           : " is not a message"));
     }
-    m = m->GetReflection()->MutableMessage(m, f);
+    const Reflection* r = m->GetReflection();
+    if (f->is_repeated()) {
+      const int size = r->FieldSize(*m, f);
+      if (step.index < size) {
+        m = r->MutableRepeatedMessage(m, f, step.index);
+      } else if (create && step.index == size) {
+        m = r->AddMessage(m, f);
+      } else if (create) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "index ", step.index, " of \"", f->name(), "\" is past its end (",
+            size, " elements)"));
+      } else {
+        return PathEnd{};
+      }
+    } else {
+      if (!create && !r->HasField(*m, f)) return PathEnd{};
+      m = r->MutableMessage(m, f);
+    }
   }
   return absl::InvalidArgumentError("empty option path");
 }
@@ -271,46 +367,101 @@ double GetNumber(const Message& m, const FieldDescriptor* f, int index) {
   }
 }
 
-void AddNumber(Message* m, const FieldDescriptor* f, double v) {
+// Writes a number into `f` of `m`: the singular value, element `index` of a
+// repeated field, or (index == size) a new element.
+void PutNumber(Message* m, const FieldDescriptor* f, int index, double v) {
   const Reflection* r = m->GetReflection();
-  const bool rep = f->is_repeated();
+  const bool add = f->is_repeated() && index >= r->FieldSize(*m, f);
+  const bool set = f->is_repeated() && !add;
   switch (f->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32:
-      rep ? r->AddInt32(m, f, static_cast<int32_t>(v))
-          : r->SetInt32(m, f, static_cast<int32_t>(v));
+    case FieldDescriptor::CPPTYPE_INT32: {
+      const auto x = static_cast<int32_t>(v);
+      add ? r->AddInt32(m, f, x) : set ? r->SetRepeatedInt32(m, f, index, x) : r->SetInt32(m, f, x);
       break;
-    case FieldDescriptor::CPPTYPE_INT64:
-      rep ? r->AddInt64(m, f, static_cast<int64_t>(v))
-          : r->SetInt64(m, f, static_cast<int64_t>(v));
+    }
+    case FieldDescriptor::CPPTYPE_INT64: {
+      const auto x = static_cast<int64_t>(v);
+      add ? r->AddInt64(m, f, x) : set ? r->SetRepeatedInt64(m, f, index, x) : r->SetInt64(m, f, x);
       break;
-    case FieldDescriptor::CPPTYPE_UINT32:
-      rep ? r->AddUInt32(m, f, static_cast<uint32_t>(v))
-          : r->SetUInt32(m, f, static_cast<uint32_t>(v));
+    }
+    case FieldDescriptor::CPPTYPE_UINT32: {
+      const auto x = static_cast<uint32_t>(v);
+      add ? r->AddUInt32(m, f, x) : set ? r->SetRepeatedUInt32(m, f, index, x) : r->SetUInt32(m, f, x);
       break;
-    case FieldDescriptor::CPPTYPE_UINT64:
-      rep ? r->AddUInt64(m, f, static_cast<uint64_t>(v))
-          : r->SetUInt64(m, f, static_cast<uint64_t>(v));
+    }
+    case FieldDescriptor::CPPTYPE_UINT64: {
+      const auto x = static_cast<uint64_t>(v);
+      add ? r->AddUInt64(m, f, x) : set ? r->SetRepeatedUInt64(m, f, index, x) : r->SetUInt64(m, f, x);
       break;
+    }
     case FieldDescriptor::CPPTYPE_DOUBLE:
-      rep ? r->AddDouble(m, f, v) : r->SetDouble(m, f, v);
+      add ? r->AddDouble(m, f, v) : set ? r->SetRepeatedDouble(m, f, index, v) : r->SetDouble(m, f, v);
       break;
-    case FieldDescriptor::CPPTYPE_FLOAT:
-      rep ? r->AddFloat(m, f, static_cast<float>(v))
-          : r->SetFloat(m, f, static_cast<float>(v));
+    case FieldDescriptor::CPPTYPE_FLOAT: {
+      const auto x = static_cast<float>(v);
+      add ? r->AddFloat(m, f, x) : set ? r->SetRepeatedFloat(m, f, index, x) : r->SetFloat(m, f, x);
       break;
+    }
     default:
       break;
   }
 }
 
-// Copies field `sf` of `src` into field `df` of `dst` (same shape; numeric
-// types convert).
-absl::Status CopyField(const Message& src, const FieldDescriptor* sf,
-                       Message* dst, const FieldDescriptor* df) {
-  if (sf->is_repeated() != df->is_repeated()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot copy ", sf->full_name(), " into ",
-                     df->full_name(), ": one is repeated, the other not"));
+// Copies one value: element `si` of `sf` (or its singular value, si < 0)
+// into element `di` of `df` (its singular value, di < 0; a new element,
+// di == size). The types are known to agree (or both to be numbers).
+void CopyValue(const Message& src, const FieldDescriptor* sf, int si,
+               Message* dst, const FieldDescriptor* df, int di) {
+  const Reflection* sr = src.GetReflection();
+  const Reflection* dr = dst->GetReflection();
+  const bool srep = si >= 0;
+  const bool add = df->is_repeated() && di >= dr->FieldSize(*dst, df);
+  const bool set = df->is_repeated() && !add;
+  if (sf->cpp_type() != df->cpp_type()) {
+    PutNumber(dst, df, di, GetNumber(src, sf, si));
+    return;
+  }
+  switch (sf->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_STRING: {
+      std::string v = srep ? sr->GetRepeatedString(src, sf, si) : sr->GetString(src, sf);
+      add ? dr->AddString(dst, df, v) : set ? dr->SetRepeatedString(dst, df, di, v) : dr->SetString(dst, df, v);
+      break;
+    }
+    case FieldDescriptor::CPPTYPE_BOOL: {
+      bool v = srep ? sr->GetRepeatedBool(src, sf, si) : sr->GetBool(src, sf);
+      add ? dr->AddBool(dst, df, v) : set ? dr->SetRepeatedBool(dst, df, di, v) : dr->SetBool(dst, df, v);
+      break;
+    }
+    case FieldDescriptor::CPPTYPE_ENUM: {
+      int v = srep ? sr->GetRepeatedEnumValue(src, sf, si) : sr->GetEnumValue(src, sf);
+      add ? dr->AddEnumValue(dst, df, v) : set ? dr->SetRepeatedEnumValue(dst, df, di, v) : dr->SetEnumValue(dst, df, v);
+      break;
+    }
+    case FieldDescriptor::CPPTYPE_MESSAGE: {
+      const Message& v = srep ? sr->GetRepeatedMessage(src, sf, si) : sr->GetMessage(src, sf);
+      (add ? dr->AddMessage(dst, df)
+           : set ? dr->MutableRepeatedMessage(dst, df, di) : dr->MutableMessage(dst, df))
+          ->CopyFrom(v);
+      break;
+    }
+    default:
+      PutNumber(dst, df, di, GetNumber(src, sf, si));
+  }
+}
+
+// Copies what `s` names into what `d` names: a whole repeated field into a
+// whole repeated field, or one value (a singular field or one element) into
+// one value. Numeric types convert; anything else must match exactly.
+absl::Status CopyField(const PathEnd& s, const PathEnd& d) {
+  const FieldDescriptor* sf = s.field;
+  const FieldDescriptor* df = d.field;
+  const bool s_list = sf->is_repeated() && s.index < 0;
+  const bool d_list = df->is_repeated() && d.index < 0;
+  if (s_list != d_list) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot copy ", sf->full_name(), s.index >= 0 ? "[i]" : "", " into ",
+        df->full_name(), d.index >= 0 ? "[i]" : "",
+        ": one is a list, the other one value"));
   }
   const bool same = sf->cpp_type() == df->cpp_type() &&
                     (sf->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE ||
@@ -323,61 +474,43 @@ absl::Status CopyField(const Message& src, const FieldDescriptor* sf,
         absl::StrCat("cannot copy ", sf->full_name(), " (", sf->type_name(),
                      ") into ", df->full_name(), " (", df->type_name(), ")"));
   }
-  const Reflection* sr = src.GetReflection();
-  const Reflection* dr = dst->GetReflection();
-  if (same) {
-    dr->ClearField(dst, df);
-    const int n = sf->is_repeated() ? sr->FieldSize(src, sf) : 1;
-    for (int i = 0; i < n; ++i) {
-      const bool rep = sf->is_repeated();
-      switch (sf->cpp_type()) {
-        case FieldDescriptor::CPPTYPE_STRING: {
-          std::string v = rep ? sr->GetRepeatedString(src, sf, i)
-                              : sr->GetString(src, sf);
-          rep ? dr->AddString(dst, df, v) : dr->SetString(dst, df, v);
-          break;
-        }
-        case FieldDescriptor::CPPTYPE_BOOL: {
-          bool v = rep ? sr->GetRepeatedBool(src, sf, i) : sr->GetBool(src, sf);
-          rep ? dr->AddBool(dst, df, v) : dr->SetBool(dst, df, v);
-          break;
-        }
-        case FieldDescriptor::CPPTYPE_ENUM: {
-          int v = rep ? sr->GetRepeatedEnumValue(src, sf, i)
-                      : sr->GetEnumValue(src, sf);
-          rep ? dr->AddEnumValue(dst, df, v) : dr->SetEnumValue(dst, df, v);
-          break;
-        }
-        case FieldDescriptor::CPPTYPE_MESSAGE: {
-          const Message& v = rep ? sr->GetRepeatedMessage(src, sf, i)
-                                 : sr->GetMessage(src, sf);
-          (rep ? dr->AddMessage(dst, df) : dr->MutableMessage(dst, df))
-              ->CopyFrom(v);
-          break;
-        }
-        default:
-          AddNumber(dst, df, GetNumber(src, sf, i));
-      }
-    }
+  if (d.index >= 0 &&
+      d.index > d.parent->GetReflection()->FieldSize(*d.parent, df)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "index ", d.index, " of ", df->full_name(), " is past its end"));
+  }
+  if (!s_list) {
+    CopyValue(*s.parent, sf, s.index, d.parent, df, d.index);
     return absl::OkStatus();
   }
-  dr->ClearField(dst, df);
-  const int n = sf->is_repeated() ? sr->FieldSize(src, sf) : 1;
-  for (int i = 0; i < n; ++i) AddNumber(dst, df, GetNumber(src, sf, i));
+  d.parent->GetReflection()->ClearField(d.parent, df);
+  const int n = s.parent->GetReflection()->FieldSize(*s.parent, sf);
+  for (int i = 0; i < n; ++i) CopyValue(*s.parent, sf, i, d.parent, df, i);
   return absl::OkStatus();
 }
 
-bool FieldIsSet(const Message& m, const FieldDescriptor* f) {
-  return f->is_repeated() ? m.GetReflection()->FieldSize(m, f) > 0
-                          : m.GetReflection()->HasField(m, f);
+// Whether what `e` names holds a value (a path through an unset message
+// holds none).
+bool IsSet(const PathEnd& e) {
+  if (e.parent == nullptr) return false;
+  const Reflection* r = e.parent->GetReflection();
+  if (!e.field->is_repeated()) return r->HasField(*e.parent, e.field);
+  const int size = r->FieldSize(*e.parent, e.field);
+  return e.index < 0 ? size > 0 : e.index < size;
 }
 
-std::vector<std::string> SplitPath(absl::string_view path) {
-  std::vector<std::string> parts;
-  for (absl::string_view p : absl::StrSplit(path, '/', absl::SkipEmpty())) {
-    parts.emplace_back(p);
+// Splits "LHS:RHS" at its single colon; "::" (inside Ext::pkg.Type) does
+// not split.
+bool SplitOptionValue(absl::string_view spec, std::string* lhs,
+                      std::string* rhs) {
+  for (size_t p = spec.find(':'); p != absl::string_view::npos;
+       p = spec.find(':', p + 2)) {
+    if (p + 1 < spec.size() && spec[p + 1] == ':') continue;
+    *lhs = std::string(spec.substr(0, p));
+    *rhs = std::string(spec.substr(p + 1));
+    return true;
   }
-  return parts;
+  return false;
 }
 
 }  // namespace
@@ -454,78 +587,140 @@ absl::Status ApplyNestedOptionValues(
 absl::Status ApplyOptionValue(const std::string& spec,
                               const std::vector<const Message*>& graph_options,
                               CalculatorGraphConfig::Node* node) {
-  const size_t colon = spec.find(':');
-  if (colon == std::string::npos) {
+  std::string lhs, rhs;
+  if (!SplitOptionValue(spec, &lhs, &rhs)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "option_value \"", spec, "\" is not NODE_FIELD:GRAPH_FIELD"));
   }
-  const std::string lhs = spec.substr(0, colon);
-  std::string rhs = spec.substr(colon + 1);
-  if (rhs == "options") rhs.clear();
-  if (absl::StartsWith(rhs, "options/")) rhs = rhs.substr(8);
+  const std::string where = absl::StrCat("option_value \"", spec, "\": ");
   if (graph_options.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "option_value \"", spec,
         "\" but the enclosing graph declares no graph_options"));
   }
+  absl::StatusOr<std::vector<PathStep>> dst_steps = ParsePath(lhs);
+  if (!dst_steps.ok()) return AnnotateStatus(dst_steps.status(), where);
+  absl::StatusOr<std::vector<PathStep>> src_steps = ParsePath(rhs);
+  if (!src_steps.ok()) return AnnotateStatus(src_steps.status(), where);
+  // A leading Ext:: step picks the options message of that type: among the
+  // graph's options (right side) or the node's (left side).
+  auto take_type = [](std::vector<PathStep>* steps) {
+    std::string type;
+    if (!steps->empty() && !steps->front().ext_type.empty() &&
+        steps->front().index < 0) {
+      type = steps->front().ext_type;
+      steps->erase(steps->begin());
+    }
+    return type;
+  };
+  const std::string src_type = take_type(&*src_steps);
+  const std::string dst_type = take_type(&*dst_steps);
+
+  std::vector<const Message*> sources;
+  for (const Message* g : graph_options) {
+    if (src_type.empty() || g->GetDescriptor()->full_name() == src_type) {
+      sources.push_back(g);
+    }
+  }
+  if (sources.empty()) {
+    std::vector<std::string> held;
+    for (const Message* g : graph_options) held.push_back(g->GetDescriptor()->full_name());
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "the graph options hold no ", src_type, " (they hold ",
+        absl::StrJoin(held, ", "), ")"));
+  }
   std::vector<OptionsEntry> node_opts = CollectOptions(
       node->has_options() ? &node->options() : nullptr, node->node_options());
-
-  // The whole graph options message into the node's message of that type.
-  if (rhs.empty() || lhs == "OPTIONS" || lhs == "options") {
-    const Message* src = graph_options[0];
+  // The node's options message of `dst_type`, made when the node has none.
+  auto entry_of_type = [&](const std::string& type) -> absl::StatusOr<OptionsEntry*> {
     for (OptionsEntry& e : node_opts) {
-      if (e.message->GetDescriptor() == src->GetDescriptor()) {
-        e.message->MergeFrom(*src);
-        StoreOptions(e, node);
-        return absl::OkStatus();
-      }
+      if (e.message->GetDescriptor()->full_name() == type) return &e;
+    }
+    const Descriptor* d =
+        google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(type);
+    if (d == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, type, " is not a known message (is the calculator or plugin "
+                       "that defines it linked?)"));
     }
     OptionsEntry e;
-    e.message = NewMessage(src->GetDescriptor());
-    e.message->CopyFrom(*src);
-    StoreOptions(e, node);
+    e.message = NewMessage(d);
+    node_opts.push_back(std::move(e));
+    return &node_opts.back();
+  };
+
+  // The whole graph options message into the node's message of that type.
+  if (src_steps->empty()) {
+    if (!dst_steps->empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, "a whole options message goes only into a whole options "
+                 "message (\"OPTIONS:options\")"));
+    }
+    const Message* src = sources[0];
+    const std::string& type = src->GetDescriptor()->full_name();
+    if (!dst_type.empty() && dst_type != type) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, "cannot copy ", type, " into ", dst_type));
+    }
+    absl::StatusOr<OptionsEntry*> e = entry_of_type(type);
+    if (!e.ok()) return e.status();
+    (*e)->message->MergeFrom(*src);
+    StoreOptions(**e, node);
     return absl::OkStatus();
   }
+  if (dst_steps->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "one field cannot replace a whole options message"));
+  }
 
-  const std::vector<std::string> src_path = SplitPath(rhs);
-  const std::vector<std::string> dst_path = SplitPath(lhs);
-  for (const Message* g : graph_options) {
-    Message* parent = nullptr;
-    const FieldDescriptor* f = nullptr;
+  absl::Status src_error;
+  for (const Message* g : sources) {
     // WalkPath needs a mutable message; work on a copy.
     std::unique_ptr<Message> copy(g->New());
     copy->CopyFrom(*g);
-    if (!WalkPath(copy.get(), src_path, false, &parent, &f).ok()) continue;
-    if (f == nullptr) return absl::OkStatus();  // Parent message unset.
-    if (!FieldIsSet(*parent, f)) return absl::OkStatus();
-    // Copy the value into the node's options.
-    if (node_opts.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("option_value \"", spec, "\": node \"", node->name(),
-                       "\" (", node->calculator(), ") has no options to set"));
+    absl::StatusOr<PathEnd> src = WalkPath(copy.get(), *src_steps, false);
+    if (!src.ok()) {
+      if (src_error.ok()) src_error = src.status();
+      continue;  // The field may be in another of the graph's options.
     }
-    for (OptionsEntry& e : node_opts) {
-      Message* dparent = nullptr;
-      const FieldDescriptor* df = nullptr;
-      if (!WalkPath(e.message.get(), dst_path, true, &dparent, &df).ok()) {
-        continue;
-      }
-      RILL_RETURN_IF_ERROR(AnnotateStatus(
-          CopyField(*parent, f, dparent, df),
-          absl::StrCat("option_value \"", spec, "\": ")));
-      StoreOptions(e, node);
+    // An unset field (or a path through an unset message) leaves the
+    // node's own value.
+    if (!IsSet(*src)) return absl::OkStatus();
+    std::vector<OptionsEntry*> targets;
+    if (!dst_type.empty()) {
+      absl::StatusOr<OptionsEntry*> e = entry_of_type(dst_type);
+      if (!e.ok()) return e.status();
+      targets.push_back(*e);
+    } else {
+      for (OptionsEntry& e : node_opts) targets.push_back(&e);
+    }
+    if (targets.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, "node \"", node->name(), "\" (",
+                       node->calculator(), ") has no options to set"));
+    }
+    for (OptionsEntry* e : targets) {
+      // Only a message that has the path's first field is a candidate.
+      if (!StepField(*e->message, dst_steps->front()).ok()) continue;
+      absl::StatusOr<PathEnd> dst = WalkPath(e->message.get(), *dst_steps, true);
+      if (!dst.ok()) return AnnotateStatus(dst.status(), where);
+      RILL_RETURN_IF_ERROR(AnnotateStatus(CopyField(*src, *dst), where));
+      StoreOptions(*e, node);
       return absl::OkStatus();
     }
     return absl::InvalidArgumentError(absl::StrCat(
-        "option_value \"", spec, "\": no field \"", lhs,
+        where, "no field \"", dst_steps->front().field.empty()
+                                  ? "Ext::" + dst_steps->front().ext_type
+                                  : dst_steps->front().field,
         "\" in the options of node \"", node->name(), "\" (",
         node->calculator(), ")"));
   }
+  if (!src_error.ok() && sources.size() == 1) {
+    return AnnotateStatus(src_error, where + "graph options: ");
+  }
   return absl::InvalidArgumentError(
-      absl::StrCat("option_value \"", spec, "\": no field \"", rhs,
-                   "\" in the graph options (", 
-                   graph_options[0]->GetDescriptor()->full_name(), ")"));
+      absl::StrCat(where, "no field \"", rhs, "\" in the graph options (",
+                   sources[0]->GetDescriptor()->full_name(), ")"));
 }
 
 Registry<SubgraphFactory>& SubgraphRegistry() {
@@ -694,12 +889,17 @@ absl::Status ExpandNode(const CalculatorGraphConfig::Node& node,
                      sub->graph_options());
   std::vector<OptionsEntry> given = CollectOptions(
       node.has_options() ? &node.options() : nullptr, node.node_options());
-  for (OptionsEntry& d : defaults) {
-    for (const OptionsEntry& g : given) {
+  // A type the subgraph declares no defaults for still reaches its
+  // option_value bindings (MediaPipe reads the node's options whole).
+  for (OptionsEntry& g : given) {
+    bool merged = false;
+    for (OptionsEntry& d : defaults) {
       if (g.message->GetDescriptor() == d.message->GetDescriptor()) {
         d.message->MergeFrom(*g.message);
+        merged = true;
       }
     }
+    if (!merged) defaults.push_back(std::move(g));
   }
   std::vector<const Message*> graph_options;
   for (const OptionsEntry& d : defaults) graph_options.push_back(d.message.get());
