@@ -447,7 +447,8 @@ TEST(OptionValueTest, ExtStepsPickTheOptionsMessageOfAType) {
   ASSERT_TRUE(ApplyOptionValue("Ext::rill.TestOptions/value:options/Ext::rill.TestOptions/value",
                                {&g, &t}, &node).ok());
   EXPECT_EQ(node.options().GetExtension(TestOptions::ext).value(), 2);
-  ASSERT_TRUE(ApplyOptionValue("value:Ext::rill.TestGraphOptions/offset", {&g, &t}, &node).ok());
+  // MediaPipe's package name resolves to Rill's message.
+  ASSERT_TRUE(ApplyOptionValue("value:Ext::mediapipe.TestGraphOptions/offset", {&g, &t}, &node).ok());
   EXPECT_EQ(node.options().GetExtension(TestOptions::ext).value(), 1);
   // The whole graph options message of one type, into a node that has
   // options of that type.

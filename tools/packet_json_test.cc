@@ -34,8 +34,19 @@ TEST(PacketJsonTest, ProtosInTheirJsonForm) {
 
 TEST(PacketJsonTest, ImagesAndTensorsAsShapes) {
   ImageFrame frame(ImageFormat::SRGB, 4, 3);
+  // Channel c of pixel (x, y) holds 10 * c + x: means 1.5, 11.5, 21.5.
+  for (int y = 0; y < 3; ++y) {
+    for (int x = 0; x < 4; ++x) {
+      for (int c = 0; c < 3; ++c) frame.MutablePixelData()[y * frame.WidthStep() + x * 3 + c] = 10 * c + x;
+    }
+  }
   EXPECT_EQ(PayloadToJson(MakePacket<ImageFrame>(std::move(frame))),
-            "{\"image\":{\"width\":4,\"height\":3,\"channels\":3}}");
+            "{\"image\":{\"width\":4,\"height\":3,\"channels\":3,\"mean\":[1.5,11.5,21.5]}}");
+  ImageFrame mask(ImageFormat::VEC32F1, 2, 1);
+  reinterpret_cast<float*>(mask.MutablePixelData())[0] = 0.25f;
+  reinterpret_cast<float*>(mask.MutablePixelData())[1] = 0.5f;
+  EXPECT_EQ(PayloadToJson(MakePacket<ImageFrame>(std::move(mask))),
+            "{\"image\":{\"width\":2,\"height\":1,\"channels\":1,\"mean\":[0.375]}}");
   struct Unknown {};
   EXPECT_NE(PayloadToJson(MakePacket<Unknown>()).find("\"type\""), std::string::npos);
 }

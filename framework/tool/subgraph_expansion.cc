@@ -238,7 +238,8 @@ absl::StatusOr<std::vector<PathStep>> ParsePath(absl::string_view path) {
     }
     PathStep step;
     if (IsExtStep(p)) {
-      step.ext_type = std::string(p.substr(5));
+      // MediaPipe's type names (mediapipe.X) name Rill's messages (rill.X).
+      step.ext_type = ResolveProtoTypeName(p.substr(5));
     } else {
       step.field = std::string(p);
     }
