@@ -158,7 +158,7 @@ exit status: 0 ok (compare: PASS), 1 the model does not load or run
 )";
 
 constexpr char kValidateHelp[] = R"(usage: rill validate [--plugin=LIB.so...] [--allow_empty] GRAPH...
-       rill validate --report [--plugin=LIB.so...] [--allow_empty] DIR_OR_GRAPH...
+       rill validate --report [--plugin=...] [--allow_empty] DIR_OR_GRAPH...
 
 Loads each GRAPH, expands its subgraphs and validates it the way the runtime
 does before a run (calculators registered, every input connected, one
@@ -456,7 +456,8 @@ std::string CauseCategory(const std::string& path, const std::string& cause) {
 }
 
 // "  3  FooCalculator" lines, most graphs first, then by name.
-void PrintCounts(const char* heading, const std::map<std::string, int>& counts) {
+void PrintCounts(const char* heading,
+                 const std::map<std::string, int>& counts) {
   if (counts.empty()) return;
   std::vector<std::pair<int, std::string>> rows;
   int widest = 0;
@@ -520,8 +521,12 @@ int ValidateReport(const CommandLine& cl, bool allow_empty) {
     const std::string cause = FirstCause(status.message());
     std::printf("%s: INVALID: %s\n", path.c_str(), cause.c_str());
     const MissingNames missing = FindMissingNames(status.message());
-    for (const std::string& name : missing.calculators) ++missing_calculators[name];
-    for (const std::string& name : missing.options_types) ++missing_options[name];
+    for (const std::string& name : missing.calculators) {
+      ++missing_calculators[name];
+    }
+    for (const std::string& name : missing.options_types) {
+      ++missing_options[name];
+    }
     if (missing.empty()) ++other_failures[CauseCategory(path, cause)];
   }
   std::printf("%d of %zu graphs validate\n", valid, graphs.size());

@@ -49,8 +49,8 @@ std::string TypeOfExtension(absl::string_view extension) {
 
 MissingNames FindMissingNames(absl::string_view error_message) {
   MissingNames names;
-  for (auto& found :
-       QuotedBetween(error_message, "no calculator named \"", " is registered")) {
+  for (auto& found : QuotedBetween(error_message, "no calculator named \"",
+                                   " is registered")) {
     AddOnce(std::move(found.second), &names.calculators);
   }
   // The three texts may interleave in one message; keep their order of
@@ -73,9 +73,12 @@ MissingNames FindMissingNames(absl::string_view error_message) {
                                          : TypeOfUrl(quoted));
     }
   }
-  std::stable_sort(types.begin(), types.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& found : types) AddOnce(std::move(found.second), &names.options_types);
+  std::stable_sort(
+      types.begin(), types.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& found : types) {
+    AddOnce(std::move(found.second), &names.options_types);
+  }
   return names;
 }
 
