@@ -1,6 +1,8 @@
 // The `rill` command: check, draw, list and run graphs.
 //
 //   rill validate GRAPH...       exit 0 + one-line summary, or errors + exit 1
+//   rill validate --report DIR_OR_GRAPH...   a verdict per graph and what
+//                                the failing ones lack (MediaPipe ports)
 //   rill dot GRAPH               Graphviz DOT of the expanded graph
 //   rill calculators [FILTER]    registered calculators and their ports
 //   rill run GRAPH [flags]       runs the graph to completion
@@ -13,6 +15,7 @@
 //
 // Exit status: 0 success, 1 the graph is invalid or its run failed, 2 the
 // command line is wrong.
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +40,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 #include "framework/calculator_registry.h"
 #include "framework/graph.h"
 #include "framework/packet.h"
@@ -45,6 +50,7 @@
 #include "tools/media_run.h"
 #include "framework/status_util.h"
 #include "framework/tool/config_loader.h"
+#include "framework/tool/missing_names.h"
 #include "framework/tool/subgraph_expansion.h"
 #include "tools/graph_tools.h"
 #include "tools/trace_export.h"
@@ -60,7 +66,8 @@ Check, draw, list and run Rill / MediaPipe graphs (.pbtxt or .binarypb).
 commands:
   validate GRAPH...      expand subgraphs and validate; prints a one-line
                          summary per graph and exits 0, or prints the errors
-                         and exits 1
+                         and exits 1 (--report DIR: every .pbtxt under DIR,
+                         with a count of the missing calculators)
   dot GRAPH              prints the expanded graph as Graphviz DOT
                          (rill dot g.pbtxt | dot -Tsvg > g.svg)
   calculators [FILTER]   lists every registered calculator with its ports
@@ -151,6 +158,7 @@ exit status: 0 ok (compare: PASS), 1 the model does not load or run
 )";
 
 constexpr char kValidateHelp[] = R"(usage: rill validate [--plugin=LIB.so...] [--allow_empty] GRAPH...
+       rill validate --report [--plugin=...] [--allow_empty] DIR_OR_GRAPH...
 
 Loads each GRAPH, expands its subgraphs and validates it the way the runtime
 does before a run (calculators registered, every input connected, one
@@ -168,6 +176,25 @@ and exits 0, or
 and exits 1. A GRAPH that is not a regular file (a directory, a FIFO,
 /dev/null), an empty file, or a graph without nodes is INVALID.
   --allow_empty    accept a graph without nodes
+  --report         a compatibility report, e.g. over a MediaPipe checkout:
+                   rill validate --report mediapipe/
+
+--report: a DIR argument stands for every *.pbtxt file under it (searched
+recursively, sorted; hidden and symlinked folders are skipped; a DIR without
+any is an error). Before any graph is loaded, each DIR and every folder under
+it that holds .pbtxt files joins the subgraph search path ($RILL_SUBGRAPH_PATH
+still applies), so a graph finds subgraph types defined in other folders
+(MediaPipe's mediapipe/modules/*, mediapipe/graphs/*/subgraphs) without
+further setup.
+Prints one line per graph,
+  GRAPH: OK            or
+  GRAPH: INVALID: <the first line of its errors>
+then a summary: how many graphs validate; the calculators no registry knows
+and the options types no linked proto defines, each with the number of
+graphs that name them (also through their subgraphs; most first); and the
+other failures by cause (file and node names taken out). A graph's text stops
+parsing at its first unknown options type, so only that one is counted for
+it. Exit status: 0 when every graph validates, else 1.
 )";
 
 constexpr char kDotHelp[] = R"(usage: rill dot [--plugin=LIB.so...] [-o FILE] GRAPH
@@ -361,15 +388,170 @@ absl::Status CheckNotEmpty(const CalculatorGraphConfig& config,
 
 // ----------------------------------------------------------------- validate
 
+// --report: the .pbtxt files under `dir` (recursively, not following
+// symlinked folders, skipping hidden ones) go to `files`; `dir` and each
+// folder below it holding one go to `folders`.
+void FindGraphFiles(const std::string& dir, std::vector<std::string>* files,
+                    std::vector<std::string>* folders) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (!name.empty() && name[0] != '.') names.push_back(name);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  bool holds_graphs = false;
+  std::vector<std::string> subdirs;
+  for (const std::string& name : names) {
+    const std::string path = dir + "/" + name;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      subdirs.push_back(path);
+    } else if (absl::EndsWith(name, ".pbtxt")) {
+      files->push_back(path);
+      holds_graphs = true;
+    }
+  }
+  if (holds_graphs && (folders->empty() || folders->back() != dir)) {
+    folders->push_back(dir);
+  }
+  for (const std::string& sub : subdirs) FindGraphFiles(sub, files, folders);
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The first line of an error, trimmed.
+std::string FirstCause(absl::string_view message) {
+  return std::string(
+      absl::StripAsciiWhitespace(message.substr(0, message.find('\n'))));
+}
+
+// What failures of the same kind in different graphs share: the first cause
+// without the graph's path, the node it happened at and the parser's
+// file:line:column.
+std::string CauseCategory(const std::string& path, const std::string& cause) {
+  std::string category = absl::StrReplaceAll(cause, {{path, "GRAPH"}});
+  absl::string_view rest = category;
+  // node "name" (Calculator): ...
+  while (absl::StartsWith(rest, "node \"")) {
+    const size_t end = rest.find("): ");
+    if (end == absl::string_view::npos) break;
+    rest.remove_prefix(end + 3);
+  }
+  std::string out(rest);
+  // malformed CalculatorGraphConfig in GRAPH:3:7: Expected ... ->
+  // malformed CalculatorGraphConfig: Expected ...
+  const size_t in = out.find(" in GRAPH:");
+  if (absl::StartsWith(out, "malformed ") && in != std::string::npos) {
+    const size_t colon = out.find(": ", in);
+    if (colon != std::string::npos) out.erase(in, colon - in);
+  }
+  return out;
+}
+
+// "  3  FooCalculator" lines, most graphs first, then by name.
+void PrintCounts(const char* heading,
+                 const std::map<std::string, int>& counts) {
+  if (counts.empty()) return;
+  std::vector<std::pair<int, std::string>> rows;
+  int widest = 0;
+  for (const auto& [name, n] : counts) {
+    rows.emplace_back(-n, name);
+    widest = std::max(widest, static_cast<int>(absl::StrCat(n).size()));
+  }
+  std::sort(rows.begin(), rows.end());
+  std::printf("%s\n", heading);
+  for (const auto& [minus_n, name] : rows) {
+    std::printf("  %*d  %s\n", widest, -minus_n, name.c_str());
+  }
+}
+
+int ValidateReport(const CommandLine& cl, bool allow_empty) {
+  // Graph files in order, and the folders that join the search path.
+  std::vector<std::string> graphs;
+  std::vector<std::string> folders;
+  bool empty_folder = false;
+  for (const std::string& arg : cl.positional) {
+    if (!IsDirectory(arg)) {
+      graphs.push_back(arg);
+      continue;
+    }
+    std::string dir = arg;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    folders.push_back(dir);
+    std::vector<std::string> found;
+    FindGraphFiles(dir, &found, &folders);
+    if (found.empty()) {
+      std::fprintf(stderr, "rill: %s: no .pbtxt files in this folder\n",
+                   arg.c_str());
+      empty_folder = true;
+    }
+    std::sort(found.begin(), found.end());
+    graphs.insert(graphs.end(), found.begin(), found.end());
+  }
+  for (const std::string& folder : folders) AddSubgraphSearchPath(folder);
+  // Plugins a graph file names are loaded by LoadGraphConfigFile, so one
+  // that fails fails that graph only.
+  absl::Status plugins = LoadAllPlugins(cl, {});
+  if (!plugins.ok()) {
+    PrintError("rill: ", plugins);
+    return 1;
+  }
+  int valid = 0;
+  std::map<std::string, int> missing_calculators;
+  std::map<std::string, int> missing_options;
+  std::map<std::string, int> other_failures;
+  for (const std::string& path : graphs) {
+    auto config = LoadGraphConfigFile(path);
+    absl::Status status = config.status();
+    if (status.ok()) status = CheckNotEmpty(*config, path, allow_empty);
+    CalculatorGraph graph;
+    if (status.ok()) status = graph.Initialize(*config);
+    if (status.ok()) {
+      ++valid;
+      std::printf("%s: OK\n", path.c_str());
+      continue;
+    }
+    const std::string cause = FirstCause(status.message());
+    std::printf("%s: INVALID: %s\n", path.c_str(), cause.c_str());
+    const MissingNames missing = FindMissingNames(status.message());
+    for (const std::string& name : missing.calculators) {
+      ++missing_calculators[name];
+    }
+    for (const std::string& name : missing.options_types) {
+      ++missing_options[name];
+    }
+    if (missing.empty()) ++other_failures[CauseCategory(path, cause)];
+  }
+  std::printf("%d of %zu graphs validate\n", valid, graphs.size());
+  PrintCounts("missing calculators (by number of graphs that name them):",
+              missing_calculators);
+  PrintCounts("missing options types (by number of graphs):", missing_options);
+  PrintCounts("other failures:", other_failures);
+  return valid == static_cast<int>(graphs.size()) && !empty_folder ? 0 : 1;
+}
+
 int Validate(int argc, char** argv) {
   CommandLine cl;
   absl::Status parsed =
-      ParseCommandLine(argc, argv, 2, {}, {"allow_empty"}, &cl);
+      ParseCommandLine(argc, argv, 2, {}, {"allow_empty", "report"}, &cl);
   if (!parsed.ok()) return UsageError(std::string(parsed.message()), kValidateHelp);
-  const bool allow_empty = !cl.flags.empty();
+  bool allow_empty = false;
+  bool report = false;
+  for (const auto& [flag, value] : cl.flags) {
+    if (flag == "allow_empty") allow_empty = true;
+    if (flag == "report") report = true;
+  }
   if (cl.positional.empty()) {
     return UsageError("validate needs a GRAPH file", kValidateHelp);
   }
+  if (report) return ValidateReport(cl, allow_empty);
   absl::Status plugins = LoadAllPlugins(cl, cl.positional);
   if (!plugins.ok()) {
     PrintError("rill: ", plugins);

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Drives bazel-bin/tools/rill: exit codes and messages of validate on a good
-# and a bad graph, dot's output, calculators, run, help and usage errors.
+# and a bad graph, validate --report over tools/testdata/report, dot's
+# output, calculators, run, help and usage errors.
 # Runs from the runfiles root (bazel test) or the repository root after
 # `bazel build //tools:rill //tests/plugin:libtest_plugin.so`.
 set -u
@@ -119,6 +120,109 @@ expect "dot subgraph cluster label" 'label="add_two"; style=dashed'
 expect_not "dot subgraph not a node" 'label="add_two\\nAddTwoSubgraph"'
 check_rc "run subgraph" 0 $RILL run $DATA/subgraph_graph.pbtxt --side_packet=count=3
 expect "run subgraph" "result @ 2: 4$"
+
+# --- validate --report -----------------------------------------------------
+# tools/testdata/report: graphs/ (one file per case) and modules/ (subgraphs
+# the graphs use). Expected: the verdict per file, then counts by number of
+# graphs (FooCalculator: missing_a names it twice, missing_b, the broken
+# module and the graph using it; NoSuchCalculatorOptions: once per syntax).
+R=$DATA/report
+# expect_exact NAME SED_SCRIPT EXPECTED: `sed -n SED_SCRIPT` of $OUT is
+# exactly EXPECTED.
+expect_exact() {
+  local got
+  got=$(echo "$OUT" | sed -n "$2")
+  if [[ "$got" == "$3" ]]; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL $1: got"; echo "$got" | sed 's/^/    /'
+    echo "  wanted"; echo "$3" | sed 's/^/    /'
+    failed=$((failed + 1))
+  fi
+}
+# Verdicts only: "PATH: OK" / "PATH: INVALID".
+VERDICTS='s/^\(.*\.pbtxt: \(OK\|INVALID\)\).*/\1/p'
+# The summary: from "N of M graphs validate" to the end.
+SUMMARY='/ graphs validate$/,$p'
+
+check_rc "report" 1 $RILL validate --report $R
+expect_exact "report verdicts" "$VERDICTS" "\
+$R/graphs/comments_only.pbtxt: INVALID
+$R/graphs/malformed.pbtxt: INVALID
+$R/graphs/missing_a.pbtxt: INVALID
+$R/graphs/missing_b.pbtxt: INVALID
+$R/graphs/plugin_graph.pbtxt: INVALID
+$R/graphs/unconnected.pbtxt: INVALID
+$R/graphs/unknown_any_options.pbtxt: INVALID
+$R/graphs/unknown_ext_options.pbtxt: INVALID
+$R/graphs/uses_broken_module.pbtxt: INVALID
+$R/graphs/uses_module.pbtxt: OK
+$R/graphs/valid.pbtxt: OK
+$R/modules/report_broken_module.pbtxt: INVALID
+$R/modules/report_pass_through_module.pbtxt: OK"
+expect_exact "report summary" "$SUMMARY" "\
+3 of 13 graphs validate
+missing calculators (by number of graphs that name them):
+  4  FooCalculator
+  1  BarCalculator
+  1  PluginAddOneCalculator
+missing options types (by number of graphs):
+  2  mediapipe.NoSuchCalculatorOptions
+other failures:
+  1  \"GRAPH\" has no nodes (pass --allow_empty to accept an empty graph)
+  1  input stream \"nowhere\" is not connected: no node outputs \"nowhere\" and it is not a graph input_stream
+  1  malformed CalculatorGraphConfig: Expected identifier, got:"
+# A verdict is one line: the first line of the errors.
+[[ $(echo "$OUT" | wc -l) -eq 24 ]] && passed=$((passed + 1)) || {
+  echo "FAIL report: not one line per graph + 11 summary lines: $OUT"; failed=$((failed + 1)); }
+expect "report first cause: calculator" \
+  "^$R/graphs/missing_a.pbtxt: INVALID: node \"FooCalculator\" \(FooCalculator\): no calculator named \"FooCalculator\" is registered"
+expect "report first cause: inside the module" \
+  "^$R/graphs/uses_broken_module.pbtxt: INVALID: node \"report_broken_module__foo_calculator\" \(FooCalculator\): no calculator named \"FooCalculator\""
+expect "report first cause: extension options" \
+  "^$R/graphs/unknown_ext_options.pbtxt: INVALID: malformed CalculatorGraphConfig in $R/graphs/unknown_ext_options.pbtxt:10:45: Extension \"mediapipe.NoSuchCalculatorOptions.ext\" is not defined"
+expect "report first cause: Any options" \
+  "^$R/graphs/unknown_any_options.pbtxt: INVALID: malformed CalculatorGraphConfig in $R/graphs/unknown_any_options.pbtxt:10:61: Could not find type \"type.googleapis.com/mediapipe.NoSuchCalculatorOptions\""
+expect "report first cause: unconnected" \
+  "^$R/graphs/unconnected.pbtxt: INVALID: node \"reader\" \(PassThroughCalculator\): input stream \"nowhere\" is not connected"
+expect "report first cause: malformed" \
+  "^$R/graphs/malformed.pbtxt: INVALID: malformed CalculatorGraphConfig in $R/graphs/malformed.pbtxt:6:1: Expected identifier, got:$"
+
+# The module folder is on the search path only with --report: alone, the
+# graph's own folder does not hold ReportPassThroughModule.
+check_rc "without report: module not found" 1 $RILL validate $R/graphs/uses_module.pbtxt
+expect "without report: module not found" 'no calculator named "ReportPassThroughModule"'
+check_rc "without report: a folder is not a graph" 1 $RILL validate $R
+expect "without report: a folder is not a graph" "is a directory, not a file"
+# --plugin and --allow_empty apply; only graph files named: exit 0.
+check_rc "report: all valid" 0 $RILL validate --report --allow_empty --plugin=$PLUGIN \
+  $R/graphs/comments_only.pbtxt $R/graphs/plugin_graph.pbtxt $R/graphs/valid.pbtxt
+expect_exact "report: all valid" "p" "\
+$R/graphs/comments_only.pbtxt: OK
+$R/graphs/plugin_graph.pbtxt: OK
+$R/graphs/valid.pbtxt: OK
+3 of 3 graphs validate"
+# A folder named with a trailing slash (its paths keep one slash), before a
+# graph file that uses one of its subgraphs.
+check_rc "report: folder and file" 1 $RILL validate --report $R/modules/ \
+  $R/graphs/uses_module.pbtxt
+expect_exact "report: folder and file verdicts" "$VERDICTS" "\
+$R/modules/report_broken_module.pbtxt: INVALID
+$R/modules/report_pass_through_module.pbtxt: OK
+$R/graphs/uses_module.pbtxt: OK"
+expect_exact "report: folder and file summary" "$SUMMARY" "\
+2 of 3 graphs validate
+missing calculators (by number of graphs that name them):
+  1  FooCalculator"
+check_rc "help validate --report" 0 $RILL help validate
+expect "help validate --report" "rill validate --report .*DIR_OR_GRAPH"
+expect "help validate --report search path" "joins the subgraph search path"
+# A folder without graphs is an error (exit 1); the other graphs still run.
+mkdir -p "$TMP/report_empty"
+check_rc "report: folder without graphs" 1 $RILL validate --report "$TMP/report_empty" \
+  $R/graphs/valid.pbtxt
+expect "report: folder without graphs" "report_empty: no .pbtxt files in this folder"
+expect "report: folder without graphs, others checked" "^1 of 1 graphs validate$"
 
 # --- calculators -----------------------------------------------------------
 check_rc "calculators plugin" 0 $RILL calculators --plugin=$PLUGIN Plugin
