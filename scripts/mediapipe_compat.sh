@@ -96,6 +96,7 @@ while read -r graph rill_graph streams; do
     echo "  last drawn frame: identical"
   else
     echo "  last drawn frame: DIFFERS ($work/$name.mediapipe.png vs $work/$name.rill.png)"
+    status=1
   fi
 done <<< "$pairs"
 echo "outputs in $work"

@@ -181,9 +181,10 @@ and exits 1. A GRAPH that is not a regular file (a directory, a FIFO,
 
 --report: a DIR argument stands for every *.pbtxt file under it (searched
 recursively, sorted; hidden and symlinked folders are skipped; a DIR without
-any is an error). Before any graph is loaded, each DIR and every folder under
-it that holds .pbtxt files joins the subgraph search path ($RILL_SUBGRAPH_PATH
-still applies), so a graph finds subgraph types defined in other folders
+any is an error). Before any graph is loaded, the folder of each GRAPH
+named, each DIR and every folder under it that holds .pbtxt files
+joins the subgraph search path ($RILL_SUBGRAPH_PATH still applies), so a
+graph finds subgraph types defined in other folders
 (MediaPipe's mediapipe/modules/*, mediapipe/graphs/*/subgraphs) without
 further setup.
 Prints one line per graph,
@@ -480,6 +481,10 @@ int ValidateReport(const CommandLine& cl, bool allow_empty) {
   for (const std::string& arg : cl.positional) {
     if (!IsDirectory(arg)) {
       graphs.push_back(arg);
+      // A named file's folder joins the search path too, before any graph
+      // loads, so a list of files works as well as their folders.
+      const size_t slash = arg.rfind('/');
+      folders.push_back(slash == std::string::npos ? "." : arg.substr(0, slash));
       continue;
     }
     std::string dir = arg;

@@ -202,6 +202,14 @@ $R/graphs/comments_only.pbtxt: OK
 $R/graphs/plugin_graph.pbtxt: OK
 $R/graphs/valid.pbtxt: OK
 3 of 3 graphs validate"
+# Files alone: a named file's folder joins the search path before any graph
+# loads, so a graph named before the module file that defines its subgraph
+# still finds it.
+check_rc "report: files only" 0 $RILL validate --report \
+  $R/graphs/uses_module.pbtxt $R/modules/report_pass_through_module.pbtxt
+expect_exact "report: files only" "$VERDICTS" "\
+$R/graphs/uses_module.pbtxt: OK
+$R/modules/report_pass_through_module.pbtxt: OK"
 # A folder named with a trailing slash (its paths keep one slash), before a
 # graph file that uses one of its subgraphs.
 check_rc "report: folder and file" 1 $RILL validate --report $R/modules/ \
