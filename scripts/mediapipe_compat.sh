@@ -45,10 +45,29 @@ for m in $modules; do dirs+=("$mp/mediapipe/modules/$m"); done
 echo "== rill validate --report (CPU graphs and modules of: $solutions)"
 # The GPU variants need GPU calculators Rill does not have: leave them out.
 files=$(find "${dirs[@]}" -name '*.pbtxt' ! -name '*gpu*' ! -name '*_mobile*' | sort)
-"$rill" validate --report $files || status=1
+report=$("$rill" validate --report $files)
+echo "$report"
+# Three files MediaPipe cannot validate either: two face detection modules
+# that only work with a caller's options naming a model (MediaPipe's
+# InferenceCalculatorCpu contract refuses a node with neither a model_path
+# nor a MODEL side packet, as Rill's does), and a side-model face landmark
+# module whose subgraph types (FaceDetectionShortRangeSideModelCpu,
+# FaceLandmarkSideModelCpu) are defined nowhere in MediaPipe's tree.
+expected="modules/face_detection/face_detection.pbtxt
+modules/face_detection/face_detection_without_roi.pbtxt
+modules/face_landmark/face_landmark_front_side_model_cpu.pbtxt"
+while IFS= read -r line; do
+  [[ $line == *": INVALID"* ]] || continue
+  file=${line%%: INVALID*}
+  file=${file#"$mp/mediapipe/"}
+  if grep -qxF "$file" <<< "$expected"; then
+    echo "  (expected: MediaPipe refuses $file as well)"
+  else
+    echo "  UNEXPECTED: $file does not validate"
+    status=1
+  fi
+done <<< "$report"
 
-# Subgraph types for the runs: every module folder and graph subgraphs folder.
-sp=$(ls -d "$mp"/mediapipe/modules/* "$mp"/mediapipe/graphs/*/subgraphs | paste -sd:)
 
 # MediaPipe's graph (under mediapipe/graphs)  Rill's (under graphs/)
 # STREAMS (MediaPipe's name=Rill's name when they differ)
@@ -73,8 +92,9 @@ while read -r graph rill_graph streams; do
   # One frame in flight: both graphs then see every frame (their
   # FlowLimiters drop none), so their outputs can be compared frame by frame.
   common=(--input="$video" --max_frames="$frames" --max_in_flight=1 --print=0)
-  if ! RILL_SUBGRAPH_PATH=$sp "$rill" run "$mp/mediapipe/graphs/$graph.pbtxt" \
-      --resource_root="$work/resources" "${common[@]}" "${mp_dump[@]}" \
+  # Subgraph types from every folder of the checkout's mediapipe/ tree.
+  if ! "$rill" run "$mp/mediapipe/graphs/$graph.pbtxt" \
+      --subgraph_path="$mp/mediapipe" --resource_root="$work/resources" "${common[@]}" "${mp_dump[@]}" \
       --output="$work/$name.mediapipe.png" > "$work/$name.mediapipe.txt" \
       2> "$work/$name.mediapipe.log"; then
     echo "MediaPipe's $graph.pbtxt: run FAILED:"; tail -5 "$work/$name.mediapipe.log"

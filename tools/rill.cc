@@ -91,6 +91,10 @@ every command takes:
   --plugin=LIB.so        load calculators from a shared library first
                          (repeatable; also $RILL_PLUGINS=a.so:b.so and
                          "# rill:plugin LIB.so" lines in a graph file)
+  --subgraph_path=DIR    DIR and every folder under it that holds .pbtxt
+                         files are searched for subgraph types (repeatable;
+                         also $RILL_SUBGRAPH_PATH=a:b, folders only), e.g. a
+                         MediaPipe checkout's mediapipe/ for its modules
 
 A GRAPH or MODEL must be a regular, non-empty file: a directory, a FIFO, a
 device (/dev/null) or an empty file is an error naming it (exit 1).
@@ -296,6 +300,7 @@ int UsageError(const std::string& message, const char* help) {
 // Flags common to every command, and the positional arguments left over.
 struct CommandLine {
   std::vector<std::string> plugins;
+  std::vector<std::string> subgraph_paths;  // --subgraph_path
   std::vector<std::string> positional;
   std::vector<std::pair<std::string, std::string>> flags;  // name, value
 };
@@ -325,7 +330,7 @@ absl::Status ParseCommandLine(int argc, char** argv, int first,
       name = name.substr(0, eq);
       has_value = true;
     }
-    const bool wants_value = name == "plugin" ||
+    const bool wants_value = name == "plugin" || name == "subgraph_path" ||
                              std::find(with_value.begin(), with_value.end(),
                                        name) != with_value.end();
     const bool boolean = std::find(booleans.begin(), booleans.end(), name) !=
@@ -351,6 +356,8 @@ absl::Status ParseCommandLine(int argc, char** argv, int first,
     }
     if (name == "plugin") {
       out->plugins.push_back(value);
+    } else if (name == "subgraph_path") {
+      out->subgraph_paths.push_back(value);
     } else {
       out->flags.emplace_back(name, value);
     }
@@ -358,9 +365,34 @@ absl::Status ParseCommandLine(int argc, char** argv, int first,
   return absl::OkStatus();
 }
 
-// --plugin libraries, $RILL_PLUGINS, then those the graph files name.
+void FindGraphFiles(const std::string& dir, std::vector<std::string>* files,
+                    std::vector<std::string>* folders);
+bool IsDirectory(const std::string& path);
+
+// --subgraph_path=DIR: DIR and every folder under it that holds .pbtxt files
+// join the subgraph search path (a MediaPipe checkout's mediapipe/ finds
+// every module and graph subgraph folder).
+absl::Status AddSubgraphPaths(const CommandLine& cl) {
+  for (const std::string& arg : cl.subgraph_paths) {
+    if (!IsDirectory(arg)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--subgraph_path \"", arg, "\" is not a folder"));
+    }
+    std::string dir = arg;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    std::vector<std::string> files;
+    std::vector<std::string> folders = {dir};
+    FindGraphFiles(dir, &files, &folders);
+    for (const std::string& folder : folders) AddSubgraphSearchPath(folder);
+  }
+  return absl::OkStatus();
+}
+
+// --subgraph_path folders, then --plugin libraries, $RILL_PLUGINS and those
+// the graph files name.
 absl::Status LoadAllPlugins(const CommandLine& cl,
                             const std::vector<std::string>& graphs) {
+  RILL_RETURN_IF_ERROR(AddSubgraphPaths(cl));
   RILL_RETURN_IF_ERROR(LoadPlugins(cl.plugins));
   RILL_RETURN_IF_ERROR(LoadPluginsFromEnvironment());
   for (const std::string& graph : graphs) {

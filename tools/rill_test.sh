@@ -202,6 +202,14 @@ $R/graphs/comments_only.pbtxt: OK
 $R/graphs/plugin_graph.pbtxt: OK
 $R/graphs/valid.pbtxt: OK
 3 of 3 graphs validate"
+# --subgraph_path=DIR: DIR's folders holding .pbtxt files are searched for
+# subgraph types, for every command.
+check_rc "subgraph_path" 0 $RILL validate --subgraph_path=tools/testdata/report \
+  $R/graphs/uses_module.pbtxt
+expect "subgraph_path" "uses_module.pbtxt: OK"
+check_rc "subgraph_path not a folder" 1 $RILL validate \
+  --subgraph_path=$R/graphs/valid.pbtxt $R/graphs/valid.pbtxt
+expect "subgraph_path not a folder" 'subgraph_path ".*valid.pbtxt" is not a folder'
 # Files alone: a named file's folder joins the search path before any graph
 # loads, so a graph named before the module file that defines its subgraph
 # still finds it.
