@@ -461,6 +461,29 @@ TEST(OptionValueTest, ExtStepsPickTheOptionsMessageOfAType) {
   EXPECT_NE(s.message().find("rill.TestNoSuch is not a known message"), std::string::npos) << s;
 }
 
+// A node with both `options` (a proto2 extension) and `node_options` (an
+// Any) of different types: each binding lands in the message that has its
+// field, or in the one its Ext:: step names, and each keeps its syntax.
+TEST(OptionValueTest, OptionsAndNodeOptionsOnOneNode) {
+  TestGraphOptions g;
+  g.set_offset(5);
+  g.set_name("both");
+  CalculatorGraphConfig::Node node;
+  node.mutable_options()->MutableExtension(TestOptions::ext)->set_value(1);
+  TestGraphOptions any;
+  any.set_offset(2);
+  node.add_node_options()->PackFrom(any);
+  ASSERT_TRUE(ApplyOptionValue("label:name", {&g}, &node).ok());
+  ASSERT_TRUE(ApplyOptionValue("Ext::rill.TestGraphOptions/offset:offset", {&g}, &node).ok());
+  ASSERT_TRUE(ApplyOptionValue("Ext::rill.TestOptions/value:offset", {&g}, &node).ok());
+  EXPECT_EQ(node.options().GetExtension(TestOptions::ext).label(), "both");
+  EXPECT_EQ(node.options().GetExtension(TestOptions::ext).value(), 5);
+  ASSERT_EQ(node.node_options_size(), 1);
+  TestGraphOptions got;
+  ASSERT_TRUE(node.node_options(0).UnpackTo(&got));
+  EXPECT_EQ(got.offset(), 5);
+}
+
 TEST(OptionValueTest, ExtStepOnTheNodeSideMakesOptionsOfThatType) {
   TestGraphOptions g;
   g.set_name("made");
