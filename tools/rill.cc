@@ -84,6 +84,9 @@ commands:
   model run MODEL --input=FILE --output_dir=DIR
                          runs MODEL on inputs from .npy or raw files and
                          writes every output as DIR/NAME.npy (or raw)
+  model export MODEL.tflite --output=OUT.onnx
+                         writes the model as ONNX (opset 17), for ONNX
+                         Runtime or any ONNX consumer
   help [COMMAND]         shows help for a command (validate, dot,
                          calculators, run, model, help)
 

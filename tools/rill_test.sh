@@ -350,6 +350,18 @@ if [[ -f $MODEL ]]; then
     echo "NOT TESTED HERE: rill model --backend=vulkan (no Vulkan device; lavapipe: scripts/setup.sh)"
   fi
 fi
+# rill model export: a .tflite model as ONNX (read back through the ONNX
+# importer and run against ONNX Runtime below).
+if [[ -f $MODEL ]]; then
+  check_rc "model export" 0 $RILL model export $MODEL --output=$TMP/face_detection_short_range.onnx
+  expect "model export" "wrote .*face_detection_short_range.onnx: 90 nodes .* as ONNX opset 17"
+fi
+if [[ -f third_party/models/face_landmark_with_attention.tflite ]]; then
+  check_rc "model export custom ops" 1 $RILL model export \
+    third_party/models/face_landmark_with_attention.tflite --output=$TMP/attention.onnx
+  expect "model export custom ops" "no ONNX form for op LANDMARKS_TO_TRANSFORM_MATRIX"
+fi
+check_rc "model export without output" 2 $RILL model export $MODEL
 check_rc "model missing file" 1 $RILL model info /nonexistent/model.tflite
 expect "model missing file" "/nonexistent/model.tflite"
 check_rc "model usage" 2 $RILL model
@@ -360,6 +372,12 @@ expect "model usage compare" "rill model compare MODEL.onnx"
 # scripts/fetch_models.sh to have fetched the models and libonnxruntime.so.1).
 ONNX=third_party/models/squeezenet1_1.onnx
 if [[ -f $ONNX && -f third_party/onnxruntime/libonnxruntime.so.1 ]]; then
+  if [[ -f $TMP/face_detection_short_range.onnx ]]; then
+    # The exported model, re-imported by the engine's ONNX importer, against
+    # ONNX Runtime.
+    check_rc "model compare exported" 0 $RILL model compare $TMP/face_detection_short_range.onnx
+    expect "model compare exported" "PASS"
+  fi
   check_rc "model compare" 0 $RILL model compare $ONNX --threads=2
   expect "model compare output row" "output +\\[1,1000\\] .* PASS"
   expect "model compare verdict" "PASS"

@@ -49,6 +49,7 @@
 
 #include <cerrno>
 
+#include "inference/export/onnx_exporter.h"
 #include "inference/ir/graph.h"
 #include "inference/tools/npy.h"
 #include "inference/tools/ort_runner.h"
@@ -74,6 +75,7 @@ struct Flags {
   std::string input_file;
   std::vector<std::string> run_inputs;  // run: --input=[NAME=]FILE (repeatable)
   std::string output_dir;               // run: --output_dir=DIR
+  std::string export_path;              // export: --output=OUT.onnx
   bool raw_outputs = false;             // run: --format=raw
   std::map<std::string, std::vector<int>> input_shapes;  // --input_shape=NAME:D,D,...
   std::map<std::string, std::string> backend_options;    // --backend_option=NAME.KEY=VALUE
@@ -139,15 +141,38 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     else if (a.rfind("--output_dir=", 0) == 0 && f->command == "run") f->output_dir = a.substr(13);
     else if (a == "--format=npy" && f->command == "run") f->raw_outputs = false;
     else if (a == "--format=raw" && f->command == "run") f->raw_outputs = true;
+    else if (a.rfind("--output=", 0) == 0 && f->command == "export") f->export_path = a.substr(9);
     else return false;
   }
   if (f->command == "run" && f->output_dir.empty()) return false;
-  return f->command == "info" || f->command == "bench" || f->command == "compare" || f->command == "run";
+  if (f->command == "export" && f->export_path.empty()) return false;
+  return f->command == "info" || f->command == "bench" || f->command == "compare" || f->command == "run" ||
+         f->command == "export";
 }
 
 int Fail(const Status& s) {
   std::fprintf(stderr, "rill_model: %s\n", s.ToString().c_str());
   return 1;
+}
+
+// `export MODEL --output=OUT.onnx`: the graph as imported (no optimizer
+// passes) written as ONNX (inference/export/onnx_exporter.h).
+int Export(const Flags& f) {
+  LoadOptions load;
+  load.optimize = false;
+  load.input_shapes = f.input_shapes;
+  auto model = Model::FromFile(f.model, load);
+  if (!model.ok()) return Fail(model.status());
+  auto bytes = onnx_export::ExportOnnx((*model)->graph());
+  if (!bytes.ok()) return Fail(bytes.status());
+  std::ofstream out(f.export_path, std::ios::binary | std::ios::trunc);
+  out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+  out.close();
+  if (!out) return Fail(InternalError(f.export_path + ": cannot write: " + std::strerror(errno)));
+  const ir::Graph& g = (*model)->graph();
+  std::printf("wrote %s: %zu nodes of %s as ONNX opset %d, %zu bytes\n", f.export_path.c_str(), g.nodes.size(),
+              f.model.c_str(), onnx_export::kOpset, bytes->size());
+  return 0;
 }
 
 int Info(const Flags& f, const Model& model, Session& session) {
@@ -614,9 +639,11 @@ int RunModelTool(int argc, char** argv) {
                  "       rill model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile] [--precision=fp32|fp16|bf16] [--json]\n"
                  "         (any command) [--backend=NAME] [--backend_option=NAME.KEY=VALUE] [--place=OUTPUT:BACKEND] [--sequential] [--no_branch_streams] [--trace=FILE] [--max_memory_mb=N]\n"
                  "       rill model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=fp32|fp16|bf16] [--json]\n"
-                 "       rill model run MODEL --input=[NAME=]FILE --output_dir=DIR [--format=npy|raw] [--json]\n");
+                 "       rill model run MODEL --input=[NAME=]FILE --output_dir=DIR [--format=npy|raw] [--json]\n"
+                 "       rill model export MODEL.tflite --output=OUT.onnx\n");
     return 2;
   }
+  if (f.command == "export") return Export(f);
   LoadOptions load;
   load.input_shapes = f.input_shapes;
   auto model = Model::FromFile(f.model, load);
