@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""Exports torchvision's architectures to ONNX for the model zoo
+(benchmarks/zoo/model_zoo.py): random weights from a fixed seed (nothing is
+downloaded), batch 1, one input file and PyTorch's outputs beside each
+model as raw little-endian float32:
+
+  OUT/<name>.onnx, OUT/<name>.input.f32, OUT/<name>.output<i>.f32
+
+usage: /usr/bin/python3 benchmarks/zoo/export_zoo.py OUT [NAME...]
+Needs Debian's python3-torch and python3-torchvision. Skips models already
+exported; a model that does not export is listed in OUT/<name>.export_error.
+"""
+import os
+import sys
+import traceback
+
+import torch
+import torchvision
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests", "inference"))
+from export_torchvision_onnx import lively_batch_norm  # noqa: E402
+
+M = torchvision.models
+# name: (task, constructor, input shape, extra export arguments)
+ZOO = {
+    # Classification at 224 (inception_v3 at 299, as it is built).
+    "alexnet": ("classification", lambda: M.alexnet(), (1, 3, 224, 224)),
+    "vgg11": ("classification", lambda: M.vgg11(), (1, 3, 224, 224)),
+    "resnet18": ("classification", lambda: M.resnet18(), (1, 3, 224, 224)),
+    "resnet50": ("classification", lambda: M.resnet50(), (1, 3, 224, 224)),
+    "resnext50_32x4d": ("classification", lambda: M.resnext50_32x4d(), (1, 3, 224, 224)),
+    "wide_resnet50_2": ("classification", lambda: M.wide_resnet50_2(), (1, 3, 224, 224)),
+    "densenet121": ("classification", lambda: M.densenet121(), (1, 3, 224, 224)),
+    "googlenet": ("classification", lambda: M.googlenet(aux_logits=False, init_weights=True), (1, 3, 224, 224)),
+    "inception_v3": ("classification", lambda: M.inception_v3(aux_logits=False, init_weights=True), (1, 3, 299, 299)),
+    "squeezenet1_1": ("classification", lambda: M.squeezenet1_1(), (1, 3, 224, 224)),
+    "mobilenet_v2": ("classification", lambda: M.mobilenet_v2(), (1, 3, 224, 224)),
+    "mobilenet_v3_small": ("classification", lambda: M.mobilenet_v3_small(), (1, 3, 224, 224)),
+    "mobilenet_v3_large": ("classification", lambda: M.mobilenet_v3_large(), (1, 3, 224, 224)),
+    "mnasnet1_0": ("classification", lambda: M.mnasnet1_0(), (1, 3, 224, 224)),
+    "shufflenet_v2_x1_0": ("classification", lambda: M.shufflenet_v2_x1_0(), (1, 3, 224, 224)),
+    "efficientnet_b0": ("classification", lambda: M.efficientnet_b0(), (1, 3, 224, 224)),
+    "efficientnet_v2_s": ("classification", lambda: M.efficientnet_v2_s(), (1, 3, 224, 224)),
+    "regnet_y_400mf": ("classification", lambda: M.regnet_y_400mf(), (1, 3, 224, 224)),
+    "regnet_x_400mf": ("classification", lambda: M.regnet_x_400mf(), (1, 3, 224, 224)),
+    "convnext_tiny": ("classification", lambda: M.convnext_tiny(), (1, 3, 224, 224)),
+    "vit_b_16": ("classification", lambda: M.vit_b_16(), (1, 3, 224, 224)),
+    "swin_t": ("classification", lambda: M.swin_t(), (1, 3, 224, 224)),
+    # Segmentation at 256.
+    "fcn_resnet50": ("segmentation", lambda: M.segmentation.fcn_resnet50(weights_backbone=None, aux_loss=False), (1, 3, 256, 256)),
+    "deeplabv3_resnet50": ("segmentation", lambda: M.segmentation.deeplabv3_resnet50(weights_backbone=None, aux_loss=False), (1, 3, 256, 256)),
+    "deeplabv3_mobilenet_v3_large": ("segmentation", lambda: M.segmentation.deeplabv3_mobilenet_v3_large(weights_backbone=None, aux_loss=False), (1, 3, 256, 256)),
+    "lraspp_mobilenet_v3_large": ("segmentation", lambda: M.segmentation.lraspp_mobilenet_v3_large(weights_backbone=None), (1, 3, 256, 256)),
+    # Detection (torchvision's post-processing included: NMS, top-k).
+    "ssdlite320_mobilenet_v3_large": ("detection", lambda: M.detection.ssdlite320_mobilenet_v3_large(weights_backbone=None), (1, 3, 320, 320)),
+    "fasterrcnn_mobilenet_v3_large_320_fpn": ("detection", lambda: M.detection.fasterrcnn_mobilenet_v3_large_320_fpn(weights_backbone=None), (1, 3, 320, 320)),
+    # Video: 8 frames of 112x112.
+    "r3d_18": ("video", lambda: M.video.r3d_18(), (1, 3, 8, 112, 112)),
+    "mc3_18": ("video", lambda: M.video.mc3_18(), (1, 3, 8, 112, 112)),
+    "r2plus1d_18": ("video", lambda: M.video.r2plus1d_18(), (1, 3, 8, 112, 112)),
+}
+
+
+def flat(outputs):
+    if isinstance(outputs, torch.Tensor):
+        return [outputs]
+    if isinstance(outputs, dict):
+        return [v for k in sorted(outputs) for v in flat(outputs[k])]
+    if isinstance(outputs, (list, tuple)):
+        return [v for o in outputs for v in flat(o)]
+    return []
+
+
+def export(name, out_dir):
+    task, make, shape = ZOO[name]
+    path = os.path.join(out_dir, name + ".onnx")
+    if os.path.exists(path) or os.path.exists(path[:-5] + ".export_error"):
+        return
+    torch.manual_seed(0)
+    model = make().eval()
+    lively_batch_norm(model)
+    x = torch.rand(*shape, generator=torch.Generator().manual_seed(1))
+    if task == "detection":
+        x_in = [x[0]]
+    else:
+        x_in = x
+    mode = torch.onnx.TrainingMode.EVAL
+    if name.startswith("vit_"):
+        # In eval mode torch 1.13 runs attention through a fused kernel
+        # (aten::_native_multi_head_attention) that has no ONNX export; in
+        # train mode it takes the plain path, and with ViT's dropout at 0
+        # (torchvision's default) and no batch norm the outputs are the same.
+        model.train()
+        mode = torch.onnx.TrainingMode.PRESERVE
+    try:
+        with torch.no_grad():
+            outs = flat(model(x_in))
+            torch.onnx.export(model, (x_in,), path, input_names=["input"], opset_version=17,
+                              do_constant_folding=True, training=mode)
+    except Exception:  # an architecture that does not export is a finding, not a crash
+        with open(path[:-5] + ".export_error", "w") as f:
+            f.write(traceback.format_exc().strip().splitlines()[-1] + "\n")
+        if os.path.exists(path):
+            os.remove(path)
+        return
+    x.numpy().astype("<f4").tofile(os.path.join(out_dir, name + ".input.f32"))
+    for i, y in enumerate(outs):
+        y.numpy().astype("<f4").tofile(os.path.join(out_dir, "%s.output%d.f32" % (name, i)))
+
+
+def main():
+    out_dir = sys.argv[1]
+    names = sys.argv[2:] or list(ZOO)
+    os.makedirs(out_dir, exist_ok=True)
+    for name in names:
+        if name not in ZOO:
+            sys.exit("unknown model %s (known: %s)" % (name, ", ".join(ZOO)))
+        print("exporting", name, flush=True)
+        export(name, out_dir)
+
+
+if __name__ == "__main__":
+    main()
