@@ -1,8 +1,10 @@
 // Conv and ConvTranspose: NHWC input, OIHW weights reordered to the engine's
-// OHWI filters at import.
+// OHWI filters at import. A 1-D Conv runs as a 2-D one over a height of 1; a
+// 3-D one is CONV_3D (converters/volume.cc).
 #include <string>
 #include <vector>
 
+#include "inference/import/onnx/converters/volume.h"
 #include "inference/import/onnx/onnx_converter.h"
 
 namespace rill::inference::onnx_import {
@@ -10,23 +12,16 @@ namespace {
 
 using ir::OpType;
 
-Status Conv(ConverterContext& c) {
-  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
-  RILL_INF_ASSIGN_OR_RETURN(int w_id, c.ConstInput(1));
-  const Shape ws = c.ShapeOf(w_id);  // O, I/g, kh, kw
-  if (ws.size() != 4) return c.Unsupported("only 2-D convolutions");
-  RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNhwc(x));
+// CONV_2D (or DEPTHWISE_CONV_2D when every group has one input channel) of
+// the NHWC value `xi` with ONNX's OIHW filter `w` of shape `ws`.
+StatusOr<int> EmitConv2d(ConverterContext& c, int xi, const std::vector<float>& w, const Shape& ws, int group,
+                         ir::OpAttrs a, const std::string& w_name, int bias, const std::string& out_name) {
   const int in_c = c.ShapeOf(xi)[3];
-  const int group = static_cast<int>(c.AttrInt("group", 1));
-  ir::OpAttrs a;
-  RILL_INF_RETURN_IF_ERROR(c.ReadPadding(&a));
-  RILL_INF_RETURN_IF_ERROR(c.ReadStridesDilations(&a));
   const int o = ws[0], ipg = ws[1], kh = ws[2], kw = ws[3];
   if (group < 1 || static_cast<long long>(ipg) * group != in_c || o % group != 0) {
     return c.UnsupportedAttribute("group", "weights " + ShapeToString(ws) + " with group=" + std::to_string(group) +
                                                " do not match " + std::to_string(in_c) + " input channels");
   }
-  const std::vector<float> w = c.ConstFloats(w_id);
   std::vector<float> f(w.size());
   OpType type;
   Shape fshape;
@@ -50,12 +45,78 @@ Status Conv(ConverterContext& c) {
         for (int xx = 0; xx < kw; ++xx)
           f[(static_cast<size_t>(y) * kw + xx) * o + oc] = w[(static_cast<size_t>(oc) * kh + y) * kw + xx];
   }
-  std::vector<int> inputs = {xi, c.NewFloatConst(c.tensor(w_id).name + "/ohwi", fshape, f)};
-  if (c.HasInput(2)) {
-    RILL_INF_ASSIGN_OR_RETURN(int b, c.ConstInput(2));
-    inputs.push_back(b);
+  std::vector<int> inputs = {xi, c.NewFloatConst(w_name + "/ohwi", fshape, f)};
+  if (bias >= 0) inputs.push_back(bias);
+  return c.Emit(type, inputs, out_name, a);
+}
+
+// A 1-D convolution ([N, C, L]) as a 2-D one over [N, C, 1, L].
+Status Conv1d(ConverterContext& c, const Value& x, int w_id) {
+  const Shape xs = c.ShapeOf(x.id);
+  const Shape ws = c.ShapeOf(w_id);  // O, I/g, k
+  if (xs.size() != 3) return c.Unsupported("a 1-D convolution needs a 3-D input, has " + ShapeToString(xs));
+  ir::OpAttrs a;
+  a.padding = ir::Padding::kExplicit;
+  const std::string auto_pad = c.AttrString("auto_pad", "NOTSET");
+  const std::vector<int64_t> strides = c.AttrInts("strides"), dilations = c.AttrInts("dilations"),
+                             pads = c.AttrInts("pads");
+  if (strides.size() > 1 || dilations.size() > 1 || (!pads.empty() && pads.size() != 2)) {
+    return c.UnsupportedAttribute("strides", "strides, dilations and pads of a 1-D convolution take 1, 1 and 2 values");
   }
-  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(type, inputs, c.out_name(), a));
+  a.stride_w = strides.empty() ? 1 : static_cast<int>(strides[0]);
+  a.dilation_w = dilations.empty() ? 1 : static_cast<int>(dilations[0]);
+  if (auto_pad == "VALID") {
+    a.padding = ir::Padding::kValid;
+  } else if (auto_pad == "SAME_UPPER") {
+    a.padding = ir::Padding::kSame;
+  } else if (auto_pad == "NOTSET" || auto_pad.empty()) {
+    if (!pads.empty()) {
+      if (pads[0] < 0 || pads[1] < 0 || pads[0] > (1 << 20) || pads[1] > (1 << 20)) {
+        return c.UnsupportedAttribute("pads", "negative or huge pads");
+      }
+      a.pad_left = static_cast<int>(pads[0]);
+      a.pad_right = static_cast<int>(pads[1]);
+    }
+  } else {
+    return c.UnsupportedAttribute("auto_pad", "auto_pad '" + auto_pad + "'");
+  }
+  ir::OpAttrs to4;
+  to4.new_shape = {xs[0], xs[1], 1, xs[2]};
+  RILL_INF_ASSIGN_OR_RETURN(int x4, c.Emit(OpType::kReshape, {x.id}, c.out_name() + "/as_2d", to4));
+  RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNhwc(Value{x4, false}));
+  int bias = -1;
+  if (c.HasInput(2)) {
+    RILL_INF_ASSIGN_OR_RETURN(bias, c.ConstInput(2));
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int y4, EmitConv2d(c, xi, c.ConstFloats(w_id), {ws[0], ws[1], 1, ws[2]},
+                                               static_cast<int>(c.AttrInt("group", 1)), a, c.tensor(w_id).name,
+                                               bias, c.out_name() + "/2d"));
+  RILL_INF_ASSIGN_OR_RETURN(int yn, c.ToNchw(Value{y4, true}));
+  const Shape y4s = c.ShapeOf(yn);  // N, O, 1, L'
+  ir::OpAttrs to3;
+  to3.new_shape = {y4s[0], y4s[1], y4s[3]};
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kReshape, {yn}, c.out_name(), to3));
+  c.Define(out, false);
+  return Status::Ok();
+}
+
+Status Conv(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  RILL_INF_ASSIGN_OR_RETURN(int w_id, c.ConstInput(1));
+  const Shape ws = c.ShapeOf(w_id);  // O, I/g, kh, kw
+  if (ws.size() == 3) return Conv1d(c, x, w_id);
+  if (ws.size() == 5) return Conv3d(c, x, w_id);
+  if (ws.size() != 4) return c.Unsupported("a convolution over " + std::to_string(ws.size() - 2) + " axes");
+  RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNhwc(x));
+  ir::OpAttrs a;
+  RILL_INF_RETURN_IF_ERROR(c.ReadPadding(&a));
+  RILL_INF_RETURN_IF_ERROR(c.ReadStridesDilations(&a));
+  int bias = -1;
+  if (c.HasInput(2)) {
+    RILL_INF_ASSIGN_OR_RETURN(bias, c.ConstInput(2));
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int out, EmitConv2d(c, xi, c.ConstFloats(w_id), ws, static_cast<int>(c.AttrInt("group", 1)),
+                                                a, c.tensor(w_id).name, bias, c.out_name()));
   c.Define(out, true);
   return Status::Ok();
 }

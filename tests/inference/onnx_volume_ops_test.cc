@@ -1,0 +1,128 @@
+// ONNX's Conv, MaxPool, AveragePool and GlobalAveragePool over one and three
+// spatial axes (video models' 3-D convolutions, 1-D convolutions of audio
+// and sequence models) on the engine against ONNX Runtime: strides, pads,
+// dilations, groups, auto_pad, ceil_mode and count_include_pad, on odd
+// sizes (onnx_op_test_util.h: optimized and reference kernels, 1 and 2
+// threads).
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/inference/onnx_op_test_util.h"
+
+namespace rill::inference::testing {
+namespace {
+
+int64_t Count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+struct ConvCase {
+  std::vector<int64_t> x, w;
+  std::vector<int64_t> strides, dilations, pads;
+  int64_t group;
+  std::string auto_pad;
+  bool bias;
+};
+
+void RunConv(const ConvCase& k) {
+  OnnxGraph g;
+  g.Input("x", k.x);
+  g.Initializer("w", k.w, RandomValues(Count(k.w), -1, 1, 5));
+  std::vector<std::string> in = {"x", "w"};
+  if (k.bias) {
+    g.Initializer("b", {k.w[0]}, RandomValues(k.w[0], -1, 1, 6));
+    in.push_back("b");
+  }
+  onnx::NodeProto* n = g.Node("Conv", in, {"y"});
+  if (!k.strides.empty()) OnnxGraph::Attr(n, "strides", k.strides);
+  if (!k.dilations.empty()) OnnxGraph::Attr(n, "dilations", k.dilations);
+  if (!k.pads.empty()) OnnxGraph::Attr(n, "pads", k.pads);
+  if (k.group != 1) OnnxGraph::Attr(n, "group", k.group);
+  if (!k.auto_pad.empty()) OnnxGraph::Attr(n, "auto_pad", k.auto_pad);
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", k.x, RandomValues(Count(k.x))}});
+}
+
+TEST(OnnxVolumeOpsTest, Conv3d) {
+  // r3d_18's stem: 3x7x7, stride (1, 2, 2), pads 1, 3, 3.
+  RunConv({{1, 3, 5, 17, 15}, {8, 3, 3, 7, 7}, {1, 2, 2}, {}, {1, 3, 3, 1, 3, 3}, 1, "", true});
+  // r2plus1d's factorized (1, 3, 3) and (3, 1, 1) kernels, strided.
+  RunConv({{1, 6, 7, 9, 11}, {5, 6, 1, 3, 3}, {1, 2, 2}, {}, {0, 1, 1, 0, 1, 1}, 1, "", false});
+  RunConv({{1, 5, 7, 5, 6}, {4, 5, 3, 1, 1}, {2, 1, 1}, {}, {1, 0, 0, 1, 0, 0}, 1, "", true});
+  // Dilation, asymmetric pads, groups, a batch of 2, SAME_UPPER.
+  RunConv({{2, 4, 6, 8, 7}, {6, 2, 3, 3, 2}, {1, 1, 2}, {2, 1, 1}, {2, 0, 1, 1, 2, 0}, 2, "", true});
+  RunConv({{1, 3, 5, 6, 7}, {4, 3, 3, 3, 3}, {2, 2, 2}, {}, {}, 1, "SAME_UPPER", true});
+  // Many channels: several row blocks and more than one GEMM panel.
+  RunConv({{1, 40, 4, 12, 12}, {70, 40, 3, 3, 3}, {}, {}, {1, 1, 1, 1, 1, 1}, 1, "", true});
+}
+
+TEST(OnnxVolumeOpsTest, Conv1d) {
+  RunConv({{1, 3, 17}, {5, 3, 4}, {2}, {}, {1, 2}, 1, "", true});
+  RunConv({{2, 6, 20}, {4, 3, 3}, {1}, {2}, {2, 2}, 2, "", false});
+  RunConv({{1, 4, 11}, {4, 1, 5}, {}, {}, {}, 4, "SAME_UPPER", true});  // depthwise
+  RunConv({{1, 4, 11}, {6, 4, 1}, {}, {}, {}, 1, "VALID", true});
+}
+
+void RunPool(const std::string& op, const std::vector<int64_t>& x, const std::vector<int64_t>& kernel,
+             const std::vector<int64_t>& strides, const std::vector<int64_t>& pads, int64_t ceil_mode,
+             int64_t count_include_pad) {
+  OnnxGraph g;
+  g.Input("x", x);
+  onnx::NodeProto* n = g.Node(op, {"x"}, {"y"});
+  OnnxGraph::Attr(n, "kernel_shape", kernel);
+  if (!strides.empty()) OnnxGraph::Attr(n, "strides", strides);
+  if (!pads.empty()) OnnxGraph::Attr(n, "pads", pads);
+  if (ceil_mode) OnnxGraph::Attr(n, "ceil_mode", ceil_mode);
+  if (count_include_pad) OnnxGraph::Attr(n, "count_include_pad", count_include_pad);
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", x, RandomValues(Count(x))}});
+}
+
+TEST(OnnxVolumeOpsTest, Pool3d) {
+  RunPool("MaxPool", {1, 3, 6, 9, 8}, {2, 3, 3}, {2, 2, 2}, {0, 1, 1, 0, 1, 1}, 0, 0);
+  RunPool("MaxPool", {1, 2, 5, 7, 7}, {3, 3, 3}, {2, 2, 2}, {}, 1, 0);
+  RunPool("AveragePool", {2, 3, 5, 6, 7}, {3, 3, 3}, {1, 2, 2}, {1, 1, 1, 1, 1, 1}, 0, 0);
+  RunPool("AveragePool", {1, 2, 5, 6, 7}, {3, 3, 3}, {1, 2, 2}, {1, 1, 1, 1, 1, 1}, 0, 1);
+  RunPool("AveragePool", {1, 2, 6, 7, 7}, {2, 2, 2}, {2, 2, 2}, {}, 1, 0);
+}
+
+TEST(OnnxVolumeOpsTest, Pool1d) {
+  RunPool("MaxPool", {1, 3, 17}, {3}, {2}, {1, 1}, 0, 0);
+  RunPool("AveragePool", {2, 4, 16}, {4}, {3}, {}, 1, 0);
+}
+
+TEST(OnnxVolumeOpsTest, GlobalAveragePoolOverOneAndThreeAxes) {
+  for (const std::vector<int64_t>& x : {std::vector<int64_t>{1, 5, 3, 7, 6}, std::vector<int64_t>{2, 4, 9}}) {
+    OnnxGraph g;
+    g.Input("x", x);
+    g.Node("GlobalAveragePool", {"x"}, {"y"});
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", x, RandomValues(Count(x))}});
+  }
+}
+
+// A small video block as r3d_18 has it: Conv3d, ReLU, a residual Add, the
+// global pool and a classifier.
+TEST(OnnxVolumeOpsTest, VideoBlock) {
+  OnnxGraph g;
+  g.Input("x", {1, 3, 4, 16, 16});
+  g.Initializer("w1", {8, 3, 3, 3, 3}, RandomValues(8 * 3 * 27, -0.5f, 0.5f, 7));
+  g.Initializer("w2", {8, 8, 3, 3, 3}, RandomValues(8 * 8 * 27, -0.3f, 0.3f, 8));
+  g.Initializer("fc", {5, 8}, RandomValues(40, -1, 1, 9));
+  OnnxGraph::Attr(g.Node("Conv", {"x", "w1"}, {"c1"}), "pads", std::vector<int64_t>{1, 1, 1, 1, 1, 1});
+  g.Node("Relu", {"c1"}, {"r1"});
+  OnnxGraph::Attr(g.Node("Conv", {"r1", "w2"}, {"c2"}), "pads", std::vector<int64_t>{1, 1, 1, 1, 1, 1});
+  g.Node("Add", {"c2", "r1"}, {"s"});
+  g.Node("Relu", {"s"}, {"r2"});
+  g.Node("GlobalAveragePool", {"r2"}, {"p"});
+  g.Node("Flatten", {"p"}, {"f"});
+  OnnxGraph::Attr(g.Node("Gemm", {"f", "fc"}, {"y"}), "transB", int64_t{1});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {1, 3, 4, 16, 16}, RandomValues(3 * 4 * 256)}});
+}
+
+}  // namespace
+}  // namespace rill::inference::testing
