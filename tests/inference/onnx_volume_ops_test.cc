@@ -1,5 +1,5 @@
-// ONNX's Conv, MaxPool, AveragePool and GlobalAveragePool over one and three
-// spatial axes (video models' 3-D convolutions, 1-D convolutions of audio
+// ONNX's Conv, ConvTranspose, MaxPool, AveragePool and GlobalAveragePool
+// over one and three spatial axes (video models' 3-D convolutions, 1-D convolutions of audio
 // and sequence models) on the engine against ONNX Runtime: strides, pads,
 // dilations, groups, auto_pad, ceil_mode and count_include_pad, on odd
 // sizes (onnx_op_test_util.h: optimized and reference kernels, 1 and 2
@@ -64,6 +64,33 @@ TEST(OnnxVolumeOpsTest, Conv1d) {
   RunConv({{2, 6, 20}, {4, 3, 3}, {1}, {2}, {2, 2}, 2, "", false});
   RunConv({{1, 4, 11}, {4, 1, 5}, {}, {}, {}, 4, "SAME_UPPER", true});  // depthwise
   RunConv({{1, 4, 11}, {6, 4, 1}, {}, {}, {}, 1, "VALID", true});
+}
+
+void RunConvTranspose(const std::vector<int64_t>& x, const std::vector<int64_t>& w, const std::vector<int64_t>& strides,
+                      const std::vector<int64_t>& dilations, const std::vector<int64_t>& pads,
+                      const std::vector<int64_t>& output_padding, int64_t group) {
+  OnnxGraph g;
+  g.Input("x", x);
+  g.Initializer("w", w, RandomValues(Count(w), -1, 1, 11));
+  g.Initializer("b", {w[1] * group}, RandomValues(w[1] * group, -1, 1, 12));
+  onnx::NodeProto* n = g.Node("ConvTranspose", {"x", "w", "b"}, {"y"});
+  if (!strides.empty()) OnnxGraph::Attr(n, "strides", strides);
+  if (!dilations.empty()) OnnxGraph::Attr(n, "dilations", dilations);
+  if (!pads.empty()) OnnxGraph::Attr(n, "pads", pads);
+  if (!output_padding.empty()) OnnxGraph::Attr(n, "output_padding", output_padding);
+  if (group != 1) OnnxGraph::Attr(n, "group", group);
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", x, RandomValues(Count(x))}});
+}
+
+TEST(OnnxVolumeOpsTest, ConvTranspose3d) {
+  RunConvTranspose({1, 4, 3, 5, 4}, {4, 3, 2, 2, 2}, {2, 2, 2}, {}, {}, {}, 1);
+  RunConvTranspose({1, 4, 3, 4, 5}, {4, 2, 3, 3, 3}, {2, 1, 2}, {1, 1, 2}, {1, 0, 1, 1, 1, 0}, {1, 0, 0}, 2);
+}
+
+TEST(OnnxVolumeOpsTest, ConvTranspose1d) {
+  RunConvTranspose({1, 4, 9}, {4, 3, 4}, {2}, {}, {1, 1}, {}, 1);
+  RunConvTranspose({2, 6, 7}, {6, 2, 3}, {3}, {}, {0, 1}, {2}, 3);
 }
 
 void RunPool(const std::string& op, const std::vector<int64_t>& x, const std::vector<int64_t>& kernel,

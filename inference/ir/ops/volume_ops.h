@@ -6,6 +6,10 @@
 //
 // CONV_3D: x [N, C, D, H, W], filter [O, C / group, kd, kh, kw] (ONNX's),
 //   optional bias [O] -> [N, O, D', H', W'], explicit padding per axis.
+// CONV_TRANSPOSE_3D: x [N, C, D, H, W], filter [C, O / group, kd, kh, kw]
+//   (ONNX's), optional bias [O] -> [N, O, D', H', W'] with
+//   D' = (D - 1) * stride - pad_begin - pad_end + dilation * (kd - 1) + 1
+//   + output_padding (ONNX ConvTranspose).
 // POOL_3D: x [N, C, D, H, W] -> [N, C, D', H', W'], max or average
 //   (count_include_pad as ONNX's AveragePool), floor or ceil output sizes.
 #ifndef RILL_INFERENCE_IR_OPS_VOLUME_OPS_H_
@@ -24,6 +28,11 @@ struct Conv3dAttrs : TypedAttrs {
   int group = 1;
 };
 
+// CONV_TRANSPOSE_3D: Conv3dAttrs plus the output padding per axis.
+struct ConvTranspose3dAttrs : Conv3dAttrs {
+  int output_padding[3] = {0, 0, 0};
+};
+
 struct Pool3dAttrs : TypedAttrs {
   bool max = true;
   int kernel[3] = {1, 1, 1};
@@ -35,6 +44,7 @@ struct Pool3dAttrs : TypedAttrs {
 };
 
 OpType Conv3dOp();
+OpType ConvTranspose3dOp();
 OpType Pool3dOp();
 
 }  // namespace rill::inference::ir

@@ -4,8 +4,8 @@
 // and the group's channels, in the filter's own order, so ONNX's filter
 // needs no reordering), multiplied by the packed filter, and written back
 // channels-first; the blocks run on the backend's threads. Without a
-// table GEMM (kReference) it runs the reference loops. POOL_3D runs the
-// reference loops, channels over the threads.
+// table GEMM (kReference) it runs the reference loops. CONV_TRANSPOSE_3D and
+// POOL_3D run the reference loops, channels over the threads.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -136,6 +136,30 @@ class Conv3dOp : public CpuOp {
   size_t scratch_floats_ = 0;
 };
 
+// The reference loops, output channels over the threads (video
+// segmentation decoders; not yet a GEMM).
+class ConvTranspose3dOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "conv_transpose3d_ref"; }
+  Status Prepare() override {
+    attrs_ = args_.node->attrs_as<ir::ConvTranspose3dAttrs>();
+    if (attrs_ == nullptr) return Error("missing ConvTranspose3dAttrs");
+    return NeedFloatInputs(3);
+  }
+  void Compute() override {
+    const Shape& ys = OutShape();
+    auto channel = [&](int task, int) {
+      ConvTranspose3dRefChannel(*attrs_, InShape(0), InShape(1), ys, In(0), In(1), In(2), Out(), task / ys[1],
+                                task % ys[1]);
+    };
+    ParallelFor(ys[0] * ys[1], channel);
+  }
+
+ private:
+  const ir::ConvTranspose3dAttrs* attrs_ = nullptr;
+};
+
 class Pool3dOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
@@ -162,9 +186,14 @@ class Pool3dOp : public CpuOp {
 };
 
 std::unique_ptr<Execution> MakeConv3d(const CpuArgs& args) { return std::make_unique<Conv3dOp>(args); }
+std::unique_ptr<Execution> MakeConvTranspose3d(const CpuArgs& args) {
+  return std::make_unique<ConvTranspose3dOp>(args);
+}
 std::unique_ptr<Execution> MakePool3d(const CpuArgs& args) { return std::make_unique<Pool3dOp>(args); }
 
-const bool kRegistered = RegisterCpuOp(ir::Conv3dOp(), MakeConv3d) && RegisterCpuOp(ir::Pool3dOp(), MakePool3d);
+const bool kRegistered = RegisterCpuOp(ir::Conv3dOp(), MakeConv3d) &&
+                         RegisterCpuOp(ir::ConvTranspose3dOp(), MakeConvTranspose3d) &&
+                         RegisterCpuOp(ir::Pool3dOp(), MakePool3d);
 
 }  // namespace
 }  // namespace rill::inference::cpu

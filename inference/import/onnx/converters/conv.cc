@@ -1,6 +1,6 @@
 // Conv and ConvTranspose: NHWC input, OIHW weights reordered to the engine's
-// OHWI filters at import. A 1-D Conv runs as a 2-D one over a height of 1; a
-// 3-D one is CONV_3D (converters/volume.cc).
+// OHWI filters at import. 1-D ones run as 2-D ones over a height of 1; 3-D
+// ones are CONV_3D and CONV_TRANSPOSE_3D (converters/volume.cc).
 #include <string>
 #include <vector>
 
@@ -121,12 +121,87 @@ Status Conv(ConverterContext& c) {
   return Status::Ok();
 }
 
+// TRANSPOSE_CONV_2D of the NHWC value `xi` with ONNX's (C, M/group, kh, kw)
+// filter `w` of shape `ws`; `a` carries strides and explicit pads (the
+// output padding already taken off the end pads).
+StatusOr<int> EmitConvTranspose2d(ConverterContext& c, int xi, const std::vector<float>& w, const Shape& ws,
+                                  int group, const ir::OpAttrs& a, const std::string& w_name, int bias,
+                                  const std::string& out_name) {
+  // Weights (C, M/group, kh, kw) -> [M, kh, kw, C/group]: output channel
+  // g * M/group + m reads input channels g * C/group + j.
+  const int ci = ws[0], cog = ws[1], kh = ws[2], kw = ws[3];
+  if (group < 1 || ci != c.ShapeOf(xi)[3] || ci % group != 0 || static_cast<long long>(cog) * group > (1 << 24)) {
+    return c.UnsupportedAttribute("group", "weights " + ShapeToString(ws) + " with group=" + std::to_string(group) +
+                                               " do not match " + std::to_string(c.ShapeOf(xi)[3]) + " input channels");
+  }
+  const int cig = ci / group, co = cog * group;
+  std::vector<float> f(w.size());
+  for (int ic = 0; ic < ci; ++ic)
+    for (int m = 0; m < cog; ++m)
+      for (int y = 0; y < kh; ++y)
+        for (int xx = 0; xx < kw; ++xx) {
+          const size_t oc = static_cast<size_t>(ic / cig) * cog + m;
+          f[((oc * kh + y) * kw + xx) * cig + ic % cig] = w[((static_cast<size_t>(ic) * cog + m) * kh + y) * kw + xx];
+        }
+  std::vector<int> inputs = {xi, c.NewFloatConst(w_name + "/ohwi", {co, kh, kw, cig}, f)};
+  if (bias >= 0) inputs.push_back(bias);
+  return c.Emit(OpType::kTransposeConv2D, inputs, out_name, a);
+}
+
+// A 1-D transposed convolution ([N, C, L]) as a 2-D one over [N, C, 1, L].
+Status ConvTranspose1d(ConverterContext& c, const Value& x, int w_id) {
+  const Shape xs = c.ShapeOf(x.id);
+  const Shape ws = c.ShapeOf(w_id);  // C, M/g, k
+  if (xs.size() != 3) return c.Unsupported("a 1-D transposed convolution needs a 3-D input, has " + ShapeToString(xs));
+  const std::string auto_pad = c.AttrString("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && !auto_pad.empty()) return c.UnsupportedAttribute("auto_pad", "auto_pad on ConvTranspose");
+  const std::vector<int64_t> strides = c.AttrInts("strides"), pads = c.AttrInts("pads"),
+                             out_pad = c.AttrInts("output_padding");
+  for (int64_t d : c.AttrInts("dilations")) {
+    if (d != 1) return c.UnsupportedAttribute("dilations", "dilated ConvTranspose");
+  }
+  if (strides.size() > 1 || (!pads.empty() && pads.size() != 2) || out_pad.size() > 1) {
+    return c.UnsupportedAttribute("strides", "strides, pads and output_padding of a 1-D op take 1, 2 and 1 values");
+  }
+  ir::OpAttrs a;
+  a.padding = ir::Padding::kExplicit;
+  a.stride_w = strides.empty() ? 1 : static_cast<int>(strides[0]);
+  if (!pads.empty()) {
+    if (pads[0] < 0 || pads[1] < 0 || pads[0] > (1 << 20) || pads[1] > (1 << 20)) {
+      return c.UnsupportedAttribute("pads", "negative or huge pads");
+    }
+    a.pad_left = static_cast<int>(pads[0]);
+    a.pad_right = static_cast<int>(pads[1]);
+  }
+  if (!out_pad.empty()) a.pad_right -= static_cast<int>(out_pad[0]);
+  ir::OpAttrs to4;
+  to4.new_shape = {xs[0], xs[1], 1, xs[2]};
+  RILL_INF_ASSIGN_OR_RETURN(int x4, c.Emit(OpType::kReshape, {x.id}, c.out_name() + "/as_2d", to4));
+  RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNhwc(Value{x4, false}));
+  int bias = -1;
+  if (c.HasInput(2)) {
+    RILL_INF_ASSIGN_OR_RETURN(bias, c.ConstInput(2));
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int y4, EmitConvTranspose2d(c, xi, c.ConstFloats(w_id), {ws[0], ws[1], 1, ws[2]},
+                                                        static_cast<int>(c.AttrInt("group", 1)), a,
+                                                        c.tensor(w_id).name, bias, c.out_name() + "/2d"));
+  RILL_INF_ASSIGN_OR_RETURN(int yn, c.ToNchw(Value{y4, true}));
+  const Shape ys = c.ShapeOf(yn);
+  ir::OpAttrs to3;
+  to3.new_shape = {ys[0], ys[1], ys[3]};
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kReshape, {yn}, c.out_name(), to3));
+  c.Define(out, false);
+  return Status::Ok();
+}
+
 Status ConvTranspose(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
   RILL_INF_ASSIGN_OR_RETURN(int w_id, c.ConstInput(1));
   const Shape ws = c.ShapeOf(w_id);  // I, O/g, kh, kw
-  if (ws.size() != 4) return c.Unsupported("only 2-D transposed convolutions");
   if (!c.AttrInts("output_shape").empty()) return c.UnsupportedAttribute("output_shape", "output_shape attribute");
+  if (ws.size() == 3) return ConvTranspose1d(c, x, w_id);
+  if (ws.size() == 5) return ConvTranspose3d(c, x, w_id);
+  if (ws.size() != 4) return c.Unsupported("a transposed convolution over " + std::to_string(ws.size() - 2) + " axes");
   RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNhwc(x));
   ir::OpAttrs a;
   RILL_INF_RETURN_IF_ERROR(c.ReadPadding(&a));
@@ -138,30 +213,13 @@ Status ConvTranspose(ConverterContext& c) {
     a.pad_bottom -= static_cast<int>(out_pad[0]);
     a.pad_right -= static_cast<int>(out_pad[1]);
   }
-  // Weights (C, M/group, kh, kw) -> [M, kh, kw, C/group]: output channel
-  // g * M/group + m reads input channels g * C/group + j.
-  const int ci = ws[0], cog = ws[1], kh = ws[2], kw = ws[3];
-  const int group = static_cast<int>(c.AttrInt("group", 1));
-  if (group < 1 || ci != c.ShapeOf(xi)[3] || ci % group != 0 || static_cast<long long>(cog) * group > (1 << 24)) {
-    return c.UnsupportedAttribute("group", "weights " + ShapeToString(ws) + " with group=" + std::to_string(group) +
-                                               " do not match " + std::to_string(c.ShapeOf(xi)[3]) + " input channels");
-  }
-  const int cig = ci / group, co = cog * group;
-  const std::vector<float> w = c.ConstFloats(w_id);
-  std::vector<float> f(w.size());
-  for (int ic = 0; ic < ci; ++ic)
-    for (int m = 0; m < cog; ++m)
-      for (int y = 0; y < kh; ++y)
-        for (int xx = 0; xx < kw; ++xx) {
-          const size_t oc = static_cast<size_t>(ic / cig) * cog + m;
-          f[((oc * kh + y) * kw + xx) * cig + ic % cig] = w[((static_cast<size_t>(ic) * cog + m) * kh + y) * kw + xx];
-        }
-  std::vector<int> inputs = {xi, c.NewFloatConst(c.tensor(w_id).name + "/ohwi", {co, kh, kw, cig}, f)};
+  int bias = -1;
   if (c.HasInput(2)) {
-    RILL_INF_ASSIGN_OR_RETURN(int b, c.ConstInput(2));
-    inputs.push_back(b);
+    RILL_INF_ASSIGN_OR_RETURN(bias, c.ConstInput(2));
   }
-  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kTransposeConv2D, inputs, c.out_name(), a));
+  RILL_INF_ASSIGN_OR_RETURN(int out, EmitConvTranspose2d(c, xi, c.ConstFloats(w_id), ws,
+                                                         static_cast<int>(c.AttrInt("group", 1)), a,
+                                                         c.tensor(w_id).name, bias, c.out_name()));
   c.Define(out, true);
   return Status::Ok();
 }

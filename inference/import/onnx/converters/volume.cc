@@ -1,6 +1,6 @@
-// Conv, MaxPool and AveragePool over three spatial axes (NCDHW values):
-// CONV_3D and POOL_3D with ONNX's attributes, auto_pad resolved to explicit
-// pads from the input's sizes.
+// Conv, ConvTranspose, MaxPool and AveragePool over three spatial axes
+// (NCDHW values): CONV_3D, CONV_TRANSPOSE_3D and POOL_3D with ONNX's
+// attributes, auto_pad resolved to explicit pads from the input's sizes.
 #include "inference/import/onnx/converters/volume.h"
 
 #include <memory>
@@ -80,6 +80,33 @@ Status Conv3d(ConverterContext& c, const Value& x, int w_id) {
     inputs.push_back(b);
   }
   RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::Conv3dOp(), inputs, c.out_name(), {}, a));
+  c.Define(out, false);
+  return Status::Ok();
+}
+
+Status ConvTranspose3d(ConverterContext& c, const Value& x, int w_id) {
+  const Shape xs = c.ShapeOf(x.id);
+  const Shape ws = c.ShapeOf(w_id);  // C, O/g, kd, kh, kw
+  if (xs.size() != 5) return c.Unsupported("a 3-D transposed convolution needs a 5-D input, has " + ShapeToString(xs));
+  const std::string auto_pad = c.AttrString("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && !auto_pad.empty()) return c.UnsupportedAttribute("auto_pad", "auto_pad on ConvTranspose");
+  auto a = std::make_shared<ir::ConvTranspose3dAttrs>();
+  a->group = static_cast<int>(c.AttrInt("group", 1));
+  const int in[3] = {xs[2], xs[3], xs[4]}, k[3] = {ws[2], ws[3], ws[4]};
+  RILL_INF_RETURN_IF_ERROR(ReadWindow3d(c, in, k, a->stride, a->dilation, a->pad_begin, a->pad_end));
+  const std::vector<int64_t> out_pad = c.AttrInts("output_padding");
+  if (!out_pad.empty() && out_pad.size() != 3) return c.UnsupportedAttribute("output_padding", "3 values for a 3-D op");
+  for (size_t i = 0; i < out_pad.size(); ++i) a->output_padding[i] = static_cast<int>(out_pad[i]);
+  if (a->group < 1 || ws[0] != xs[1] || xs[1] % a->group != 0) {
+    return c.UnsupportedAttribute("group", "weights " + ShapeToString(ws) + " with group=" + std::to_string(a->group) +
+                                               " do not match " + std::to_string(xs[1]) + " input channels");
+  }
+  std::vector<int> inputs = {x.id, w_id};
+  if (c.HasInput(2)) {
+    RILL_INF_ASSIGN_OR_RETURN(int b, c.ConstInput(2));
+    inputs.push_back(b);
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::ConvTranspose3dOp(), inputs, c.out_name(), {}, a));
   c.Define(out, false);
   return Status::Ok();
 }

@@ -10,6 +10,8 @@ namespace rill::inference::onnx_import {
 
 // Conv with a 5-D filter (input 0 is `x`, the filter the constant `w_id`).
 Status Conv3d(ConverterContext& c, const Value& x, int w_id);
+// ConvTranspose with a 5-D filter.
+Status ConvTranspose3d(ConverterContext& c, const Value& x, int w_id);
 // MaxPool / AveragePool with a 3-value kernel_shape.
 Status Pool3d(ConverterContext& c, const Value& x);
 

@@ -48,6 +48,43 @@ void Conv3dRef(const ir::Conv3dAttrs& a, const Shape& xs, const Shape& ws, const
   for (int n = 0; n < xs[0]; ++n) Conv3dRefChannels(a, xs, ws, ys, x, w, bias, y, n, 0, ys[1]);
 }
 
+void ConvTranspose3dRefChannel(const ir::ConvTranspose3dAttrs& a, const Shape& xs, const Shape& ws, const Shape& ys,
+                               const float* x, const float* w, const float* bias, float* y, int n, int o) {
+  const int cin = xs[1], D = xs[2], H = xs[3], W = xs[4];
+  const int opg = ws[1], kd = ws[2], kh = ws[3], kw = ws[4];
+  const int O = ys[1], OD = ys[2], OH = ys[3], OW = ys[4];
+  const int cpg = cin / a.group, g = o / opg, m = o % opg;
+  float* yo = y + (static_cast<size_t>(n) * O + o) * OD * OH * OW;
+  // Output position p receives input position i through tap t where
+  // p = i * stride - pad_begin + t * dilation.
+  for (int od = 0; od < OD; ++od) {
+    for (int oh = 0; oh < OH; ++oh) {
+      for (int ow = 0; ow < OW; ++ow) {
+        double sum = bias != nullptr ? bias[o] : 0.0;
+        for (int t = 0; t < kd; ++t) {
+          const int pd = od + a.pad_begin[0] - t * a.dilation[0];
+          if (pd < 0 || pd % a.stride[0] != 0 || pd / a.stride[0] >= D) continue;
+          for (int i = 0; i < kh; ++i) {
+            const int ph = oh + a.pad_begin[1] - i * a.dilation[1];
+            if (ph < 0 || ph % a.stride[1] != 0 || ph / a.stride[1] >= H) continue;
+            for (int j = 0; j < kw; ++j) {
+              const int pw = ow + a.pad_begin[2] - j * a.dilation[2];
+              if (pw < 0 || pw % a.stride[2] != 0 || pw / a.stride[2] >= W) continue;
+              const size_t at = (static_cast<size_t>(pd / a.stride[0]) * H + ph / a.stride[1]) * W + pw / a.stride[2];
+              for (int c = 0; c < cpg; ++c) {
+                const int ic = g * cpg + c;
+                sum += static_cast<double>(x[(static_cast<size_t>(n) * cin + ic) * D * H * W + at]) *
+                       w[(((static_cast<size_t>(ic) * opg + m) * kd + t) * kh + i) * kw + j];
+              }
+            }
+          }
+        }
+        yo[(static_cast<size_t>(od) * OH + oh) * OW + ow] = static_cast<float>(sum);
+      }
+    }
+  }
+}
+
 void Pool3dRef(const ir::Pool3dAttrs& a, const Shape& xs, const Shape& ys, const float* x, float* y) {
   const int D = xs[2], H = xs[3], W = xs[4];
   const int OD = ys[2], OH = ys[3], OW = ys[4];

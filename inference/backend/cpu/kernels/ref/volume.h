@@ -15,6 +15,11 @@ void Conv3dRef(const ir::Conv3dAttrs& a, const Shape& x_shape, const Shape& w_sh
 // One batch and channel group of it: rows [o_begin, o_end) of the output.
 void Conv3dRefChannels(const ir::Conv3dAttrs& a, const Shape& x_shape, const Shape& w_shape, const Shape& y_shape,
                        const float* x, const float* w, const float* bias, float* y, int n, int o_begin, int o_end);
+// Output channel o of batch n of CONV_TRANSPOSE_3D: y[n, o] = bias[o] + the
+// sum over input channels of the group and filter taps that land on it.
+void ConvTranspose3dRefChannel(const ir::ConvTranspose3dAttrs& a, const Shape& x_shape, const Shape& w_shape,
+                               const Shape& y_shape, const float* x, const float* w, const float* bias, float* y,
+                               int n, int o);
 void Pool3dRef(const ir::Pool3dAttrs& a, const Shape& x_shape, const Shape& y_shape, const float* x, float* y);
 
 }  // namespace rill::inference::cpu
