@@ -1,9 +1,9 @@
 // ONNX's Conv, ConvTranspose, MaxPool, AveragePool and GlobalAveragePool
-// over one and three spatial axes (video models' 3-D convolutions, 1-D convolutions of audio
-// and sequence models) on the engine against ONNX Runtime: strides, pads,
-// dilations, groups, auto_pad, ceil_mode and count_include_pad, on odd
-// sizes (onnx_op_test_util.h: optimized and reference kernels, 1 and 2
-// threads).
+// over one and three spatial axes (video models' 3-D convolutions, 1-D
+// convolutions of audio and sequence models) on the engine against ONNX
+// Runtime: strides, pads, dilations, groups, auto_pad, ceil_mode and
+// count_include_pad, on odd sizes (onnx_op_test_util.h: optimized and
+// reference kernels, 1 and 2 threads).
 #include <string>
 #include <vector>
 
