@@ -1,0 +1,74 @@
+// InstanceNormalization, GroupNormalization (opset 18's per-group and
+// opset 21's per-channel scale), DepthToSpace (DCR and CRD) and
+// SpaceToDepth on the engine against ONNX Runtime, alone and after a
+// convolution (whose NHWC output the ops take without a transpose).
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/inference/onnx_op_test_util.h"
+
+namespace rill::inference::testing {
+namespace {
+
+int64_t Count(const std::vector<int64_t>& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+TEST(OnnxNormSpaceOpsTest, InstanceNormalization) {
+  for (const std::vector<int64_t>& x : {std::vector<int64_t>{2, 3, 5, 7}, std::vector<int64_t>{1, 4, 9},
+                                        std::vector<int64_t>{1, 2, 3, 4, 5}}) {
+    OnnxGraph g;
+    g.Input("x", x);
+    g.Initializer("s", {x[1]}, RandomValues(x[1], 0.5f, 1.5f, 2));
+    g.Initializer("b", {x[1]}, RandomValues(x[1], -1, 1, 3));
+    OnnxGraph::Attr(g.Node("InstanceNormalization", {"x", "s", "b"}, {"y"}), "epsilon", 1e-3f);
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", x, RandomValues(Count(x), -2, 3)}});
+  }
+}
+
+TEST(OnnxNormSpaceOpsTest, GroupNormalizationPerGroupScale) {
+  OnnxGraph g(18);
+  g.Input("x", {2, 6, 5, 4});
+  g.Initializer("s", {3}, RandomValues(3, 0.5f, 1.5f, 2));
+  g.Initializer("b", {3}, RandomValues(3, -1, 1, 3));
+  OnnxGraph::Attr(g.Node("GroupNormalization", {"x", "s", "b"}, {"y"}), "num_groups", int64_t{3});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {2, 6, 5, 4}, RandomValues(240, -2, 3)}});
+}
+
+TEST(OnnxNormSpaceOpsTest, NormalizationAfterAConvolution) {
+  OnnxGraph g;
+  g.Input("x", {1, 3, 9, 8});
+  g.Initializer("w", {8, 3, 3, 3}, RandomValues(216, -1, 1, 4));
+  g.Initializer("s", {8}, RandomValues(8, 0.5f, 1.5f, 5));
+  g.Initializer("b", {8}, RandomValues(8, -1, 1, 6));
+  g.Node("Conv", {"x", "w"}, {"c"});
+  g.Node("InstanceNormalization", {"c", "s", "b"}, {"n"});
+  g.Node("Relu", {"n"}, {"y"});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {1, 3, 9, 8}, RandomValues(216)}});
+}
+
+TEST(OnnxNormSpaceOpsTest, DepthToSpaceAndSpaceToDepth) {
+  for (const char* mode : {"DCR", "CRD"}) {
+    OnnxGraph g;
+    g.Input("x", {1, 12, 3, 5});
+    onnx::NodeProto* n = g.Node("DepthToSpace", {"x"}, {"y"});
+    OnnxGraph::Attr(n, "blocksize", int64_t{2});
+    OnnxGraph::Attr(n, "mode", std::string(mode));
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", {1, 12, 3, 5}, RandomValues(180)}});
+  }
+  OnnxGraph g;
+  g.Input("x", {2, 3, 6, 9});
+  OnnxGraph::Attr(g.Node("SpaceToDepth", {"x"}, {"y"}), "blocksize", int64_t{3});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {2, 3, 6, 9}, RandomValues(324)}});
+}
+
+}  // namespace
+}  // namespace rill::inference::testing
