@@ -1,12 +1,14 @@
-// The GPU backends' shared host-side geometry (inference/backend/gpu): each
-// op's launch parameters and the weight layouts, against values worked out
-// by hand from the shapes (no GPU needed; the OpenCL and Vulkan tests run
-// the kernels that read them).
+// The GPU backends' shared host-side code (inference/backend/gpu): each
+// op's launch parameters, the weight layouts and the execution base's
+// checks, against values worked out by hand from the shapes (no GPU
+// needed; the OpenCL and Vulkan tests run the kernels that read them).
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "inference/backend/gpu/gpu_execution.h"
 #include "inference/backend/gpu/op_geometry.h"
 #include "inference/backend/gpu/weights.h"
 #include "inference/ir/graph.h"
@@ -15,6 +17,20 @@ namespace rill::inference::gpu {
 namespace {
 
 using V = std::vector<int>;
+
+TEST(GpuOpGeometryTest, OpFamilies) {
+  EXPECT_EQ(GpuOpOf(ir::OpType::kConv2D), GpuOp::kConv2D);
+  EXPECT_EQ(GpuOpOf(ir::OpType::kDepthwiseBlock), GpuOp::kDepthwiseBlock);
+  EXPECT_EQ(GpuOpOf(ir::OpType::kPRelu), GpuOp::kBinary);
+  EXPECT_EQ(GpuOpOf(ir::OpType::kSilu), GpuOp::kUnary);
+  EXPECT_EQ(GpuOpOf(ir::OpType::kAveragePool2D), GpuOp::kPool);
+  EXPECT_EQ(GpuOpOf(ir::OpType::kPad), GpuOp::kView);
+  EXPECT_EQ(GpuOpOf(ir::OpType::kReshape), GpuOp::kView);
+  EXPECT_EQ(GpuOpOf(ir::OpType::kResizeBicubic), GpuOp::kResize);
+  EXPECT_EQ(GpuOpOf(ir::OpType::kDepthToSpace), GpuOp::kDepthToSpace);
+  EXPECT_EQ(GpuOpOf(ir::OpType::kDequantize), GpuOp::kNone);
+  EXPECT_EQ(GpuOpOf(ir::OpType::kRegisteredOp), GpuOp::kNone);
+}
 
 TEST(GpuOpGeometryTest, StridesAndPad6) {
   EXPECT_EQ(Strides({2, 3, 4}), (V{12, 4, 1}));
@@ -286,6 +302,70 @@ TEST(GpuOpGeometryTest, ResizeTaps) {
             "resize_antialias_linear");
   EXPECT_EQ(MakeSeparableResizeTaps(ir::OpType::kResizeBicubic, a, {1, 6, 6, 1}, {1, 3, 3, 1}).name,
             "resize_antialias_cubic");
+}
+
+// The shared execution base's checks, on a PAD node: x, paddings, value.
+class PadExecution : public GpuExecution {
+ public:
+  explicit PadExecution(const ExecutionArgs& args) : GpuExecution(args, "testgpu") {}
+  std::string name() const override { return "pad_test"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
+    return MakeView(&view);
+  }
+  Status Run() override { return Status::Ok(); }
+  ViewGeometry view;
+};
+
+TEST(GpuExecutionTest, RefusalsNameTheBackendAndConstantsAreRead) {
+  ViewCase pad(ir::OpType::kPad, {0, 0, 1, 2, 2, 0, 0, 1});
+  pad.node.name = "the_pad";
+  const float half = 0.5f;
+  TensorBinding x, pads, value, y;
+  x.shape = {1, 4, 5, 3};
+  pads.dtype = DataType::kInt32;
+  pads.constant = true;
+  value.shape = {};
+  value.constant = true;
+  value.constant_data = &half;
+  y.shape = {1, 7, 7, 4};
+  ExecutionArgs args;
+  args.graph = &pad.g;
+  args.node = &pad.node;
+  args.inputs = {&x, &pads, &value};
+  args.outputs = {&y};
+  {
+    PadExecution e(args);
+    ASSERT_TRUE(e.Prepare().ok());
+    EXPECT_EQ(e.view.value, 0.5f);
+    EXPECT_EQ(e.view.pad, 1);
+  }
+  // A pad value that is not a constant: refused (Unimplemented), naming the
+  // backend and the node.
+  value.constant = false;
+  {
+    PadExecution e(args);
+    const Status s = e.Prepare();
+    EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << s.ToString();
+    EXPECT_NE(s.message().find("testgpu: non-constant pad value"), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find("the_pad"), std::string::npos) << s.ToString();
+  }
+  // An int8 activation runs on the CPU.
+  x.dtype = DataType::kInt8;
+  {
+    PadExecution e(args);
+    const Status s = e.Prepare();
+    EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+    EXPECT_NE(s.message().find("testgpu: input type"), std::string::npos) << s.ToString();
+  }
+  // Rank 7: refused.
+  x.dtype = DataType::kFloat32;
+  x.shape = {1, 1, 1, 1, 4, 5, 3};
+  {
+    PadExecution e(args);
+    const Status s = e.Prepare();
+    EXPECT_NE(s.message().find("testgpu: rank > 6"), std::string::npos) << s.ToString();
+  }
 }
 
 TEST(GpuWeightsTest, HalvesRoundToNearestEven) {

@@ -13,6 +13,44 @@
 
 namespace rill::inference::gpu {
 
+GpuOp GpuOpOf(ir::OpType type) {
+  using ir::OpType;
+  switch (type) {
+    case OpType::kConv2D: return GpuOp::kConv2D;
+    case OpType::kDepthwiseConv2D: return GpuOp::kDepthwiseConv2D;
+    case OpType::kTransposeConv2D: return GpuOp::kTransposeConv2D;
+    case OpType::kFullyConnected: return GpuOp::kFullyConnected;
+    case OpType::kDepthwiseBlock: return GpuOp::kDepthwiseBlock;
+    case OpType::kAdd:
+    case OpType::kSub:
+    case OpType::kMul:
+    case OpType::kDiv:
+    case OpType::kPRelu: return GpuOp::kBinary;
+    case OpType::kRelu:
+    case OpType::kRelu6:
+    case OpType::kHardSwish:
+    case OpType::kLogistic:
+    case OpType::kLeakyRelu:
+    case OpType::kClamp:
+    case OpType::kHardSigmoid:
+    case OpType::kSilu: return GpuOp::kUnary;
+    case OpType::kMaxPool2D:
+    case OpType::kAveragePool2D: return GpuOp::kPool;
+    case OpType::kMean: return GpuOp::kMean;
+    case OpType::kTranspose:
+    case OpType::kSlice:
+    case OpType::kPad:
+    case OpType::kReshape: return GpuOp::kView;
+    case OpType::kConcatenation: return GpuOp::kConcatenation;
+    case OpType::kSoftmax: return GpuOp::kSoftmax;
+    case OpType::kResizeBilinear:
+    case OpType::kResizeBicubic:
+    case OpType::kResizeNearest: return GpuOp::kResize;
+    case OpType::kDepthToSpace: return GpuOp::kDepthToSpace;
+    default: return GpuOp::kNone;
+  }
+}
+
 std::vector<int> Strides(const Shape& s) {
   std::vector<int> strides(s.size(), 1);
   for (int d = static_cast<int>(s.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * s[d + 1];
@@ -265,6 +303,18 @@ void SetSizes(const Shape& x, const Shape& y, P* p) {
   p->out_w = y[2];
 }
 
+// A bilinear or nearest resize's parameters: sizes, the coordinate
+// transform and TFLite's flags.
+template <class P>
+P ResizeParamsOf(const ir::OpAttrs& a, const Shape& x, const Shape& y) {
+  P p;
+  SetSizes(x, y, &p);
+  cpu::SetResizeCoordinates(a, x, &p);
+  p.align_corners = a.align_corners;
+  p.half_pixel_centers = a.half_pixel_centers;
+  return p;
+}
+
 }  // namespace
 
 ResizeTables MakeResizeTaps(ir::OpType type, const ir::OpAttrs& a, const Shape& x, const Shape& y) {
@@ -272,11 +322,7 @@ ResizeTables MakeResizeTaps(ir::OpType type, const ir::OpAttrs& a, const Shape& 
   SetSizes(x, y, &t);
   if (type == ir::OpType::kResizeBilinear) {
     t.name = "resize_bilinear";
-    cpu::ResizeParams p;
-    SetSizes(x, y, &p);
-    cpu::SetResizeCoordinates(a, x, &p);
-    p.align_corners = a.align_corners;
-    p.half_pixel_centers = a.half_pixel_centers;
+    const cpu::ResizeParams p = ResizeParamsOf<cpu::ResizeParams>(a, x, y);
     t.outside = p.extrapolation_value;
     t.taps = 2;
     auto fill = [&](const cpu::ResizeAxis& axis, int n, std::vector<int>* index, std::vector<float>* weight) {
@@ -292,12 +338,8 @@ ResizeTables MakeResizeTaps(ir::OpType type, const ir::OpAttrs& a, const Shape& 
     fill(cpu::ResizeAxisW(p), p.out_w, &t.cols, &t.col_weights);
   } else {
     t.name = "resize_nearest";
-    cpu::ResizeNearestParams p;
-    SetSizes(x, y, &p);
-    cpu::SetResizeCoordinates(a, x, &p);
+    cpu::ResizeNearestParams p = ResizeParamsOf<cpu::ResizeNearestParams>(a, x, y);
     p.rounding = a.nearest_rounding;
-    p.align_corners = a.align_corners;
-    p.half_pixel_centers = a.half_pixel_centers;
     t.outside = p.extrapolation_value;
     t.taps = 1;
     for (int i = 0; i < p.out_h; ++i) t.rows.push_back(cpu::NearestSourceIndex(p, cpu::ResizeAxisH(p), i));

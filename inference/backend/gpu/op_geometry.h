@@ -16,6 +16,27 @@
 
 namespace rill::inference::gpu {
 
+// The execution families of the GPU backends: the ops one execution class
+// (one kernel or a few) runs. kNone: no GPU backend has a kernel for the op.
+enum class GpuOp {
+  kNone,
+  kConv2D,           // CONV_2D
+  kDepthwiseConv2D,  // DEPTHWISE_CONV_2D
+  kTransposeConv2D,  // TRANSPOSE_CONV
+  kFullyConnected,   // FULLY_CONNECTED
+  kDepthwiseBlock,   // the optimizer's DEPTHWISE_BLOCK
+  kBinary,           // ADD, SUB, MUL, DIV, PRELU (broadcasting)
+  kUnary,            // RELU, RELU6, HARD_SWISH, LOGISTIC, LEAKY_RELU, CLAMP, HARD_SIGMOID, SILU
+  kPool,             // MAX_POOL_2D, AVERAGE_POOL_2D
+  kMean,             // MEAN
+  kView,             // TRANSPOSE, SLICE, PAD, RESHAPE (one strided gather)
+  kConcatenation,    // CONCATENATION
+  kSoftmax,          // SOFTMAX
+  kResize,           // RESIZE_BILINEAR, RESIZE_BICUBIC, RESIZE_NEAREST_NEIGHBOR
+  kDepthToSpace,     // DEPTH_TO_SPACE
+};
+GpuOp GpuOpOf(ir::OpType type);
+
 // A fused activation as the kernels read it (ir::Activation's value).
 inline int Act(ir::Activation a) { return static_cast<int>(a); }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "inference/backend/backend.h"
+#include "inference/backend/gpu/gpu_execution.h"
 #include "inference/backend/gpu/op_geometry.h"
 #include "inference/backend/gpu/weights.h"
 #include "inference/backend/opencl/opencl_runtime.h"
@@ -54,10 +55,9 @@ struct ConvLaunch : gpu::ConvPlan {
   cl_mem weights = nullptr, bias = nullptr;
 };
 
-
-// Base of the executions: kernel objects, argument setting, constant
-// uploads, and errors naming the node.
-class ClExecution : public Execution {
+// Base of the executions: kernel objects, argument setting and constant
+// uploads (the node, its operands, errors and refusals: gpu::GpuExecution).
+class ClExecution : public gpu::GpuExecution {
  public:
   ClExecution(const ExecutionArgs& args, OpenClBackend* backend);
   ~ClExecution() override;
@@ -65,30 +65,6 @@ class ClExecution : public Execution {
   std::string name() const override;
 
  protected:
-  const ir::OpAttrs& attrs() const { return args_.node->attrs; }
-  bool HasInput(size_t i) const { return i < args_.inputs.size() && args_.inputs[i] != nullptr; }
-  const Shape& InShape(size_t i) const { return args_.inputs[i]->shape; }
-  const Shape& OutShape() const { return args_.outputs[0]->shape; }
-  Status Error(const std::string& what) const {
-    return InvalidArgumentError(args_.graph->NodeContext(*args_.node) + what);
-  }
-  Status Refuse(const std::string& what) const {
-    return UnimplementedError(args_.graph->NodeContext(*args_.node) + "opencl: " + what);
-  }
-  // Float32 activations only (others run on the CPU); constant operands
-  // (shapes, axes, sizes) may be integers.
-  Status NeedFloatInputs() const {
-    for (size_t i = 0; i < args_.inputs.size(); ++i) {
-      const TensorBinding* b = args_.inputs[i];
-      if (b && (i == 0 || !b->constant) && b->dtype != DataType::kFloat32) {
-        return Refuse(std::string("input type ") + DataTypeName(b->dtype));
-      }
-    }
-    if (args_.outputs[0]->dtype != DataType::kFloat32) {
-      return Refuse(std::string("output type ") + DataTypeName(args_.outputs[0]->dtype));
-    }
-    return Status::Ok();
-  }
   cl_context context() const;
   cl_command_queue queue() const;
   bool half() const;
@@ -210,7 +186,6 @@ class ClExecution : public Execution {
   std::vector<LaunchSite> sites_, recorded_;
   bool recording_ = false;
 
-  ExecutionArgs args_;
   OpenClBackend* backend_;
   std::string kernel_name_;
   std::vector<cl_kernel> kernels_;
@@ -383,7 +358,8 @@ class OpenClBackend : public Backend {
   std::set<ClExecution*> executions_;
 };
 
-ClExecution::ClExecution(const ExecutionArgs& args, OpenClBackend* backend) : args_(args), backend_(backend) {
+ClExecution::ClExecution(const ExecutionArgs& args, OpenClBackend* backend)
+    : GpuExecution(args, "opencl"), backend_(backend) {
   backend_->Register(this);
 }
 
@@ -593,7 +569,7 @@ class ConvExecution : public ClExecution, public StridedOutput {
   Status Prepare() override {
     kernel_name_ = "conv2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
     c_.p = gpu::Conv2DGeometry(attrs(), InShape(0), InShape(1), OutShape());
     c_.act = Act(attrs().activation);
     res_c_ = HasInput(3) ? InShape(3)[3] : 0;
@@ -601,7 +577,7 @@ class ConvExecution : public ClExecution, public StridedOutput {
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3, 4}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
+                                         OptionalInput(2), &c_, /*may_split=*/true));
     kernel_name_ = c_.tiled ? "conv2d_tiled" : "conv2d";
     return Status::Ok();
   }
@@ -628,7 +604,7 @@ class DepthwiseExecution : public ClExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 4}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
     p_ = gpu::DepthwiseGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_) {
       RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));  // [1][kh][kw][out_c] as is
@@ -659,7 +635,7 @@ class TransposeConvExecution : public ClExecution {
     kernel_name_ = "transpose_conv2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
     p_ = gpu::TransposeConvGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_) {
       RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));
@@ -688,7 +664,7 @@ class FullyConnectedExecution : public ClExecution {
     kernel_name_ = "fully_connected";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant weights");
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights("non-constant weights"));
     g_ = gpu::MakeFullyConnectedGeometry(InShape(0), InShape(1));
     if (!weights_) {
       RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(PackGemmFilter(static_cast<const float*>(args_.inputs[1]->host()),
@@ -709,12 +685,9 @@ class FullyConnectedExecution : public ClExecution {
 };
 
 Status ClExecution::PrepareFusedPRelu(size_t slope) {
-  prelu_slope_ = HasInput(slope) ? static_cast<int>(slope) : -1;
-  if (prelu_slope_ < 0) return Status::Ok();
-  if (!args_.inputs[slope]->constant) return Refuse("non-constant PRELU slope");
   gpu::BroadcastGeometry b;
-  const Shape& y = OutShape();
-  if (!gpu::MakeBroadcastGeometry(y, {y.back()}, &b)) return Error("PRELU slope does not broadcast");
+  RILL_INF_RETURN_IF_ERROR(FusedPRelu(slope, &prelu_slope_, &b));
+  if (prelu_slope_ < 0) return Status::Ok();
   prelu_count_ = b.count;
   RILL_INF_ASSIGN_OR_RETURN(prelu_shape_, UploadInts(b.shape));
   return Kernel(kFusedPReluKernel, "binary").status();
@@ -735,7 +708,7 @@ class BinaryExecution : public ClExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
     gpu::BroadcastGeometry b;
-    if (!gpu::MakeBroadcastGeometry(InShape(0), InShape(1), &b)) return Error("shapes do not broadcast");
+    RILL_INF_RETURN_IF_ERROR(MakeBinary(&b));
     count_ = b.count;
     RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(b.shape));
     op_ = gpu::BinaryOpCode(args_.node->type);
@@ -799,12 +772,8 @@ class MeanExecution : public ClExecution {
     kernel_name_ = "mean";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    std::vector<int> axes;
-    RILL_INF_RETURN_IF_ERROR(ir::ReadConstInts(*args_.graph, *args_.node, 1, &axes));
-    const Shape& x = InShape(0);
-    const int rank = static_cast<int>(x.size());
-    if (rank > 6) return Refuse("rank > 6");
-    const gpu::MeanGeometry g = gpu::MakeMeanGeometry(x, axes, OutShape());
+    gpu::MeanGeometry g;
+    RILL_INF_RETURN_IF_ERROR(MakeMean(&g));
     RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(g.shape));
     reduced_ = g.reduced;
     count_ = g.count;
@@ -827,17 +796,9 @@ class ViewExecution : public ClExecution {
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    const Shape& x = InShape(0);
-    const Shape& y = OutShape();
-    const int rank = static_cast<int>(y.size());
-    if (x.size() > 6 || rank > 6) return Refuse("rank > 6");
     gpu::ViewGeometry v;
-    RILL_INF_RETURN_IF_ERROR(gpu::MakeViewGeometry(*args_.graph, *args_.node, x, y, &v));
+    RILL_INF_RETURN_IF_ERROR(MakeView(&v));
     kernel_name_ = v.name;
-    if (args_.node->type == ir::OpType::kPad && HasInput(2)) {
-      if (!args_.inputs[2]->constant) return Refuse("non-constant pad value");
-      v.value = *static_cast<const float*>(args_.inputs[2]->host());
-    }
     start_ = v.start;
     pad_ = v.pad;
     value_ = v.value;
@@ -863,9 +824,7 @@ class ConcatExecution : public ClExecution {
     kernel_name_ = "concatenation";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    std::vector<Shape> inputs;
-    for (size_t i = 0; i < args_.inputs.size(); ++i) inputs.push_back(InShape(i));
-    g_ = gpu::MakeConcatGeometry(attrs().axis, inputs, OutShape());
+    g_ = MakeConcat();
     return Kernel(0, "concat_slice").status();
   }
   Status Run() override {
@@ -983,9 +942,7 @@ class DepthwiseBlockExecution : public ClExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7, 8}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(8));
-    for (size_t i : {1, 2, 3, 4, 5, 6}) {
-      if (HasInput(i) && !args_.inputs[i]->constant) return Refuse("non-constant filter");
-    }
+    RILL_INF_RETURN_IF_ERROR(NeedConstantInputs({1, 2, 3, 4, 5, 6}, "non-constant filter"));
     has_expand_ = HasInput(1);
     // Expand: 1x1 over x. Depthwise: the node's window. Project: 1x1 + residual.
     g_ = gpu::MakeDepthwiseBlockGeometry(attrs(), InShape(0), InShape(3), InShape(5), OutShape(), has_expand_);
@@ -995,10 +952,10 @@ class DepthwiseBlockExecution : public ClExecution {
     res_c_ = HasInput(7) ? InShape(7)[3] : 0;
     if (has_expand_) {
       RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                           HasInput(2) ? args_.inputs[2] : nullptr, &expand_, /*may_split=*/true));
+                                           OptionalInput(2), &expand_, /*may_split=*/true));
     }
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[5]->host()),
-                                         HasInput(6) ? args_.inputs[6] : nullptr, &project_, /*may_split=*/true));
+                                         OptionalInput(6), &project_, /*may_split=*/true));
     if (!dw_weights_) {
       RILL_INF_ASSIGN_OR_RETURN(dw_weights_, Upload(ConstFloats(args_.inputs[3])));
       RILL_INF_ASSIGN_OR_RETURN(dw_bias_, Upload(HasInput(4) ? ConstFloats(args_.inputs[4])
@@ -1043,41 +1000,24 @@ class DepthwiseBlockExecution : public ClExecution {
 };
 
 StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const ExecutionArgs& args) {
-  using ir::OpType;
+  using gpu::GpuOp;
   std::unique_ptr<Execution> e;
-  switch (args.node->type) {
-    case OpType::kConv2D: e = std::make_unique<ConvExecution>(args, this); break;
-    case OpType::kDepthwiseConv2D: e = std::make_unique<DepthwiseExecution>(args, this); break;
-    case OpType::kTransposeConv2D: e = std::make_unique<TransposeConvExecution>(args, this); break;
-    case OpType::kFullyConnected: e = std::make_unique<FullyConnectedExecution>(args, this); break;
-    case OpType::kDepthwiseBlock: e = std::make_unique<DepthwiseBlockExecution>(args, this); break;
-    case OpType::kAdd:
-    case OpType::kSub:
-    case OpType::kMul:
-    case OpType::kDiv:
-    case OpType::kPRelu: e = std::make_unique<BinaryExecution>(args, this); break;
-    case OpType::kRelu:
-    case OpType::kRelu6:
-    case OpType::kHardSwish:
-    case OpType::kLogistic:
-    case OpType::kLeakyRelu:
-    case OpType::kClamp:
-    case OpType::kHardSigmoid:
-    case OpType::kSilu: e = std::make_unique<UnaryExecution>(args, this); break;
-    case OpType::kMaxPool2D:
-    case OpType::kAveragePool2D: e = std::make_unique<PoolExecution>(args, this); break;
-    case OpType::kMean: e = std::make_unique<MeanExecution>(args, this); break;
-    case OpType::kTranspose:
-    case OpType::kSlice:
-    case OpType::kPad:
-    case OpType::kReshape: e = std::make_unique<ViewExecution>(args, this); break;
-    case OpType::kConcatenation: e = std::make_unique<ConcatExecution>(args, this); break;
-    case OpType::kSoftmax: e = std::make_unique<SoftmaxExecution>(args, this); break;
-    case OpType::kResizeBilinear:
-    case OpType::kResizeBicubic:
-    case OpType::kResizeNearest: e = std::make_unique<ResizeExecution>(args, this); break;
-    case OpType::kDepthToSpace: e = std::make_unique<DepthToSpaceExecution>(args, this); break;
-    default:
+  switch (gpu::GpuOpOf(args.node->type)) {
+    case GpuOp::kConv2D: e = std::make_unique<ConvExecution>(args, this); break;
+    case GpuOp::kDepthwiseConv2D: e = std::make_unique<DepthwiseExecution>(args, this); break;
+    case GpuOp::kTransposeConv2D: e = std::make_unique<TransposeConvExecution>(args, this); break;
+    case GpuOp::kFullyConnected: e = std::make_unique<FullyConnectedExecution>(args, this); break;
+    case GpuOp::kDepthwiseBlock: e = std::make_unique<DepthwiseBlockExecution>(args, this); break;
+    case GpuOp::kBinary: e = std::make_unique<BinaryExecution>(args, this); break;
+    case GpuOp::kUnary: e = std::make_unique<UnaryExecution>(args, this); break;
+    case GpuOp::kPool: e = std::make_unique<PoolExecution>(args, this); break;
+    case GpuOp::kMean: e = std::make_unique<MeanExecution>(args, this); break;
+    case GpuOp::kView: e = std::make_unique<ViewExecution>(args, this); break;
+    case GpuOp::kConcatenation: e = std::make_unique<ConcatExecution>(args, this); break;
+    case GpuOp::kSoftmax: e = std::make_unique<SoftmaxExecution>(args, this); break;
+    case GpuOp::kResize: e = std::make_unique<ResizeExecution>(args, this); break;
+    case GpuOp::kDepthToSpace: e = std::make_unique<DepthToSpaceExecution>(args, this); break;
+    case GpuOp::kNone:
       return UnimplementedError(args.graph->NodeContext(*args.node) + "opencl has no kernel for " +
                                 ir::OpTypeName(args.node->type));
   }

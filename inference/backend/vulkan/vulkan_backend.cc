@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "inference/backend/backend.h"
+#include "inference/backend/gpu/gpu_execution.h"
 #include "inference/backend/gpu/op_geometry.h"
 #include "inference/backend/gpu/weights.h"
 #include "inference/backend/vulkan/shaders.h"
@@ -91,11 +92,12 @@ struct Operand {
   int offset = 0;
 };
 
-// Base of the executions: constant uploads, pipelines, errors naming the
-// node; Record lists the dispatches once memory is bound.
-class VkExecution : public Execution {
+// Base of the executions: constant uploads and pipelines (the node, its
+// operands, errors and refusals: gpu::GpuExecution); Record lists the
+// dispatches once memory is bound.
+class VkExecution : public gpu::GpuExecution {
  public:
-  VkExecution(const ExecutionArgs& args, VulkanBackend* backend) : args_(args), backend_(backend) {}
+  VkExecution(const ExecutionArgs& args, VulkanBackend* backend) : GpuExecution(args, "vulkan"), backend_(backend) {}
   ~VkExecution() override;
   std::string name() const override;
   Status Run() override;
@@ -105,28 +107,6 @@ class VkExecution : public Execution {
   const std::string& node_name() const { return args_.node->name; }
 
  protected:
-  const ir::OpAttrs& attrs() const { return args_.node->attrs; }
-  bool HasInput(size_t i) const { return i < args_.inputs.size() && args_.inputs[i] != nullptr; }
-  const Shape& InShape(size_t i) const { return args_.inputs[i]->shape; }
-  const Shape& OutShape() const { return args_.outputs[0]->shape; }
-  Status Error(const std::string& what) const {
-    return InvalidArgumentError(args_.graph->NodeContext(*args_.node) + what);
-  }
-  Status Refuse(const std::string& what) const {
-    return UnimplementedError(args_.graph->NodeContext(*args_.node) + "vulkan: " + what);
-  }
-  Status NeedFloatInputs() const {
-    for (size_t i = 0; i < args_.inputs.size(); ++i) {
-      const TensorBinding* b = args_.inputs[i];
-      if (b && (i == 0 || !b->constant) && b->dtype != DataType::kFloat32) {
-        return Refuse(std::string("input type ") + DataTypeName(b->dtype));
-      }
-    }
-    if (args_.outputs[0]->dtype != DataType::kFloat32) {
-      return Refuse(std::string("output type ") + DataTypeName(args_.outputs[0]->dtype));
-    }
-    return Status::Ok();
-  }
   VkRuntime* rt() const;
   bool half() const;
   Variant variant() const;
@@ -163,7 +143,6 @@ class VkExecution : public Execution {
   Status PrepareFusedPRelu(size_t slope);
   void RecordFusedPRelu(std::vector<Dispatch>* out) const;
 
-  ExecutionArgs args_;
   VulkanBackend* backend_;
   std::string kernel_name_;
   int step_ = -1;
@@ -461,7 +440,7 @@ class ConvExecution : public VkExecution, public StridedOutput {
   Status Prepare() override {
     kernel_name_ = "conv2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
     c_.p = gpu::Conv2DGeometry(attrs(), InShape(0), InShape(1), OutShape());
     c_.act = Act(attrs().activation);
     res_c_ = HasInput(3) ? InShape(3)[3] : 0;
@@ -469,7 +448,7 @@ class ConvExecution : public VkExecution, public StridedOutput {
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3, 4}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
+                                         OptionalInput(2), &c_, /*may_split=*/true));
     kernel_name_ = c_.tiled ? "conv2d_gemm" + c_.tile.ToString() : "conv2d";
     return Status::Ok();
   }
@@ -498,7 +477,7 @@ class DepthwiseExecution : public VkExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 4}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
     p_ = gpu::DepthwiseGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_.buffer) {
       RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[1]), &weights_));
@@ -532,7 +511,7 @@ class TransposeConvExecution : public VkExecution {
     kernel_name_ = "transpose_conv2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
     p_ = gpu::TransposeConvGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_.buffer) {
       RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[1]), &weights_));
@@ -567,11 +546,11 @@ class FullyConnectedExecution : public VkExecution {
     kernel_name_ = "fully_connected";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant weights");
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights("non-constant weights"));
     c_.p = gpu::MakeFullyConnectedGeometry(InShape(0), InShape(1)).AsConv();
     c_.act = Act(attrs().activation);
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
+                                         OptionalInput(2), &c_, /*may_split=*/true));
     kernel_name_ = "fully_connected_gemm" + c_.tile.ToString();
     return Status::Ok();
   }
@@ -590,12 +569,9 @@ class FullyConnectedExecution : public VkExecution {
 };
 
 Status VkExecution::PrepareFusedPRelu(size_t slope) {
-  prelu_slope_ = HasInput(slope) ? static_cast<int>(slope) : -1;
-  if (prelu_slope_ < 0) return Status::Ok();
-  if (!args_.inputs[slope]->constant) return Refuse("non-constant PRELU slope");
   gpu::BroadcastGeometry b;
-  const Shape& y = OutShape();
-  if (!gpu::MakeBroadcastGeometry(y, {y.back()}, &b)) return Error("PRELU slope does not broadcast");
+  RILL_INF_RETURN_IF_ERROR(FusedPRelu(slope, &prelu_slope_, &b));
+  if (prelu_slope_ < 0) return Status::Ok();
   prelu_count_ = b.count;
   prelu_shape_ = b.shape;
   RILL_INF_ASSIGN_OR_RETURN(prelu_pipeline_, GetPipeline("binary"));
@@ -618,7 +594,7 @@ class BinaryExecution : public VkExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
     gpu::BroadcastGeometry b;
-    if (!gpu::MakeBroadcastGeometry(InShape(0), InShape(1), &b)) return Error("shapes do not broadcast");
+    RILL_INF_RETURN_IF_ERROR(MakeBinary(&b));
     count_ = b.count;
     shape_ = std::move(b.shape);
     op_ = gpu::BinaryOpCode(args_.node->type);
@@ -697,12 +673,8 @@ class MeanExecution : public VkExecution {
     kernel_name_ = "mean";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    std::vector<int> axes;
-    RILL_INF_RETURN_IF_ERROR(ir::ReadConstInts(*args_.graph, *args_.node, 1, &axes));
-    const Shape& x = InShape(0);
-    const int rank = static_cast<int>(x.size());
-    if (rank > 6) return Refuse("rank > 6");
-    gpu::MeanGeometry g = gpu::MakeMeanGeometry(x, axes, OutShape());
+    gpu::MeanGeometry g;
+    RILL_INF_RETURN_IF_ERROR(MakeMean(&g));
     shape_ = std::move(g.shape);
     reduced_ = g.reduced;
     count_ = g.count;
@@ -735,17 +707,9 @@ class ViewExecution : public VkExecution {
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    const Shape& x = InShape(0);
-    const Shape& y = OutShape();
-    const int rank = static_cast<int>(y.size());
-    if (x.size() > 6 || rank > 6) return Refuse("rank > 6");
     gpu::ViewGeometry v;
-    RILL_INF_RETURN_IF_ERROR(gpu::MakeViewGeometry(*args_.graph, *args_.node, x, y, &v));
+    RILL_INF_RETURN_IF_ERROR(MakeView(&v));
     kernel_name_ = v.name;
-    if (args_.node->type == ir::OpType::kPad && HasInput(2)) {
-      if (!args_.inputs[2]->constant) return Refuse("non-constant pad value");
-      v.value = *static_cast<const float*>(args_.inputs[2]->host());
-    }
     start_ = v.start;
     pad_ = v.pad;
     value_ = v.value;
@@ -776,9 +740,7 @@ class ConcatExecution : public VkExecution {
     kernel_name_ = "concatenation";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    std::vector<Shape> inputs;
-    for (size_t i = 0; i < args_.inputs.size(); ++i) inputs.push_back(InShape(i));
-    g_ = gpu::MakeConcatGeometry(attrs().axis, inputs, OutShape());
+    g_ = MakeConcat();
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("concat_slice"));
     return Status::Ok();
   }
@@ -895,9 +857,7 @@ class DepthwiseBlockExecution : public VkExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7, 8}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(8));
-    for (size_t i : {1, 2, 3, 4, 5, 6}) {
-      if (HasInput(i) && !args_.inputs[i]->constant) return Refuse("non-constant filter");
-    }
+    RILL_INF_RETURN_IF_ERROR(NeedConstantInputs({1, 2, 3, 4, 5, 6}, "non-constant filter"));
     has_expand_ = HasInput(1);
     g_ = gpu::MakeDepthwiseBlockGeometry(attrs(), InShape(0), InShape(3), InShape(5), OutShape(), has_expand_);
     static_cast<gpu::ConvPlan&>(expand_) = g_.expand;
@@ -906,10 +866,10 @@ class DepthwiseBlockExecution : public VkExecution {
     res_c_ = HasInput(7) ? InShape(7)[3] : 0;
     if (has_expand_) {
       RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                           HasInput(2) ? args_.inputs[2] : nullptr, &expand_, /*may_split=*/true));
+                                           OptionalInput(2), &expand_, /*may_split=*/true));
     }
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[5]->host()),
-                                         HasInput(6) ? args_.inputs[6] : nullptr, &project_, /*may_split=*/true));
+                                         OptionalInput(6), &project_, /*may_split=*/true));
     if (!dw_weights_.buffer) {
       RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[3]), &dw_weights_));
       RILL_INF_RETURN_IF_ERROR(
@@ -1362,40 +1322,26 @@ StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
 }
 
 StatusOr<std::unique_ptr<Execution>> VulkanBackend::CreateExecution(const ExecutionArgs& args) {
-  using ir::OpType;
+  using gpu::GpuOp;
+  const GpuOp op = args.node->type == ir::OpType::kResizeBicubic ? GpuOp::kNone  // no bicubic shader
+                                                                  : gpu::GpuOpOf(args.node->type);
   std::unique_ptr<Execution> e;
-  switch (args.node->type) {
-    case OpType::kConv2D: e = std::make_unique<ConvExecution>(args, this); break;
-    case OpType::kDepthwiseConv2D: e = std::make_unique<DepthwiseExecution>(args, this); break;
-    case OpType::kTransposeConv2D: e = std::make_unique<TransposeConvExecution>(args, this); break;
-    case OpType::kFullyConnected: e = std::make_unique<FullyConnectedExecution>(args, this); break;
-    case OpType::kDepthwiseBlock: e = std::make_unique<DepthwiseBlockExecution>(args, this); break;
-    case OpType::kAdd:
-    case OpType::kSub:
-    case OpType::kMul:
-    case OpType::kDiv:
-    case OpType::kPRelu: e = std::make_unique<BinaryExecution>(args, this); break;
-    case OpType::kRelu:
-    case OpType::kRelu6:
-    case OpType::kHardSwish:
-    case OpType::kLogistic:
-    case OpType::kLeakyRelu:
-    case OpType::kClamp:
-    case OpType::kHardSigmoid:
-    case OpType::kSilu: e = std::make_unique<UnaryExecution>(args, this); break;
-    case OpType::kMaxPool2D:
-    case OpType::kAveragePool2D: e = std::make_unique<PoolExecution>(args, this); break;
-    case OpType::kMean: e = std::make_unique<MeanExecution>(args, this); break;
-    case OpType::kTranspose:
-    case OpType::kSlice:
-    case OpType::kPad:
-    case OpType::kReshape: e = std::make_unique<ViewExecution>(args, this); break;
-    case OpType::kConcatenation: e = std::make_unique<ConcatExecution>(args, this); break;
-    case OpType::kSoftmax: e = std::make_unique<SoftmaxExecution>(args, this); break;
-    case OpType::kResizeBilinear:
-    case OpType::kResizeNearest: e = std::make_unique<ResizeExecution>(args, this); break;
-    case OpType::kDepthToSpace: e = std::make_unique<DepthToSpaceExecution>(args, this); break;
-    default:
+  switch (op) {
+    case GpuOp::kConv2D: e = std::make_unique<ConvExecution>(args, this); break;
+    case GpuOp::kDepthwiseConv2D: e = std::make_unique<DepthwiseExecution>(args, this); break;
+    case GpuOp::kTransposeConv2D: e = std::make_unique<TransposeConvExecution>(args, this); break;
+    case GpuOp::kFullyConnected: e = std::make_unique<FullyConnectedExecution>(args, this); break;
+    case GpuOp::kDepthwiseBlock: e = std::make_unique<DepthwiseBlockExecution>(args, this); break;
+    case GpuOp::kBinary: e = std::make_unique<BinaryExecution>(args, this); break;
+    case GpuOp::kUnary: e = std::make_unique<UnaryExecution>(args, this); break;
+    case GpuOp::kPool: e = std::make_unique<PoolExecution>(args, this); break;
+    case GpuOp::kMean: e = std::make_unique<MeanExecution>(args, this); break;
+    case GpuOp::kView: e = std::make_unique<ViewExecution>(args, this); break;
+    case GpuOp::kConcatenation: e = std::make_unique<ConcatExecution>(args, this); break;
+    case GpuOp::kSoftmax: e = std::make_unique<SoftmaxExecution>(args, this); break;
+    case GpuOp::kResize: e = std::make_unique<ResizeExecution>(args, this); break;
+    case GpuOp::kDepthToSpace: e = std::make_unique<DepthToSpaceExecution>(args, this); break;
+    case GpuOp::kNone:
       return UnimplementedError(args.graph->NodeContext(*args.node) + "vulkan has no shader for " +
                                 ir::OpTypeName(args.node->type));
   }
