@@ -381,6 +381,17 @@ TEST(GpuWeightsTest, HalvesRoundToNearestEven) {
   EXPECT_EQ(ToHalves({1.0f, -2.0f}), (std::vector<uint16_t>{0x3c00, 0xc000}));
 }
 
+TEST(GpuWeightsTest, BiasOrZeros) {
+  const float values[] = {1.5f, -2.0f, 3.0f};
+  TensorBinding bias;
+  bias.shape = {3};
+  bias.constant = true;
+  bias.constant_data = values;
+  EXPECT_EQ(BiasOrZeros(&bias, 3), (std::vector<float>{1.5f, -2.0f, 3.0f}));
+  EXPECT_EQ(BiasOrZeros(nullptr, 2), (std::vector<float>{0.0f, 0.0f}));
+  EXPECT_EQ(ConstFloats(&bias), (std::vector<float>{1.5f, -2.0f, 3.0f}));
+}
+
 TEST(GpuWeightsTest, FilterLayouts) {
   // [2][3] -> [3][2].
   EXPECT_EQ(PackGemmFilter(std::vector<float>{0, 1, 2, 3, 4, 5}.data(), 2, 3),

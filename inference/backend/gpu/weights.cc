@@ -63,6 +63,12 @@ std::vector<float> ConstFloats(const TensorBinding* b) {
   return std::vector<float>(f, f + NumElements(b->shape));
 }
 
+std::vector<float> BiasOrZeros(const TensorBinding* bias, int n) {
+  if (!bias) return std::vector<float>(n, 0.0f);
+  const float* f = static_cast<const float*>(bias->host());
+  return std::vector<float>(f, f + n);
+}
+
 std::vector<float> PackConvFilter(const float* w, int out_c, int kh, int kw, int icg) {
   const int blocks = (out_c + 3) / 4;
   std::vector<float> packed(static_cast<size_t>(blocks) * kh * kw * icg * 4, 0.0f);

@@ -21,6 +21,9 @@ std::vector<uint16_t> ToHalves(const std::vector<float>& values);
 
 // A constant float input's values.
 std::vector<float> ConstFloats(const TensorBinding* b);
+// A conv's bias: the first n values of the constant `bias`, or n zeros
+// where the node has none.
+std::vector<float> BiasOrZeros(const TensorBinding* bias, int n);
 
 // The direct conv kernels' filter: [out_c][kh][kw][icg] ->
 // [ceil(out_c / 4)][kh][kw][icg][4], zero-padded.

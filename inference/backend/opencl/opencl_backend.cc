@@ -525,10 +525,7 @@ Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, 
     RILL_INF_ASSIGN_OR_RETURN(c->weights,
                               Upload(c->tiled ? PackGemmFilter(filter, p.out_c, p.kernel_h * p.kernel_w * icg)
                                               : PackConvFilter(filter, p.out_c, p.kernel_h, p.kernel_w, icg)));
-    std::vector<float> b(p.out_c, 0.0f);
-    if (bias) b = std::vector<float>(static_cast<const float*>(bias->host()),
-                                     static_cast<const float*>(bias->host()) + p.out_c);
-    RILL_INF_ASSIGN_OR_RETURN(c->bias, Upload(b));
+    RILL_INF_ASSIGN_OR_RETURN(c->bias, Upload(gpu::BiasOrZeros(bias, p.out_c)));
   }
   if (c->splits > 1) RILL_INF_RETURN_IF_ERROR(Kernel(kConvReduce, "conv_splitk_reduce").status());
   return c->tiled ? Kernel(kConvTiled, "conv2d_tiled").status() : Kernel(kConvDirect, "conv2d").status();
@@ -608,8 +605,7 @@ class DepthwiseExecution : public ClExecution {
     p_ = gpu::DepthwiseGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_) {
       RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));  // [1][kh][kw][out_c] as is
-      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
-                                                          : std::vector<float>(p_.out_c, 0.0f)));
+      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(gpu::BiasOrZeros(OptionalInput(2), p_.out_c)));
     }
     return Kernel(0, "depthwise_conv2d").status();
   }
@@ -639,8 +635,7 @@ class TransposeConvExecution : public ClExecution {
     p_ = gpu::TransposeConvGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_) {
       RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));
-      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
-                                                          : std::vector<float>(p_.out_c, 0.0f)));
+      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(gpu::BiasOrZeros(OptionalInput(2), p_.out_c)));
     }
     return Kernel(0, "transpose_conv2d").status();
   }
@@ -669,8 +664,7 @@ class FullyConnectedExecution : public ClExecution {
     if (!weights_) {
       RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(PackGemmFilter(static_cast<const float*>(args_.inputs[1]->host()),
                                                                 g_.units, g_.in_dim)));
-      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
-                                                          : std::vector<float>(g_.units, 0.0f)));
+      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(gpu::BiasOrZeros(OptionalInput(2), g_.units)));
     }
     return Kernel(0, "fully_connected").status();
   }
@@ -958,8 +952,7 @@ class DepthwiseBlockExecution : public ClExecution {
                                          OptionalInput(6), &project_, /*may_split=*/true));
     if (!dw_weights_) {
       RILL_INF_ASSIGN_OR_RETURN(dw_weights_, Upload(ConstFloats(args_.inputs[3])));
-      RILL_INF_ASSIGN_OR_RETURN(dw_bias_, Upload(HasInput(4) ? ConstFloats(args_.inputs[4])
-                                                             : std::vector<float>(mid_c, 0.0f)));
+      RILL_INF_ASSIGN_OR_RETURN(dw_bias_, Upload(gpu::BiasOrZeros(OptionalInput(4), mid_c)));
     }
     return Kernel(1, "depthwise_conv2d").status();
   }

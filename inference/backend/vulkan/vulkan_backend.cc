@@ -378,11 +378,7 @@ Status VkExecution::PrepareConv(const float* filter, const TensorBinding* bias, 
     RILL_INF_RETURN_IF_ERROR(Upload(c->tiled ? PackGemmFilter(filter, p.out_c, p.kernel_h * p.kernel_w * icg)
                                              : PackConvFilter(filter, p.out_c, p.kernel_h, p.kernel_w, icg),
                                     &c->weights));
-    std::vector<float> b(p.out_c, 0.0f);
-    if (bias) {
-      b = std::vector<float>(static_cast<const float*>(bias->host()), static_cast<const float*>(bias->host()) + p.out_c);
-    }
-    RILL_INF_RETURN_IF_ERROR(Upload(b, &c->bias));
+    RILL_INF_RETURN_IF_ERROR(Upload(gpu::BiasOrZeros(bias, p.out_c), &c->bias));
   }
   if (c->splits > 1) {
     RILL_INF_ASSIGN_OR_RETURN(c->reduce, GetPipeline("conv_splitk_reduce"));
@@ -481,8 +477,7 @@ class DepthwiseExecution : public VkExecution {
     p_ = gpu::DepthwiseGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_.buffer) {
       RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[1]), &weights_));
-      RILL_INF_RETURN_IF_ERROR(
-          Upload(HasInput(2) ? ConstFloats(args_.inputs[2]) : std::vector<float>(p_.out_c, 0.0f), &bias_));
+      RILL_INF_RETURN_IF_ERROR(Upload(gpu::BiasOrZeros(OptionalInput(2), p_.out_c), &bias_));
     }
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("depthwise_conv2d"));
     return Status::Ok();
@@ -515,8 +510,7 @@ class TransposeConvExecution : public VkExecution {
     p_ = gpu::TransposeConvGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_.buffer) {
       RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[1]), &weights_));
-      RILL_INF_RETURN_IF_ERROR(
-          Upload(HasInput(2) ? ConstFloats(args_.inputs[2]) : std::vector<float>(p_.out_c, 0.0f), &bias_));
+      RILL_INF_RETURN_IF_ERROR(Upload(gpu::BiasOrZeros(OptionalInput(2), p_.out_c), &bias_));
     }
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("transpose_conv2d"));
     return Status::Ok();
@@ -872,8 +866,7 @@ class DepthwiseBlockExecution : public VkExecution {
                                          OptionalInput(6), &project_, /*may_split=*/true));
     if (!dw_weights_.buffer) {
       RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[3]), &dw_weights_));
-      RILL_INF_RETURN_IF_ERROR(
-          Upload(HasInput(4) ? ConstFloats(args_.inputs[4]) : std::vector<float>(mid_c, 0.0f), &dw_bias_));
+      RILL_INF_RETURN_IF_ERROR(Upload(gpu::BiasOrZeros(OptionalInput(4), mid_c), &dw_bias_));
     }
     RILL_INF_ASSIGN_OR_RETURN(dw_pipeline_, GetPipeline("depthwise_conv2d"));
     return Status::Ok();
