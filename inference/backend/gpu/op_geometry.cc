@@ -293,22 +293,12 @@ SoftmaxGeometry MakeSoftmaxGeometry(int axis, const Shape& x) {
 
 namespace {
 
-template <class P>
-void SetSizes(const Shape& x, const Shape& y, P* p) {
-  p->batch = x[0];
-  p->in_h = x[1];
-  p->in_w = x[2];
-  p->channels = x[3];
-  p->out_h = y[1];
-  p->out_w = y[2];
-}
-
 // A bilinear or nearest resize's parameters: sizes, the coordinate
 // transform and TFLite's flags.
 template <class P>
 P ResizeParamsOf(const ir::OpAttrs& a, const Shape& x, const Shape& y) {
   P p;
-  SetSizes(x, y, &p);
+  cpu::SetNhwcSizes(x, y, &p);
   cpu::SetResizeCoordinates(a, x, &p);
   p.align_corners = a.align_corners;
   p.half_pixel_centers = a.half_pixel_centers;
@@ -319,7 +309,7 @@ P ResizeParamsOf(const ir::OpAttrs& a, const Shape& x, const Shape& y) {
 
 ResizeTables MakeResizeTaps(ir::OpType type, const ir::OpAttrs& a, const Shape& x, const Shape& y) {
   ResizeTables t;
-  SetSizes(x, y, &t);
+  cpu::SetNhwcSizes(x, y, &t);
   if (type == ir::OpType::kResizeBilinear) {
     t.name = "resize_bilinear";
     const cpu::ResizeParams p = ResizeParamsOf<cpu::ResizeParams>(a, x, y);
@@ -352,10 +342,10 @@ ResizeTables MakeResizeTaps(ir::OpType type, const ir::OpAttrs& a, const Shape& 
 
 ResizeTables MakeSeparableResizeTaps(ir::OpType type, const ir::OpAttrs& a, const Shape& x, const Shape& y) {
   ResizeTables t;
-  SetSizes(x, y, &t);
+  cpu::SetNhwcSizes(x, y, &t);
   const bool bicubic = type == ir::OpType::kResizeBicubic;
   cpu::ResizeSeparableParams p;
-  SetSizes(x, y, &p);
+  cpu::SetNhwcSizes(x, y, &p);
   p.filter = bicubic ? (a.antialias ? cpu::ResizeFilter::kAntialiasCubic : cpu::ResizeFilter::kCubic)
                      : cpu::ResizeFilter::kAntialiasLinear;
   cpu::SetResizeCoordinates(a, x, &p);
