@@ -249,6 +249,31 @@ TEST(InferenceCalculatorTest, Bf16RunsTheGemmsInBfloat16) {
                                HasSubstr("two precisions")));
 }
 
+// The face detector's output tensors under `options` (one frame), against
+// the CPU's `want`: as many, each within 1e-4 of the largest magnitude of
+// `want` (at least 1) and, `on_gpu`, not bit for bit (so the model did not
+// quietly run on the CPU).
+void ExpectSameTensors(const std::string& options, const std::vector<Tensor>& want, bool on_gpu) {
+  auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'" + options), {"out"},
+                      {{"in", {Input({1, 128, 128, 3})}}});
+  ASSERT_TRUE(out.ok()) << options << ": " << out.status();
+  float max_diff = 0, range = 0;
+  const auto& got = (*out)["out"].at(0).Get<std::vector<Tensor>>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t t = 0; t < got.size(); ++t) {
+    const float* pa = got[t].data<float>();
+    const float* pb = want[t].data<float>();
+    for (int64_t i = 0; i < want[t].num_elements(); ++i) {
+      max_diff = std::max(max_diff, std::fabs(pa[i] - pb[i]));
+      range = std::max(range, std::fabs(pb[i]));
+    }
+  }
+  EXPECT_LE(max_diff, 1e-4f * std::max(1.0f, range)) << options;
+  if (on_gpu) {
+    EXPECT_GT(max_diff, 0.0f) << options << ": ran on the CPU";
+  }
+}
+
 // MediaPipe's gpu delegate runs the OpenCL backend: the detections agree
 // with the CPU's within 1e-4 of their range but not bit for bit (so the
 // model did not quietly run on the CPU). Rill's `backend` names a backend
@@ -265,25 +290,8 @@ TEST(InferenceCalculatorTest, GpuDelegateRunsOnOpenCl) {
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   for (const std::string options : {" delegate { gpu { api: OPENCL } }", " use_gpu: true", " backend: 'opencl'",
                                     " node_backend { node: 'classificators' backend: 'opencl' }"}) {
-    auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'" + options), {"out"},
-                        {{"in", {Input({1, 128, 128, 3})}}});
-    ASSERT_TRUE(out.ok()) << options << ": " << out.status();
-    float max_diff = 0, range = 0;
-    const auto& got = (*out)["out"].at(0).Get<std::vector<Tensor>>();
-    const auto& want = (*cpu)["out"].at(0).Get<std::vector<Tensor>>();
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t t = 0; t < got.size(); ++t) {
-      const float* pa = got[t].data<float>();
-      const float* pb = want[t].data<float>();
-      for (int64_t i = 0; i < want[t].num_elements(); ++i) {
-        max_diff = std::max(max_diff, std::fabs(pa[i] - pb[i]));
-        range = std::max(range, std::fabs(pb[i]));
-      }
-    }
-    EXPECT_LE(max_diff, 1e-4f * std::max(1.0f, range)) << options;
-    if (options.find("node_backend") == std::string::npos) {
-      EXPECT_GT(max_diff, 0.0f) << options << ": ran on the CPU";
-    }
+    ExpectSameTensors(options, (*cpu)["out"].at(0).Get<std::vector<Tensor>>(),
+                      /*on_gpu=*/options.find("node_backend") == std::string::npos);
   }
   auto missing = RunGraph(Graph(std::string("model_path: '") + kShortRange + "' backend: 'metal'"), {"out"},
                           {{"in", {Input({1, 128, 128, 3})}}});
@@ -318,25 +326,8 @@ TEST(InferenceCalculatorTest, VulkanBackendAndThreeBackends) {
     RILL_REQUIRE(false, "no OpenCL device for the three-backend case (PoCL: scripts/setup.sh)");
   }
   for (const std::string& options : configs) {
-    auto out = RunGraph(Graph(std::string("model_path: '") + kShortRange + "'" + options), {"out"},
-                        {{"in", {Input({1, 128, 128, 3})}}});
-    ASSERT_TRUE(out.ok()) << options << ": " << out.status();
-    float max_diff = 0, range = 0;
-    const auto& got = (*out)["out"].at(0).Get<std::vector<Tensor>>();
-    const auto& want = (*cpu)["out"].at(0).Get<std::vector<Tensor>>();
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t t = 0; t < got.size(); ++t) {
-      const float* pa = got[t].data<float>();
-      const float* pb = want[t].data<float>();
-      for (int64_t i = 0; i < want[t].num_elements(); ++i) {
-        max_diff = std::max(max_diff, std::fabs(pa[i] - pb[i]));
-        range = std::max(range, std::fabs(pb[i]));
-      }
-    }
-    EXPECT_LE(max_diff, 1e-4f * std::max(1.0f, range)) << options;
-    if (options.find("backend: 'vulkan'") == 1) {
-      EXPECT_GT(max_diff, 0.0f) << options << ": ran on the CPU";
-    }
+    ExpectSameTensors(options, (*cpu)["out"].at(0).Get<std::vector<Tensor>>(),
+                      /*on_gpu=*/options.find("backend: 'vulkan'") == 1);
   }
 }
 

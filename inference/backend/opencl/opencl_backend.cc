@@ -19,42 +19,18 @@
 #include <vector>
 
 #include "inference/backend/backend.h"
-#include "inference/backend/cpu/kernels/ref/conv_params.h"
-#include "inference/backend/cpu/kernels/ref/kernel_params.h"
-#include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
-#include "inference/backend/cpu/kernels/ref/resize_coordinate.h"
-#include "inference/backend/cpu/kernels/ref/resize_nearest.h"
-#include "inference/backend/cpu/kernels/ref/resize_separable.h"
+#include "inference/backend/gpu/gpu_execution.h"
+#include "inference/backend/gpu/op_geometry.h"
+#include "inference/backend/gpu/weights.h"
 #include "inference/backend/opencl/opencl_runtime.h"
-#include "inference/ir/conv_geometry.h"
-#include "inference/ir/slice_geometry.h"
 
 namespace rill::inference::opencl {
 namespace {
 
-using cpu::BroadcastParams;
-
-// IEEE half from float, round to nearest even (the fp16 mode's uploads).
-uint16_t ToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0));
-  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past the largest half
-  if (abs < 0x38800000u) {                                                // subnormal half or zero
-    const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
-    const int shift = 126 - static_cast<int>(abs >> 23);
-    if (shift > 24) return static_cast<uint16_t>(sign);
-    const uint32_t half = m >> (shift + 1);
-    const uint32_t rest = m & ((1u << (shift + 1)) - 1);
-    const uint32_t mid = 1u << shift;
-    return static_cast<uint16_t>(sign | (half + (rest > mid || (rest == mid && (half & 1)))));
-  }
-  const uint32_t base = ((abs >> 13) - (112u << 10));
-  const uint32_t rest = abs & 0x1fffu;
-  return static_cast<uint16_t>(sign | (base + (rest > 0x1000u || (rest == 0x1000u && (base & 1)))));
-}
+using gpu::Act;
+using gpu::ConstFloats;
+using gpu::PackConvFilter;
+using gpu::PackGemmFilter;
 
 class ClBuffer : public Buffer {
  public:
@@ -73,23 +49,15 @@ class OpenClBackend;
 // One convolution with its own uploaded weights: CONV_2D, and the expand /
 // project convs of DEPTHWISE_BLOCK. Without groups it runs the tiled
 // implicit GEMM (conv2d_tiled), else the direct kernel (conv2d).
-struct ConvLaunch {
-  cpu::ConvParams p;
-  int act = 0;
-  bool tiled = false;
-  // Split over K (tiled only): `splits` work groups per output tile, each
-  // summing `k_chunk` of K into scratch floats, then one reduce.
-  int splits = 1, k_chunk = 0;
+// Split over K (tiled only): `splits` work groups per output tile, each
+// summing `k_chunk` of K into scratch floats, then one reduce.
+struct ConvLaunch : gpu::ConvPlan {
   cl_mem weights = nullptr, bias = nullptr;
-  size_t partial_floats() const {
-    return splits > 1 ? static_cast<size_t>(splits) * p.batch * p.out_h * p.out_w * p.out_c : 0;
-  }
 };
 
-
-// Base of the executions: kernel objects, argument setting, constant
-// uploads, and errors naming the node.
-class ClExecution : public Execution {
+// Base of the executions: kernel objects, argument setting and constant
+// uploads (the node, its operands, errors and refusals: gpu::GpuExecution).
+class ClExecution : public gpu::GpuExecution {
  public:
   ClExecution(const ExecutionArgs& args, OpenClBackend* backend);
   ~ClExecution() override;
@@ -97,30 +65,6 @@ class ClExecution : public Execution {
   std::string name() const override;
 
  protected:
-  const ir::OpAttrs& attrs() const { return args_.node->attrs; }
-  bool HasInput(size_t i) const { return i < args_.inputs.size() && args_.inputs[i] != nullptr; }
-  const Shape& InShape(size_t i) const { return args_.inputs[i]->shape; }
-  const Shape& OutShape() const { return args_.outputs[0]->shape; }
-  Status Error(const std::string& what) const {
-    return InvalidArgumentError(args_.graph->NodeContext(*args_.node) + what);
-  }
-  Status Refuse(const std::string& what) const {
-    return UnimplementedError(args_.graph->NodeContext(*args_.node) + "opencl: " + what);
-  }
-  // Float32 activations only (others run on the CPU); constant operands
-  // (shapes, axes, sizes) may be integers.
-  Status NeedFloatInputs() const {
-    for (size_t i = 0; i < args_.inputs.size(); ++i) {
-      const TensorBinding* b = args_.inputs[i];
-      if (b && (i == 0 || !b->constant) && b->dtype != DataType::kFloat32) {
-        return Refuse(std::string("input type ") + DataTypeName(b->dtype));
-      }
-    }
-    if (args_.outputs[0]->dtype != DataType::kFloat32) {
-      return Refuse(std::string("output type ") + DataTypeName(args_.outputs[0]->dtype));
-    }
-    return Status::Ok();
-  }
   cl_context context() const;
   cl_command_queue queue() const;
   bool half() const;
@@ -242,7 +186,6 @@ class ClExecution : public Execution {
   std::vector<LaunchSite> sites_, recorded_;
   bool recording_ = false;
 
-  ExecutionArgs args_;
   OpenClBackend* backend_;
   std::string kernel_name_;
   std::vector<cl_kernel> kernels_;
@@ -415,7 +358,8 @@ class OpenClBackend : public Backend {
   std::set<ClExecution*> executions_;
 };
 
-ClExecution::ClExecution(const ExecutionArgs& args, OpenClBackend* backend) : args_(args), backend_(backend) {
+ClExecution::ClExecution(const ExecutionArgs& args, OpenClBackend* backend)
+    : GpuExecution(args, "opencl"), backend_(backend) {
   backend_->Register(this);
 }
 
@@ -543,8 +487,7 @@ StatusOr<cl_mem> ClExecution::Upload(const std::vector<float>& values) {
   std::vector<float> padded = values;
   if (padded.empty()) padded.push_back(0.0f);
   if (!half()) return UploadRaw(padded.data(), padded.size() * sizeof(float));
-  std::vector<uint16_t> h(padded.size());
-  for (size_t i = 0; i < padded.size(); ++i) h[i] = ToHalf(padded[i]);
+  const std::vector<uint16_t> h = gpu::ToHalves(padded);
   return UploadRaw(h.data(), h.size() * sizeof(uint16_t));
 }
 
@@ -569,73 +512,20 @@ Status ClExecution::UploadConstantInputs(std::initializer_list<size_t> which) {
   return Status::Ok();
 }
 
-std::vector<float> PackConvFilter(const float* w, int out_c, int kh, int kw, int icg);
-std::vector<float> PackGemmFilter(const float* w, int out_c, int k);
-
-std::vector<float> ConstFloats(const TensorBinding* b) {
-  const float* f = static_cast<const float*>(b->host());
-  return std::vector<float>(f, f + NumElements(b->shape));
-}
-
-// NHWC geometry of a forward window over x -> y with a kh x kw kernel.
-void ConvGeometry(const ir::OpAttrs& a, const Shape& x, const Shape& y, int kh, int kw, cpu::ConvParams* p) {
-  *p = cpu::ConvShapeParams(x, {1, kh, kw, 1}, y, a);
-  cpu::SetWindowPadding(a, p);
-}
-
-int Act(ir::Activation a) { return static_cast<int>(a); }
-
-// [out_c][kh][kw][icg] -> [ceil(out_c/4)][kh][kw][icg][4], zero-padded.
-std::vector<float> PackConvFilter(const float* w, int out_c, int kh, int kw, int icg) {
-  const int blocks = (out_c + 3) / 4;
-  std::vector<float> packed(static_cast<size_t>(blocks) * kh * kw * icg * 4, 0.0f);
-  for (int oc = 0; oc < out_c; ++oc) {
-    for (int t = 0; t < kh * kw; ++t) {
-      for (int ic = 0; ic < icg; ++ic) {
-        packed[((static_cast<size_t>(oc / 4) * kh * kw + t) * icg + ic) * 4 + oc % 4] =
-            w[(static_cast<size_t>(oc) * kh * kw + t) * icg + ic];
-      }
-    }
-  }
-  return packed;
-}
-
-// [out_c][K] -> [K][out_c] (the tiled kernel's filter).
-std::vector<float> PackGemmFilter(const float* w, int out_c, int k) {
-  std::vector<float> packed(static_cast<size_t>(out_c) * k);
-  for (int oc = 0; oc < out_c; ++oc) {
-    for (int i = 0; i < k; ++i) packed[static_cast<size_t>(i) * out_c + oc] = w[static_cast<size_t>(oc) * k + i];
-  }
-  return packed;
-}
-
 // Kernel slots of the two conv kernels in an execution.
 constexpr size_t kConvDirect = 10, kConvTiled = 11, kConvReduce = 12;
 
 Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c, bool may_split) {
   const cpu::ConvParams& p = c->p;
-  c->tiled = p.groups == 1;
-  // Fewer output tiles than twice the compute units: split K so that every
-  // unit has work (chunks of at least 128, multiples of the 16-deep slice).
-  c->splits = 1;
-  const int k = p.kernel_h * p.kernel_w * p.in_c;
-  c->k_chunk = k;
-  const long tiles = static_cast<long>((p.out_c + 63) / 64) * ((static_cast<long>(p.batch) * p.out_h * p.out_w + 63) / 64);
-  const long want = 2L * backend_->runtime()->compute_units();
-  if (may_split && c->tiled && tiles < want && k >= 256) {
-    const int splits = static_cast<int>(std::min<long>({(want + tiles - 1) / tiles, k / 128, 32}));
-    c->k_chunk = ((k + splits - 1) / splits + 15) / 16 * 16;
-    c->splits = (k + c->k_chunk - 1) / c->k_chunk;
-  }
+  // Fewer 64x64 output tiles than twice the compute units: split K so that
+  // every unit has work.
+  gpu::PlanConv(64, 64, backend_->runtime()->compute_units(), may_split, c);
   if (!c->weights) {
     const int icg = p.in_c / p.groups;
     RILL_INF_ASSIGN_OR_RETURN(c->weights,
                               Upload(c->tiled ? PackGemmFilter(filter, p.out_c, p.kernel_h * p.kernel_w * icg)
                                               : PackConvFilter(filter, p.out_c, p.kernel_h, p.kernel_w, icg)));
-    std::vector<float> b(p.out_c, 0.0f);
-    if (bias) b = std::vector<float>(static_cast<const float*>(bias->host()),
-                                     static_cast<const float*>(bias->host()) + p.out_c);
-    RILL_INF_ASSIGN_OR_RETURN(c->bias, Upload(b));
+    RILL_INF_ASSIGN_OR_RETURN(c->bias, Upload(gpu::BiasOrZeros(bias, p.out_c)));
   }
   if (c->splits > 1) RILL_INF_RETURN_IF_ERROR(Kernel(kConvReduce, "conv_splitk_reduce").status());
   return c->tiled ? Kernel(kConvTiled, "conv2d_tiled").status() : Kernel(kConvDirect, "conv2d").status();
@@ -676,18 +566,15 @@ class ConvExecution : public ClExecution, public StridedOutput {
   Status Prepare() override {
     kernel_name_ = "conv2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
-    const Shape& w = InShape(1);
-    c_.p = cpu::ConvParams{};
-    ConvGeometry(attrs(), InShape(0), OutShape(), w[1], w[2], &c_.p);
-    c_.p.groups = ir::ConvGroups(c_.p.in_c, w[3]);
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
+    c_.p = gpu::Conv2DGeometry(attrs(), InShape(0), InShape(1), OutShape());
     c_.act = Act(attrs().activation);
     res_c_ = HasInput(3) ? InShape(3)[3] : 0;
     y_stride_ = 0;
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3, 4}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
+                                         OptionalInput(2), &c_, /*may_split=*/true));
     kernel_name_ = c_.tiled ? "conv2d_tiled" : "conv2d";
     return Status::Ok();
   }
@@ -714,15 +601,11 @@ class DepthwiseExecution : public ClExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 4}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
-    const Shape& w = InShape(1);
-    p_ = cpu::ConvParams{};
-    ConvGeometry(attrs(), InShape(0), OutShape(), w[1], w[2], &p_);
-    p_.depth_multiplier = p_.out_c / p_.in_c;
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
+    p_ = gpu::DepthwiseGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_) {
       RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));  // [1][kh][kw][out_c] as is
-      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
-                                                          : std::vector<float>(p_.out_c, 0.0f)));
+      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(gpu::BiasOrZeros(OptionalInput(2), p_.out_c)));
     }
     return Kernel(0, "depthwise_conv2d").status();
   }
@@ -748,16 +631,11 @@ class TransposeConvExecution : public ClExecution {
     kernel_name_ = "transpose_conv2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
-    const Shape& w = InShape(1);
-    p_ = cpu::ConvShapeParams(InShape(0), w, OutShape(), attrs());
-    p_.dilation_h = p_.dilation_w = 1;
-    p_.groups = ir::ConvGroups(p_.in_c, w[3]);
-    cpu::SetTransposeConvPadding(attrs(), &p_);
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
+    p_ = gpu::TransposeConvGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_) {
       RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));
-      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
-                                                          : std::vector<float>(p_.out_c, 0.0f)));
+      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(gpu::BiasOrZeros(OptionalInput(2), p_.out_c)));
     }
     return Kernel(0, "transpose_conv2d").status();
   }
@@ -781,48 +659,31 @@ class FullyConnectedExecution : public ClExecution {
     kernel_name_ = "fully_connected";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant weights");
-    const Shape& w = InShape(1);
-    units_ = w[0];
-    in_dim_ = w[1];
-    rows_ = static_cast<int>(NumElements(InShape(0)) / in_dim_);
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights("non-constant weights"));
+    g_ = gpu::MakeFullyConnectedGeometry(InShape(0), InShape(1));
     if (!weights_) {
       RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(PackGemmFilter(static_cast<const float*>(args_.inputs[1]->host()),
-                                                                units_, in_dim_)));
-      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(HasInput(2) ? ConstFloats(args_.inputs[2])
-                                                          : std::vector<float>(units_, 0.0f)));
+                                                                g_.units, g_.in_dim)));
+      RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(gpu::BiasOrZeros(OptionalInput(2), g_.units)));
     }
     return Kernel(0, "fully_connected").status();
   }
   Status Run() override {
-    return Launch(kernels_[0], {static_cast<size_t>(units_), static_cast<size_t>(rows_)}, InMem(0), InOff(0),
-                  weights_, bias_, OutMem(), OutOff(), in_dim_, units_, Act(attrs().activation));
+    return Launch(kernels_[0], {static_cast<size_t>(g_.units), static_cast<size_t>(g_.rows)}, InMem(0), InOff(0),
+                  weights_, bias_, OutMem(), OutOff(), g_.in_dim, g_.units, Act(attrs().activation));
   }
 
  private:
-  int units_ = 0, in_dim_ = 0, rows_ = 0;
+  gpu::FullyConnectedGeometry g_;
   cl_mem weights_ = nullptr, bias_ = nullptr;
 };
 
-// dims[6] + strides per operand, the rank padded in front to 6.
-std::vector<int> Pad6(const int* dims, const std::vector<const int*>& strides, int rank) {
-  std::vector<int> v;
-  for (int d = 0; d < 6; ++d) v.push_back(d < 6 - rank ? 1 : dims[d - (6 - rank)]);
-  for (const int* s : strides) {
-    for (int d = 0; d < 6; ++d) v.push_back(d < 6 - rank ? 0 : s[d - (6 - rank)]);
-  }
-  return v;
-}
-
 Status ClExecution::PrepareFusedPRelu(size_t slope) {
-  prelu_slope_ = HasInput(slope) ? static_cast<int>(slope) : -1;
+  gpu::BroadcastGeometry b;
+  RILL_INF_RETURN_IF_ERROR(FusedPRelu(slope, &prelu_slope_, &b));
   if (prelu_slope_ < 0) return Status::Ok();
-  if (!args_.inputs[slope]->constant) return Refuse("non-constant PRELU slope");
-  BroadcastParams b;
-  const Shape& y = OutShape();
-  if (!cpu::MakeBroadcastParams(y, {y.back()}, &b)) return Error("PRELU slope does not broadcast");
-  prelu_count_ = static_cast<int>(b.out_size);
-  RILL_INF_ASSIGN_OR_RETURN(prelu_shape_, UploadInts(Pad6(b.out_dims, {b.a_strides, b.b_strides}, b.rank)));
+  prelu_count_ = b.count;
+  RILL_INF_ASSIGN_OR_RETURN(prelu_shape_, UploadInts(b.shape));
   return Kernel(kFusedPReluKernel, "binary").status();
 }
 
@@ -830,7 +691,7 @@ Status ClExecution::RunFusedPRelu() {
   if (prelu_slope_ < 0) return Status::Ok();
   const size_t s = static_cast<size_t>(prelu_slope_);
   return Launch(kernels_[kFusedPReluKernel], {static_cast<size_t>(prelu_count_)}, OutMem(), OutOff(), InMem(s),
-                InOff(s), OutMem(), OutOff(), prelu_shape_, 4 /* PRELU */, 0, prelu_count_);
+                InOff(s), OutMem(), OutOff(), prelu_shape_, static_cast<int>(gpu::kBinaryPRelu), 0, prelu_count_);
 }
 
 class BinaryExecution : public ClExecution {
@@ -840,17 +701,11 @@ class BinaryExecution : public ClExecution {
     kernel_name_ = "binary";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    BroadcastParams b;
-    if (!cpu::MakeBroadcastParams(InShape(0), InShape(1), &b)) return Error("shapes do not broadcast");
-    count_ = static_cast<int>(b.out_size);
-    RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(Pad6(b.out_dims, {b.a_strides, b.b_strides}, b.rank)));
-    switch (args_.node->type) {
-      case ir::OpType::kAdd: op_ = 0; break;
-      case ir::OpType::kSub: op_ = 1; break;
-      case ir::OpType::kMul: op_ = 2; break;
-      case ir::OpType::kDiv: op_ = 3; break;
-      default: op_ = 4; break;  // PRELU
-    }
+    gpu::BroadcastGeometry b;
+    RILL_INF_RETURN_IF_ERROR(MakeBinary(&b));
+    count_ = b.count;
+    RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(b.shape));
+    op_ = gpu::BinaryOpCode(args_.node->type);
     return Kernel(0, "binary").status();
   }
   Status Run() override {
@@ -870,34 +725,16 @@ class UnaryExecution : public ClExecution {
     kernel_name_ = "unary";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    const ir::OpAttrs& a = attrs();
-    alpha_ = a.alpha;
-    beta_ = a.beta;
-    switch (args_.node->type) {
-      case ir::OpType::kRelu: op_ = 0; break;
-      case ir::OpType::kRelu6: op_ = 1; break;
-      case ir::OpType::kHardSwish: op_ = 2; break;
-      case ir::OpType::kLogistic: op_ = 3; break;
-      case ir::OpType::kLeakyRelu: op_ = 4; break;
-      case ir::OpType::kClamp:
-        op_ = 5;
-        alpha_ = a.clamp_min;
-        beta_ = a.clamp_max;
-        break;
-      case ir::OpType::kHardSigmoid: op_ = 6; break;
-      default: op_ = 7; break;  // SILU
-    }
-    count_ = static_cast<int>(NumElements(OutShape()));
+    g_ = gpu::MakeUnaryGeometry(args_.node->type, attrs(), OutShape());
     return Kernel(0, "unary").status();
   }
   Status Run() override {
-    return Launch(kernels_[0], {static_cast<size_t>(count_)}, InMem(0), InOff(0), OutMem(), OutOff(), op_, alpha_,
-                  beta_, count_);
+    return Launch(kernels_[0], {static_cast<size_t>(g_.count)}, InMem(0), InOff(0), OutMem(), OutOff(), g_.op,
+                  g_.alpha, g_.beta, g_.count);
   }
 
  private:
-  int count_ = 0, op_ = 0;
-  float alpha_ = 0, beta_ = 0;
+  gpu::UnaryGeometry g_;
 };
 
 class PoolExecution : public ClExecution {
@@ -907,11 +744,7 @@ class PoolExecution : public ClExecution {
     kernel_name_ = "pool2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    const ir::OpAttrs& a = attrs();
-    ir::OpAttrs window = a;
-    window.dilation_h = window.dilation_w = 1;
-    p_ = cpu::ConvParams{};
-    ConvGeometry(window, InShape(0), OutShape(), a.kernel_h, a.kernel_w, &p_);
+    p_ = gpu::PoolGeometry(attrs(), InShape(0), OutShape());
     return Kernel(0, "pool2d").status();
   }
   Status Run() override {
@@ -919,19 +752,12 @@ class PoolExecution : public ClExecution {
                                 static_cast<size_t>(p_.batch) * p_.out_h},
                   InMem(0), InOff(0), OutMem(), OutOff(), p_.in_h, p_.in_w, p_.in_c, p_.out_h, p_.out_w, p_.kernel_h,
                   p_.kernel_w, p_.stride_h, p_.stride_w, p_.pad_top, p_.pad_left,
-                  args_.node->type == ir::OpType::kMaxPool2D ? 1 : 0, Act(attrs().activation));
+                  gpu::PoolKind(args_.node->type), Act(attrs().activation));
   }
 
  private:
   cpu::ConvParams p_;
 };
-
-// Row-major strides of a shape.
-std::vector<int> Strides(const Shape& s) {
-  std::vector<int> strides(s.size(), 1);
-  for (int d = static_cast<int>(s.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * s[d + 1];
-  return strides;
-}
 
 class MeanExecution : public ClExecution {
  public:
@@ -940,26 +766,11 @@ class MeanExecution : public ClExecution {
     kernel_name_ = "mean";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    std::vector<int> axes;
-    RILL_INF_RETURN_IF_ERROR(ir::ReadConstInts(*args_.graph, *args_.node, 1, &axes));
-    const Shape& x = InShape(0);
-    const int rank = static_cast<int>(x.size());
-    if (rank > 6) return Refuse("rank > 6");
-    std::vector<bool> reduce(rank, false);
-    for (int ax : axes) reduce[(ax % rank + rank) % rank] = true;
-    const std::vector<int> strides = Strides(x);
-    std::vector<int> kept_dims, kept_strides, red_dims, red_strides;
-    reduced_ = 1;
-    for (int d = 0; d < rank; ++d) {
-      (reduce[d] ? red_dims : kept_dims).push_back(x[d]);
-      (reduce[d] ? red_strides : kept_strides).push_back(strides[d]);
-      if (reduce[d]) reduced_ *= x[d];
-    }
-    std::vector<int> v = Pad6(kept_dims.data(), {kept_strides.data()}, static_cast<int>(kept_dims.size()));
-    const std::vector<int> r = Pad6(red_dims.data(), {red_strides.data()}, static_cast<int>(red_dims.size()));
-    v.insert(v.end(), r.begin(), r.end());
-    RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(v));
-    count_ = static_cast<int>(NumElements(OutShape()));
+    gpu::MeanGeometry g;
+    RILL_INF_RETURN_IF_ERROR(MakeMean(&g));
+    RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(g.shape));
+    reduced_ = g.reduced;
+    count_ = g.count;
     return Kernel(0, "mean").status();
   }
   Status Run() override {
@@ -979,67 +790,14 @@ class ViewExecution : public ClExecution {
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    const Shape& x = InShape(0);
-    const Shape& y = OutShape();
-    const int rank = static_cast<int>(y.size());
-    if (x.size() > 6 || rank > 6) return Refuse("rank > 6");
-    const std::vector<int> in_strides = Strides(x);
-    std::vector<int> strides(rank, 0), before(rank, 0);
-    start_ = 0;
-    pad_ = 0;
-    value_ = 0.0f;
-    const ir::OpAttrs& a = attrs();
-    switch (args_.node->type) {
-      case ir::OpType::kTranspose:
-        kernel_name_ = "transpose";
-        for (int d = 0; d < rank; ++d) strides[d] = in_strides[a.perm[d]];
-        break;
-      case ir::OpType::kSlice:
-        kernel_name_ = "slice";
-        for (int d = 0; d < rank; ++d) {
-          int first = 0, size = 0;
-          ir::SliceAxis(x[d], a.slice_start[d], a.slice_end[d], a.slice_step[d], &first, &size);
-          strides[d] = in_strides[d] * a.slice_step[d];
-          start_ += first * in_strides[d];
-        }
-        break;
-      case ir::OpType::kPad: {
-        kernel_name_ = "pad";
-        std::vector<int> pads;
-        RILL_INF_RETURN_IF_ERROR(ir::ReadConstInts(*args_.graph, *args_.node, 1, &pads));
-        for (int d = 0; d < rank; ++d) {
-          strides[d] = in_strides[d];
-          before[d] = pads[2 * d];
-        }
-        if (HasInput(2)) {
-          if (!args_.inputs[2]->constant) return Refuse("non-constant pad value");
-          value_ = *static_cast<const float*>(args_.inputs[2]->host());
-        }
-        pad_ = 1;
-        break;
-      }
-      default:  // RESHAPE that the memory planner could not turn into a view
-        kernel_name_ = "reshape_copy";
-        break;
-    }
-    // dims[6], strides[6], pad-before[6], input dims[6], the rank padded
-    // in front (dims 1, strides and pads 0).
-    std::vector<int> v(24, 0);
-    for (int d = 0; d < 6; ++d) v[d] = v[18 + d] = 1;
-    if (args_.node->type == ir::OpType::kReshape) {
-      v[5] = static_cast<int>(NumElements(y));
-      v[11] = 1;
-    } else {
-      for (int d = 0; d < rank; ++d) {
-        const int k = 6 - rank + d;
-        v[k] = y[d];
-        v[6 + k] = strides[d];
-        v[12 + k] = before[d];
-        v[18 + k] = pad_ ? x[d] : 1;
-      }
-    }
-    RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(v));
-    count_ = static_cast<int>(NumElements(y));
+    gpu::ViewGeometry v;
+    RILL_INF_RETURN_IF_ERROR(MakeView(&v));
+    kernel_name_ = v.name;
+    start_ = v.start;
+    pad_ = v.pad;
+    value_ = v.value;
+    count_ = v.count;
+    RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(v.shape));
     return Kernel(0, "gather_view").status();
   }
   Status Run() override {
@@ -1060,32 +818,20 @@ class ConcatExecution : public ClExecution {
     kernel_name_ = "concatenation";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    const Shape& y = OutShape();
-    const int rank = static_cast<int>(y.size());
-    const int axis = (attrs().axis % rank + rank) % rank;
-    outer_ = 1;
-    for (int d = 0; d < axis; ++d) outer_ *= y[d];
-    stride_ = static_cast<int>(NumElements(y) / outer_);
-    chunks_.clear();
-    for (size_t i = 0; i < args_.inputs.size(); ++i) {
-      chunks_.push_back(static_cast<int>(NumElements(InShape(i)) / outer_));
-    }
+    g_ = MakeConcat();
     return Kernel(0, "concat_slice").status();
   }
   Status Run() override {
-    int offset = 0;
-    for (size_t i = 0; i < chunks_.size(); ++i) {
-      RILL_INF_RETURN_IF_ERROR(Launch(kernels_[0], {static_cast<size_t>(outer_) * chunks_[i]}, InMem(i), InOff(i),
-                                      OutMem(), OutOff(), chunks_[i], stride_, offset, Act(attrs().activation),
-                                      outer_ * chunks_[i]));
-      offset += chunks_[i];
+    for (size_t i = 0; i < g_.chunks.size(); ++i) {
+      RILL_INF_RETURN_IF_ERROR(Launch(kernels_[0], {static_cast<size_t>(g_.outer) * g_.chunks[i]}, InMem(i),
+                                      InOff(i), OutMem(), OutOff(), g_.chunks[i], g_.stride, g_.offsets[i],
+                                      Act(attrs().activation), g_.outer * g_.chunks[i]));
     }
     return Status::Ok();
   }
 
  private:
-  int outer_ = 1, stride_ = 0;
-  std::vector<int> chunks_;
+  gpu::ConcatGeometry g_;
 };
 
 class SoftmaxExecution : public ClExecution {
@@ -1095,22 +841,16 @@ class SoftmaxExecution : public ClExecution {
     kernel_name_ = "softmax";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    const Shape& x = InShape(0);
-    const int rank = static_cast<int>(x.size());
-    const int axis = (attrs().axis % rank + rank) % rank;
-    axis_size_ = x[axis];
-    inner_ = 1;
-    for (int d = axis + 1; d < rank; ++d) inner_ *= x[d];
-    count_ = static_cast<int>(NumElements(x) / axis_size_);
+    g_ = gpu::MakeSoftmaxGeometry(attrs().axis, InShape(0));
     return Kernel(0, "softmax").status();
   }
   Status Run() override {
-    return Launch(kernels_[0], {static_cast<size_t>(count_)}, InMem(0), InOff(0), OutMem(), OutOff(), axis_size_,
-                  inner_, count_);
+    return Launch(kernels_[0], {static_cast<size_t>(g_.count)}, InMem(0), InOff(0), OutMem(), OutOff(), g_.axis_size,
+                  g_.inner, g_.count);
   }
 
  private:
-  int axis_size_ = 1, inner_ = 1, count_ = 0;
+  gpu::SoftmaxGeometry g_;
 };
 
 class ResizeExecution : public ClExecution {
@@ -1121,130 +861,48 @@ class ResizeExecution : public ClExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
     const ir::OpAttrs& a = attrs();
-    const Shape& x = InShape(0);
-    const Shape& y = OutShape();
-    std::vector<int> rows, cols;
-    std::vector<float> rw, cw;
     separable_ = args_.node->type == ir::OpType::kResizeBicubic || a.antialias;
-    if (separable_) return PrepareSeparable(x, y);
-    if (args_.node->type == ir::OpType::kResizeBilinear) {
-      kernel_name_ = "resize_bilinear";
-      cpu::ResizeParams p;
-      SetSizes(x, y, &p);
-      cpu::SetResizeCoordinates(a, x, &p);
-      p.align_corners = a.align_corners;
-      p.half_pixel_centers = a.half_pixel_centers;
-      outside_ = p.extrapolation_value;
-      taps_ = 2;
-      auto fill = [&](const cpu::ResizeAxis& axis, int n, std::vector<int>* index, std::vector<float>* weight) {
-        for (int i = 0; i < n; ++i) {
-          const cpu::BilinearTap t = cpu::BilinearSourceTap(p, axis, i);
-          index->push_back(t.outside ? -1 : t.lo);
-          index->push_back(t.outside ? -1 : t.hi);
-          weight->push_back(t.w_lo);
-          weight->push_back(t.w_hi);
-        }
-      };
-      fill(cpu::ResizeAxisH(p), p.out_h, &rows, &rw);
-      fill(cpu::ResizeAxisW(p), p.out_w, &cols, &cw);
-    } else {
-      kernel_name_ = "resize_nearest";
-      cpu::ResizeNearestParams p;
-      SetSizes(x, y, &p);
-      cpu::SetResizeCoordinates(a, x, &p);
-      p.rounding = a.nearest_rounding;
-      p.align_corners = a.align_corners;
-      p.half_pixel_centers = a.half_pixel_centers;
-      outside_ = p.extrapolation_value;
-      taps_ = 1;
-      for (int i = 0; i < p.out_h; ++i) rows.push_back(cpu::NearestSourceIndex(p, cpu::ResizeAxisH(p), i));
-      for (int i = 0; i < p.out_w; ++i) cols.push_back(cpu::NearestSourceIndex(p, cpu::ResizeAxisW(p), i));
-      rw.assign(rows.size(), 1.0f);
-      cw.assign(cols.size(), 1.0f);
+    // RESIZE_BICUBIC and antialiased resizes: the reference kernels' tap
+    // tables (cpu::ComputeResizeSeparableTaps, ONNX Runtime's rules).
+    if (separable_ && a.resize_coordinate == ir::ResizeCoordinate::kTflite) {
+      return Refuse("bicubic or antialiased resize needs an ONNX coordinate transform");
     }
+    t_ = separable_ ? gpu::MakeSeparableResizeTaps(args_.node->type, a, InShape(0), OutShape())
+                    : gpu::MakeResizeTaps(args_.node->type, a, InShape(0), OutShape());
+    kernel_name_ = t_.name;
     // Tables change with the input's size: new ones at every plan.
     ReleaseTables();
-    RILL_INF_ASSIGN_OR_RETURN(rows_, UploadRaw(rows.data(), rows.size() * sizeof(int), false));
-    RILL_INF_ASSIGN_OR_RETURN(cols_, UploadRaw(cols.data(), cols.size() * sizeof(int), false));
-    RILL_INF_ASSIGN_OR_RETURN(rw_, UploadRaw(rw.data(), rw.size() * sizeof(float), false));
-    RILL_INF_ASSIGN_OR_RETURN(cw_, UploadRaw(cw.data(), cw.size() * sizeof(float), false));
-    dims_ = {x[1], x[2], x[3], y[1], y[2], x[0]};
-    return Kernel(0, "resize_taps").status();
+    RILL_INF_ASSIGN_OR_RETURN(rows_, UploadRaw(t_.rows.data(), t_.rows.size() * sizeof(int), false));
+    RILL_INF_ASSIGN_OR_RETURN(cols_, UploadRaw(t_.cols.data(), t_.cols.size() * sizeof(int), false));
+    RILL_INF_ASSIGN_OR_RETURN(rw_, UploadRaw(t_.row_weights.data(), t_.row_weights.size() * sizeof(float), false));
+    RILL_INF_ASSIGN_OR_RETURN(cw_, UploadRaw(t_.col_weights.data(), t_.col_weights.size() * sizeof(float), false));
+    if (separable_) {
+      RILL_INF_ASSIGN_OR_RETURN(divisor_, UploadRaw(t_.divisor.data(), t_.divisor.size() * sizeof(float), false));
+    }
+    return Kernel(0, separable_ ? "resize_separable" : "resize_taps").status();
   }
   Status Run() override {
-    const std::initializer_list<size_t> global = {static_cast<size_t>(dims_[2]), static_cast<size_t>(dims_[4]),
-                                                  static_cast<size_t>(dims_[5]) * dims_[3]};
+    const gpu::ResizeTables& t = t_;
+    const std::initializer_list<size_t> global = {static_cast<size_t>(t.channels), static_cast<size_t>(t.out_w),
+                                                  static_cast<size_t>(t.batch) * t.out_h};
     if (separable_) {
-      return Launch(kernels_[0], global, InMem(0), InOff(0), OutMem(), OutOff(), rows_, rw_, taps_, cols_, cw_,
-                    col_taps_, divisor_, dims_[0], dims_[1], dims_[2], dims_[3], dims_[4], outside_);
+      return Launch(kernels_[0], global, InMem(0), InOff(0), OutMem(), OutOff(), rows_, rw_, t.taps, cols_, cw_,
+                    t.col_taps, divisor_, t.in_h, t.in_w, t.channels, t.out_h, t.out_w, t.outside);
     }
-    return Launch(kernels_[0], global, InMem(0), InOff(0), OutMem(), OutOff(), rows_, rw_, cols_, cw_, taps_,
-                  dims_[0], dims_[1], dims_[2], dims_[3], dims_[4], outside_);
+    return Launch(kernels_[0], global, InMem(0), InOff(0), OutMem(), OutOff(), rows_, rw_, cols_, cw_, t.taps, t.in_h,
+                  t.in_w, t.channels, t.out_h, t.out_w, t.outside);
   }
 
  private:
-  // RESIZE_BICUBIC and antialiased resizes: the reference kernels' tap
-  // tables (cpu::ComputeResizeSeparableTaps, ONNX Runtime's rules), a tap 0
-  // index of -1 marking an output that is the extrapolation value.
-  Status PrepareSeparable(const Shape& x, const Shape& y) {
-    const ir::OpAttrs& a = attrs();
-    if (a.resize_coordinate == ir::ResizeCoordinate::kTflite) {
-      return Refuse("bicubic or antialiased resize needs an ONNX coordinate transform");
-    }
-    cpu::ResizeSeparableParams p;
-    SetSizes(x, y, &p);
-    p.filter = args_.node->type == ir::OpType::kResizeBicubic
-                   ? (a.antialias ? cpu::ResizeFilter::kAntialiasCubic : cpu::ResizeFilter::kCubic)
-                   : cpu::ResizeFilter::kAntialiasLinear;
-    cpu::SetResizeCoordinates(a, x, &p);
-    p.cubic_coeff_a = a.cubic_coeff_a;
-    p.exclude_outside = a.exclude_outside;
-    cpu::ResizeTaps rt, ct;
-    cpu::ComputeResizeSeparableTaps(p, true, &rt);
-    cpu::ComputeResizeSeparableTaps(p, false, &ct);
-    for (int i = 0; i < p.out_h; ++i) {
-      if (rt.outside[i]) rt.index[static_cast<size_t>(i) * rt.taps] = -1;
-    }
-    for (int i = 0; i < p.out_w; ++i) {
-      if (ct.outside[i]) ct.index[static_cast<size_t>(i) * ct.taps] = -1;
-    }
-    kernel_name_ = args_.node->type == ir::OpType::kResizeBicubic
-                       ? (a.antialias ? "resize_antialias_cubic" : "resize_bicubic")
-                       : "resize_antialias_linear";
-    taps_ = rt.taps;
-    col_taps_ = ct.taps;
-    outside_ = p.extrapolation_value;
-    ReleaseTables();
-    RILL_INF_ASSIGN_OR_RETURN(rows_, UploadRaw(rt.index.data(), rt.index.size() * sizeof(int), false));
-    RILL_INF_ASSIGN_OR_RETURN(cols_, UploadRaw(ct.index.data(), ct.index.size() * sizeof(int), false));
-    RILL_INF_ASSIGN_OR_RETURN(rw_, UploadRaw(rt.weight.data(), rt.weight.size() * sizeof(float), false));
-    RILL_INF_ASSIGN_OR_RETURN(cw_, UploadRaw(ct.weight.data(), ct.weight.size() * sizeof(float), false));
-    RILL_INF_ASSIGN_OR_RETURN(divisor_, UploadRaw(rt.divisor.data(), rt.divisor.size() * sizeof(float), false));
-    dims_ = {x[1], x[2], x[3], y[1], y[2], x[0]};
-    return Kernel(0, "resize_separable").status();
-  }
-
   void ReleaseTables() {
     for (cl_mem* m : {&rows_, &cols_, &rw_, &cw_, &divisor_}) {
       if (*m) cl().clReleaseMemObject(*m);
       *m = nullptr;
     }
   }
-  template <class P>
-  static void SetSizes(const Shape& x, const Shape& y, P* p) {
-    p->batch = x[0];
-    p->in_h = x[1];
-    p->in_w = x[2];
-    p->channels = x[3];
-    p->out_h = y[1];
-    p->out_w = y[2];
-  }
-  int taps_ = 1, col_taps_ = 1;
   bool separable_ = false;
-  cl_mem divisor_ = nullptr;
-  float outside_ = 0.0f;
-  std::vector<int> dims_;
-  cl_mem rows_ = nullptr, cols_ = nullptr, rw_ = nullptr, cw_ = nullptr;
+  gpu::ResizeTables t_;
+  cl_mem rows_ = nullptr, cols_ = nullptr, rw_ = nullptr, cw_ = nullptr, divisor_ = nullptr;
 };
 
 class DepthToSpaceExecution : public ClExecution {
@@ -1278,54 +936,30 @@ class DepthwiseBlockExecution : public ClExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7, 8}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(8));
-    for (size_t i : {1, 2, 3, 4, 5, 6}) {
-      if (HasInput(i) && !args_.inputs[i]->constant) return Refuse("non-constant filter");
-    }
-    const ir::OpAttrs& a = attrs();
-    const Shape& x = InShape(0);
-    const Shape& wd = InShape(3);
-    const Shape& wp = InShape(5);
-    const Shape& y = OutShape();
-    const int mid_c = wd[3];
+    RILL_INF_RETURN_IF_ERROR(NeedConstantInputs({1, 2, 3, 4, 5, 6}, "non-constant filter"));
     has_expand_ = HasInput(1);
     // Expand: 1x1 over x. Depthwise: the node's window. Project: 1x1 + residual.
-    expand_.p = cpu::ConvParams{};
-    expand_.p.batch = x[0];
-    expand_.p.in_h = expand_.p.out_h = x[1];
-    expand_.p.in_w = expand_.p.out_w = x[2];
-    expand_.p.in_c = x[3];
-    expand_.p.out_c = mid_c;
-    expand_.act = Act(a.expand_activation);
-    dw_ = cpu::ConvParams{};
-    ConvGeometry(a, {x[0], x[1], x[2], mid_c}, {y[0], y[1], y[2], mid_c}, wd[1], wd[2], &dw_);
-    dw_.depth_multiplier = 1;
-    project_.p = cpu::ConvParams{};
-    project_.p.batch = y[0];
-    project_.p.in_h = project_.p.out_h = y[1];
-    project_.p.in_w = project_.p.out_w = y[2];
-    project_.p.in_c = mid_c;
-    project_.p.out_c = wp[0];
-    project_.act = Act(a.activation);
+    g_ = gpu::MakeDepthwiseBlockGeometry(attrs(), InShape(0), InShape(3), InShape(5), OutShape(), has_expand_);
+    static_cast<gpu::ConvPlan&>(expand_) = g_.expand;
+    static_cast<gpu::ConvPlan&>(project_) = g_.project;
+    const int mid_c = g_.depthwise.out_c;
     res_c_ = HasInput(7) ? InShape(7)[3] : 0;
-    expand_floats_ = has_expand_ ? static_cast<size_t>(x[0]) * x[1] * x[2] * mid_c : 0;
-    mid_floats_ = static_cast<size_t>(y[0]) * y[1] * y[2] * mid_c;
     if (has_expand_) {
       RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                           HasInput(2) ? args_.inputs[2] : nullptr, &expand_, /*may_split=*/true));
+                                           OptionalInput(2), &expand_, /*may_split=*/true));
     }
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[5]->host()),
-                                         HasInput(6) ? args_.inputs[6] : nullptr, &project_, /*may_split=*/true));
+                                         OptionalInput(6), &project_, /*may_split=*/true));
     if (!dw_weights_) {
       RILL_INF_ASSIGN_OR_RETURN(dw_weights_, Upload(ConstFloats(args_.inputs[3])));
-      RILL_INF_ASSIGN_OR_RETURN(dw_bias_, Upload(HasInput(4) ? ConstFloats(args_.inputs[4])
-                                                             : std::vector<float>(mid_c, 0.0f)));
+      RILL_INF_ASSIGN_OR_RETURN(dw_bias_, Upload(gpu::BiasOrZeros(OptionalInput(4), mid_c)));
     }
     return Kernel(1, "depthwise_conv2d").status();
   }
   Status Run() override {
     const cl_mem scratch = Mem(scratch_);
     const int mid_off = Off(scratch_);
-    const int expanded_off = mid_off + static_cast<int>(mid_floats_);
+    const int expanded_off = mid_off + static_cast<int>(g_.mid_elements);
     cl_mem src = InMem(0);
     int src_off = InOff(0);
     const int partial_off = static_cast<int>((scratch_.offset + PartialOffsetBytes()) / sizeof(float));
@@ -1334,13 +968,13 @@ class DepthwiseBlockExecution : public ClExecution {
       src = scratch;
       src_off = expanded_off;
     }
-    const cpu::ConvParams& d = dw_;
+    const cpu::ConvParams& d = g_.depthwise;
     RILL_INF_RETURN_IF_ERROR(Launch(kernels_[1], {static_cast<size_t>(d.out_c), static_cast<size_t>(d.out_w),
                                                   static_cast<size_t>(d.batch) * d.out_h},
                                     src, src_off, dw_weights_, dw_bias_, scratch, mid_off, d.in_h, d.in_w, d.in_c,
                                     d.out_h, d.out_w, d.out_c, d.kernel_h, d.kernel_w, d.stride_h, d.stride_w,
-                                    d.dilation_h, d.dilation_w, d.pad_top, d.pad_left, 1,
-                                    Act(attrs().depthwise_activation)));
+                                    d.dilation_h, d.dilation_w, d.pad_top, d.pad_left, d.depth_multiplier,
+                                    g_.depthwise_act));
     RILL_INF_RETURN_IF_ERROR(RunConv(project_, scratch, mid_off, OutMem(), OutOff(), res_c_ ? InMem(7) : scratch,
                                      res_c_ ? InOff(7) : 0, res_c_, scratch, partial_off));
     return RunFusedPRelu();
@@ -1348,53 +982,35 @@ class DepthwiseBlockExecution : public ClExecution {
 
  private:
   // Where the float sums start: after the storage-type tensors, aligned.
-  size_t PartialOffsetBytes() const { return ((expand_floats_ + mid_floats_) * elem() + 63) / 64 * 64; }
+  size_t PartialOffsetBytes() const { return g_.partial_offset_bytes(elem()); }
   size_t PartialFloats() const { return std::max(expand_.partial_floats(), project_.partial_floats()); }
 
   bool has_expand_ = false;
+  gpu::DepthwiseBlockGeometry g_;
   ConvLaunch expand_, project_;
-  cpu::ConvParams dw_;
   cl_mem dw_weights_ = nullptr, dw_bias_ = nullptr;
   int res_c_ = 0;
-  size_t expand_floats_ = 0, mid_floats_ = 0;
 };
 
 StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const ExecutionArgs& args) {
-  using ir::OpType;
+  using gpu::GpuOp;
   std::unique_ptr<Execution> e;
-  switch (args.node->type) {
-    case OpType::kConv2D: e = std::make_unique<ConvExecution>(args, this); break;
-    case OpType::kDepthwiseConv2D: e = std::make_unique<DepthwiseExecution>(args, this); break;
-    case OpType::kTransposeConv2D: e = std::make_unique<TransposeConvExecution>(args, this); break;
-    case OpType::kFullyConnected: e = std::make_unique<FullyConnectedExecution>(args, this); break;
-    case OpType::kDepthwiseBlock: e = std::make_unique<DepthwiseBlockExecution>(args, this); break;
-    case OpType::kAdd:
-    case OpType::kSub:
-    case OpType::kMul:
-    case OpType::kDiv:
-    case OpType::kPRelu: e = std::make_unique<BinaryExecution>(args, this); break;
-    case OpType::kRelu:
-    case OpType::kRelu6:
-    case OpType::kHardSwish:
-    case OpType::kLogistic:
-    case OpType::kLeakyRelu:
-    case OpType::kClamp:
-    case OpType::kHardSigmoid:
-    case OpType::kSilu: e = std::make_unique<UnaryExecution>(args, this); break;
-    case OpType::kMaxPool2D:
-    case OpType::kAveragePool2D: e = std::make_unique<PoolExecution>(args, this); break;
-    case OpType::kMean: e = std::make_unique<MeanExecution>(args, this); break;
-    case OpType::kTranspose:
-    case OpType::kSlice:
-    case OpType::kPad:
-    case OpType::kReshape: e = std::make_unique<ViewExecution>(args, this); break;
-    case OpType::kConcatenation: e = std::make_unique<ConcatExecution>(args, this); break;
-    case OpType::kSoftmax: e = std::make_unique<SoftmaxExecution>(args, this); break;
-    case OpType::kResizeBilinear:
-    case OpType::kResizeBicubic:
-    case OpType::kResizeNearest: e = std::make_unique<ResizeExecution>(args, this); break;
-    case OpType::kDepthToSpace: e = std::make_unique<DepthToSpaceExecution>(args, this); break;
-    default:
+  switch (gpu::GpuOpOf(args.node->type)) {
+    case GpuOp::kConv2D: e = std::make_unique<ConvExecution>(args, this); break;
+    case GpuOp::kDepthwiseConv2D: e = std::make_unique<DepthwiseExecution>(args, this); break;
+    case GpuOp::kTransposeConv2D: e = std::make_unique<TransposeConvExecution>(args, this); break;
+    case GpuOp::kFullyConnected: e = std::make_unique<FullyConnectedExecution>(args, this); break;
+    case GpuOp::kDepthwiseBlock: e = std::make_unique<DepthwiseBlockExecution>(args, this); break;
+    case GpuOp::kBinary: e = std::make_unique<BinaryExecution>(args, this); break;
+    case GpuOp::kUnary: e = std::make_unique<UnaryExecution>(args, this); break;
+    case GpuOp::kPool: e = std::make_unique<PoolExecution>(args, this); break;
+    case GpuOp::kMean: e = std::make_unique<MeanExecution>(args, this); break;
+    case GpuOp::kView: e = std::make_unique<ViewExecution>(args, this); break;
+    case GpuOp::kConcatenation: e = std::make_unique<ConcatExecution>(args, this); break;
+    case GpuOp::kSoftmax: e = std::make_unique<SoftmaxExecution>(args, this); break;
+    case GpuOp::kResize: e = std::make_unique<ResizeExecution>(args, this); break;
+    case GpuOp::kDepthToSpace: e = std::make_unique<DepthToSpaceExecution>(args, this); break;
+    case GpuOp::kNone:
       return UnimplementedError(args.graph->NodeContext(*args.node) + "opencl has no kernel for " +
                                 ir::OpTypeName(args.node->type));
   }

@@ -20,68 +20,21 @@
 #include <vector>
 
 #include "inference/backend/backend.h"
-#include "inference/backend/cpu/kernels/ref/conv_params.h"
-#include "inference/backend/cpu/kernels/ref/kernel_params.h"
-#include "inference/backend/cpu/kernels/ref/resize_bilinear.h"
-#include "inference/backend/cpu/kernels/ref/resize_coordinate.h"
-#include "inference/backend/cpu/kernels/ref/resize_nearest.h"
+#include "inference/backend/gpu/gpu_execution.h"
+#include "inference/backend/gpu/op_geometry.h"
+#include "inference/backend/gpu/weights.h"
 #include "inference/backend/vulkan/shaders.h"
 #include "inference/backend/vulkan/vulkan_runtime.h"
-#include "inference/ir/conv_geometry.h"
-#include "inference/ir/slice_geometry.h"
 
 namespace rill::inference::vulkan {
 namespace {
 
-using cpu::BroadcastParams;
-
-// IEEE half from float, round to nearest even.
-uint16_t ToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0));
-  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
-  if (abs < 0x38800000u) {
-    const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
-    const int shift = 126 - static_cast<int>(abs >> 23);
-    if (shift > 24) return static_cast<uint16_t>(sign);
-    const uint32_t half = m >> (shift + 1);
-    const uint32_t rest = m & ((1u << (shift + 1)) - 1);
-    const uint32_t mid = 1u << shift;
-    return static_cast<uint16_t>(sign | (half + (rest > mid || (rest == mid && (half & 1)))));
-  }
-  const uint32_t base = ((abs >> 13) - (112u << 10));
-  const uint32_t rest = abs & 0x1fffu;
-  return static_cast<uint16_t>(sign | (base + (rest > 0x1000u || (rest == 0x1000u && (base & 1)))));
-}
-
-float FromHalf(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
-  uint32_t x;
-  if (exp == 0) {
-    if (mant == 0) {
-      x = sign;
-    } else {  // subnormal: normalize
-      int e = -1;
-      uint32_t m = mant;
-      do {
-        ++e;
-        m <<= 1;
-      } while (!(m & 0x400u));
-      x = sign | ((112u - e) << 23) | ((m & 0x3ffu) << 13);
-    }
-  } else if (exp == 31) {
-    x = sign | 0x7f800000u | (mant << 13);
-  } else {
-    x = sign | ((exp + 112u) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
+using gpu::Act;
+using gpu::ConstFloats;
+using gpu::FromHalf;
+using gpu::PackConvFilter;
+using gpu::PackGemmFilter;
+using gpu::ToHalf;
 
 class VkArena : public Buffer {
  public:
@@ -126,18 +79,11 @@ class VulkanBackend;
 // One convolution with its own uploaded weights: CONV_2D, and the expand /
 // project convs of DEPTHWISE_BLOCK. Without groups the tiled implicit GEMM
 // (conv_gemm), else the direct shader (conv2d).
-struct ConvLaunch {
-  cpu::ConvParams p;
-  int act = 0;
-  bool tiled = false;
-  int splits = 1, k_chunk = 0;
+struct ConvLaunch : gpu::ConvPlan {
   GemmTile tile;
   const Pipeline* pipeline = nullptr;
   const Pipeline* reduce = nullptr;
   DeviceBuffer weights, bias;
-  size_t partial_floats() const {
-    return splits > 1 ? static_cast<size_t>(splits) * p.batch * p.out_h * p.out_w * p.out_c : 0;
-  }
 };
 
 // Where a tensor is: a buffer and an element offset into it.
@@ -146,11 +92,12 @@ struct Operand {
   int offset = 0;
 };
 
-// Base of the executions: constant uploads, pipelines, errors naming the
-// node; Record lists the dispatches once memory is bound.
-class VkExecution : public Execution {
+// Base of the executions: constant uploads and pipelines (the node, its
+// operands, errors and refusals: gpu::GpuExecution); Record lists the
+// dispatches once memory is bound.
+class VkExecution : public gpu::GpuExecution {
  public:
-  VkExecution(const ExecutionArgs& args, VulkanBackend* backend) : args_(args), backend_(backend) {}
+  VkExecution(const ExecutionArgs& args, VulkanBackend* backend) : GpuExecution(args, "vulkan"), backend_(backend) {}
   ~VkExecution() override;
   std::string name() const override;
   Status Run() override;
@@ -160,28 +107,6 @@ class VkExecution : public Execution {
   const std::string& node_name() const { return args_.node->name; }
 
  protected:
-  const ir::OpAttrs& attrs() const { return args_.node->attrs; }
-  bool HasInput(size_t i) const { return i < args_.inputs.size() && args_.inputs[i] != nullptr; }
-  const Shape& InShape(size_t i) const { return args_.inputs[i]->shape; }
-  const Shape& OutShape() const { return args_.outputs[0]->shape; }
-  Status Error(const std::string& what) const {
-    return InvalidArgumentError(args_.graph->NodeContext(*args_.node) + what);
-  }
-  Status Refuse(const std::string& what) const {
-    return UnimplementedError(args_.graph->NodeContext(*args_.node) + "vulkan: " + what);
-  }
-  Status NeedFloatInputs() const {
-    for (size_t i = 0; i < args_.inputs.size(); ++i) {
-      const TensorBinding* b = args_.inputs[i];
-      if (b && (i == 0 || !b->constant) && b->dtype != DataType::kFloat32) {
-        return Refuse(std::string("input type ") + DataTypeName(b->dtype));
-      }
-    }
-    if (args_.outputs[0]->dtype != DataType::kFloat32) {
-      return Refuse(std::string("output type ") + DataTypeName(args_.outputs[0]->dtype));
-    }
-    return Status::Ok();
-  }
   VkRuntime* rt() const;
   bool half() const;
   Variant variant() const;
@@ -218,7 +143,6 @@ class VkExecution : public Execution {
   Status PrepareFusedPRelu(size_t slope);
   void RecordFusedPRelu(std::vector<Dispatch>* out) const;
 
-  ExecutionArgs args_;
   VulkanBackend* backend_;
   std::string kernel_name_;
   int step_ = -1;
@@ -401,8 +325,7 @@ Status VkExecution::Upload(const std::vector<float>& values, DeviceBuffer* out) 
   std::vector<float> padded = values;
   if (padded.empty()) padded.push_back(0.0f);
   if (!half()) return UploadRaw(padded.data(), padded.size() * sizeof(float), out);
-  std::vector<uint16_t> h(padded.size());
-  for (size_t i = 0; i < padded.size(); ++i) h[i] = ToHalf(padded[i]);
+  const std::vector<uint16_t> h = gpu::ToHalves(padded);
   return UploadRaw(h.data(), h.size() * sizeof(uint16_t), out);
 }
 
@@ -419,8 +342,7 @@ Status VkExecution::UploadConstantInputs(std::initializer_list<size_t> which) {
     if (!half()) {
       RILL_INF_RETURN_IF_ERROR(rt()->Upload(v.data(), v.size() * sizeof(float), &constant_inputs_[i]));
     } else {
-      std::vector<uint16_t> h(v.size());
-      for (size_t k = 0; k < v.size(); ++k) h[k] = ToHalf(v[k]);
+      const std::vector<uint16_t> h = gpu::ToHalves(v);
       RILL_INF_RETURN_IF_ERROR(rt()->Upload(h.data(), h.size() * 2, &constant_inputs_[i]));
     }
   }
@@ -442,72 +364,21 @@ Dispatch VkExecution::Elementwise(const Pipeline* p, std::vector<VkBuffer> buffe
   return d;
 }
 
-std::vector<float> ConstFloats(const TensorBinding* b) {
-  const float* f = static_cast<const float*>(b->host());
-  return std::vector<float>(f, f + NumElements(b->shape));
-}
-
-void ConvGeometry(const ir::OpAttrs& a, const Shape& x, const Shape& y, int kh, int kw, cpu::ConvParams* p) {
-  *p = cpu::ConvShapeParams(x, {1, kh, kw, 1}, y, a);
-  cpu::SetWindowPadding(a, p);
-}
-
-int Act(ir::Activation a) { return static_cast<int>(a); }
-
-// [out_c][kh][kw][icg] -> [ceil(out_c/4)][kh][kw][icg][4], zero-padded.
-std::vector<float> PackConvFilter(const float* w, int out_c, int kh, int kw, int icg) {
-  const int blocks = (out_c + 3) / 4;
-  std::vector<float> packed(static_cast<size_t>(blocks) * kh * kw * icg * 4, 0.0f);
-  for (int oc = 0; oc < out_c; ++oc) {
-    for (int t = 0; t < kh * kw; ++t) {
-      for (int ic = 0; ic < icg; ++ic) {
-        packed[((static_cast<size_t>(oc / 4) * kh * kw + t) * icg + ic) * 4 + oc % 4] =
-            w[(static_cast<size_t>(oc) * kh * kw + t) * icg + ic];
-      }
-    }
-  }
-  return packed;
-}
-
-// [out_c][K] -> [K][out_c] (the GEMM's filter).
-std::vector<float> PackGemmFilter(const float* w, int out_c, int k) {
-  std::vector<float> packed(static_cast<size_t>(out_c) * k);
-  for (int oc = 0; oc < out_c; ++oc) {
-    for (int i = 0; i < k; ++i) packed[static_cast<size_t>(i) * out_c + oc] = w[static_cast<size_t>(oc) * k + i];
-  }
-  return packed;
-}
-
 Status VkExecution::PrepareConv(const float* filter, const TensorBinding* bias, ConvLaunch* c, bool may_split) {
   const cpu::ConvParams& p = c->p;
-  c->tiled = p.groups == 1;
-  c->splits = 1;
-  const int k = p.kernel_h * p.kernel_w * p.in_c;
-  c->k_chunk = k;
-  if (c->tiled) {
-    const long tiles64 = static_cast<long>((p.out_c + 63) / 64) * ((static_cast<long>(p.batch) * p.out_h * p.out_w + 63) / 64);
-    RILL_INF_ASSIGN_OR_RETURN(c->tile, backend_->Tile(tiles64 >= 2L * rt()->compute_units()));
-    // Fewer output tiles than twice the compute units: split K so that
-    // every unit has work (chunks of at least 128, multiples of 16).
-    const long tiles = static_cast<long>((p.out_c + c->tile.n - 1) / c->tile.n) *
-                       ((static_cast<long>(p.batch) * p.out_h * p.out_w + c->tile.m - 1) / c->tile.m);
-    const long want = 2L * rt()->compute_units();
-    if (may_split && tiles < want && k >= 256) {
-      const int splits = static_cast<int>(std::min<long>({(want + tiles - 1) / tiles, k / 128, 32}));
-      c->k_chunk = ((k + splits - 1) / splits + 15) / 16 * 16;
-      c->splits = (k + c->k_chunk - 1) / c->k_chunk;
-    }
+  if (p.groups == 1) {
+    // The tile of the layer's class (many 64x64 output tiles or few).
+    RILL_INF_ASSIGN_OR_RETURN(c->tile, backend_->Tile(gpu::GemmTiles(p, 64, 64) >= 2L * rt()->compute_units()));
   }
+  // Fewer output tiles than twice the compute units: split K so that every
+  // unit has work.
+  gpu::PlanConv(c->tile.m, c->tile.n, rt()->compute_units(), may_split, c);
   if (!c->weights.buffer) {
     const int icg = p.in_c / p.groups;
     RILL_INF_RETURN_IF_ERROR(Upload(c->tiled ? PackGemmFilter(filter, p.out_c, p.kernel_h * p.kernel_w * icg)
                                              : PackConvFilter(filter, p.out_c, p.kernel_h, p.kernel_w, icg),
                                     &c->weights));
-    std::vector<float> b(p.out_c, 0.0f);
-    if (bias) {
-      b = std::vector<float>(static_cast<const float*>(bias->host()), static_cast<const float*>(bias->host()) + p.out_c);
-    }
-    RILL_INF_RETURN_IF_ERROR(Upload(b, &c->bias));
+    RILL_INF_RETURN_IF_ERROR(Upload(gpu::BiasOrZeros(bias, p.out_c), &c->bias));
   }
   if (c->splits > 1) {
     RILL_INF_ASSIGN_OR_RETURN(c->reduce, GetPipeline("conv_splitk_reduce"));
@@ -565,18 +436,15 @@ class ConvExecution : public VkExecution, public StridedOutput {
   Status Prepare() override {
     kernel_name_ = "conv2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
-    const Shape& w = InShape(1);
-    c_.p = cpu::ConvParams{};
-    ConvGeometry(attrs(), InShape(0), OutShape(), w[1], w[2], &c_.p);
-    c_.p.groups = ir::ConvGroups(c_.p.in_c, w[3]);
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
+    c_.p = gpu::Conv2DGeometry(attrs(), InShape(0), InShape(1), OutShape());
     c_.act = Act(attrs().activation);
     res_c_ = HasInput(3) ? InShape(3)[3] : 0;
     y_stride_ = 0;
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3, 4}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
+                                         OptionalInput(2), &c_, /*may_split=*/true));
     kernel_name_ = c_.tiled ? "conv2d_gemm" + c_.tile.ToString() : "conv2d";
     return Status::Ok();
   }
@@ -605,15 +473,11 @@ class DepthwiseExecution : public VkExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 4}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
-    const Shape& w = InShape(1);
-    p_ = cpu::ConvParams{};
-    ConvGeometry(attrs(), InShape(0), OutShape(), w[1], w[2], &p_);
-    p_.depth_multiplier = p_.out_c / p_.in_c;
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
+    p_ = gpu::DepthwiseGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_.buffer) {
       RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[1]), &weights_));
-      RILL_INF_RETURN_IF_ERROR(
-          Upload(HasInput(2) ? ConstFloats(args_.inputs[2]) : std::vector<float>(p_.out_c, 0.0f), &bias_));
+      RILL_INF_RETURN_IF_ERROR(Upload(gpu::BiasOrZeros(OptionalInput(2), p_.out_c), &bias_));
     }
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("depthwise_conv2d"));
     return Status::Ok();
@@ -642,16 +506,11 @@ class TransposeConvExecution : public VkExecution {
     kernel_name_ = "transpose_conv2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant filter");
-    const Shape& w = InShape(1);
-    p_ = cpu::ConvShapeParams(InShape(0), w, OutShape(), attrs());
-    p_.dilation_h = p_.dilation_w = 1;
-    p_.groups = ir::ConvGroups(p_.in_c, w[3]);
-    cpu::SetTransposeConvPadding(attrs(), &p_);
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights());
+    p_ = gpu::TransposeConvGeometry(attrs(), InShape(0), InShape(1), OutShape());
     if (!weights_.buffer) {
       RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[1]), &weights_));
-      RILL_INF_RETURN_IF_ERROR(
-          Upload(HasInput(2) ? ConstFloats(args_.inputs[2]) : std::vector<float>(p_.out_c, 0.0f), &bias_));
+      RILL_INF_RETURN_IF_ERROR(Upload(gpu::BiasOrZeros(OptionalInput(2), p_.out_c), &bias_));
     }
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("transpose_conv2d"));
     return Status::Ok();
@@ -681,20 +540,11 @@ class FullyConnectedExecution : public VkExecution {
     kernel_name_ = "fully_connected";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    if (!args_.inputs[1]->constant || (HasInput(2) && !args_.inputs[2]->constant)) return Refuse("non-constant weights");
-    const Shape& w = InShape(1);
-    const int units = w[0], in_dim = w[1];
-    const int rows = static_cast<int>(NumElements(InShape(0)) / in_dim);
-    c_.p = cpu::ConvParams{};
-    c_.p.batch = rows;
-    c_.p.in_h = c_.p.in_w = c_.p.out_h = c_.p.out_w = 1;
-    c_.p.in_c = in_dim;
-    c_.p.out_c = units;
-    c_.p.kernel_h = c_.p.kernel_w = c_.p.stride_h = c_.p.stride_w = c_.p.dilation_h = c_.p.dilation_w = 1;
-    c_.p.groups = 1;
+    RILL_INF_RETURN_IF_ERROR(NeedConstantWeights("non-constant weights"));
+    c_.p = gpu::MakeFullyConnectedGeometry(InShape(0), InShape(1)).AsConv();
     c_.act = Act(attrs().activation);
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                         HasInput(2) ? args_.inputs[2] : nullptr, &c_, /*may_split=*/true));
+                                         OptionalInput(2), &c_, /*may_split=*/true));
     kernel_name_ = "fully_connected_gemm" + c_.tile.ToString();
     return Status::Ok();
   }
@@ -712,25 +562,12 @@ class FullyConnectedExecution : public VkExecution {
   ConvLaunch c_;
 };
 
-// dims[6] + strides per operand, the rank padded in front to 6.
-std::vector<int> Pad6(const int* dims, const std::vector<const int*>& strides, int rank) {
-  std::vector<int> v;
-  for (int d = 0; d < 6; ++d) v.push_back(d < 6 - rank ? 1 : dims[d - (6 - rank)]);
-  for (const int* s : strides) {
-    for (int d = 0; d < 6; ++d) v.push_back(d < 6 - rank ? 0 : s[d - (6 - rank)]);
-  }
-  return v;
-}
-
 Status VkExecution::PrepareFusedPRelu(size_t slope) {
-  prelu_slope_ = HasInput(slope) ? static_cast<int>(slope) : -1;
+  gpu::BroadcastGeometry b;
+  RILL_INF_RETURN_IF_ERROR(FusedPRelu(slope, &prelu_slope_, &b));
   if (prelu_slope_ < 0) return Status::Ok();
-  if (!args_.inputs[slope]->constant) return Refuse("non-constant PRELU slope");
-  BroadcastParams b;
-  const Shape& y = OutShape();
-  if (!cpu::MakeBroadcastParams(y, {y.back()}, &b)) return Error("PRELU slope does not broadcast");
-  prelu_count_ = static_cast<int>(b.out_size);
-  prelu_shape_ = Pad6(b.out_dims, {b.a_strides, b.b_strides}, b.rank);
+  prelu_count_ = b.count;
+  prelu_shape_ = b.shape;
   RILL_INF_ASSIGN_OR_RETURN(prelu_pipeline_, GetPipeline("binary"));
   return Status::Ok();
 }
@@ -739,7 +576,7 @@ void VkExecution::RecordFusedPRelu(std::vector<Dispatch>* out) const {
   if (prelu_slope_ < 0) return;
   const Operand y = Out(), slope = In(prelu_slope_);
   out->push_back(Elementwise(prelu_pipeline_, {y.buffer, slope.buffer, y.buffer},
-                             Push(y.offset, slope.offset, y.offset, 4 /* PRELU */, 0, prelu_count_, prelu_shape_),
+                             Push(y.offset, slope.offset, y.offset, static_cast<int>(gpu::kBinaryPRelu), 0, prelu_count_, prelu_shape_),
                              static_cast<size_t>(prelu_count_)));
 }
 
@@ -750,18 +587,11 @@ class BinaryExecution : public VkExecution {
     kernel_name_ = "binary";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    BroadcastParams b;
-    if (!cpu::MakeBroadcastParams(InShape(0), InShape(1), &b)) return Error("shapes do not broadcast");
-    if (b.rank > 6) return Refuse("rank > 6");
-    count_ = static_cast<int>(b.out_size);
-    shape_ = Pad6(b.out_dims, {b.a_strides, b.b_strides}, b.rank);
-    switch (args_.node->type) {
-      case ir::OpType::kAdd: op_ = 0; break;
-      case ir::OpType::kSub: op_ = 1; break;
-      case ir::OpType::kMul: op_ = 2; break;
-      case ir::OpType::kDiv: op_ = 3; break;
-      default: op_ = 4; break;  // PRELU
-    }
+    gpu::BroadcastGeometry b;
+    RILL_INF_RETURN_IF_ERROR(MakeBinary(&b));
+    count_ = b.count;
+    shape_ = std::move(b.shape);
+    op_ = gpu::BinaryOpCode(args_.node->type);
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("binary"));
     return Status::Ok();
   }
@@ -786,37 +616,20 @@ class UnaryExecution : public VkExecution {
     kernel_name_ = "unary";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    const ir::OpAttrs& a = attrs();
-    alpha_ = a.alpha;
-    beta_ = a.beta;
-    switch (args_.node->type) {
-      case ir::OpType::kRelu: op_ = 0; break;
-      case ir::OpType::kRelu6: op_ = 1; break;
-      case ir::OpType::kHardSwish: op_ = 2; break;
-      case ir::OpType::kLogistic: op_ = 3; break;
-      case ir::OpType::kLeakyRelu: op_ = 4; break;
-      case ir::OpType::kClamp:
-        op_ = 5;
-        alpha_ = a.clamp_min;
-        beta_ = a.clamp_max;
-        break;
-      case ir::OpType::kHardSigmoid: op_ = 6; break;
-      default: op_ = 7; break;  // SILU
-    }
-    count_ = static_cast<int>(NumElements(OutShape()));
+    g_ = gpu::MakeUnaryGeometry(args_.node->type, attrs(), OutShape());
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("unary"));
     return Status::Ok();
   }
   Status Record(std::vector<Dispatch>* out) override {
     const Operand x = In(0), y = Out();
-    out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer}, Push(x.offset, y.offset, op_, alpha_, beta_, count_),
-                               static_cast<size_t>(count_)));
+    out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer},
+                               Push(x.offset, y.offset, g_.op, g_.alpha, g_.beta, g_.count),
+                               static_cast<size_t>(g_.count)));
     return Status::Ok();
   }
 
  private:
-  int count_ = 0, op_ = 0;
-  float alpha_ = 0, beta_ = 0;
+  gpu::UnaryGeometry g_;
   const Pipeline* pipeline_ = nullptr;
 };
 
@@ -827,11 +640,7 @@ class PoolExecution : public VkExecution {
     kernel_name_ = "pool2d";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    const ir::OpAttrs& a = attrs();
-    ir::OpAttrs window = a;
-    window.dilation_h = window.dilation_w = 1;
-    p_ = cpu::ConvParams{};
-    ConvGeometry(window, InShape(0), OutShape(), a.kernel_h, a.kernel_w, &p_);
+    p_ = gpu::PoolGeometry(attrs(), InShape(0), OutShape());
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("pool2d"));
     return Status::Ok();
   }
@@ -840,7 +649,7 @@ class PoolExecution : public VkExecution {
     out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer},
                                Push(x.offset, y.offset, p_.in_h, p_.in_w, p_.in_c, p_.out_h, p_.out_w, p_.kernel_h,
                                     p_.kernel_w, p_.stride_h, p_.stride_w, p_.pad_top, p_.pad_left,
-                                    args_.node->type == ir::OpType::kMaxPool2D ? 1 : 0, Act(attrs().activation),
+                                    gpu::PoolKind(args_.node->type), Act(attrs().activation),
                                     p_.batch),
                                static_cast<size_t>(p_.out_c) * p_.out_w * p_.batch * p_.out_h));
     return Status::Ok();
@@ -851,12 +660,6 @@ class PoolExecution : public VkExecution {
   const Pipeline* pipeline_ = nullptr;
 };
 
-std::vector<int> Strides(const Shape& s) {
-  std::vector<int> strides(s.size(), 1);
-  for (int d = static_cast<int>(s.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * s[d + 1];
-  return strides;
-}
-
 class MeanExecution : public VkExecution {
  public:
   using VkExecution::VkExecution;
@@ -864,25 +667,11 @@ class MeanExecution : public VkExecution {
     kernel_name_ = "mean";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    std::vector<int> axes;
-    RILL_INF_RETURN_IF_ERROR(ir::ReadConstInts(*args_.graph, *args_.node, 1, &axes));
-    const Shape& x = InShape(0);
-    const int rank = static_cast<int>(x.size());
-    if (rank > 6) return Refuse("rank > 6");
-    std::vector<bool> reduce(rank, false);
-    for (int ax : axes) reduce[(ax % rank + rank) % rank] = true;
-    const std::vector<int> strides = Strides(x);
-    std::vector<int> kept_dims, kept_strides, red_dims, red_strides;
-    reduced_ = 1;
-    for (int d = 0; d < rank; ++d) {
-      (reduce[d] ? red_dims : kept_dims).push_back(x[d]);
-      (reduce[d] ? red_strides : kept_strides).push_back(strides[d]);
-      if (reduce[d]) reduced_ *= x[d];
-    }
-    shape_ = Pad6(kept_dims.data(), {kept_strides.data()}, static_cast<int>(kept_dims.size()));
-    const std::vector<int> r = Pad6(red_dims.data(), {red_strides.data()}, static_cast<int>(red_dims.size()));
-    shape_.insert(shape_.end(), r.begin(), r.end());
-    count_ = static_cast<int>(NumElements(OutShape()));
+    gpu::MeanGeometry g;
+    RILL_INF_RETURN_IF_ERROR(MakeMean(&g));
+    shape_ = std::move(g.shape);
+    reduced_ = g.reduced;
+    count_ = g.count;
     // Many elements per output (a global average pool): a work group per
     // output sums them in parallel; else an invocation per output.
     reduce_ = reduced_ >= 64;
@@ -912,66 +701,14 @@ class ViewExecution : public VkExecution {
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    const Shape& x = InShape(0);
-    const Shape& y = OutShape();
-    const int rank = static_cast<int>(y.size());
-    if (x.size() > 6 || rank > 6) return Refuse("rank > 6");
-    const std::vector<int> in_strides = Strides(x);
-    std::vector<int> strides(rank, 0), before(rank, 0);
-    start_ = 0;
-    pad_ = 0;
-    value_ = 0.0f;
-    const ir::OpAttrs& a = attrs();
-    switch (args_.node->type) {
-      case ir::OpType::kTranspose:
-        kernel_name_ = "transpose";
-        for (int d = 0; d < rank; ++d) strides[d] = in_strides[a.perm[d]];
-        break;
-      case ir::OpType::kSlice:
-        kernel_name_ = "slice";
-        for (int d = 0; d < rank; ++d) {
-          int first = 0, size = 0;
-          ir::SliceAxis(x[d], a.slice_start[d], a.slice_end[d], a.slice_step[d], &first, &size);
-          strides[d] = in_strides[d] * a.slice_step[d];
-          start_ += first * in_strides[d];
-        }
-        break;
-      case ir::OpType::kPad: {
-        kernel_name_ = "pad";
-        std::vector<int> pads;
-        RILL_INF_RETURN_IF_ERROR(ir::ReadConstInts(*args_.graph, *args_.node, 1, &pads));
-        for (int d = 0; d < rank; ++d) {
-          strides[d] = in_strides[d];
-          before[d] = pads[2 * d];
-        }
-        if (HasInput(2)) {
-          if (!args_.inputs[2]->constant) return Refuse("non-constant pad value");
-          value_ = *static_cast<const float*>(args_.inputs[2]->host());
-        }
-        pad_ = 1;
-        break;
-      }
-      default:  // RESHAPE that the memory planner could not turn into a view
-        kernel_name_ = "reshape_copy";
-        break;
-    }
-    // dims[6], strides[6], pad-before[6], input dims[6], the rank padded
-    // in front (dims 1, strides and pads 0).
-    shape_.assign(24, 0);
-    for (int d = 0; d < 6; ++d) shape_[d] = shape_[18 + d] = 1;
-    if (args_.node->type == ir::OpType::kReshape) {
-      shape_[5] = static_cast<int>(NumElements(y));
-      shape_[11] = 1;
-    } else {
-      for (int d = 0; d < rank; ++d) {
-        const int k = 6 - rank + d;
-        shape_[k] = y[d];
-        shape_[6 + k] = strides[d];
-        shape_[12 + k] = before[d];
-        shape_[18 + k] = pad_ ? x[d] : 1;
-      }
-    }
-    count_ = static_cast<int>(NumElements(y));
+    gpu::ViewGeometry v;
+    RILL_INF_RETURN_IF_ERROR(MakeView(&v));
+    kernel_name_ = v.name;
+    start_ = v.start;
+    pad_ = v.pad;
+    value_ = v.value;
+    count_ = v.count;
+    shape_ = std::move(v.shape);
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("gather_view"));
     return Status::Ok();
   }
@@ -997,38 +734,26 @@ class ConcatExecution : public VkExecution {
     kernel_name_ = "concatenation";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs());
-    const Shape& y = OutShape();
-    const int rank = static_cast<int>(y.size());
-    const int axis = (attrs().axis % rank + rank) % rank;
-    outer_ = 1;
-    for (int d = 0; d < axis; ++d) outer_ *= y[d];
-    stride_ = static_cast<int>(NumElements(y) / std::max(outer_, 1));
-    chunks_.clear();
-    for (size_t i = 0; i < args_.inputs.size(); ++i) {
-      chunks_.push_back(static_cast<int>(NumElements(InShape(i)) / std::max(outer_, 1)));
-    }
+    g_ = MakeConcat();
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("concat_slice"));
     return Status::Ok();
   }
   Status Record(std::vector<Dispatch>* out) override {
     // The slices are disjoint: one barrier-free stretch of dispatches
     // would do, but a barrier between two costs little next to a copy.
-    int offset = 0;
     const Operand y = Out();
-    for (size_t i = 0; i < chunks_.size(); ++i) {
+    for (size_t i = 0; i < g_.chunks.size(); ++i) {
       const Operand x = In(i);
       out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer},
-                                 Push(x.offset, y.offset, chunks_[i], stride_, offset, Act(attrs().activation),
-                                      outer_ * chunks_[i]),
-                                 static_cast<size_t>(outer_) * chunks_[i]));
-      offset += chunks_[i];
+                                 Push(x.offset, y.offset, g_.chunks[i], g_.stride, g_.offsets[i],
+                                      Act(attrs().activation), g_.outer * g_.chunks[i]),
+                                 static_cast<size_t>(g_.outer) * g_.chunks[i]));
     }
     return Status::Ok();
   }
 
  private:
-  int outer_ = 1, stride_ = 0;
-  std::vector<int> chunks_;
+  gpu::ConcatGeometry g_;
   const Pipeline* pipeline_ = nullptr;
 };
 
@@ -1039,25 +764,20 @@ class SoftmaxExecution : public VkExecution {
     kernel_name_ = "softmax";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
-    const Shape& x = InShape(0);
-    const int rank = static_cast<int>(x.size());
-    const int axis = (attrs().axis % rank + rank) % rank;
-    axis_size_ = x[axis];
-    inner_ = 1;
-    for (int d = axis + 1; d < rank; ++d) inner_ *= x[d];
-    count_ = static_cast<int>(NumElements(x) / std::max(axis_size_, 1));
+    g_ = gpu::MakeSoftmaxGeometry(attrs().axis, InShape(0));
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("softmax"));
     return Status::Ok();
   }
   Status Record(std::vector<Dispatch>* out) override {
     const Operand x = In(0), y = Out();
-    out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer}, Push(x.offset, y.offset, axis_size_, inner_, count_),
-                               static_cast<size_t>(count_)));
+    out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer},
+                               Push(x.offset, y.offset, g_.axis_size, g_.inner, g_.count),
+                               static_cast<size_t>(g_.count)));
     return Status::Ok();
   }
 
  private:
-  int axis_size_ = 1, inner_ = 1, count_ = 0;
+  gpu::SoftmaxGeometry g_;
   const Pipeline* pipeline_ = nullptr;
 };
 
@@ -1069,77 +789,29 @@ class ResizeExecution : public VkExecution {
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
     const ir::OpAttrs& a = attrs();
     if (a.antialias) return Refuse("antialiased resize");
-    const Shape& x = InShape(0);
-    const Shape& y = OutShape();
-    std::vector<int> rows, cols;
-    std::vector<float> rw, cw;
-    if (args_.node->type == ir::OpType::kResizeBilinear) {
-      kernel_name_ = "resize_bilinear";
-      cpu::ResizeParams p;
-      SetSizes(x, y, &p);
-      cpu::SetResizeCoordinates(a, x, &p);
-      p.align_corners = a.align_corners;
-      p.half_pixel_centers = a.half_pixel_centers;
-      outside_ = p.extrapolation_value;
-      taps_ = 2;
-      auto fill = [&](const cpu::ResizeAxis& axis, int n, std::vector<int>* index, std::vector<float>* weight) {
-        for (int i = 0; i < n; ++i) {
-          const cpu::BilinearTap t = cpu::BilinearSourceTap(p, axis, i);
-          index->push_back(t.outside ? -1 : t.lo);
-          index->push_back(t.outside ? -1 : t.hi);
-          weight->push_back(t.w_lo);
-          weight->push_back(t.w_hi);
-        }
-      };
-      fill(cpu::ResizeAxisH(p), p.out_h, &rows, &rw);
-      fill(cpu::ResizeAxisW(p), p.out_w, &cols, &cw);
-    } else {
-      kernel_name_ = "resize_nearest";
-      cpu::ResizeNearestParams p;
-      SetSizes(x, y, &p);
-      cpu::SetResizeCoordinates(a, x, &p);
-      p.rounding = a.nearest_rounding;
-      p.align_corners = a.align_corners;
-      p.half_pixel_centers = a.half_pixel_centers;
-      outside_ = p.extrapolation_value;
-      taps_ = 1;
-      for (int i = 0; i < p.out_h; ++i) rows.push_back(cpu::NearestSourceIndex(p, cpu::ResizeAxisH(p), i));
-      for (int i = 0; i < p.out_w; ++i) cols.push_back(cpu::NearestSourceIndex(p, cpu::ResizeAxisW(p), i));
-      rw.assign(rows.size(), 1.0f);
-      cw.assign(cols.size(), 1.0f);
-    }
+    t_ = gpu::MakeResizeTaps(args_.node->type, a, InShape(0), OutShape());
+    kernel_name_ = t_.name;
     // Tables change with the input's size: new ones at every plan.
     for (DeviceBuffer* b : {&rows_, &cols_, &rw_, &cw_}) Release(b);
-    RILL_INF_RETURN_IF_ERROR(UploadRaw(rows.data(), rows.size() * sizeof(int), &rows_));
-    RILL_INF_RETURN_IF_ERROR(UploadRaw(cols.data(), cols.size() * sizeof(int), &cols_));
-    RILL_INF_RETURN_IF_ERROR(UploadRaw(rw.data(), rw.size() * sizeof(float), &rw_));
-    RILL_INF_RETURN_IF_ERROR(UploadRaw(cw.data(), cw.size() * sizeof(float), &cw_));
-    dims_ = {x[1], x[2], x[3], y[1], y[2], x[0]};
+    RILL_INF_RETURN_IF_ERROR(UploadRaw(t_.rows.data(), t_.rows.size() * sizeof(int), &rows_));
+    RILL_INF_RETURN_IF_ERROR(UploadRaw(t_.cols.data(), t_.cols.size() * sizeof(int), &cols_));
+    RILL_INF_RETURN_IF_ERROR(UploadRaw(t_.row_weights.data(), t_.row_weights.size() * sizeof(float), &rw_));
+    RILL_INF_RETURN_IF_ERROR(UploadRaw(t_.col_weights.data(), t_.col_weights.size() * sizeof(float), &cw_));
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("resize_taps"));
     return Status::Ok();
   }
   Status Record(std::vector<Dispatch>* out) override {
     const Operand x = In(0), y = Out();
+    const gpu::ResizeTables& t = t_;
     out->push_back(Elementwise(pipeline_, {x.buffer, y.buffer, rows_.buffer, rw_.buffer, cols_.buffer, cw_.buffer},
-                               Push(x.offset, y.offset, taps_, dims_[0], dims_[1], dims_[2], dims_[3], dims_[4],
-                                    outside_, dims_[5]),
-                               static_cast<size_t>(dims_[2]) * dims_[4] * dims_[5] * dims_[3]));
+                               Push(x.offset, y.offset, t.taps, t.in_h, t.in_w, t.channels, t.out_h, t.out_w,
+                                    t.outside, t.batch),
+                               static_cast<size_t>(t.channels) * t.out_w * t.batch * t.out_h));
     return Status::Ok();
   }
 
  private:
-  template <class P>
-  static void SetSizes(const Shape& x, const Shape& y, P* p) {
-    p->batch = x[0];
-    p->in_h = x[1];
-    p->in_w = x[2];
-    p->channels = x[3];
-    p->out_h = y[1];
-    p->out_w = y[2];
-  }
-  int taps_ = 1;
-  float outside_ = 0.0f;
-  std::vector<int> dims_;
+  gpu::ResizeTables t_;
   DeviceBuffer rows_, cols_, rw_, cw_;
   const Pipeline* pipeline_ = nullptr;
 };
@@ -1179,46 +851,22 @@ class DepthwiseBlockExecution : public VkExecution {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7, 8}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(8));
-    for (size_t i : {1, 2, 3, 4, 5, 6}) {
-      if (HasInput(i) && !args_.inputs[i]->constant) return Refuse("non-constant filter");
-    }
-    const ir::OpAttrs& a = attrs();
-    const Shape& x = InShape(0);
-    const Shape& wd = InShape(3);
-    const Shape& wp = InShape(5);
-    const Shape& y = OutShape();
-    const int mid_c = wd[3];
+    RILL_INF_RETURN_IF_ERROR(NeedConstantInputs({1, 2, 3, 4, 5, 6}, "non-constant filter"));
     has_expand_ = HasInput(1);
-    expand_.p = cpu::ConvParams{};
-    expand_.p.batch = x[0];
-    expand_.p.in_h = expand_.p.out_h = x[1];
-    expand_.p.in_w = expand_.p.out_w = x[2];
-    expand_.p.in_c = x[3];
-    expand_.p.out_c = mid_c;
-    expand_.act = Act(a.expand_activation);
-    dw_ = cpu::ConvParams{};
-    ConvGeometry(a, {x[0], x[1], x[2], mid_c}, {y[0], y[1], y[2], mid_c}, wd[1], wd[2], &dw_);
-    dw_.depth_multiplier = 1;
-    project_.p = cpu::ConvParams{};
-    project_.p.batch = y[0];
-    project_.p.in_h = project_.p.out_h = y[1];
-    project_.p.in_w = project_.p.out_w = y[2];
-    project_.p.in_c = mid_c;
-    project_.p.out_c = wp[0];
-    project_.act = Act(a.activation);
+    g_ = gpu::MakeDepthwiseBlockGeometry(attrs(), InShape(0), InShape(3), InShape(5), OutShape(), has_expand_);
+    static_cast<gpu::ConvPlan&>(expand_) = g_.expand;
+    static_cast<gpu::ConvPlan&>(project_) = g_.project;
+    const int mid_c = g_.depthwise.out_c;
     res_c_ = HasInput(7) ? InShape(7)[3] : 0;
-    expand_floats_ = has_expand_ ? static_cast<size_t>(x[0]) * x[1] * x[2] * mid_c : 0;
-    mid_floats_ = static_cast<size_t>(y[0]) * y[1] * y[2] * mid_c;
     if (has_expand_) {
       RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
-                                           HasInput(2) ? args_.inputs[2] : nullptr, &expand_, /*may_split=*/true));
+                                           OptionalInput(2), &expand_, /*may_split=*/true));
     }
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[5]->host()),
-                                         HasInput(6) ? args_.inputs[6] : nullptr, &project_, /*may_split=*/true));
+                                         OptionalInput(6), &project_, /*may_split=*/true));
     if (!dw_weights_.buffer) {
       RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[3]), &dw_weights_));
-      RILL_INF_RETURN_IF_ERROR(
-          Upload(HasInput(4) ? ConstFloats(args_.inputs[4]) : std::vector<float>(mid_c, 0.0f), &dw_bias_));
+      RILL_INF_RETURN_IF_ERROR(Upload(gpu::BiasOrZeros(OptionalInput(4), mid_c), &dw_bias_));
     }
     RILL_INF_ASSIGN_OR_RETURN(dw_pipeline_, GetPipeline("depthwise_conv2d"));
     return Status::Ok();
@@ -1226,18 +874,18 @@ class DepthwiseBlockExecution : public VkExecution {
   Status Record(std::vector<Dispatch>* out) override {
     const VkBuffer scratch = static_cast<VkArena*>(scratch_.buffer)->buffer();
     const int mid_off = static_cast<int>(scratch_.offset / elem());
-    const int expanded_off = mid_off + static_cast<int>(mid_floats_);
+    const int expanded_off = mid_off + static_cast<int>(g_.mid_elements);
     const Operand partial{scratch, static_cast<int>((scratch_.offset + PartialOffsetBytes()) / sizeof(float))};
     Operand src = In(0);
     if (has_expand_) {
       RecordConv(expand_, src, {scratch, expanded_off}, Operand{}, 0, partial, 0, out);
       src = {scratch, expanded_off};
     }
-    const cpu::ConvParams& d = dw_;
+    const cpu::ConvParams& d = g_.depthwise;
     out->push_back(Elementwise(dw_pipeline_, {src.buffer, dw_weights_.buffer, dw_bias_.buffer, scratch},
                                Push(src.offset, mid_off, d.in_h, d.in_w, d.in_c, d.out_h, d.out_w, d.out_c, d.kernel_h,
                                     d.kernel_w, d.stride_h, d.stride_w, d.dilation_h, d.dilation_w, d.pad_top,
-                                    d.pad_left, 1, Act(attrs().depthwise_activation), d.batch),
+                                    d.pad_left, d.depth_multiplier, g_.depthwise_act, d.batch),
                                static_cast<size_t>(d.out_c) * d.out_w * d.batch * d.out_h));
     RecordConv(project_, {scratch, mid_off}, Out(), res_c_ ? In(7) : Operand{}, res_c_, partial, 0, out);
     RecordFusedPRelu(out);
@@ -1245,16 +893,15 @@ class DepthwiseBlockExecution : public VkExecution {
   }
 
  private:
-  size_t PartialOffsetBytes() const { return ((expand_floats_ + mid_floats_) * elem() + 63) / 64 * 64; }
+  size_t PartialOffsetBytes() const { return g_.partial_offset_bytes(elem()); }
   size_t PartialFloats() const { return std::max(expand_.partial_floats(), project_.partial_floats()); }
 
   bool has_expand_ = false;
+  gpu::DepthwiseBlockGeometry g_;
   ConvLaunch expand_, project_;
-  cpu::ConvParams dw_;
   DeviceBuffer dw_weights_, dw_bias_;
   const Pipeline* dw_pipeline_ = nullptr;
   int res_c_ = 0;
-  size_t expand_floats_ = 0, mid_floats_ = 0;
 };
 
 // --- The backend: plan, record, replay -----------------------------------
@@ -1668,40 +1315,26 @@ StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
 }
 
 StatusOr<std::unique_ptr<Execution>> VulkanBackend::CreateExecution(const ExecutionArgs& args) {
-  using ir::OpType;
+  using gpu::GpuOp;
+  const GpuOp op = args.node->type == ir::OpType::kResizeBicubic ? GpuOp::kNone  // no bicubic shader
+                                                                  : gpu::GpuOpOf(args.node->type);
   std::unique_ptr<Execution> e;
-  switch (args.node->type) {
-    case OpType::kConv2D: e = std::make_unique<ConvExecution>(args, this); break;
-    case OpType::kDepthwiseConv2D: e = std::make_unique<DepthwiseExecution>(args, this); break;
-    case OpType::kTransposeConv2D: e = std::make_unique<TransposeConvExecution>(args, this); break;
-    case OpType::kFullyConnected: e = std::make_unique<FullyConnectedExecution>(args, this); break;
-    case OpType::kDepthwiseBlock: e = std::make_unique<DepthwiseBlockExecution>(args, this); break;
-    case OpType::kAdd:
-    case OpType::kSub:
-    case OpType::kMul:
-    case OpType::kDiv:
-    case OpType::kPRelu: e = std::make_unique<BinaryExecution>(args, this); break;
-    case OpType::kRelu:
-    case OpType::kRelu6:
-    case OpType::kHardSwish:
-    case OpType::kLogistic:
-    case OpType::kLeakyRelu:
-    case OpType::kClamp:
-    case OpType::kHardSigmoid:
-    case OpType::kSilu: e = std::make_unique<UnaryExecution>(args, this); break;
-    case OpType::kMaxPool2D:
-    case OpType::kAveragePool2D: e = std::make_unique<PoolExecution>(args, this); break;
-    case OpType::kMean: e = std::make_unique<MeanExecution>(args, this); break;
-    case OpType::kTranspose:
-    case OpType::kSlice:
-    case OpType::kPad:
-    case OpType::kReshape: e = std::make_unique<ViewExecution>(args, this); break;
-    case OpType::kConcatenation: e = std::make_unique<ConcatExecution>(args, this); break;
-    case OpType::kSoftmax: e = std::make_unique<SoftmaxExecution>(args, this); break;
-    case OpType::kResizeBilinear:
-    case OpType::kResizeNearest: e = std::make_unique<ResizeExecution>(args, this); break;
-    case OpType::kDepthToSpace: e = std::make_unique<DepthToSpaceExecution>(args, this); break;
-    default:
+  switch (op) {
+    case GpuOp::kConv2D: e = std::make_unique<ConvExecution>(args, this); break;
+    case GpuOp::kDepthwiseConv2D: e = std::make_unique<DepthwiseExecution>(args, this); break;
+    case GpuOp::kTransposeConv2D: e = std::make_unique<TransposeConvExecution>(args, this); break;
+    case GpuOp::kFullyConnected: e = std::make_unique<FullyConnectedExecution>(args, this); break;
+    case GpuOp::kDepthwiseBlock: e = std::make_unique<DepthwiseBlockExecution>(args, this); break;
+    case GpuOp::kBinary: e = std::make_unique<BinaryExecution>(args, this); break;
+    case GpuOp::kUnary: e = std::make_unique<UnaryExecution>(args, this); break;
+    case GpuOp::kPool: e = std::make_unique<PoolExecution>(args, this); break;
+    case GpuOp::kMean: e = std::make_unique<MeanExecution>(args, this); break;
+    case GpuOp::kView: e = std::make_unique<ViewExecution>(args, this); break;
+    case GpuOp::kConcatenation: e = std::make_unique<ConcatExecution>(args, this); break;
+    case GpuOp::kSoftmax: e = std::make_unique<SoftmaxExecution>(args, this); break;
+    case GpuOp::kResize: e = std::make_unique<ResizeExecution>(args, this); break;
+    case GpuOp::kDepthToSpace: e = std::make_unique<DepthToSpaceExecution>(args, this); break;
+    case GpuOp::kNone:
       return UnimplementedError(args.graph->NodeContext(*args.node) + "vulkan has no shader for " +
                                 ir::OpTypeName(args.node->type));
   }

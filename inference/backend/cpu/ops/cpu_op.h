@@ -13,6 +13,7 @@
 #include "inference/backend/cpu/kernels/cpu_kernels.h"
 #include "inference/backend/cpu/kernels/ref/conv_params.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
+#include "inference/backend/cpu/kernels/ref/resize_coordinate.h"
 #include "inference/ir/conv_geometry.h"
 
 namespace rill::inference::cpu {
@@ -59,14 +60,7 @@ class CpuOp : public CpuExecution {
   // out_h, out_w).
   template <class Params>
   void SetNhwcSizes(Params* p) const {
-    const Shape& x = InShape(0);
-    const Shape& y = OutShape();
-    p->batch = x[0];
-    p->in_h = x[1];
-    p->in_w = x[2];
-    p->channels = x[3];
-    p->out_h = y[1];
-    p->out_w = y[2];
+    cpu::SetNhwcSizes(InShape(0), OutShape(), p);
   }
 
   ThreadPool* pool() const { return args_.backend ? args_.backend->pool() : nullptr; }

@@ -16,6 +16,19 @@ struct ResizeAxis {
   float roi_start = 0.0f, roi_end = 1.0f;  // kTfCropAndResize: the normalized crop
 };
 
+// The batch, input and output sizes of a one-input NHWC op (pooling, a
+// resize), x -> y, into its parameters (fields batch, in_h, in_w, channels,
+// out_h, out_w), for any backend.
+template <class P>
+void SetNhwcSizes(const Shape& x, const Shape& y, P* p) {
+  p->batch = x[0];
+  p->in_h = x[1];
+  p->in_w = x[2];
+  p->channels = x[3];
+  p->out_h = y[1];
+  p->out_w = y[2];
+}
+
 // The rows or columns axis of any resize's parameters (they share the
 // fields in_h/out_h/scale_h/roi_start_h/roi_end_h and their _w twins).
 template <class P>

@@ -1,0 +1,94 @@
+// The GPU backends' weight layouts and fp16 conversion (weights.h).
+#include "inference/backend/gpu/weights.h"
+
+#include <cstring>
+
+namespace rill::inference::gpu {
+
+uint16_t ToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0));
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past the largest half
+  if (abs < 0x38800000u) {                                                // subnormal half or zero
+    const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
+    const int shift = 126 - static_cast<int>(abs >> 23);
+    if (shift > 24) return static_cast<uint16_t>(sign);
+    const uint32_t half = m >> (shift + 1);
+    const uint32_t rest = m & ((1u << (shift + 1)) - 1);
+    const uint32_t mid = 1u << shift;
+    return static_cast<uint16_t>(sign | (half + (rest > mid || (rest == mid && (half & 1)))));
+  }
+  const uint32_t base = ((abs >> 13) - (112u << 10));
+  const uint32_t rest = abs & 0x1fffu;
+  return static_cast<uint16_t>(sign | (base + (rest > 0x1000u || (rest == 0x1000u && (base & 1)))));
+}
+
+float FromHalf(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
+  uint32_t x;
+  if (exp == 0) {
+    if (mant == 0) {
+      x = sign;
+    } else {  // subnormal: normalize
+      int e = -1;
+      uint32_t m = mant;
+      do {
+        ++e;
+        m <<= 1;
+      } while (!(m & 0x400u));
+      x = sign | ((112u - e) << 23) | ((m & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    x = sign | 0x7f800000u | (mant << 13);
+  } else {
+    x = sign | ((exp + 112u) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+std::vector<uint16_t> ToHalves(const std::vector<float>& values) {
+  std::vector<uint16_t> h(values.size());
+  for (size_t i = 0; i < values.size(); ++i) h[i] = ToHalf(values[i]);
+  return h;
+}
+
+std::vector<float> ConstFloats(const TensorBinding* b) {
+  const float* f = static_cast<const float*>(b->host());
+  return std::vector<float>(f, f + NumElements(b->shape));
+}
+
+std::vector<float> BiasOrZeros(const TensorBinding* bias, int n) {
+  if (!bias) return std::vector<float>(n, 0.0f);
+  const float* f = static_cast<const float*>(bias->host());
+  return std::vector<float>(f, f + n);
+}
+
+std::vector<float> PackConvFilter(const float* w, int out_c, int kh, int kw, int icg) {
+  const int blocks = (out_c + 3) / 4;
+  std::vector<float> packed(static_cast<size_t>(blocks) * kh * kw * icg * 4, 0.0f);
+  for (int oc = 0; oc < out_c; ++oc) {
+    for (int t = 0; t < kh * kw; ++t) {
+      for (int ic = 0; ic < icg; ++ic) {
+        packed[((static_cast<size_t>(oc / 4) * kh * kw + t) * icg + ic) * 4 + oc % 4] =
+            w[(static_cast<size_t>(oc) * kh * kw + t) * icg + ic];
+      }
+    }
+  }
+  return packed;
+}
+
+std::vector<float> PackGemmFilter(const float* w, int out_c, int k) {
+  std::vector<float> packed(static_cast<size_t>(out_c) * k);
+  for (int oc = 0; oc < out_c; ++oc) {
+    for (int i = 0; i < k; ++i) packed[static_cast<size_t>(i) * out_c + oc] = w[static_cast<size_t>(oc) * k + i];
+  }
+  return packed;
+}
+
+}  // namespace rill::inference::gpu
