@@ -379,6 +379,17 @@ TEST(GpuWeightsTest, HalvesRoundToNearestEven) {
   EXPECT_EQ(FromHalf(0x3c02), 1.0f + std::ldexp(1.0f, -9));
   EXPECT_EQ(FromHalf(0xfc00), -INFINITY);
   EXPECT_EQ(ToHalves({1.0f, -2.0f}), (std::vector<uint16_t>{0x3c00, 0xc000}));
+  // Subnormal halves (h * 2^-24), their ties and the edges around them.
+  EXPECT_EQ(ToHalf(std::ldexp(1.0f, -24)), 0x0001);
+  EXPECT_EQ(ToHalf(std::ldexp(1.0f, -15)), 0x0200);
+  EXPECT_EQ(ToHalf(-std::ldexp(3.0f, -24)), 0x8003);
+  EXPECT_EQ(ToHalf(std::ldexp(1.0f, -25)), 0x0000);            // a tie between 0 and 1: to even
+  EXPECT_EQ(ToHalf(std::ldexp(3.0f, -25)), 0x0002);            // a tie between 1 and 2: to even
+  EXPECT_EQ(ToHalf(std::ldexp(1.5f, -25)), 0x0001);            // above the tie: up
+  EXPECT_EQ(ToHalf(std::ldexp(1.0f, -26)), 0x0000);
+  EXPECT_EQ(ToHalf(std::ldexp(1023.0f, -24)), 0x03ff);         // the largest subnormal
+  EXPECT_EQ(ToHalf(std::ldexp(1023.75f, -24)), 0x0400);        // rounds up into the normals
+  for (uint16_t h = 1; h < 0x400; ++h) EXPECT_EQ(ToHalf(FromHalf(h)), h) << h;
 }
 
 TEST(GpuWeightsTest, BiasOrZeros) {

@@ -16,9 +16,11 @@ uint16_t ToHalf(float f) {
     const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
     const int shift = 126 - static_cast<int>(abs >> 23);
     if (shift > 24) return static_cast<uint16_t>(sign);
-    const uint32_t half = m >> (shift + 1);
-    const uint32_t rest = m & ((1u << (shift + 1)) - 1);
-    const uint32_t mid = 1u << shift;
+    // The float is m * 2^(e - 150), a subnormal half h * 2^-24: h is m
+    // shifted right by 126 - e, rounded to nearest even.
+    const uint32_t half = m >> shift;
+    const uint32_t rest = m & ((1u << shift) - 1);
+    const uint32_t mid = 1u << (shift - 1);
     return static_cast<uint16_t>(sign | (half + (rest > mid || (rest == mid && (half & 1)))));
   }
   const uint32_t base = ((abs >> 13) - (112u << 10));
