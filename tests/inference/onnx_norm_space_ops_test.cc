@@ -1,7 +1,8 @@
 // InstanceNormalization, GroupNormalization (opset 18's per-group and
 // opset 21's per-channel scale), DepthToSpace (DCR and CRD) and
-// SpaceToDepth on the engine against ONNX Runtime, alone and after a
-// convolution (whose NHWC output the ops take without a transpose).
+// SpaceToDepth, and Pad's reflect and edge modes, on the engine against ONNX
+// Runtime, alone and after a convolution (whose NHWC output the ops take
+// without a transpose).
 #include <string>
 #include <vector>
 
@@ -68,6 +69,33 @@ TEST(OnnxNormSpaceOpsTest, DepthToSpaceAndSpaceToDepth) {
   OnnxGraph::Attr(g.Node("SpaceToDepth", {"x"}, {"y"}), "blocksize", int64_t{3});
   g.Output("y");
   ExpectMatchesOrt(g, {{"x", {2, 3, 6, 9}, RandomValues(324)}});
+}
+
+// Pad's reflect and edge modes (MIRROR_PAD), on a plain value and on a
+// convolution's NHWC output, with padding on every axis.
+TEST(OnnxNormSpaceOpsTest, ReflectAndEdgePadding) {
+  for (const char* mode : {"reflect", "edge"}) {
+    SCOPED_TRACE(mode);
+    {
+      OnnxGraph g;
+      g.Input("x", {2, 3, 5, 4});
+      g.Int64Initializer("pads", {8}, {0, 1, 2, 3, 1, 2, 1, 0});
+      OnnxGraph::Attr(g.Node("Pad", {"x", "pads"}, {"y"}), "mode", std::string(mode));
+      g.Output("y");
+      ExpectMatchesOrt(g, {{"x", {2, 3, 5, 4}, RandomValues(120)}});
+    }
+    {
+      OnnxGraph g;
+      g.Input("x", {1, 3, 8, 9});
+      g.Initializer("w", {4, 3, 3, 3}, RandomValues(108, -1, 1, 7));
+      g.Int64Initializer("pads", {8}, {0, 0, 2, 1, 0, 0, 1, 2});
+      g.Node("Conv", {"x", "w"}, {"c"});
+      OnnxGraph::Attr(g.Node("Pad", {"c", "pads"}, {"p"}), "mode", std::string(mode));
+      g.Node("Relu", {"p"}, {"y"});
+      g.Output("y");
+      ExpectMatchesOrt(g, {{"x", {1, 3, 8, 9}, RandomValues(216)}});
+    }
+  }
 }
 
 }  // namespace

@@ -3,10 +3,12 @@
 // On constants (shape arithmetic, weights) they fold.
 #include <algorithm>
 #include <set>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "inference/import/onnx/onnx_converter.h"
+#include "inference/ir/ops/mirror_pad_ops.h"
 
 namespace rill::inference::onnx_import {
 namespace {
@@ -310,7 +312,10 @@ Status Slice(ConverterContext& c) {
 
 Status Pad(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
-  if (c.AttrString("mode", "constant") != "constant") return c.UnsupportedAttribute("mode", "only constant padding");
+  const std::string mode = c.AttrString("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge") {
+    return c.UnsupportedAttribute("mode", "mode '" + mode + "' (constant, reflect and edge are supported)");
+  }
   std::vector<int64_t> pads = c.AttrInts("pads");
   float value = c.AttrFloat("value", 0.0f);
   if (c.HasInput(1)) {
@@ -329,6 +334,18 @@ Status Pad(ConverterContext& c) {
     if (pads[d] < 0 || pads[d + rank] < 0) return c.Unsupported("negative pads");
     pairs[2 * to] = static_cast<int>(pads[d]);
     pairs[2 * to + 1] = static_cast<int>(pads[d + rank]);
+  }
+  if (mode != "constant") {
+    // MIRROR_PAD (inference/ir/ops/mirror_pad_ops.h), on the value's layout.
+    auto a = std::make_shared<ir::MirrorPadAttrs>();
+    a->mode = mode == "reflect" ? ir::MirrorPadAttrs::Mode::kReflect : ir::MirrorPadAttrs::Mode::kEdge;
+    for (int d = 0; d < rank; ++d) {
+      a->before.push_back(pairs[2 * d]);
+      a->after.push_back(pairs[2 * d + 1]);
+    }
+    RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::MirrorPadOp(), {x.id}, c.out_name(), {}, a));
+    c.Define(out, x.nhwc);
+    return Status::Ok();
   }
   const int paddings = c.NewInt32Const(c.out_name() + "/paddings", {rank, 2}, pairs);
   const int fill = c.NewFloatConst(c.out_name() + "/value", {}, {value});
