@@ -102,6 +102,29 @@ class Conv3dOp : public CpuOp {
       const int oh = static_cast<int>(v / OW % OH);
       const int ow = static_cast<int>(v % OW);
       float* row = col + static_cast<size_t>(r) * k_;
+      const int d0 = od * a.stride[0] - a.pad_begin[0], h0 = oh * a.stride[1] - a.pad_begin[1],
+                w0 = ow * a.stride[2] - a.pad_begin[2];
+      if (d0 >= 0 && d0 + (kd - 1) * a.dilation[0] < D && h0 >= 0 && h0 + (kh - 1) * a.dilation[1] < H &&
+          w0 >= 0 && w0 + (kw - 1) * a.dilation[2] < W) {
+        // Every tap inside the input (most voxels): whole kernel rows, no
+        // bounds checks.
+        float* out_k = row;
+        for (int c = 0; c < cpg; ++c) {
+          const float* xc = x + static_cast<size_t>(c) * D * H * W;
+          for (int t = 0; t < kd; ++t) {
+            for (int i = 0; i < kh; ++i) {
+              const float* xr = xc + (static_cast<size_t>(d0 + t * a.dilation[0]) * H + h0 + i * a.dilation[1]) * W + w0;
+              if (a.dilation[2] == 1) {
+                for (int j = 0; j < kw; ++j) out_k[j] = xr[j];
+              } else {
+                for (int j = 0; j < kw; ++j) out_k[j] = xr[j * a.dilation[2]];
+              }
+              out_k += kw;
+            }
+          }
+        }
+        continue;
+      }
       size_t k = 0;
       for (int c = 0; c < cpg; ++c) {
         const float* xc = x + static_cast<size_t>(c) * D * H * W;
