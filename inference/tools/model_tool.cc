@@ -49,7 +49,9 @@
 
 #include <cerrno>
 
+#ifndef RILL_MODEL_TOOL_NO_ONNX
 #include "inference/export/onnx_exporter.h"
+#endif
 #include "inference/ir/graph.h"
 #include "inference/tools/npy.h"
 #include "inference/tools/ort_runner.h"
@@ -158,6 +160,10 @@ int Fail(const Status& s) {
 // `export MODEL --output=OUT.onnx`: the graph as imported (no optimizer
 // passes) written as ONNX (inference/export/onnx_exporter.h).
 int Export(const Flags& f) {
+#ifdef RILL_MODEL_TOOL_NO_ONNX
+  return Fail(UnimplementedError("this build of the model tool has no ONNX exporter (it is built without "
+                                 "protobuf and libonnx): use `rill model export` or rill_model"));
+#else
   LoadOptions load;
   load.optimize = false;
   load.input_shapes = f.input_shapes;
@@ -173,6 +179,7 @@ int Export(const Flags& f) {
   std::printf("wrote %s: %zu nodes of %s as ONNX opset %d, %zu bytes\n", f.export_path.c_str(), g.nodes.size(),
               f.model.c_str(), onnx_export::kOpset, bytes->size());
   return 0;
+#endif
 }
 
 int Info(const Flags& f, const Model& model, Session& session) {
