@@ -1,0 +1,18 @@
+// Converters of converters/tensor.cc that other converter files hand nodes
+// to: MatMul of two activations (gemm.cc), Gather of an activation or of
+// constants of any rank (constant_ops.cc), Cast of an activation
+// (constant_ops.cc).
+#ifndef RILL_INFERENCE_IMPORT_ONNX_CONVERTERS_TENSOR_H_
+#define RILL_INFERENCE_IMPORT_ONNX_CONVERTERS_TENSOR_H_
+
+#include "inference/import/onnx/onnx_converter.h"
+
+namespace rill::inference::onnx_import {
+
+Status ConvertBatchMatMul(ConverterContext& c);
+Status ConvertGather(ConverterContext& c);
+Status ConvertCastTensor(ConverterContext& c, const Value& x, int64_t to);
+
+}  // namespace rill::inference::onnx_import
+
+#endif  // RILL_INFERENCE_IMPORT_ONNX_CONVERTERS_TENSOR_H_
