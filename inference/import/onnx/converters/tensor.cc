@@ -1,7 +1,7 @@
 // Tensor, shape and attention ops (inference/ir/ops/tensor_ops.h): MatMul of
 // two activations, Gather, Expand, Tile, Where, ConstantOfShape, Range, the
 // comparisons and logic ops, Cast of activations, Split, the reductions,
-// ArgMax / ArgMin, TopK and Einsum. Each folds into a constant when all its
+// ArgMax / ArgMin, TopK and Einsum; Mod and ScatterND of constants only. Each folds into a constant when all its
 // inputs are constants (the shape arithmetic of exported transformers:
 // Shape -> Gather -> Unsqueeze -> Concat -> ConstantOfShape -> Equal ->
 // Where -> Expand); folded booleans are int64 0 / 1. Values at run time are
@@ -24,8 +24,6 @@ namespace rill::inference::onnx_import {
 namespace {
 
 using ir::OpType;
-
-constexpr int64_t kBool = 9;  // TensorProto.DataType BOOL
 
 // ---- constant folding -------------------------------------------------------
 
@@ -450,6 +448,190 @@ Status Range(ConverterContext& c) {
   return Status::Ok();
 }
 
+// ---- Mod, ScatterND (constants only: shape arithmetic, masks) ------------------
+
+Status Mod(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(std::vector<Value> in, Inputs(c, 2));
+  if (!AllConst(c, in)) return c.Unsupported("Mod of activations");
+  const Folded a = ReadConst(c, in[0].id), b = ReadConst(c, in[1].id);
+  const bool fmod = c.AttrInt("fmod", 0) != 0;
+  if (!fmod && !(a.is_int && b.is_int)) return c.UnsupportedAttribute("fmod", "fmod = 0 on floats");
+  RILL_INF_ASSIGN_OR_RETURN(Folded out, FoldBroadcast(c, {a, b}, [fmod](const std::vector<long double>& v) {
+                              if (v[1] == 0) return static_cast<long double>(0);
+                              long double r = std::fmod(v[0], v[1]);
+                              // fmod = 0: the divisor's sign (Python's %).
+                              if (!fmod && r != 0 && (r < 0) != (v[1] < 0)) r += v[1];
+                              return r;
+                            }));
+  out.is_int = a.is_int && b.is_int;
+  DefineFolded(c, out);
+  return Status::Ok();
+}
+
+Status ScatterND(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(std::vector<Value> in, Inputs(c, 3));
+  if (!AllConst(c, in)) return c.Unsupported("ScatterND of activations");
+  if (c.AttrString("reduction", "none") != "none") return c.UnsupportedAttribute("reduction", "reduction");
+  Folded data = ReadConst(c, in[0].id);
+  const Folded updates = ReadConst(c, in[2].id);
+  const std::vector<int64_t> idx = c.ConstInts(in[1].id);
+  const Shape is = c.ShapeOf(in[1].id);
+  if (is.empty()) return c.Invalid("indices must have rank >= 1");
+  const int q = is.back();
+  const int r = static_cast<int>(data.shape.size());
+  if (q < 1 || q > r) return c.Invalid("indices' last dim out of range");
+  int64_t slice = 1;
+  for (int d = q; d < r; ++d) slice *= data.shape[d];
+  const int64_t tuples = q == 0 ? 0 : static_cast<int64_t>(idx.size()) / q;
+  if (static_cast<int64_t>(updates.v.size()) != tuples * slice) return c.Invalid("updates do not fit the indices");
+  const std::vector<int64_t> st = Strides(data.shape);
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t off = 0;
+    for (int j = 0; j < q; ++j) {
+      int64_t k = idx[t * q + j];
+      if (k < 0) k += data.shape[j];
+      if (k < 0 || k >= data.shape[j]) return c.Invalid("index out of range");
+      off += k * st[j];
+    }
+    for (int64_t e = 0; e < slice; ++e) data.v[off + e] = updates.v[t * slice + e];
+  }
+  DefineFolded(c, data);
+  return Status::Ok();
+}
+
+// ---- Slice of constants of any rank ----------------------------------------------
+
+}  // namespace
+
+Status ConvertSliceConst(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  const Folded f = ReadConst(c, x.id);
+  const int rank = static_cast<int>(f.shape.size());
+  std::vector<int64_t> starts = c.AttrInts("starts"), ends = c.AttrInts("ends"), axes = c.AttrInts("axes"), steps;
+  for (int i = 1; i <= 4; ++i) {
+    if (!c.HasInput(i)) continue;
+    RILL_INF_ASSIGN_OR_RETURN(std::vector<int64_t> v, IntsInput(c, i));
+    (i == 1 ? starts : i == 2 ? ends : i == 3 ? axes : steps) = v;
+  }
+  if (starts.size() != ends.size()) return c.Invalid("starts and ends differ in length");
+  if (axes.empty()) {
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size()) return c.Invalid("axes or steps differ in length");
+  std::vector<int64_t> begin(rank, 0), step(rank, 1), count(f.shape.begin(), f.shape.end());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    RILL_INF_ASSIGN_OR_RETURN(int a, NormalizeAxis(c, axes[i], rank, "axes"));
+    const int64_t dim = f.shape[a], st = steps[i];
+    if (st == 0) return c.Invalid("step 0");
+    // ONNX's clamping: [0, dim] for positive steps, [-1, dim - 1] for negative.
+    auto clamp = [&](int64_t v) {
+      if (v < 0) v += dim;
+      return st > 0 ? std::clamp<int64_t>(v, 0, dim) : std::clamp<int64_t>(v, -1, dim - 1);
+    };
+    const int64_t b = clamp(starts[i]), e = clamp(ends[i]);
+    begin[a] = b;
+    step[a] = st;
+    count[a] = st > 0 ? std::max<int64_t>(0, (e - b + st - 1) / st) : std::max<int64_t>(0, (b - e - st - 1) / -st);
+  }
+  Folded out;
+  out.is_int = f.is_int;
+  for (int64_t n : count) out.shape.push_back(static_cast<int>(n));
+  const int64_t n = NumElements(out.shape);
+  const std::vector<int64_t> st = Strides(f.shape);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i, off = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      off += (begin[d] + (rest % count[d]) * step[d]) * st[d];
+      rest /= count[d];
+    }
+    out.v.push_back(f.v[off]);
+  }
+  DefineFolded(c, out);
+  return Status::Ok();
+}
+
+Status ConvertTransposeConst(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  const Folded f = ReadConst(c, x.id);
+  const int rank = static_cast<int>(f.shape.size());
+  std::vector<int64_t> perm = c.AttrInts("perm");
+  if (perm.empty()) {
+    for (int d = rank - 1; d >= 0; --d) perm.push_back(d);
+  }
+  if (static_cast<int>(perm.size()) != rank) return c.Invalid("perm must have one value per axis");
+  Folded out;
+  out.is_int = f.is_int;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank) return c.Invalid("perm out of range");
+    out.shape.push_back(f.shape[p]);
+  }
+  const std::vector<int64_t> st = Strides(f.shape);
+  const int64_t n = NumElements(out.shape);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i, off = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      off += (rest % out.shape[d]) * st[perm[d]];
+      rest /= out.shape[d];
+    }
+    out.v.push_back(f.v[off]);
+  }
+  DefineFolded(c, out);
+  return Status::Ok();
+}
+
+Status ConvertIntBinaryConst(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(std::vector<Value> in, Inputs(c, 2));
+  const std::string op = c.op_type();
+  if (op != "Add" && op != "Sub" && op != "Mul" && op != "Div") return c.Unsupported("integer " + op);
+  const Folded a = ReadConst(c, in[0].id), b = ReadConst(c, in[1].id);
+  RILL_INF_ASSIGN_OR_RETURN(Folded out, FoldBroadcast(c, {a, b}, [&op](const std::vector<long double>& v) {
+                              if (op == "Add") return v[0] + v[1];
+                              if (op == "Sub") return v[0] - v[1];
+                              if (op == "Mul") return v[0] * v[1];
+                              // Integer division truncates (0 for a zero divisor).
+                              return v[1] == 0 ? 0 : std::trunc(v[0] / v[1]);
+                            }));
+  out.is_int = true;
+  DefineFolded(c, out);
+  return Status::Ok();
+}
+
+Status ConvertConcatConst(ConverterContext& c) {
+  std::vector<Folded> ins;
+  for (int i = 0; i < c.node().input_size(); ++i) {
+    RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(i));
+    ins.push_back(ReadConst(c, v.id));
+  }
+  if (ins.empty()) return c.Invalid("no inputs");
+  const int rank = static_cast<int>(ins[0].shape.size());
+  RILL_INF_ASSIGN_OR_RETURN(int axis, NormalizeAxis(c, c.AttrInt("axis", 0), rank));
+  Folded out;
+  out.is_int = true;
+  out.shape = ins[0].shape;
+  out.shape[axis] = 0;
+  for (const Folded& f : ins) {
+    out.is_int = out.is_int && f.is_int;
+    if (static_cast<int>(f.shape.size()) != rank) return c.Invalid("inputs differ in rank");
+    for (int d = 0; d < rank; ++d) {
+      if (d != axis && f.shape[d] != ins[0].shape[d]) return c.Invalid("inputs differ off the axis");
+    }
+    out.shape[axis] += f.shape[axis];
+  }
+  int64_t outer = 1;
+  for (int d = 0; d < axis; ++d) outer *= out.shape[d];
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const Folded& f : ins) {
+      const int64_t run = static_cast<int64_t>(f.v.size()) / std::max<int64_t>(outer, 1);
+      out.v.insert(out.v.end(), f.v.begin() + o * run, f.v.begin() + (o + 1) * run);
+    }
+  }
+  DefineFolded(c, out);
+  return Status::Ok();
+}
+
+namespace {
+
 // ---- Split ---------------------------------------------------------------------------------
 
 Status Split(ConverterContext& c) {
@@ -778,7 +960,8 @@ const bool kRegistered =
     RegisterOnnxConverter({"Range"}, Range) && RegisterOnnxConverter({"Split"}, Split) &&
     RegisterOnnxConverter({"ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2"}, Reduce) &&
     RegisterOnnxConverter({"ArgMax", "ArgMin"}, ArgMinMax) && RegisterOnnxConverter({"TopK"}, TopK) &&
-    RegisterOnnxConverter({"Einsum"}, Einsum);
+    RegisterOnnxConverter({"Einsum"}, Einsum) && RegisterOnnxConverter({"Mod"}, Mod) &&
+    RegisterOnnxConverter({"ScatterND"}, ScatterND);
 
 }  // namespace
 }  // namespace rill::inference::onnx_import

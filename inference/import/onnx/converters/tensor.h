@@ -12,6 +12,15 @@ namespace rill::inference::onnx_import {
 Status ConvertBatchMatMul(ConverterContext& c);
 Status ConvertGather(ConverterContext& c);
 Status ConvertCastTensor(ConverterContext& c, const Value& x, int64_t to);
+// Slice of a constant of any rank, any steps (shape_ops.cc folds 1-D ones).
+Status ConvertSliceConst(ConverterContext& c);
+// Transpose of a constant (shape_ops.cc).
+Status ConvertTransposeConst(ConverterContext& c);
+// Concat of constants of any rank along an axis (shape_ops.cc folds 1-D
+// int64 ones).
+Status ConvertConcatConst(ConverterContext& c);
+// Add, Sub, Mul, Div of int64 constants, broadcast (elementwise.cc).
+Status ConvertIntBinaryConst(ConverterContext& c);
 
 }  // namespace rill::inference::onnx_import
 
