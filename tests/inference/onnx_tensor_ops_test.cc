@@ -490,6 +490,69 @@ TEST(OnnxTensorOpsTest, EachOpFoldsOnConstants) {
   for (const LayerInfo& l : layers) EXPECT_EQ(l.op, "ADD");
 }
 
+TEST(OnnxTensorOpsTest, IntegerConstantsBroadcastAsNumpy) {
+  // swin_t's relative position index: Range[:, None] + Range, a [3, 4] table
+  // (shapes were once flattened to 1-D here).
+  OnnxGraph g;
+  g.Input("x", {3, 4});
+  g.Int64Initializer("zero", {}, {0});
+  g.Int64Initializer("three", {}, {3});
+  g.Int64Initializer("four", {}, {4});
+  g.Int64Initializer("one", {}, {1});
+  g.Int64Initializer("column", {2}, {-1, 1});
+  g.Node("Range", {"zero", "three", "one"}, {"r3"});
+  g.Node("Range", {"zero", "four", "one"}, {"r4"});
+  g.Node("Reshape", {"r3", "column"}, {"c3"});
+  g.Node("Mul", {"c3", "four"}, {"rows"});
+  g.Node("Add", {"rows", "r4"}, {"table"});
+  g.Node("Sub", {"table", "three"}, {"shifted"});
+  CastTo(g, "shifted", "f", kFloatType);
+  g.Node("Add", {"x", "f"}, {"y"});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {3, 4}, RandomValues(12)}});
+}
+
+TEST(OnnxTensorOpsTest, TransposeConcatSliceModScatterOfConstantsFold) {
+  OnnxGraph g(13);
+  g.Input("x", {2, 2});
+  g.Input("z", {2, 3});
+  g.Input("w", {3});
+  g.Int64Initializer("m", {2, 3}, {-7, 5, 2, 9, -4, 0});
+  OnnxGraph::Attr(g.Node("Transpose", {"m"}, {"t"}), "perm", Ints{1, 0});  // [3, 2]
+  OnnxGraph::Attr(g.Node("Concat", {"t", "t"}, {"tt"}), "axis", int64_t{1});  // [3, 4]
+  g.Int64Initializer("starts", {2}, {0, 3});
+  g.Int64Initializer("ends", {2}, {3, 0});
+  g.Int64Initializer("axes", {2}, {0, 1});
+  g.Int64Initializer("steps", {2}, {2, -2});
+  g.Node("Slice", {"tt", "starts", "ends", "axes", "steps"}, {"s"});  // rows 0, 2; cols 3, 1
+  g.Int64Initializer("three", {}, {3});
+  g.Node("Mod", {"s", "three"}, {"mod"});  // the divisor's sign
+  CastTo(g, "mod", "modf", kFloatType);
+  g.Node("Add", {"x", "modf"}, {"y"});
+  g.Output("y");
+  // ScatterND into zeros made by ConstantOfShape.
+  g.Int64Initializer("zshape", {2}, {2, 3});
+  g.Node("ConstantOfShape", {"zshape"}, {"zeros"});
+  g.Int64Initializer("where", {2, 2}, {0, 1, 1, 2});
+  g.Initializer("updates", {2}, {5.0f, 7.0f});
+  g.Node("ScatterND", {"zeros", "where", "updates"}, {"scattered"});
+  g.Node("Add", {"z", "scattered"}, {"y2"});
+  g.Output("y2");
+  // A bool Constant node picks from w.
+  onnx::NodeProto* k = g.Node("Constant", {}, {"mask"});
+  onnx::AttributeProto* a = k->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+  a->mutable_t()->add_dims(3);
+  for (int b : {1, 0, 1}) a->mutable_t()->add_int32_data(b);
+  g.Initializer("fill", {1}, {-1.0f});
+  g.Node("Where", {"mask", "w", "fill"}, {"y3"});
+  g.Output("y3");
+  ExpectMatchesOrt(g, {{"x", {2, 2}, RandomValues(4)}, {"z", {2, 3}, RandomValues(6, -1, 1, 2)},
+                       {"w", {3}, RandomValues(3, -1, 1, 3)}});
+}
+
 // ---- Session::Resize ----------------------------------------------------------------------
 
 TEST(OnnxTensorOpsTest, ShapesFollowAResize) {
