@@ -4,8 +4,9 @@
 // Softmax on any axis, Split, Expand, Tile, Where, the comparisons and logic
 // ops, Cast, ConstantOfShape, Range, Gather, the reductions, ArgMax / ArgMin,
 // TopK and Einsum; each op's constant folding (the shape arithmetic of
-// exported transformers) feeding an activation; and the ops' shapes after
-// Session::Resize against hand-computed values.
+// exported transformers) feeding an activation; the ops' shapes after
+// Session::Resize, and TFLite's BATCH_MATMUL with adj_x / adj_y, against
+// hand-computed values.
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -16,6 +17,8 @@
 #include "gtest/gtest.h"
 #include "rill/inference/inference.h"
 #include "tests/inference/onnx_op_test_util.h"
+#include "tests/inference/test_util.h"
+#include "tests/inference/tflite_test_models.h"
 
 namespace rill::inference::testing {
 namespace {
@@ -606,6 +609,88 @@ TEST(OnnxTensorOpsTest, ShapesFollowAResize) {
         }
         EXPECT_EQ(kf[i * p + c], static_cast<float>(arg));
       }
+    }
+  }
+}
+
+// ---- TFLite BATCH_MATMUL --------------------------------------------------------------------
+
+constexpr int32_t kBatchMatMulCode = 126;
+constexpr uint8_t kBatchMatMulOptionsType = 101;
+
+template <bool kAdjX, bool kAdjY>
+flatbuffers::uoffset_t BatchMatMulOptions(flatbuffers::FlatBufferBuilder* b) {
+  const auto start = b->StartTable();
+  b->AddElement<uint8_t>(flatbuffers::FieldIndexToOffset(0), kAdjX, 0);
+  b->AddElement<uint8_t>(flatbuffers::FieldIndexToOffset(1), kAdjY, 0);
+  return b->EndTable(start);
+}
+
+template <bool kAdjX, bool kAdjY>
+void ExpectTfliteBatchMatMul() {
+  SCOPED_TRACE(std::string("adj_x ") + (kAdjX ? "1" : "0") + " adj_y " + (kAdjY ? "1" : "0"));
+  const int batch = 2, m = 7, k = 5, n = 9;  // b broadcasts its batch of 1
+  const std::vector<int32_t> a_shape = kAdjX ? std::vector<int32_t>{batch, k, m} : std::vector<int32_t>{batch, m, k};
+  const std::vector<int32_t> b_shape = kAdjY ? std::vector<int32_t>{1, n, k} : std::vector<int32_t>{1, k, n};
+  const std::vector<uint8_t> bytes = OneOpTflite(
+      kBatchMatMulCode, {{"a", a_shape, {}}, {"b", b_shape, {}}, {"y", {batch, m, n}, {}}}, {0, 1}, {2},
+      kBatchMatMulOptionsType, BatchMatMulOptions<kAdjX, kAdjY>);
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "batch_matmul.tflite");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const std::vector<float> a = RandomValues(batch * m * k, -1, 1, 31), b = RandomValues(k * n, -1, 1, 32);
+  for (const SessionConfig& config : PolicyThreadConfigs({1, 2})) {
+    auto s = Session::Create(*model, config);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    std::memcpy((*s)->input(0)->data(), a.data(), a.size() * sizeof(float));
+    std::memcpy((*s)->input(1)->data(), b.data(), b.size() * sizeof(float));
+    ASSERT_TRUE((*s)->Run().ok());
+    const Tensor* out = (*s)->output(0);
+    ASSERT_EQ(out->shape(), (Shape{batch, m, n}));
+    for (int q = 0; q < batch; ++q) {
+      for (int i = 0; i < m; ++i) {
+        for (int j = 0; j < n; ++j) {
+          double want = 0;
+          for (int t = 0; t < k; ++t) {
+            const float u = kAdjX ? a[(q * k + t) * m + i] : a[(q * m + i) * k + t];
+            const float v = kAdjY ? b[j * k + t] : b[t * n + j];
+            want += double{u} * v;
+          }
+          EXPECT_NEAR(out->data_as<float>()[(q * m + i) * n + j], want, 1e-5) << q << " " << i << " " << j;
+        }
+      }
+    }
+  }
+}
+
+TEST(OnnxTensorOpsTest, TfliteBatchMatMulWithAdjoints) {
+  ExpectTfliteBatchMatMul<false, false>();
+  ExpectTfliteBatchMatMul<true, false>();
+  ExpectTfliteBatchMatMul<false, true>();
+  ExpectTfliteBatchMatMul<true, true>();
+}
+
+TEST(OnnxTensorOpsTest, BatchMatMulRunsThePackedGemmUnlessReference) {
+  OnnxGraph g;
+  g.Input("a", {4, 3, 5});
+  g.Input("b", {4, 5, 6});
+  g.Node("MatMul", {"a", "b"}, {"y"});
+  g.Output("y");
+  const std::string bytes = g.Serialize();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "bmm.onnx");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (AlgorithmPolicy policy : {AlgorithmPolicy::kAuto, AlgorithmPolicy::kReference}) {
+    SessionConfig config;
+    config.algorithm = policy;
+    auto s = Session::Create(*model, config);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    const std::vector<LayerInfo> layers = (*s)->Layers();
+    ASSERT_EQ(layers.size(), 1u);
+    EXPECT_EQ(layers[0].op, "BATCH_MATMUL");
+    EXPECT_EQ(layers[0].macs, 4 * 3 * 5 * 6);
+    if (policy == AlgorithmPolicy::kReference) {
+      EXPECT_EQ(layers[0].kernel, "batch_matmul_ref");
+    } else {
+      EXPECT_EQ(layers[0].kernel.rfind("batch_matmul_gemm_", 0), 0u) << layers[0].kernel;
     }
   }
 }
