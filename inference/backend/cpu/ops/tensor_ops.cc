@@ -58,7 +58,7 @@ class BatchMatMulOp : public CpuOp {
       xs *= xdim;
       ws *= wdim;
     }
-    gemm_ = kernels().gemm[CpuKernels::kNarrowGemm] ? &kernels().gemm[CpuKernels::kNarrowGemm] : nullptr;
+    gemm_ = kernels().widest_gemm();
     scratch_floats_ = 0;
     if (gemm_) {
       per_task_ = gemm_->packed_floats(p_.n, p_.k) + static_cast<size_t>(p_.n) * p_.k +
