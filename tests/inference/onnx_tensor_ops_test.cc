@@ -410,6 +410,20 @@ TEST(OnnxTensorOpsTest, EinsumOfADiagonalIsUnsupportedNamingTheEquation) {
   EXPECT_NE(model.status().message().find("diagonals"), std::string::npos) << model.status().message();
 }
 
+TEST(OnnxTensorOpsTest, AHugeFoldIsUnsupportedNotAnAllocation) {
+  OnnxGraph g;
+  g.Input("x", {1});
+  g.Int64Initializer("shape", {2}, {65536, 65536});
+  g.Node("ConstantOfShape", {"shape"}, {"big"});
+  g.Node("Add", {"x", "big"}, {"y"});
+  g.Output("y");
+  const std::string bytes = g.Serialize();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "huge.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(model.status().message().find("more than 2^24 elements"), std::string::npos) << model.status().message();
+}
+
 // ---- constant folding --------------------------------------------------------------------
 
 // ConstantOfShape's `value` attribute: a one-element int64 tensor.

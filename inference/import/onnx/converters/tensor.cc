@@ -48,6 +48,20 @@ Folded ReadConst(const ConverterContext& c, int id) {
   return f;
 }
 
+// Folds larger than this stay unsupported (a corrupt shape must not make the
+// importer allocate gigabytes).
+constexpr int64_t kMaxFoldElements = int64_t{1} << 24;
+
+Status CheckFoldSize(const ConverterContext& c, const Shape& shape) {
+  int64_t n = 1;
+  for (int d : shape) {
+    if (d < 0) return c.Invalid("negative dimension");
+    n *= d;
+    if (n > kMaxFoldElements) return c.Unsupported("folding a constant of more than 2^24 elements");
+  }
+  return Status::Ok();
+}
+
 int NewFolded(ConverterContext& c, const std::string& name, const Folded& f) {
   if (f.is_int) {
     std::vector<int64_t> v;
@@ -80,6 +94,7 @@ StatusOr<Folded> FoldBroadcast(const ConverterContext& c, const std::vector<Fold
   for (const Folded& x : ins) shapes.push_back(x.shape);
   Folded out;
   if (!ir::BroadcastShapes(shapes, &out.shape)) return c.Invalid("constant shapes do not broadcast");
+  RILL_INF_RETURN_IF_ERROR(CheckFoldSize(c, out.shape));
   const int rank = static_cast<int>(out.shape.size());
   const int64_t n = NumElements(out.shape);
   std::vector<std::vector<int64_t>> strides;
@@ -133,7 +148,8 @@ StatusOr<std::vector<Value>> Inputs(ConverterContext& c, int count) {
 }
 
 StatusOr<int> NormalizeAxis(ConverterContext& c, int64_t axis, int rank, const char* attr = "axis") {
-  if (axis < -rank || axis >= std::max(rank, 1)) {
+  if (rank == 0) return c.Unsupported(std::string("an ") + attr + " of a scalar");
+  if (axis < -rank || axis >= rank) {
     return c.UnsupportedAttribute(attr, "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
   }
   return static_cast<int>(axis < 0 ? axis + rank : axis);
@@ -198,7 +214,8 @@ Status ConvertGather(ConverterContext& c) {
   if (rank == 0) return c.Unsupported("Gather of a scalar");
   RILL_INF_ASSIGN_OR_RETURN(int axis, NormalizeAxis(c, c.AttrInt("axis", 0), rank));
   const Shape is = c.ShapeOf(in[1].id);
-  if (AllConst(c, in)) {
+  // Large constant tables (embeddings) gather at run time.
+  if (AllConst(c, in) && NumElements(ds) <= kMaxFoldElements) {
     const Folded d = ReadConst(c, in[0].id);
     const std::vector<int64_t> idx = c.ConstInts(in[1].id);
     int64_t outer = 1, inner = 1;
@@ -209,6 +226,7 @@ Status ConvertGather(ConverterContext& c) {
     out.shape.assign(ds.begin(), ds.begin() + axis);
     out.shape.insert(out.shape.end(), is.begin(), is.end());
     out.shape.insert(out.shape.end(), ds.begin() + axis + 1, ds.end());
+    RILL_INF_RETURN_IF_ERROR(CheckFoldSize(c, out.shape));
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i : idx) {
         const int64_t k = i < 0 ? i + ds[axis] : i;
@@ -277,6 +295,7 @@ Status Expand(ConverterContext& c) {
     // Broadcast against a dummy of the target's dims.
     Folded dims;
     dims.shape = ToInts(shape);
+    RILL_INF_RETURN_IF_ERROR(CheckFoldSize(c, dims.shape));
     dims.v.assign(static_cast<size_t>(NumElements(dims.shape)), 0);
     RILL_INF_ASSIGN_OR_RETURN(Folded out, FoldBroadcast(c, {ReadConst(c, x.id), dims},
                                                         [](const std::vector<long double>& v) { return v[0]; }));
@@ -304,7 +323,11 @@ Status Tile(ConverterContext& c) {
     const Folded f = ReadConst(c, x.id);
     Folded out;
     out.is_int = f.is_int;
-    for (size_t d = 0; d < s.size(); ++d) out.shape.push_back(static_cast<int>(s[d] * repeats[d]));
+    for (size_t d = 0; d < s.size(); ++d) {
+      if (s[d] * repeats[d] > kMaxFoldElements) return c.Unsupported("folding a constant of more than 2^24 elements");
+      out.shape.push_back(static_cast<int>(s[d] * repeats[d]));
+    }
+    RILL_INF_RETURN_IF_ERROR(CheckFoldSize(c, out.shape));
     const int64_t n = NumElements(out.shape);
     const std::vector<int64_t> st = Strides(s);
     for (int64_t i = 0; i < n; ++i) {
@@ -409,6 +432,7 @@ Status ConstantOfShape(ConverterContext& c) {
     if (d < 0 || d > (int64_t{1} << 30)) return c.Unsupported("dimension " + std::to_string(d));
     out.shape.push_back(static_cast<int>(d));
   }
+  RILL_INF_RETURN_IF_ERROR(CheckFoldSize(c, out.shape));
   long double value = 0;
   if (const onnx::AttributeProto* attr = c.FindAttr("value")) {
     const onnx::TensorProto& t = attr->t();
@@ -435,7 +459,7 @@ Status Range(ConverterContext& c) {
   if (start.v.size() != 1 || limit.v.size() != 1 || delta.v.size() != 1) return c.Invalid("inputs must be scalars");
   if (delta.v[0] == 0) return c.Invalid("delta is 0");
   const long double n = std::ceil((limit.v[0] - start.v[0]) / delta.v[0]);
-  if (n > (1 << 28)) return c.Unsupported("Range of more than 2^28 values");
+  if (!(n <= kMaxFoldElements)) return c.Unsupported("Range of more than 2^24 values");
   Folded out;
   out.is_int = start.is_int;
   const int count = static_cast<int>(std::max<long double>(0, n));
@@ -537,6 +561,7 @@ Status ConvertSliceConst(ConverterContext& c) {
   Folded out;
   out.is_int = f.is_int;
   for (int64_t n : count) out.shape.push_back(static_cast<int>(n));
+  RILL_INF_RETURN_IF_ERROR(CheckFoldSize(c, out.shape));
   const int64_t n = NumElements(out.shape);
   const std::vector<int64_t> st = Strides(f.shape);
   for (int64_t i = 0; i < n; ++i) {
@@ -618,6 +643,7 @@ Status ConvertConcatConst(ConverterContext& c) {
     }
     out.shape[axis] += f.shape[axis];
   }
+  RILL_INF_RETURN_IF_ERROR(CheckFoldSize(c, out.shape));
   int64_t outer = 1;
   for (int d = 0; d < axis; ++d) outer *= out.shape[d];
   for (int64_t o = 0; o < outer; ++o) {
@@ -836,6 +862,10 @@ Status Einsum(ConverterContext& c) {
   if (comma == std::string::npos) return c.UnsupportedAttribute("equation", "'" + eq + "'");
   std::string terms[2] = {lhs.substr(0, comma), lhs.substr(comma + 1)};
   std::string out_term = rhs;
+  if (eq.find("...") != std::string::npos &&
+      std::any_of(eq.begin(), eq.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; })) {
+    return c.UnsupportedAttribute("equation", "upper-case indices beside '...'");
+  }
   int ids[2];
   Shape shapes[2];
   for (int i = 0; i < 2; ++i) {
