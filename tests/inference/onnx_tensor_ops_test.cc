@@ -410,6 +410,26 @@ TEST(OnnxTensorOpsTest, EinsumOfADiagonalIsUnsupportedNamingTheEquation) {
   EXPECT_NE(model.status().message().find("diagonals"), std::string::npos) << model.status().message();
 }
 
+TEST(OnnxTensorOpsTest, LayerNormStatisticsPlusAScalarEpsilon) {
+  // A decomposed layer norm's variance [N, T, 1] + a scalar (shape []) epsilon:
+  // the binary kernel once read the scalar's last dim.
+  OnnxGraph g(13);
+  g.Input("x", {2, 3, 4});
+  OnnxGraph::Attr(g.Node("ReduceMean", {"x"}, {"m"}), "axes", Ints{-1});
+  g.Node("Sub", {"x", "m"}, {"d"});
+  g.Node("Mul", {"d", "d"}, {"d2"});
+  OnnxGraph::Attr(g.Node("ReduceMean", {"d2"}, {"v"}), "axes", Ints{-1});
+  onnx::NodeProto* k = g.Node("Constant", {}, {"eps"});
+  onnx::AttributeProto* a = k->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  a->mutable_t()->add_float_data(1e-5f);
+  g.Node("Add", {"v", "eps"}, {"y"});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {2, 3, 4}, RandomValues(24)}});
+}
+
 TEST(OnnxTensorOpsTest, AHugeFoldIsUnsupportedNotAnAllocation) {
   OnnxGraph g;
   g.Input("x", {1});
