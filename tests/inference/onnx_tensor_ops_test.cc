@@ -590,6 +590,37 @@ TEST(OnnxTensorOpsTest, TransposeConcatSliceModScatterOfConstantsFold) {
                        {"w", {3}, RandomValues(3, -1, 1, 3)}});
 }
 
+TEST(OnnxTensorOpsTest, SwinAttentionMaskFoldsWhole) {
+  // swin_t's shifted-window mask: region ids [w, n], their pairwise
+  // differences, != 0 -> -100 else 0, added to the scores.
+  OnnxGraph g(13);
+  g.Input("scores", {2, 3, 3});
+  g.Initializer("ids", {2, 3}, {0, 0, 1, 2, 2, 2});
+  g.Int64Initializer("ax1", {1}, {1});
+  g.Int64Initializer("ax2", {1}, {2});
+  g.Node("Unsqueeze", {"ids", "ax1"}, {"u1"});
+  g.Node("Unsqueeze", {"ids", "ax2"}, {"u2"});
+  g.Node("Sub", {"u1", "u2"}, {"diff"});
+  g.Initializer("zero", {}, {0.0f});
+  g.Node("Equal", {"diff", "zero"}, {"same"});
+  g.Node("Not", {"same"}, {"other"});
+  CastTo(g, "other", "other_f", kFloatType);
+  CastTo(g, "other_f", "other_b", kBoolType);
+  g.Initializer("minus", {}, {-100.0f});
+  g.Node("Where", {"other_b", "minus", "zero"}, {"mask"});
+  g.Node("Add", {"scores", "mask"}, {"y"});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"scores", {2, 3, 3}, RandomValues(18)}});
+  const std::string bytes = g.Serialize();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "mask.onnx");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto session = Session::Create(*model);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const std::vector<LayerInfo> layers = (*session)->Layers();
+  ASSERT_EQ(layers.size(), 1u);
+  EXPECT_EQ(layers[0].op, "ADD");
+}
+
 // ---- Session::Resize ----------------------------------------------------------------------
 
 TEST(OnnxTensorOpsTest, ShapesFollowAResize) {

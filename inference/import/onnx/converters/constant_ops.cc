@@ -78,6 +78,10 @@ Status Cast(ConverterContext& c) {
     c.Define(c.NewFloatConst(c.out_name(), shape, c.ConstFloats(x.id)), false);
   } else if (to == kInt64 || to == kInt32) {
     c.Define(c.NewIntConst(c.out_name(), c.ConstInts(x.id), &shape), false);
+  } else if (to == kBool) {  // int64 0 / 1
+    std::vector<int64_t> b;
+    for (float v : c.ConstFloats(x.id)) b.push_back(v != 0.0f);
+    c.Define(c.NewIntConst(c.out_name(), b, &shape), false);
   } else {
     return c.UnsupportedAttribute("to", "Cast to type " + std::to_string(to));
   }

@@ -1,6 +1,6 @@
 // One-input activations and the broadcasting binaries. Both keep their
 // input's layout; a binary with an NHWC operand brings the other one to NHWC.
-// Binaries of int64 constants (shape arithmetic) fold.
+// Binaries of two constants (shape arithmetic, masks) fold.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -66,9 +66,12 @@ StatusOr<int> OperandToNhwc(ConverterContext& c, const Value& v) {
 Status Binary(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value a, c.Input(0));
   RILL_INF_ASSIGN_OR_RETURN(Value b, c.Input(1));
-  if (c.IsConst(a.id) && c.IsConst(b.id) &&
-      (c.tensor(a.id).dtype == DataType::kInt64 || c.tensor(b.id).dtype == DataType::kInt64)) {
-    return ConvertIntBinaryConst(c);  // tensor.cc: numpy broadcasting
+  // Float ones up to 2^20 elements (larger ones, weights, run as nodes).
+  const bool int_operand =
+      c.tensor(a.id).dtype == DataType::kInt64 || c.tensor(b.id).dtype == DataType::kInt64;
+  if (c.IsConst(a.id) && c.IsConst(b.id) && c.op_type() != "PRelu" &&
+      (int_operand || NumElements(c.ShapeOf(a.id)) + NumElements(c.ShapeOf(b.id)) <= (1 << 20))) {
+    return ConvertBinaryConst(c);  // tensor.cc: numpy broadcasting
   }
   const std::string& op = c.op_type();
   const OpType type = op == "Add"   ? OpType::kAdd

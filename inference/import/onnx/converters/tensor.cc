@@ -605,19 +605,23 @@ Status ConvertTransposeConst(ConverterContext& c) {
   return Status::Ok();
 }
 
-Status ConvertIntBinaryConst(ConverterContext& c) {
+Status ConvertBinaryConst(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(std::vector<Value> in, Inputs(c, 2));
   const std::string op = c.op_type();
   if (op != "Add" && op != "Sub" && op != "Mul" && op != "Div") return c.Unsupported("integer " + op);
   const Folded a = ReadConst(c, in[0].id), b = ReadConst(c, in[1].id);
-  RILL_INF_ASSIGN_OR_RETURN(Folded out, FoldBroadcast(c, {a, b}, [&op](const std::vector<long double>& v) {
+  // Mixed operands compute as ints, as before (ONNX has one type per op).
+  const bool is_int = a.is_int || b.is_int;
+  RILL_INF_ASSIGN_OR_RETURN(Folded out, FoldBroadcast(c, {a, b}, [&op, is_int](const std::vector<long double>& v) {
                               if (op == "Add") return v[0] + v[1];
                               if (op == "Sub") return v[0] - v[1];
                               if (op == "Mul") return v[0] * v[1];
-                              // Integer division truncates (0 for a zero divisor).
+                              // Integer division truncates (0 for a zero divisor);
+                              // float division rounds once, to float, in NewFolded.
+                              if (!is_int) return v[0] / v[1];
                               return v[1] == 0 ? 0 : std::trunc(v[0] / v[1]);
                             }));
-  out.is_int = true;
+  out.is_int = is_int;
   DefineFolded(c, out);
   return Status::Ok();
 }

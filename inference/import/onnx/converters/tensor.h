@@ -19,8 +19,9 @@ Status ConvertTransposeConst(ConverterContext& c);
 // Concat of constants of any rank along an axis (shape_ops.cc folds 1-D
 // int64 ones).
 Status ConvertConcatConst(ConverterContext& c);
-// Add, Sub, Mul, Div of int64 constants, broadcast (elementwise.cc).
-Status ConvertIntBinaryConst(ConverterContext& c);
+// Add, Sub, Mul, Div of two constants, broadcast (elementwise.cc): int64
+// as integers, float as float.
+Status ConvertBinaryConst(ConverterContext& c);
 
 }  // namespace rill::inference::onnx_import
 
