@@ -12,8 +12,9 @@
 // EXPAND: x -> x broadcast (numpy) against `shape`.
 // TILE: x -> x repeated `repeats[d]` times along each axis d.
 // WHERE: condition, x, y (broadcast) -> condition != 0 ? x : y.
-// EQUAL, LESS, GREATER, LESS_EQUAL, GREATER_EQUAL, AND, OR, XOR (broadcast)
-//   -> 1 where the relation holds, else 0; NOT -> 1 where x == 0.
+// EQUAL, LESS, GREATER, LESS_EQUAL, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR,
+//   LOGICAL_XOR (broadcast; the logic ops read x != 0) -> 1 where the
+//   relation holds, else 0; LOGICAL_NOT -> 1 where x == 0.
 // CAST: to an integer type (truncation toward zero) or to bool (x != 0).
 // REDUCE_SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD, REDUCE_L2: over `axes`
 //   (none: every axis), dims kept as 1 with keep_dims.
@@ -75,8 +76,7 @@ OpType GatherOp();
 OpType ExpandOp();
 OpType TileOp();
 OpType WhereOp();
-// Binary comparisons and logic ops by name ("EQUAL", ...); Op() of a name
-// not in the list is kRegisteredOp.
+// The binary comparisons and logic ops, one registered op per kind.
 enum class CompareKind { kEqual, kLess, kGreater, kLessEqual, kGreaterEqual, kAnd, kOr, kXor };
 OpType CompareOp(CompareKind kind);
 // The kind of a comparison op; false if `type` is none.

@@ -1,10 +1,13 @@
 // Tensor, shape and attention ops (inference/ir/ops/tensor_ops.h): MatMul of
 // two activations, Gather, Expand, Tile, Where, ConstantOfShape, Range, the
 // comparisons and logic ops, Cast of activations, Split, the reductions,
-// ArgMax / ArgMin, TopK and Einsum; Mod and ScatterND of constants only. Each folds into a constant when all its
-// inputs are constants (the shape arithmetic of exported transformers:
-// Shape -> Gather -> Unsqueeze -> Concat -> ConstantOfShape -> Equal ->
-// Where -> Expand); folded booleans are int64 0 / 1. Values at run time are
+// ArgMax / ArgMin, TopK and Einsum; Mod and ScatterND of constants only;
+// and the folding of Slice, Transpose, Concat and the binaries of constants
+// for the other converter files (tensor.h). Each folds into a constant when
+// all its inputs are constants (the shape arithmetic of exported
+// transformers: Shape -> Gather -> Unsqueeze -> Concat -> ConstantOfShape ->
+// Equal -> Where -> Expand; swin_t's window masks); folded booleans are
+// int64 0 / 1. Values at run time are
 // float32 (booleans 0 / 1, indices whole numbers). Ops that are not
 // elementwise take their inputs in ONNX's layout (ToNchw).
 #include "inference/import/onnx/converters/tensor.h"
@@ -27,8 +30,9 @@ using ir::OpType;
 
 // ---- constant folding -------------------------------------------------------
 
-// A constant's values, exact for int64 (long double has a 64-bit mantissa on
-// the hosts the importer runs on; values are clamped back into int64).
+// A constant's values, exact for int64 (long double has a mantissa of 64
+// bits or more on x86-64 and aarch64 Linux; values are clamped back into
+// int64).
 struct Folded {
   Shape shape;
   bool is_int = false;
@@ -67,7 +71,7 @@ int NewFolded(ConverterContext& c, const std::string& name, const Folded& f) {
     std::vector<int64_t> v;
     for (long double x : f.v) {
       const long double lo = static_cast<long double>(INT64_MIN), hi = static_cast<long double>(INT64_MAX);
-      v.push_back(x <= lo ? INT64_MIN : x >= hi ? INT64_MAX : static_cast<int64_t>(x));
+      v.push_back(std::isnan(x) ? 0 : x <= lo ? INT64_MIN : x >= hi ? INT64_MAX : static_cast<int64_t>(x));
     }
     return c.NewIntConst(name, v, &f.shape);
   }
