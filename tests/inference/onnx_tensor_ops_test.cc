@@ -396,6 +396,15 @@ TEST(OnnxTensorOpsTest, EinsumFormsOfAttention) {
   ExpectEinsum("bij, bkj -> bik", {2, 3, 4}, {2, 5, 4});   // spaces
 }
 
+TEST(OnnxTensorOpsTest, EinsumWithConstantWeights) {
+  OnnxGraph g;
+  g.Input("x", {2, 3, 5});
+  g.Initializer("w", {5, 4}, RandomValues(20, -1, 1, 6));
+  OnnxGraph::Attr(g.Node("Einsum", {"x", "w"}, {"y"}), "equation", std::string("bij,jk->bik"));
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {2, 3, 5}, RandomValues(30)}});
+}
+
 TEST(OnnxTensorOpsTest, EinsumOfADiagonalIsUnsupportedNamingTheEquation) {
   OnnxGraph g(12);
   g.Input("a", {3, 3});
