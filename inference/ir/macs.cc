@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "inference/ir/conv_geometry.h"
+#include "inference/ir/ops/tensor_ops.h"
 
 namespace rill::inference::ir {
 
@@ -20,6 +21,10 @@ int64_t NodeMacs(const Node& n, const std::vector<Shape>& shapes) {
       macs = NumElements(x) * w[0] * w[1] * w[2] / groups;
     }
     if (n.type == OpType::kFullyConnected && w.size() == 2) macs = out * w[1];
+    if (n.type == BatchMatMulOp() && shape(0).size() >= 2) {  // out * K
+      const BatchMatMulAttrs* a = n.attrs_as<BatchMatMulAttrs>();
+      macs = out * shape(0)[shape(0).size() - (a && a->adj_x ? 2 : 1)];
+    }
   }
   if (n.type == OpType::kDepthwiseBlock && n.inputs.size() > 5 && n.inputs[3] >= 0 && n.inputs[5] >= 0) {
     const Shape& x = shape(0);

@@ -346,6 +346,17 @@ StatusOr<int> ConverterContext::ConstantFromProto(const onnx::TensorProto& t, co
       }
       return NewIntConst(name, v, &shape);
     }
+    case kBool: {  // int64 0 / 1 (the comparisons' folded results are too)
+      std::vector<int64_t> v(count);
+      if (raw) {
+        RILL_INF_RETURN_IF_ERROR(need_raw(1));
+        for (size_t i = 0; i < count; ++i) v[i] = t.raw_data()[i] != 0;
+      } else {
+        if (static_cast<size_t>(t.int32_data_size()) != count) return size_mismatch();
+        for (size_t i = 0; i < count; ++i) v[i] = t.int32_data(static_cast<int>(i)) != 0;
+      }
+      return NewIntConst(name, v, &shape);
+    }
     default:
       return UnimplementedError(source + ": tensor '" + name + "' has unsupported ONNX data type " +
                                 std::to_string(t.data_type()));

@@ -34,7 +34,7 @@
 namespace rill::inference::onnx_import {
 
 // ONNX TensorProto.DataType values the importer reads.
-enum OnnxType { kFloat = 1, kInt32 = 6, kInt64 = 7, kFloat16 = 10, kDouble = 11 };
+enum OnnxType { kFloat = 1, kInt32 = 6, kInt64 = 7, kBool = 9, kFloat16 = 10, kDouble = 11 };
 
 // An ONNX value inside the engine: a tensor id, and whether that tensor holds
 // a 4-D NCHW value as NHWC.
@@ -112,7 +112,7 @@ class ConverterContext {
   int NewIntConst(const std::string& name, const std::vector<int64_t>& values, const Shape* shape = nullptr);
   int NewInt32Const(const std::string& name, const Shape& shape, const std::vector<int>& values);
   // A constant from an initializer or a Constant node's tensor (float, double,
-  // int32 and int64 become float32 and int64).
+  // int32, int64 and bool become float32 and int64; bools 0 / 1).
   StatusOr<int> ConstantFromProto(const onnx::TensorProto& t, const std::string& name);
   // Notes that the node's output was folded from the import-time input shapes.
   void NoteShapeFold() { graph_->shape_folds.push_back(node_name_); }

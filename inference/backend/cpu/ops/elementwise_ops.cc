@@ -52,7 +52,7 @@ class BinaryOp : public CpuOp {
       const Shape& b = InShape(swapped_ ? 0 : 1);
       const int64_t nb = NumElements(b);
       const int64_t images = a.size() >= 2 && b.size() == a.size() && b[0] == a[0] ? a[0] : 1;
-      bool per_channel = !a.empty() && nb == images * a.back() && b.back() == a.back();
+      bool per_channel = !a.empty() && !b.empty() && nb == images * a.back() && b.back() == a.back();
       for (size_t i = images > 1 ? 1 : 0; per_channel && i + 1 < b.size(); ++i) per_channel = b[i] == 1;
       if (a == b || nb == 1 || per_channel) {
         fast_ = true;

@@ -1,9 +1,11 @@
 // Ops that only produce or pass on values at import: Constant, Shape (folded
 // from the import-time input shapes), Gather and Cast of constants (shape
-// arithmetic), Identity and Dropout (inference: identity).
+// arithmetic; of activations: tensor.cc), Identity and Dropout (inference:
+// identity).
 #include <string>
 #include <vector>
 
+#include "inference/import/onnx/converters/tensor.h"
 #include "inference/import/onnx/onnx_converter.h"
 
 namespace rill::inference::onnx_import {
@@ -41,10 +43,13 @@ Status ShapeOp(ConverterContext& c) {
 
 Status Gather(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value data, c.Input(0));
-  RILL_INF_ASSIGN_OR_RETURN(int idx, c.ConstInput(1));
-  if (!c.IsConst(data.id) || c.ShapeOf(data.id).size() != 1 || c.AttrInt("axis", 0) != 0) {
-    return c.Unsupported("Gather is supported only on constant 1-D data (shape arithmetic)");
+  RILL_INF_ASSIGN_OR_RETURN(Value idx_value, c.Input(1));
+  // Activations, and constants of other ranks: tensor.cc.
+  if (!c.IsConst(data.id) || !c.IsConst(idx_value.id) || c.ShapeOf(data.id).size() != 1 ||
+      c.AttrInt("axis", 0) != 0) {
+    return ConvertGather(c);
   }
+  const int idx = idx_value.id;
   const std::vector<int64_t> d = c.ConstInts(data.id), ix = c.ConstInts(idx);
   std::vector<int64_t> r;
   for (int64_t i : ix) {
@@ -66,13 +71,17 @@ Status Cast(ConverterContext& c) {
       c.Define(x);
       return Status::Ok();
     }
-    return c.Unsupported("Cast of a non-constant tensor");
+    return ConvertCastTensor(c, x, to);  // tensor.cc
   }
   const Shape shape = c.ShapeOf(x.id);
   if (to == kFloat || to == kDouble) {
     c.Define(c.NewFloatConst(c.out_name(), shape, c.ConstFloats(x.id)), false);
   } else if (to == kInt64 || to == kInt32) {
     c.Define(c.NewIntConst(c.out_name(), c.ConstInts(x.id), &shape), false);
+  } else if (to == kBool) {  // int64 0 / 1
+    std::vector<int64_t> b;
+    for (float v : c.ConstFloats(x.id)) b.push_back(v != 0.0f);
+    c.Define(c.NewIntConst(c.out_name(), b, &shape), false);
   } else {
     return c.UnsupportedAttribute("to", "Cast to type " + std::to_string(to));
   }

@@ -1,10 +1,11 @@
 // One-input activations and the broadcasting binaries. Both keep their
 // input's layout; a binary with an NHWC operand brings the other one to NHWC.
-// Binaries of int64 constants (shape arithmetic) fold.
+// Binaries of two constants (shape arithmetic, masks) fold.
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "inference/import/onnx/converters/tensor.h"
 #include "inference/import/onnx/onnx_converter.h"
 
 namespace rill::inference::onnx_import {
@@ -62,37 +63,15 @@ StatusOr<int> OperandToNhwc(ConverterContext& c, const Value& v) {
   return c.NewFloatConst(c.tensor(v.id).name + "/nhwc", {s[0], s[2], s[3], s[1]}, NchwToNhwc(c.ConstFloats(v.id), s));
 }
 
-// Integer shape arithmetic (Shape -> Gather -> Mul -> Concat) on constants.
-Status FoldIntBinary(ConverterContext& c, const Value& a, const Value& b) {
-  const std::string& op = c.op_type();
-  const std::vector<int64_t> x = c.ConstInts(a.id), y = c.ConstInts(b.id);
-  if (x.size() != y.size() && x.size() != 1 && y.size() != 1) return c.Unsupported("constant shapes differ");
-  const size_t n = std::max(x.size(), y.size());
-  std::vector<int64_t> r(n);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t u = x[x.size() == 1 ? 0 : i], v = y[y.size() == 1 ? 0 : i];
-    if (op == "Add") {
-      r[i] = u + v;
-    } else if (op == "Sub") {
-      r[i] = u - v;
-    } else if (op == "Mul") {
-      r[i] = u * v;
-    } else if (op == "Div") {
-      r[i] = v == 0 ? 0 : u / v;
-    } else {
-      return c.Unsupported("integer PRelu");
-    }
-  }
-  c.Define(c.NewIntConst(c.out_name(), r), false);
-  return Status::Ok();
-}
-
 Status Binary(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value a, c.Input(0));
   RILL_INF_ASSIGN_OR_RETURN(Value b, c.Input(1));
-  if (c.IsConst(a.id) && c.IsConst(b.id) &&
-      (c.tensor(a.id).dtype == DataType::kInt64 || c.tensor(b.id).dtype == DataType::kInt64)) {
-    return FoldIntBinary(c, a, b);
+  // Float ones up to 2^20 elements (larger ones, weights, run as nodes).
+  const bool int_operand =
+      c.tensor(a.id).dtype == DataType::kInt64 || c.tensor(b.id).dtype == DataType::kInt64;
+  if (c.IsConst(a.id) && c.IsConst(b.id) && c.op_type() != "PRelu" &&
+      (int_operand || NumElements(c.ShapeOf(a.id)) + NumElements(c.ShapeOf(b.id)) <= (1 << 20))) {
+    return ConvertBinaryConst(c);  // tensor.cc: numpy broadcasting
   }
   const std::string& op = c.op_type();
   const OpType type = op == "Add"   ? OpType::kAdd

@@ -1,8 +1,10 @@
 // Gemm and MatMul with a constant right operand: FULLY_CONNECTED, its
-// weights stored [N, K] with alpha (Gemm) folded in.
+// weights stored [N, K] with alpha (Gemm) folded in. Other MatMuls (two
+// activations, a constant of rank != 2) are BATCH_MATMUL (tensor.cc).
 #include <string>
 #include <vector>
 
+#include "inference/import/onnx/converters/tensor.h"
 #include "inference/import/onnx/onnx_converter.h"
 
 namespace rill::inference::onnx_import {
@@ -44,7 +46,9 @@ Status Gemm(ConverterContext& c) {
 Status MatMul(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value a_value, c.Input(0));
   RILL_INF_ASSIGN_OR_RETURN(Value b_value, c.Input(1));
-  if (!c.IsConst(b_value.id)) return c.Unsupported("MatMul with a non-constant right operand");
+  if (!c.IsConst(b_value.id) || c.ShapeOf(b_value.id).size() != 2 || c.ShapeOf(a_value.id).size() < 2) {
+    return ConvertBatchMatMul(c);
+  }
   RILL_INF_ASSIGN_OR_RETURN(int a_id, c.ToNchw(a_value));
   const Shape bs = c.ShapeOf(b_value.id);
   if (bs.size() != 2 || c.ShapeOf(a_id).size() < 2) return c.Unsupported("MatMul needs A of rank >= 2 and a 2-D B");

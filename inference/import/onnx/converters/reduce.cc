@@ -1,5 +1,6 @@
 // ReduceMean and Softmax: reductions over axes, moved to NHWC's numbering
-// when the value stays NHWC.
+// when the value stays NHWC. Softmax before opset 13 (over the 2-D view from
+// its axis) gets a RESHAPE on each side.
 #include <string>
 #include <vector>
 
@@ -53,11 +54,26 @@ Status Softmax(ConverterContext& c) {
   int axis = static_cast<int>(c.AttrInt("axis", c.opset() >= 13 ? -1 : 1));
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank) return c.UnsupportedAttribute("axis", "axis out of range");
+  bool coerced = false;
   if (c.opset() < 13) {
-    // Before opset 13, softmax flattens from `axis`; equal when the rest is 1s.
-    for (int d = axis + 1; d < rank; ++d) {
-      if (s[d] != 1) return c.UnsupportedAttribute("axis", "opset < 13 softmax over several axes");
-    }
+    // Before opset 13, softmax flattens from `axis`: [outer, inner] rows,
+    // a RESHAPE on each side unless the rest is 1s.
+    for (int d = axis + 1; d < rank; ++d) coerced = coerced || s[d] != 1;
+  }
+  if (coerced) {
+    RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNchw(x));
+    int inner = 1;
+    for (int d = axis; d < rank; ++d) inner *= s[d];
+    ir::OpAttrs flat, back, soft;
+    flat.new_shape = {-1, inner};
+    back.new_shape = std::vector<int>(s.begin(), s.end());
+    back.new_shape[0] = -1;  // batch left free for resizes
+    soft.axis = 1;
+    RILL_INF_ASSIGN_OR_RETURN(int r, c.Emit(OpType::kReshape, {xi}, c.out_name() + "/2d", flat));
+    RILL_INF_ASSIGN_OR_RETURN(int y, c.Emit(OpType::kSoftmax, {r}, c.out_name() + "/softmax", soft));
+    RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kReshape, {y}, c.out_name(), back));
+    c.Define(out, false);
+    return Status::Ok();
   }
   ir::OpAttrs a;
   a.axis = x.nhwc ? NhwcAxis(axis) : axis;

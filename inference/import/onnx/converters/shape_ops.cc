@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/import/onnx/converters/tensor.h"
 #include "inference/import/onnx/onnx_converter.h"
 #include "inference/ir/ops/mirror_pad_ops.h"
 
@@ -178,6 +179,7 @@ Status ReshapeLike(ConverterContext& c) {
 
 Status Transpose(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  if (c.IsConst(x.id)) return ConvertTransposeConst(c);  // tensor.cc
   RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNchw(x));
   const int rank = static_cast<int>(c.ShapeOf(xi).size());
   ir::OpAttrs a;
@@ -202,6 +204,9 @@ Status Concat(ConverterContext& c) {
   }
   if (ins.empty()) return c.Unsupported("no inputs");
   if (all_const) {
+    for (const Value& v : ins) {
+      if (c.ShapeOf(v.id).size() != 1) return ConvertConcatConst(c);  // tensor.cc: any rank
+    }
     std::vector<int64_t> r;
     for (const Value& v : ins) {
       const std::vector<int64_t> x = c.ConstInts(v.id);
@@ -281,7 +286,7 @@ Status SliceTensor(ConverterContext& c, const Value& data) {
 Status Slice(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value data, c.Input(0));
   if (!c.IsConst(data.id)) return SliceTensor(c, data);
-  if (c.ShapeOf(data.id).size() != 1) return c.Unsupported("Slice of a constant with more than one axis");
+  if (c.ShapeOf(data.id).size() != 1) return ConvertSliceConst(c);  // tensor.cc
   std::vector<int64_t> starts = c.AttrInts("starts"), ends = c.AttrInts("ends"), steps;
   if (c.HasInput(1)) {
     RILL_INF_ASSIGN_OR_RETURN(int id, c.ConstInput(1));

@@ -1,0 +1,456 @@
+// The tensor, shape and attention ops (inference/ir/ops/tensor_ops.h) on the
+// CPU. BATCH_MATMUL runs each batch's matrices through the kernel table's
+// packed GEMM (the right operand packed per batch into scratch), batches or
+// row blocks over the threads; the broadcasting ops (EXPAND, WHERE, the
+// comparisons) walk contiguous runs of the output over the threads; the
+// others run their reference kernels (kernels/ref/tensor.h).
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "inference/backend/cpu/kernels/ref/tensor.h"
+#include "inference/backend/cpu/ops/cpu_op.h"
+#include "inference/ir/ops/tensor_ops.h"
+
+namespace rill::inference::cpu {
+namespace {
+
+// Reads an op's typed attributes or errors naming the node.
+template <class T>
+StatusOr<const T*> TypedAttrsOf(const CpuArgs& args) {
+  const T* a = args.node->attrs_as<T>();
+  if (a == nullptr) return InvalidArgumentError(args.graph->NodeContext(*args.node) + "missing typed attributes");
+  return a;
+}
+
+class BatchMatMulOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override {
+    return gemm_ ? std::string("batch_matmul_gemm_") + gemm_->name : "batch_matmul_ref";
+  }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(2));
+    RILL_INF_ASSIGN_OR_RETURN(const ir::BatchMatMulAttrs* a, TypedAttrsOf<ir::BatchMatMulAttrs>(args_));
+    const Shape& x = InShape(0);
+    const Shape& w = InShape(1);
+    const Shape& y = OutShape();
+    const int batch_rank = static_cast<int>(y.size()) - 2;
+    if (batch_rank > BatchMatMulParams::kMaxBatchRank) return Error("more than 6 batch dims");
+    p_ = BatchMatMulParams{};
+    p_.batch_rank = batch_rank;
+    p_.adj_x = a->adj_x;
+    p_.adj_y = a->adj_y;
+    p_.m = y[batch_rank];
+    p_.n = y[batch_rank + 1];
+    p_.k = x[x.size() - (a->adj_x ? 2 : 1)];
+    // Batch strides in matrices, 0 where an operand broadcasts.
+    const int xb = static_cast<int>(x.size()) - 2, wb = static_cast<int>(w.size()) - 2;
+    long long xs = 1, ws = 1;
+    for (int d = batch_rank - 1; d >= 0; --d) {
+      p_.batch_dims[d] = y[d];
+      p_.batches *= y[d];
+      const int xd = d - (batch_rank - xb), wd = d - (batch_rank - wb);
+      const int xdim = xd >= 0 ? x[xd] : 1, wdim = wd >= 0 ? w[wd] : 1;
+      p_.a_strides[d] = xdim == 1 ? 0 : xs;
+      p_.b_strides[d] = wdim == 1 ? 0 : ws;
+      xs *= xdim;
+      ws *= wdim;
+    }
+    gemm_ = kernels().widest_gemm();
+    scratch_floats_ = 0;
+    if (gemm_) {
+      per_task_ = gemm_->packed_floats(p_.n, p_.k) + static_cast<size_t>(p_.n) * p_.k +
+                  (p_.adj_x ? static_cast<size_t>(p_.m) * p_.k : 0);
+      scratch_floats_ = per_task_ * threads();
+    }
+    return Status::Ok();
+  }
+  size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
+  void Compute() override {
+    const float* a = In(0);
+    const float* b = In(1);
+    float* c = Out();
+    if (!gemm_) {
+      BatchMatMulRef(p_, a, b, c, 0, p_.batches);
+      return;
+    }
+    const long long batches = p_.batches;
+    if (batches >= threads() || p_.m < 16) {
+      auto task = [&](int t, int thread) {
+        float* packed = Scratch() + per_task_ * thread;
+        for (long long batch = batches * t / threads(); batch < batches * (t + 1) / threads(); ++batch) {
+          const float* lhs = PackBatch(a, b, batch, packed);
+          Rows(lhs, packed, c + batch * p_.m * p_.n, 0, p_.m);
+        }
+      };
+      ParallelFor(threads(), task);
+      return;
+    }
+    // Few large batches: pack each on the calling thread, rows over the threads.
+    for (long long batch = 0; batch < batches; ++batch) {
+      float* packed = Scratch();
+      const float* lhs = PackBatch(a, b, batch, packed);
+      float* out = c + batch * p_.m * p_.n;
+      const int blocks = threads() * 2;
+      auto rows = [&](int t, int) { Rows(lhs, packed, out, p_.m * t / blocks, p_.m * (t + 1) / blocks); };
+      ParallelFor(blocks, rows);
+    }
+  }
+
+ private:
+  // Packs batch `batch`'s right operand into `packed` (followed by the
+  // scratch of its transpose and, with adj_x, the left operand's); returns
+  // the left operand as [m, k] rows.
+  const float* PackBatch(const float* a, const float* b, long long batch, float* packed) const {
+    long long ao, bo;
+    BatchMatMulOffsets(p_, batch, &ao, &bo);
+    const int m = p_.m, n = p_.n, k = p_.k;
+    float* wt = packed + gemm_->packed_floats(n, k);
+    const float* w = b + bo;
+    if (!p_.adj_y) {  // [k, n] -> [n, k]
+      for (int t = 0; t < k; ++t)
+        for (int j = 0; j < n; ++j) wt[static_cast<size_t>(j) * k + t] = w[static_cast<size_t>(t) * n + j];
+      w = wt;
+    }
+    gemm_->pack(w, n, k, packed);
+    if (!p_.adj_x) return a + ao;
+    float* at = wt + static_cast<size_t>(n) * k;
+    const float* x = a + ao;
+    for (int t = 0; t < k; ++t)
+      for (int i = 0; i < m; ++i) at[static_cast<size_t>(i) * k + t] = x[static_cast<size_t>(t) * m + i];
+    return at;
+  }
+  void Rows(const float* lhs, const float* packed, float* out, int row_begin, int row_end) const {
+    if (row_begin >= row_end) return;
+    gemm_->gemm(row_end - row_begin, p_.n, p_.k, lhs + static_cast<size_t>(row_begin) * p_.k, p_.k, packed, nullptr,
+                FusedActivation::kNone, out + static_cast<size_t>(row_begin) * p_.n, p_.n);
+  }
+
+  BatchMatMulParams p_;
+  const GemmKernels* gemm_ = nullptr;
+  size_t per_task_ = 0, scratch_floats_ = 0;
+};
+
+// [outer, axis, inner] with the node's axis.
+void SplitAt(const Shape& x, int axis, long long* outer, long long* inner) {
+  *outer = *inner = 1;
+  for (int d = 0; d < axis; ++d) *outer *= x[d];
+  for (int d = axis + 1; d < static_cast<int>(x.size()); ++d) *inner *= x[d];
+}
+
+class GatherOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "gather"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    RILL_INF_ASSIGN_OR_RETURN(const ir::AxisAttrs* a, TypedAttrsOf<ir::AxisAttrs>(args_));
+    axis_ = a->axis;
+    SplitAt(InShape(0), axis_, &outer_, &inner_);
+    count_ = NumElements(InShape(1));
+    indices_.assign(count_, 0);
+    const TensorBinding& idx = *args_.inputs[1];
+    const_indices_ = idx.constant && idx.dtype != DataType::kFloat32;
+    if (const_indices_) {
+      if (idx.dtype != DataType::kInt64 && idx.dtype != DataType::kInt32) return Error("indices must be integers");
+      for (long long i = 0; i < count_; ++i) {
+        int64_t v;
+        if (idx.dtype == DataType::kInt64) {
+          std::memcpy(&v, static_cast<const uint8_t*>(idx.host()) + 8 * i, 8);
+        } else {
+          int32_t w;
+          std::memcpy(&w, static_cast<const uint8_t*>(idx.host()) + 4 * i, 4);
+          v = w;
+        }
+        indices_[i] = Resolve(static_cast<double>(v));
+      }
+    }
+    return Status::Ok();
+  }
+  void Compute() override {
+    if (!const_indices_) {
+      const float* idx = In(1);
+      for (long long i = 0; i < count_; ++i) indices_[i] = Resolve(idx[i]);
+    }
+    GatherRef(outer_, InShape(0)[axis_], inner_, indices_, In(0), Out());
+  }
+
+ private:
+  // Negative indices count from the end; out-of-range ones (an error in
+  // ONNX) are clamped rather than read out of bounds.
+  int64_t Resolve(double v) const {
+    const int dim = InShape(0)[axis_];
+    int64_t i = static_cast<int64_t>(v);
+    if (i < 0) i += dim;
+    return std::min<int64_t>(std::max<int64_t>(i, 0), dim - 1);
+  }
+  int axis_ = 0;
+  long long outer_ = 1, inner_ = 1, count_ = 0;
+  bool const_indices_ = false;
+  std::vector<int64_t> indices_;
+};
+
+// EXPAND, WHERE and the comparisons: broadcast over runs of the output.
+class NaryOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override {
+    return std::string(ir::OpTypeName(args_.node->type)) == "EXPAND" ? "expand" : "broadcast_nary";
+  }
+  Status Prepare() override {
+    const size_t n = args_.inputs.size();
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(n));
+    std::vector<std::vector<int>> ins;
+    for (size_t i = 0; i < n; ++i) ins.push_back(InShape(i));
+    SetNaryParams(OutShape(), ins, &p_);
+    const ir::OpType type = args_.node->type;
+    if (type == ir::ExpandOp()) {
+      op_ = Kind::kCopy;
+    } else if (type == ir::WhereOp()) {
+      op_ = Kind::kWhere;
+    } else if (!ir::CompareKindOf(type, &compare_)) {
+      return Error("not a broadcasting op");
+    } else {
+      op_ = Kind::kCompare;
+    }
+    return Status::Ok();
+  }
+  void Compute() override {
+    const float* in[3] = {In(0), HasInput(1) ? In(1) : nullptr, HasInput(2) ? In(2) : nullptr};
+    float* y = Out();
+    ParallelRange(p_.out_size, 64, p_.out_size, [&](long long begin, long long end) {
+      switch (op_) {
+        case Kind::kCopy: NaryApply(p_, in, y, begin, end, [](float a, float, float) { return a; }); break;
+        case Kind::kWhere:
+          NaryApply(p_, in, y, begin, end, [](float c, float a, float b) { return c != 0.0f ? a : b; });
+          break;
+        case Kind::kCompare: Compare(in, y, begin, end); break;
+      }
+    });
+  }
+
+ private:
+  enum class Kind { kCopy, kWhere, kCompare };
+  void Compare(const float* const* in, float* y, long long begin, long long end) const {
+    using ir::CompareKind;
+    auto run = [&](auto f) {
+      NaryApply(p_, in, y, begin, end, [f](float a, float b, float) { return f(a, b) ? 1.0f : 0.0f; });
+    };
+    switch (compare_) {
+      case CompareKind::kEqual: run([](float a, float b) { return a == b; }); break;
+      case CompareKind::kLess: run([](float a, float b) { return a < b; }); break;
+      case CompareKind::kGreater: run([](float a, float b) { return a > b; }); break;
+      case CompareKind::kLessEqual: run([](float a, float b) { return a <= b; }); break;
+      case CompareKind::kGreaterEqual: run([](float a, float b) { return a >= b; }); break;
+      case CompareKind::kAnd: run([](float a, float b) { return a != 0.0f && b != 0.0f; }); break;
+      case CompareKind::kOr: run([](float a, float b) { return a != 0.0f || b != 0.0f; }); break;
+      case CompareKind::kXor: run([](float a, float b) { return (a != 0.0f) != (b != 0.0f); }); break;
+    }
+  }
+  NaryParams p_;
+  Kind op_ = Kind::kCopy;
+  ir::CompareKind compare_ = ir::CompareKind::kEqual;
+};
+
+// LOGICAL_NOT and CAST: one value in, one out.
+class MapOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return is_not_ ? "logical_not" : "cast"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    is_not_ = args_.node->type == ir::NotOp();
+    if (!is_not_) {
+      RILL_INF_ASSIGN_OR_RETURN(const ir::CastAttrs* a, TypedAttrsOf<ir::CastAttrs>(args_));
+      kind_ = a->kind;
+    }
+    count_ = NumElements(InShape(0));
+    return Status::Ok();
+  }
+  void Compute() override {
+    const float* x = In(0);
+    float* y = Out();
+    ParallelRange(count_, 64, count_, [&](long long begin, long long end) {
+      if (is_not_) {
+        for (long long i = begin; i < end; ++i) y[i] = x[i] == 0.0f ? 1.0f : 0.0f;
+      } else if (kind_ == ir::CastKind::kToBool) {
+        for (long long i = begin; i < end; ++i) y[i] = x[i] != 0.0f ? 1.0f : 0.0f;
+      } else {
+        for (long long i = begin; i < end; ++i) y[i] = std::trunc(x[i]);
+      }
+    });
+  }
+
+ private:
+  bool is_not_ = false;
+  ir::CastKind kind_ = ir::CastKind::kToInteger;
+  long long count_ = 0;
+};
+
+class TileOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "tile_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    RILL_INF_ASSIGN_OR_RETURN(const ir::TileAttrs* a, TypedAttrsOf<ir::TileAttrs>(args_));
+    repeats_ = a->repeats;
+    return Status::Ok();
+  }
+  void Compute() override { TileRef(InShape(0), repeats_, In(0), Out()); }
+
+ private:
+  std::vector<int> repeats_;
+};
+
+// The reductions: the reference kernel, or, when the reduced axes are the
+// innermost ones (a layer norm's statistics, a pooled head), contiguous rows
+// over the threads.
+class ReduceOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return std::string(rows_ ? "reduce_rows" : "reduce_ref"); }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    RILL_INF_ASSIGN_OR_RETURN(const ir::ReduceAttrs* a, TypedAttrsOf<ir::ReduceAttrs>(args_));
+    ir::ReduceKind kind;
+    if (!ir::ReduceKindOf(args_.node->type, &kind)) return Error("not a reduction");
+    kind_ = static_cast<ReduceRefKind>(kind);
+    const Shape& x = InShape(0);
+    const int rank = static_cast<int>(x.size());
+    reduce_.assign(rank, a->axes.empty());
+    for (int ax : a->axes) reduce_[ax] = true;
+    // Innermost axes only: [outer, inner] rows.
+    int first = rank;
+    while (first > 0 && reduce_[first - 1]) --first;
+    bool inner_only = true;
+    for (int d = 0; d < first; ++d) inner_only = inner_only && !reduce_[d];
+    outer_ = inner_ = 1;
+    for (int d = 0; d < rank; ++d) (d < first ? outer_ : inner_) *= x[d];
+    rows_ = inner_only && args_.algorithm != AlgorithmPolicy::kReference;
+    return Status::Ok();
+  }
+  void Compute() override {
+    if (!rows_) {
+      ReduceRef(kind_, InShape(0), reduce_, In(0), Out());
+      return;
+    }
+    const float* x = In(0);
+    float* y = Out();
+    const long long inner = inner_;
+    const ReduceRefKind kind = kind_;
+    ParallelRange(outer_, 1, outer_ * inner_, [&](long long begin, long long end) {
+      for (long long r = begin; r < end; ++r) y[r] = Row(kind, x + r * inner, inner);
+    });
+  }
+
+ private:
+  static float Row(ReduceRefKind kind, const float* x, long long n) {
+    switch (kind) {
+      case ReduceRefKind::kSum: {
+        float s = 0.0f;
+        for (long long i = 0; i < n; ++i) s += x[i];
+        return s;
+      }
+      case ReduceRefKind::kL2: {
+        float s = 0.0f;
+        for (long long i = 0; i < n; ++i) s += x[i] * x[i];
+        return std::sqrt(s);
+      }
+      case ReduceRefKind::kProd: {
+        float s = 1.0f;
+        for (long long i = 0; i < n; ++i) s *= x[i];
+        return s;
+      }
+      case ReduceRefKind::kMax:
+      case ReduceRefKind::kMin: {
+        float s = kind == ReduceRefKind::kMax ? -INFINITY : INFINITY;
+        for (long long i = 0; i < n; ++i) {
+          if (std::isnan(x[i])) return x[i];
+          s = kind == ReduceRefKind::kMax ? std::max(s, x[i]) : std::min(s, x[i]);
+        }
+        return s;
+      }
+    }
+    return 0.0f;
+  }
+  ReduceRefKind kind_ = ReduceRefKind::kSum;
+  std::vector<bool> reduce_;
+  long long outer_ = 1, inner_ = 1;
+  bool rows_ = false;
+};
+
+class ArgOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return min_ ? "arg_min_ref" : "arg_max_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    RILL_INF_ASSIGN_OR_RETURN(const ir::ArgAttrs* a, TypedAttrsOf<ir::ArgAttrs>(args_));
+    min_ = args_.node->type == ir::ArgMinOp();
+    last_ = a->select_last_index;
+    axis_ = a->axis;
+    SplitAt(InShape(0), axis_, &outer_, &inner_);
+    return Status::Ok();
+  }
+  void Compute() override { ArgMaxRef(outer_, InShape(0)[axis_], inner_, min_, last_, In(0), Out()); }
+
+ private:
+  bool min_ = false, last_ = false;
+  int axis_ = 0;
+  long long outer_ = 1, inner_ = 1;
+};
+
+class TopKOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return values_ ? "topk_values_ref" : "topk_indices_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    RILL_INF_ASSIGN_OR_RETURN(const ir::TopKAttrs* a, TypedAttrsOf<ir::TopKAttrs>(args_));
+    values_ = args_.node->type == ir::TopKValuesOp();
+    a_ = *a;
+    SplitAt(InShape(0), a_.axis, &outer_, &inner_);
+    return Status::Ok();
+  }
+  void Compute() override {
+    TopKRef(outer_, InShape(0)[a_.axis], inner_, a_.k, a_.largest, In(0), values_ ? Out() : nullptr,
+            values_ ? nullptr : Out());
+  }
+
+ private:
+  bool values_ = false;
+  ir::TopKAttrs a_;
+  long long outer_ = 1, inner_ = 1;
+};
+
+template <class T>
+std::unique_ptr<Execution> Make(const CpuArgs& args) {
+  return std::make_unique<T>(args);
+}
+
+const bool kRegistered = [] {
+  RegisterCpuOp(ir::BatchMatMulOp(), Make<BatchMatMulOp>);
+  RegisterCpuOp(ir::GatherOp(), Make<GatherOp>);
+  RegisterCpuOp(ir::ExpandOp(), Make<NaryOp>);
+  RegisterCpuOp(ir::WhereOp(), Make<NaryOp>);
+  for (int k = 0; k <= static_cast<int>(ir::CompareKind::kXor); ++k) {
+    RegisterCpuOp(ir::CompareOp(static_cast<ir::CompareKind>(k)), Make<NaryOp>);
+  }
+  RegisterCpuOp(ir::NotOp(), Make<MapOp>);
+  RegisterCpuOp(ir::CastOp(), Make<MapOp>);
+  RegisterCpuOp(ir::TileOp(), Make<TileOp>);
+  for (int k = 0; k <= static_cast<int>(ir::ReduceKind::kL2); ++k) {
+    RegisterCpuOp(ir::ReduceOp(static_cast<ir::ReduceKind>(k)), Make<ReduceOp>);
+  }
+  RegisterCpuOp(ir::ArgMaxOp(), Make<ArgOp>);
+  RegisterCpuOp(ir::ArgMinOp(), Make<ArgOp>);
+  RegisterCpuOp(ir::TopKValuesOp(), Make<TopKOp>);
+  RegisterCpuOp(ir::TopKIndicesOp(), Make<TopKOp>);
+  return true;
+}();
+
+}  // namespace
+}  // namespace rill::inference::cpu

@@ -1,0 +1,28 @@
+// Converters of converters/tensor.cc that other converter files hand nodes
+// to: MatMul of two activations (gemm.cc), Gather of an activation or of
+// constants of any rank (constant_ops.cc), Cast of an activation
+// (constant_ops.cc).
+#ifndef RILL_INFERENCE_IMPORT_ONNX_CONVERTERS_TENSOR_H_
+#define RILL_INFERENCE_IMPORT_ONNX_CONVERTERS_TENSOR_H_
+
+#include "inference/import/onnx/onnx_converter.h"
+
+namespace rill::inference::onnx_import {
+
+Status ConvertBatchMatMul(ConverterContext& c);
+Status ConvertGather(ConverterContext& c);
+Status ConvertCastTensor(ConverterContext& c, const Value& x, int64_t to);
+// Slice of a constant of any rank, any steps (shape_ops.cc folds 1-D ones).
+Status ConvertSliceConst(ConverterContext& c);
+// Transpose of a constant (shape_ops.cc).
+Status ConvertTransposeConst(ConverterContext& c);
+// Concat of constants of any rank along an axis (shape_ops.cc folds 1-D
+// int64 ones).
+Status ConvertConcatConst(ConverterContext& c);
+// Add, Sub, Mul, Div of two constants, broadcast (elementwise.cc): int64
+// as integers, float as float.
+Status ConvertBinaryConst(ConverterContext& c);
+
+}  // namespace rill::inference::onnx_import
+
+#endif  // RILL_INFERENCE_IMPORT_ONNX_CONVERTERS_TENSOR_H_
