@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "inference/optimize/math_fusions.h"
+
 namespace rill::inference::optimize {
 namespace {
 
@@ -498,6 +500,7 @@ Status Optimize(ir::Graph* g) {
     int changes = FoldPadIntoConv(g);
     changes += FoldAffineIntoConv(g);
     changes += FuseGatedActivations(g);
+    changes += FuseGelu(g) + FuseLayerNorm(g);
     changes += FuseActivations(g);
     changes += FuseResidualAdd(g);
     changes += RemoveDeadNodes(g);

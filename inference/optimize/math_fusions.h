@@ -1,0 +1,28 @@
+// Fusions of the math and normalization ops (ir/ops/math_ops.h): the
+// decomposed forms exporters write, back into one node. Run by Optimize.
+#ifndef RILL_INFERENCE_OPTIMIZE_MATH_FUSIONS_H_
+#define RILL_INFERENCE_OPTIMIZE_MATH_FUSIONS_H_
+
+#include "inference/ir/graph.h"
+
+namespace rill::inference::optimize {
+
+// GELU's erf form, as PyTorch exports nn.GELU():
+//   t = DIV(x, sqrt(2)) or MUL(x, 1/sqrt(2)); s = ADD(ERF(t), 1);
+//   y = MUL(MUL(x, s), 0.5) or MUL(MUL(x, 0.5), s) or MUL(x, MUL(s, 0.5))
+// (operands of ADD and MUL in either order, constants scalars) becomes
+// y = GELU(x), when every intermediate's only reader is the next node.
+int FuseGelu(ir::Graph* g);
+
+// Layer normalization as PyTorch exports nn.LayerNorm before opset 17:
+//   m = MEAN(x, axes, keep); d = SUB(x, m); v = MEAN(POW(d, 2) or MUL(d, d),
+//   axes, keep); y = DIV(d, SQRT(ADD(v, eps)))[; y = MUL(y, gamma)
+//   [; y = ADD(y, beta)]]
+// with axes the trailing axes of x (the same for both MEANs), eps a scalar
+// constant and gamma, beta constants with one value per normalized element,
+// becomes y = LAYER_NORM(x, gamma (or ones), beta).
+int FuseLayerNorm(ir::Graph* g);
+
+}  // namespace rill::inference::optimize
+
+#endif  // RILL_INFERENCE_OPTIMIZE_MATH_FUSIONS_H_
