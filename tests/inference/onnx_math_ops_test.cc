@@ -19,6 +19,7 @@
 #include "inference/ir/ops/math_ops.h"
 #include "rill/inference/inference.h"
 #include "tests/inference/onnx_op_test_util.h"
+#include "tests/inference/tflite_test_models.h"
 
 namespace rill::inference::testing {
 namespace {
@@ -135,6 +136,37 @@ TEST(OnnxMathOpsTest, GeluHandComputed) {
     EXPECT_NEAR(y[1], 0.8413447f, 1e-6f);
     EXPECT_NEAR(y[2], -1.0f * (1.0f - 0.8413447f), 1e-6f);
     EXPECT_NEAR(y[3], 3.0f * 0.9986501f, 1e-5f);
+  }
+}
+
+// TFLite's GELU builtin (150) with GeluOptions { approximate } (options 116).
+flatbuffers::uoffset_t GeluApproximate(flatbuffers::FlatBufferBuilder* b) {
+  const auto start = b->StartTable();
+  b->AddElement<uint8_t>(flatbuffers::FieldIndexToOffset(0), 1, 0);
+  return b->EndTable(start);
+}
+
+TEST(OnnxMathOpsTest, TfLiteGeluHandComputed) {
+  for (bool approximate : {false, true}) {
+    SCOPED_TRACE(approximate);
+    const std::vector<TfliteTensor> tensors = {{"x", {1, 3}, {}}, {"y", {1, 3}, {}}};
+    TfliteOp op{150, "", {0}, {1}};
+    if (approximate) {
+      op.options_type = 116;
+      op.options = GeluApproximate;
+    }
+    const std::vector<uint8_t> bytes = TfliteModel(tensors, {op}, {1});
+    auto m = Model::FromBuffer(bytes.data(), bytes.size(), "gelu.tflite");
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    EXPECT_EQ(Ops(**m), (std::vector<std::string>{"GELU"}));
+    for (AlgorithmPolicy p : {AlgorithmPolicy::kAuto, AlgorithmPolicy::kReference}) {
+      const std::vector<float> y = RunEngine(**m, {1.0f, -1.0f, 3.0f}, p);
+      ASSERT_EQ(y.size(), 3u);
+      // Python's math.erf / math.tanh in double.
+      const std::vector<float> want = approximate ? std::vector<float>{0.84119199f, -0.15880801f, 2.99636261f}
+                                                  : std::vector<float>{0.84134475f, -0.15865525f, 2.99595031f};
+      for (int i = 0; i < 3; ++i) EXPECT_NEAR(y[i], want[i], 2e-6f) << i;
+    }
   }
 }
 

@@ -70,6 +70,7 @@ std::string BuiltinName(int32_t code) {
       {117, "HARD_SWISH"},
       {124, "DENSIFY"},
       {126, "BATCH_MATMUL"},
+      {150, "GELU"},
   };
   auto it = kNames.find(code);
   return it != kNames.end() ? it->second : "BUILTIN_" + std::to_string(code);
