@@ -226,24 +226,26 @@ void ExpectSameWithNonFinite(const OnnxGraph& g, const std::vector<int64_t>& sha
 }
 
 TEST(OnnxMathOpsTest, EdgeValuesMatchOrt) {
-  const std::vector<float> x = {0.0f, -0.0f, -1.0f, -8.0f, 2.0f, INFINITY, -INFINITY, 1e-30f};
-  for (const char* op : {"Sqrt", "Log", "Reciprocal", "Exp", "Abs", "Neg", "Tanh", "Erf", "Softplus"}) {
+  const std::vector<float> x = {0.0f, -0.0f, -1.0f, -8.0f, 2.0f, INFINITY, -INFINITY, 1e-30f, NAN, 100.0f, -100.0f};
+  const std::vector<int64_t> shape = {static_cast<int64_t>(x.size())};
+  for (const char* op : {"Sqrt", "Log", "Reciprocal", "Exp", "Abs", "Neg", "Tanh", "Erf", "Softplus", "Elu", "Selu",
+                         "Gelu", "Mish"}) {
     SCOPED_TRACE(op);
-    OnnxGraph g(17);
-    g.Input("x", {8});
+    OnnxGraph g(20);
+    g.Input("x", shape);
     g.Node(op, {"x"}, {"y"});
     g.Output("y");
-    ExpectSameWithNonFinite(g, {8}, x);
+    ExpectSameWithNonFinite(g, shape, x);
   }
   // Pow of negatives: integer exponents are defined, fractional ones NaN.
   for (float e : {2.0f, 3.0f, 0.5f, 1.0f, 1.0f / 3.0f, -1.0f, 0.0f}) {
     SCOPED_TRACE(e);
     OnnxGraph g(17);
-    g.Input("x", {8});
+    g.Input("x", shape);
     g.Initializer("e", {}, {e});
     g.Node("Pow", {"x", "e"}, {"y"});
     g.Output("y");
-    ExpectSameWithNonFinite(g, {8}, x);
+    ExpectSameWithNonFinite(g, shape, x);
   }
 }
 

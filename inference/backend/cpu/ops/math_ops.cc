@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "inference/backend/cpu/kernels/ref/math.h"
+#include "inference/backend/cpu/ops/math_loops.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 #include "inference/ir/op_registry.h"
 #include "inference/ir/ops/math_ops.h"
@@ -25,21 +26,16 @@ std::string Lower(const char* name) {
 
 bool IsReference(const CpuArgs& args) { return args.algorithm == AlgorithmPolicy::kReference; }
 
-// The loop of one function over a contiguous run, one switch per run.
-template <typename F>
-void Loop(long long n, const float* in, float* out, F f) {
-  for (long long i = 0; i < n; ++i) out[i] = f(in[i]);
-}
-
-void UnaryRun(ir::UnaryFn fn, const ir::UnaryMathAttrs& a, long long n, const float* in, float* out) {
-  switch (fn) {
-    case ir::UnaryFn::kSqrt: Loop(n, in, out, [](float x) { return std::sqrt(x); }); break;
-    case ir::UnaryFn::kExp: Loop(n, in, out, [](float x) { return std::exp(x); }); break;
-    case ir::UnaryFn::kNeg: Loop(n, in, out, [](float x) { return -x; }); break;
-    case ir::UnaryFn::kReciprocal: Loop(n, in, out, [](float x) { return 1.0f / x; }); break;
-    case ir::UnaryFn::kAbs: Loop(n, in, out, [](float x) { return std::fabs(x); }); break;
-    default: UnaryMathRef(fn, a, n, in, out); break;
+void UnaryRun(const CpuKernels& k, ir::UnaryFn fn, const ir::UnaryMathAttrs& a, long long n, const float* in,
+              float* out) {
+  if (fn == ir::UnaryFn::kGelu && a.tanh_approximation && k.transcendental.tanh_in_place != nullptr) {
+    GeluTanhArgumentLoop(n, in, out);
+    k.transcendental.tanh_in_place(out, n);
+    GeluTanhFinishLoop(n, in, out);
+    return;
   }
+  if (UnaryMathLoop(fn, n, in, out)) return;
+  UnaryMathRef(fn, a, n, in, out);
 }
 
 class UnaryMathOp : public CpuOp {
@@ -70,7 +66,7 @@ class UnaryMathOp : public CpuOp {
         std::copy(x + begin, x + end, y + begin);
         kernels().transcendental.tanh_in_place(y + begin, end - begin);
       } else {
-        UnaryRun(fn_, attrs_, end - begin, x + begin, y + begin);
+        UnaryRun(kernels(), fn_, attrs_, end - begin, x + begin, y + begin);
       }
     });
   }
@@ -152,16 +148,7 @@ class NaryMathOp : public CpuOp {
       return;
     }
     const float p = std::isnan(exponent_) ? e_scalar[0] : exponent_;
-    if (p == 2.0f) {
-      for (long long i = 0; i < n; ++i) out[i] = x[i] * x[i];
-    } else if (p == 3.0f) {
-      for (long long i = 0; i < n; ++i) out[i] = x[i] * x[i] * x[i];
-    } else if (p == 0.5f) {
-      // std::pow's value at -inf (sqrt's is NaN).
-      for (long long i = 0; i < n; ++i) out[i] = x[i] == -INFINITY ? INFINITY : std::sqrt(x[i]);
-    } else if (p == 1.0f) {
-      std::copy(x, x + n, out);
-    } else {
+    if (!PowScalarLoop(n, x, p, out)) {
       for (long long i = 0; i < n; ++i) out[i] = std::pow(x[i], p);
     }
   }
@@ -223,17 +210,7 @@ class LayerNormOp : public CpuOp {
       for (long long r = begin; r < end; ++r) {
         const float* xr = x + r * inner;
         float* yr = y + r * inner;
-        float sum = 0.0f;
-        for (long long i = 0; i < inner; ++i) sum += xr[i];
-        const float mean = sum / static_cast<float>(inner);
-        float sq = 0.0f;
-        for (long long i = 0; i < inner; ++i) sq += (xr[i] - mean) * (xr[i] - mean);
-        const float inv = 1.0f / std::sqrt(sq / static_cast<float>(inner) + eps);
-        if (bias != nullptr) {
-          for (long long i = 0; i < inner; ++i) yr[i] = (xr[i] - mean) * inv * scale[i] + bias[i];
-        } else {
-          for (long long i = 0; i < inner; ++i) yr[i] = (xr[i] - mean) * inv * scale[i];
-        }
+        LayerNormRow(inner, eps, xr, scale, bias, yr);
       }
     });
   }
