@@ -170,6 +170,44 @@ TEST(OnnxMathOpsTest, TfLiteGeluHandComputed) {
   }
 }
 
+// The optimized executions against the reference kernels on odd sizes (tails
+// of every loop block), one and two threads: ERF and GELU through the
+// rational erf within 1e-6, LAYER_NORM rows in float within 1e-5.
+TEST(OnnxMathOpsTest, OptimizedMatchesReferenceOnOddSizes) {
+  struct Case {
+    const char* op;
+    int opset;
+    std::vector<int64_t> shape;
+    float tolerance;
+  };
+  for (const Case& k : {Case{"Erf", 17, {37, 129}, 1e-6f}, Case{"Gelu", 20, {7, 4099}, 2e-6f},
+                        Case{"Sqrt", 17, {3, 1001}, 0.0f}, Case{"Reciprocal", 17, {5, 17}, 0.0f},
+                        Case{"LayerNormalization", 17, {67, 131}, 1e-5f}, Case{"LayerNormalization", 17, {300, 3}, 1e-5f}}) {
+    SCOPED_TRACE(std::string(k.op) + " " + std::to_string(k.shape[1]));
+    OnnxGraph g(k.opset);
+    g.Input("x", k.shape);
+    if (std::string(k.op) == "LayerNormalization") {
+      const size_t inner = static_cast<size_t>(k.shape[1]);
+      g.Initializer("s", {k.shape[1]}, RandomValues(inner, 0.5f, 1.5f, 60));
+      g.Initializer("b", {k.shape[1]}, RandomValues(inner, -1.0f, 1.0f, 61));
+      g.Node(k.op, {"x", "s", "b"}, {"y"});
+    } else {
+      g.Node(k.op, {"x"}, {"y"});
+    }
+    g.Output("y");
+    auto m = Load(g);
+    ASSERT_NE(m, nullptr);
+    const float lo = std::string(k.op) == "Sqrt" ? 0.0f : -6.0f;
+    const std::vector<float> x = RandomValues(Count(k.shape), lo, 6.0f, 62);
+    const std::vector<float> want = RunEngine(*m, x, AlgorithmPolicy::kReference);
+    for (int threads : {1, 2}) {
+      const std::vector<float> got = RunEngine(*m, x, AlgorithmPolicy::kAuto, threads);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], k.tolerance) << i << " x " << x[i];
+    }
+  }
+}
+
 // An NHWC value (a conv's output) through a unary op and a binary with a
 // per-channel constant: the layout follows and the output matches.
 TEST(OnnxMathOpsTest, NhwcInputsMatchOrt) {
@@ -371,6 +409,33 @@ TEST(OnnxMathOpsTest, VariadicHandComputed) {
               (std::vector<float>{0.5f, -5.0f, -1.0f, 3.0f, 0.5f, 2.0f, 4.5f, -4.5f, 1.5f, 1.5f, -1.5f, 0.5f}));
   }
   ExpectMatchesOrt(g, {{"x", {3}, {3.0f, 0.0f, -1.0f}}});
+}
+
+// Session::Resize: the broadcasting shape function reads the new shapes.
+TEST(OnnxMathOpsTest, BroadcastingOpsResize) {
+  OnnxGraph g(17);
+  g.Input("x", {1, 3});
+  g.Initializer("c", {3}, {0.0f, 10.0f, -10.0f});
+  g.Initializer("two", {}, {2.0f});
+  g.Node("Max", {"x", "c"}, {"m"});
+  g.Node("Pow", {"m", "two"}, {"y"});
+  g.Output("y");
+  auto m = Load(g);
+  ASSERT_NE(m, nullptr);
+  for (AlgorithmPolicy p : {AlgorithmPolicy::kAuto, AlgorithmPolicy::kReference}) {
+    SessionConfig config;
+    config.algorithm = p;
+    auto session = Session::Create(m, config);
+    ASSERT_TRUE(session.ok());
+    ASSERT_TRUE((*session)->Resize({{"x", {2, 3}}}).ok());
+    const std::vector<float> x = {1, 2, 3, -1, 20, -20};
+    std::memcpy((*session)->input(0)->data(), x.data(), x.size() * sizeof(float));
+    ASSERT_TRUE((*session)->Run().ok());
+    const Tensor* y = (*session)->output(0);
+    EXPECT_EQ(y->shape(), Shape({2, 3}));
+    EXPECT_EQ(std::vector<float>(y->data_as<float>(), y->data_as<float>() + 6),
+              (std::vector<float>{1, 100, 9, 0, 400, 100}));
+  }
 }
 
 // ---- constant folding -----------------------------------------------------------
