@@ -6,11 +6,13 @@
 // of the graphs PyTorch 1.13 exports for nn.GELU() and nn.LayerNorm at
 // opsets 13 and 17 (same nodes as those exports, rebuilt here).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,34 @@
 #include "rill/inference/inference.h"
 #include "tests/inference/onnx_op_test_util.h"
 #include "tests/inference/tflite_test_models.h"
+
+// Heap allocations are counted while g_counting is set (Session::Run must
+// make none; zero_allocation_test checks the other ops on real models).
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+void* CountedAlloc(std::size_t size, std::size_t align) {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (size == 0) size = 1;
+  void* p = align > alignof(std::max_align_t) ? std::aligned_alloc(align, (size + align - 1) / align * align)
+                                               : std::malloc(size);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+}  // namespace
+
+void* operator new(std::size_t size) { return CountedAlloc(size, 0); }
+void* operator new[](std::size_t size) { return CountedAlloc(size, 0); }
+void* operator new(std::size_t size, std::align_val_t a) { return CountedAlloc(size, static_cast<std::size_t>(a)); }
+void* operator new[](std::size_t size, std::align_val_t a) { return CountedAlloc(size, static_cast<std::size_t>(a)); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace rill::inference::testing {
 namespace {
@@ -435,6 +465,45 @@ TEST(OnnxMathOpsTest, BroadcastingOpsResize) {
     EXPECT_EQ(y->shape(), Shape({2, 3}));
     EXPECT_EQ(std::vector<float>(y->data_as<float>(), y->data_as<float>() + 6),
               (std::vector<float>{1, 100, 9, 0, 400, 100}));
+  }
+}
+
+// Session::Run of every op of the family allocates nothing, optimized and
+// reference kernels, one and two threads.
+TEST(OnnxMathOpsTest, RunDoesNotAllocate) {
+  OnnxGraph g(20);
+  g.Input("x", {2, 5, 8});
+  g.Initializer("s", {8}, RandomValues(8, 0.5f, 1.5f, 70));
+  g.Initializer("two", {}, {2.0f});
+  g.Initializer("e", {8}, RandomValues(8, 0.5f, 1.5f, 71));
+  g.Node("LayerNormalization", {"x", "s"}, {"ln"});
+  g.Node("Gelu", {"ln"}, {"ge"});
+  g.Node("Pow", {"ge", "two"}, {"p2"});
+  g.Node("Abs", {"ge"}, {"ab"});
+  g.Node("Pow", {"ab", "e"}, {"pe"});
+  g.Node("Max", {"p2", "pe", "s"}, {"mx"});
+  g.Node("Mean", {"mx", "x"}, {"mn"});
+  g.Node("Tanh", {"mn"}, {"th"});
+  g.Node("Sum", {"th", "x", "ln"}, {"y"});
+  g.Output("y");
+  auto m = Load(g);
+  ASSERT_NE(m, nullptr);
+  for (AlgorithmPolicy p : {AlgorithmPolicy::kAuto, AlgorithmPolicy::kReference}) {
+    for (int threads : {1, 2}) {
+      SessionConfig config;
+      config.algorithm = p;
+      config.num_threads = threads;
+      auto session = Session::Create(m, config);
+      ASSERT_TRUE(session.ok()) << session.status().ToString();
+      Tensor* in = (*session)->input(0);
+      for (int64_t i = 0; i < in->num_elements(); ++i) in->data_as<float>()[i] = 0.1f * static_cast<float>(i % 7);
+      g_allocations = 0;
+      g_counting = true;
+      const Status run = (*session)->Run();
+      g_counting = false;
+      ASSERT_TRUE(run.ok());
+      EXPECT_EQ(g_allocations.load(), 0) << threads << " thread(s)";
+    }
   }
 }
 

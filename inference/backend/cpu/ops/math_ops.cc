@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "inference/backend/cpu/kernels/ref/math.h"
-#include "inference/backend/cpu/ops/math_loops.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
+#include "inference/backend/cpu/ops/math_loops.h"
 #include "inference/ir/op_registry.h"
 #include "inference/ir/ops/math_ops.h"
 
@@ -28,14 +28,17 @@ bool IsReference(const CpuArgs& args) { return args.algorithm == AlgorithmPolicy
 
 void UnaryRun(const CpuKernels& k, ir::UnaryFn fn, const ir::UnaryMathAttrs& a, long long n, const float* in,
               float* out) {
-  if (fn == ir::UnaryFn::kGelu && a.tanh_approximation && k.transcendental.tanh_in_place != nullptr) {
+  if (fn == ir::UnaryFn::kGelu && a.tanh_approximation) {  // UnaryMathLoop's GELU is the erf form
+    if (k.transcendental.tanh_in_place == nullptr) {
+      UnaryMathRef(fn, a, n, in, out);
+      return;
+    }
     GeluTanhArgumentLoop(n, in, out);
     k.transcendental.tanh_in_place(out, n);
     GeluTanhFinishLoop(n, in, out);
     return;
   }
-  if (UnaryMathLoop(fn, n, in, out)) return;
-  UnaryMathRef(fn, a, n, in, out);
+  if (!UnaryMathLoop(fn, n, in, out)) UnaryMathRef(fn, a, n, in, out);
 }
 
 class UnaryMathOp : public CpuOp {
@@ -91,6 +94,7 @@ class NaryMathOp : public CpuOp {
     if (!ir::IsNaryMathOp(args_.node->type, &fn_)) return Error("not a broadcasting math op");
     shapes_.clear();
     for (size_t k = 0; k < count; ++k) shapes_.push_back(InShape(k));
+    in_.assign(count, nullptr);  // filled at each run, without allocating
     n_ = NumElements(OutShape());
     // The loops take inputs of the output's shape and scalars.
     fast_ = !IsReference(args_);
@@ -104,7 +108,7 @@ class NaryMathOp : public CpuOp {
     return Status::Ok();
   }
   void Compute() override {
-    std::vector<const float*> in(args_.inputs.size());
+    std::vector<const float*>& in = in_;
     for (size_t k = 0; k < in.size(); ++k) in[k] = In(k);
     float* y = Out();
     if (!fast_) {
@@ -173,6 +177,7 @@ class NaryMathOp : public CpuOp {
 
   ir::NaryFn fn_ = ir::NaryFn::kSum;
   std::vector<Shape> shapes_;
+  std::vector<const float*> in_;
   long long n_ = 0;
   bool fast_ = false;
   float exponent_ = NAN;  // POW's constant scalar exponent
