@@ -93,6 +93,12 @@ std::string OnnxGraph::Serialize() const {
   return bytes;
 }
 
+int64_t Elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
 std::vector<float> RandomValues(size_t n, float lo, float hi, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> d(lo, hi);

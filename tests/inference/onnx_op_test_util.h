@@ -52,6 +52,9 @@ class OnnxGraph {
   onnx::ModelProto model_;
 };
 
+// The number of elements of a tensor of this shape.
+int64_t Elements(const std::vector<int64_t>& shape);
+
 // Fixed-seed values in [lo, hi).
 std::vector<float> RandomValues(size_t n, float lo = -1.0f, float hi = 1.0f, unsigned seed = 1);
 

@@ -13,12 +13,6 @@
 namespace rill::inference::testing {
 namespace {
 
-int64_t Count(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 struct ConvCase {
   std::vector<int64_t> x, w;
   std::vector<int64_t> strides, dilations, pads;
@@ -30,7 +24,7 @@ struct ConvCase {
 void RunConv(const ConvCase& k) {
   OnnxGraph g;
   g.Input("x", k.x);
-  g.Initializer("w", k.w, RandomValues(Count(k.w), -1, 1, 5));
+  g.Initializer("w", k.w, RandomValues(Elements(k.w), -1, 1, 5));
   std::vector<std::string> in = {"x", "w"};
   if (k.bias) {
     g.Initializer("b", {k.w[0]}, RandomValues(k.w[0], -1, 1, 6));
@@ -43,7 +37,7 @@ void RunConv(const ConvCase& k) {
   if (k.group != 1) OnnxGraph::Attr(n, "group", k.group);
   if (!k.auto_pad.empty()) OnnxGraph::Attr(n, "auto_pad", k.auto_pad);
   g.Output("y");
-  ExpectMatchesOrt(g, {{"x", k.x, RandomValues(Count(k.x))}});
+  ExpectMatchesOrt(g, {{"x", k.x, RandomValues(Elements(k.x))}});
 }
 
 TEST(OnnxVolumeOpsTest, Conv3d) {
@@ -71,7 +65,7 @@ void RunConvTranspose(const std::vector<int64_t>& x, const std::vector<int64_t>&
                       const std::vector<int64_t>& output_padding, int64_t group) {
   OnnxGraph g;
   g.Input("x", x);
-  g.Initializer("w", w, RandomValues(Count(w), -1, 1, 11));
+  g.Initializer("w", w, RandomValues(Elements(w), -1, 1, 11));
   g.Initializer("b", {w[1] * group}, RandomValues(w[1] * group, -1, 1, 12));
   onnx::NodeProto* n = g.Node("ConvTranspose", {"x", "w", "b"}, {"y"});
   if (!strides.empty()) OnnxGraph::Attr(n, "strides", strides);
@@ -80,7 +74,7 @@ void RunConvTranspose(const std::vector<int64_t>& x, const std::vector<int64_t>&
   if (!output_padding.empty()) OnnxGraph::Attr(n, "output_padding", output_padding);
   if (group != 1) OnnxGraph::Attr(n, "group", group);
   g.Output("y");
-  ExpectMatchesOrt(g, {{"x", x, RandomValues(Count(x))}});
+  ExpectMatchesOrt(g, {{"x", x, RandomValues(Elements(x))}});
 }
 
 TEST(OnnxVolumeOpsTest, ConvTranspose3d) {
@@ -105,7 +99,7 @@ void RunPool(const std::string& op, const std::vector<int64_t>& x, const std::ve
   if (ceil_mode) OnnxGraph::Attr(n, "ceil_mode", ceil_mode);
   if (count_include_pad) OnnxGraph::Attr(n, "count_include_pad", count_include_pad);
   g.Output("y");
-  ExpectMatchesOrt(g, {{"x", x, RandomValues(Count(x))}});
+  ExpectMatchesOrt(g, {{"x", x, RandomValues(Elements(x))}});
 }
 
 TEST(OnnxVolumeOpsTest, Pool3d) {
@@ -127,7 +121,7 @@ TEST(OnnxVolumeOpsTest, GlobalAveragePoolOverOneAndThreeAxes) {
     g.Input("x", x);
     g.Node("GlobalAveragePool", {"x"}, {"y"});
     g.Output("y");
-    ExpectMatchesOrt(g, {{"x", x, RandomValues(Count(x))}});
+    ExpectMatchesOrt(g, {{"x", x, RandomValues(Elements(x))}});
   }
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "inference/import/onnx/converters/volume.h"
+#include "inference/import/onnx/converters/window_1d.h"
 #include "inference/import/onnx/onnx_converter.h"
 
 namespace rill::inference::onnx_import {
@@ -52,52 +53,21 @@ StatusOr<int> EmitConv2d(ConverterContext& c, int xi, const std::vector<float>& 
 
 // A 1-D convolution ([N, C, L]) as a 2-D one over [N, C, 1, L].
 Status Conv1d(ConverterContext& c, const Value& x, int w_id) {
-  const Shape xs = c.ShapeOf(x.id);
   const Shape ws = c.ShapeOf(w_id);  // O, I/g, k
-  if (xs.size() != 3) return c.Unsupported("a 1-D convolution needs a 3-D input, has " + ShapeToString(xs));
   ir::OpAttrs a;
-  a.padding = ir::Padding::kExplicit;
-  const std::string auto_pad = c.AttrString("auto_pad", "NOTSET");
-  const std::vector<int64_t> strides = c.AttrInts("strides"), dilations = c.AttrInts("dilations"),
-                             pads = c.AttrInts("pads");
-  if (strides.size() > 1 || dilations.size() > 1 || (!pads.empty() && pads.size() != 2)) {
-    return c.UnsupportedAttribute("strides", "strides, dilations and pads of a 1-D convolution take 1, 1 and 2 values");
-  }
-  a.stride_w = strides.empty() ? 1 : static_cast<int>(strides[0]);
+  RILL_INF_RETURN_IF_ERROR(Read1dWindow(c, &a));
+  const std::vector<int64_t> dilations = c.AttrInts("dilations");
+  if (dilations.size() > 1) return c.UnsupportedAttribute("dilations", "a 1-D op takes 1 dilation");
   a.dilation_w = dilations.empty() ? 1 : static_cast<int>(dilations[0]);
-  if (auto_pad == "VALID") {
-    a.padding = ir::Padding::kValid;
-  } else if (auto_pad == "SAME_UPPER") {
-    a.padding = ir::Padding::kSame;
-  } else if (auto_pad == "NOTSET" || auto_pad.empty()) {
-    if (!pads.empty()) {
-      if (pads[0] < 0 || pads[1] < 0 || pads[0] > (1 << 20) || pads[1] > (1 << 20)) {
-        return c.UnsupportedAttribute("pads", "negative or huge pads");
-      }
-      a.pad_left = static_cast<int>(pads[0]);
-      a.pad_right = static_cast<int>(pads[1]);
-    }
-  } else {
-    return c.UnsupportedAttribute("auto_pad", "auto_pad '" + auto_pad + "'");
-  }
-  ir::OpAttrs to4;
-  to4.new_shape = {xs[0], xs[1], 1, xs[2]};
-  RILL_INF_ASSIGN_OR_RETURN(int x4, c.Emit(OpType::kReshape, {x.id}, c.out_name() + "/as_2d", to4));
-  RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNhwc(Value{x4, false}));
+  RILL_INF_ASSIGN_OR_RETURN(int xi, As2d(c, x));
   int bias = -1;
   if (c.HasInput(2)) {
     RILL_INF_ASSIGN_OR_RETURN(bias, c.ConstInput(2));
   }
-  RILL_INF_ASSIGN_OR_RETURN(int y4, EmitConv2d(c, xi, c.ConstFloats(w_id), {ws[0], ws[1], 1, ws[2]},
-                                               static_cast<int>(c.AttrInt("group", 1)), a, c.tensor(w_id).name,
-                                               bias, c.out_name() + "/2d"));
-  RILL_INF_ASSIGN_OR_RETURN(int yn, c.ToNchw(Value{y4, true}));
-  const Shape y4s = c.ShapeOf(yn);  // N, O, 1, L'
-  ir::OpAttrs to3;
-  to3.new_shape = {y4s[0], y4s[1], y4s[3]};
-  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kReshape, {yn}, c.out_name(), to3));
-  c.Define(out, false);
-  return Status::Ok();
+  RILL_INF_ASSIGN_OR_RETURN(int y, EmitConv2d(c, xi, c.ConstFloats(w_id), {ws[0], ws[1], 1, ws[2]},
+                                              static_cast<int>(c.AttrInt("group", 1)), a, c.tensor(w_id).name, bias,
+                                              c.out_name() + "/2d"));
+  return From2d(c, y);
 }
 
 Status Conv(ConverterContext& c) {
@@ -150,48 +120,26 @@ StatusOr<int> EmitConvTranspose2d(ConverterContext& c, int xi, const std::vector
 
 // A 1-D transposed convolution ([N, C, L]) as a 2-D one over [N, C, 1, L].
 Status ConvTranspose1d(ConverterContext& c, const Value& x, int w_id) {
-  const Shape xs = c.ShapeOf(x.id);
   const Shape ws = c.ShapeOf(w_id);  // C, M/g, k
-  if (xs.size() != 3) return c.Unsupported("a 1-D transposed convolution needs a 3-D input, has " + ShapeToString(xs));
   const std::string auto_pad = c.AttrString("auto_pad", "NOTSET");
   if (auto_pad != "NOTSET" && !auto_pad.empty()) return c.UnsupportedAttribute("auto_pad", "auto_pad on ConvTranspose");
-  const std::vector<int64_t> strides = c.AttrInts("strides"), pads = c.AttrInts("pads"),
-                             out_pad = c.AttrInts("output_padding");
   for (int64_t d : c.AttrInts("dilations")) {
     if (d != 1) return c.UnsupportedAttribute("dilations", "dilated ConvTranspose");
   }
-  if (strides.size() > 1 || (!pads.empty() && pads.size() != 2) || out_pad.size() > 1) {
-    return c.UnsupportedAttribute("strides", "strides, pads and output_padding of a 1-D op take 1, 2 and 1 values");
-  }
   ir::OpAttrs a;
-  a.padding = ir::Padding::kExplicit;
-  a.stride_w = strides.empty() ? 1 : static_cast<int>(strides[0]);
-  if (!pads.empty()) {
-    if (pads[0] < 0 || pads[1] < 0 || pads[0] > (1 << 20) || pads[1] > (1 << 20)) {
-      return c.UnsupportedAttribute("pads", "negative or huge pads");
-    }
-    a.pad_left = static_cast<int>(pads[0]);
-    a.pad_right = static_cast<int>(pads[1]);
-  }
+  RILL_INF_RETURN_IF_ERROR(Read1dWindow(c, &a));
+  const std::vector<int64_t> out_pad = c.AttrInts("output_padding");
+  if (out_pad.size() > 1) return c.UnsupportedAttribute("output_padding", "a 1-D op takes 1 output_padding");
   if (!out_pad.empty()) a.pad_right -= static_cast<int>(out_pad[0]);
-  ir::OpAttrs to4;
-  to4.new_shape = {xs[0], xs[1], 1, xs[2]};
-  RILL_INF_ASSIGN_OR_RETURN(int x4, c.Emit(OpType::kReshape, {x.id}, c.out_name() + "/as_2d", to4));
-  RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNhwc(Value{x4, false}));
+  RILL_INF_ASSIGN_OR_RETURN(int xi, As2d(c, x));
   int bias = -1;
   if (c.HasInput(2)) {
     RILL_INF_ASSIGN_OR_RETURN(bias, c.ConstInput(2));
   }
-  RILL_INF_ASSIGN_OR_RETURN(int y4, EmitConvTranspose2d(c, xi, c.ConstFloats(w_id), {ws[0], ws[1], 1, ws[2]},
-                                                        static_cast<int>(c.AttrInt("group", 1)), a,
-                                                        c.tensor(w_id).name, bias, c.out_name() + "/2d"));
-  RILL_INF_ASSIGN_OR_RETURN(int yn, c.ToNchw(Value{y4, true}));
-  const Shape ys = c.ShapeOf(yn);
-  ir::OpAttrs to3;
-  to3.new_shape = {ys[0], ys[1], ys[3]};
-  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kReshape, {yn}, c.out_name(), to3));
-  c.Define(out, false);
-  return Status::Ok();
+  RILL_INF_ASSIGN_OR_RETURN(int y, EmitConvTranspose2d(c, xi, c.ConstFloats(w_id), {ws[0], ws[1], 1, ws[2]},
+                                                       static_cast<int>(c.AttrInt("group", 1)), a,
+                                                       c.tensor(w_id).name, bias, c.out_name() + "/2d"));
+  return From2d(c, y);
 }
 
 Status ConvTranspose(ConverterContext& c) {

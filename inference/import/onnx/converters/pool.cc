@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "inference/import/onnx/converters/volume.h"
+#include "inference/import/onnx/converters/window_1d.h"
 #include "inference/import/onnx/onnx_converter.h"
 
 namespace rill::inference::onnx_import {
@@ -13,56 +14,23 @@ using ir::OpType;
 
 // A 1-D pool ([N, C, L]) as a 2-D one over [N, C, 1, L].
 Status Pool1d(ConverterContext& c, const Value& x) {
-  const Shape xs = c.ShapeOf(x.id);
-  if (xs.size() != 3) return c.Unsupported("a 1-D pool needs a 3-D input, has " + ShapeToString(xs));
-  ir::OpAttrs a;
-  a.padding = ir::Padding::kExplicit;
-  const std::vector<int64_t> k = c.AttrInts("kernel_shape"), strides = c.AttrInts("strides"),
-                             pads = c.AttrInts("pads");
-  if (strides.size() > 1 || (!pads.empty() && pads.size() != 2)) {
-    return c.UnsupportedAttribute("strides", "strides and pads of a 1-D pool take 1 and 2 values");
-  }
   for (int64_t d : c.AttrInts("dilations")) {
     if (d != 1) return c.UnsupportedAttribute("dilations", "dilated pooling");
   }
+  ir::OpAttrs a;
+  RILL_INF_RETURN_IF_ERROR(Read1dWindow(c, &a));
   a.kernel_h = 1;
-  a.kernel_w = static_cast<int>(k[0]);
-  a.stride_w = strides.empty() ? 1 : static_cast<int>(strides[0]);
-  const std::string auto_pad = c.AttrString("auto_pad", "NOTSET");
-  if (auto_pad == "VALID") {
-    a.padding = ir::Padding::kValid;
-  } else if (auto_pad == "SAME_UPPER") {
-    a.padding = ir::Padding::kSame;
-  } else if (auto_pad == "NOTSET" || auto_pad.empty()) {
-    if (!pads.empty()) {
-      if (pads[0] < 0 || pads[1] < 0 || pads[0] > (1 << 20) || pads[1] > (1 << 20)) {
-        return c.UnsupportedAttribute("pads", "negative or huge pads");
-      }
-      a.pad_left = static_cast<int>(pads[0]);
-      a.pad_right = static_cast<int>(pads[1]);
-    }
-  } else {
-    return c.UnsupportedAttribute("auto_pad", "auto_pad '" + auto_pad + "'");
-  }
+  a.kernel_w = static_cast<int>(c.AttrInts("kernel_shape")[0]);
   a.ceil_mode = c.AttrInt("ceil_mode", 0) != 0;
   const bool is_max = c.op_type() == "MaxPool";
   if (!is_max && c.AttrInt("count_include_pad", 0) != 0 && (a.pad_left || a.pad_right || a.padding == ir::Padding::kSame)) {
     return c.UnsupportedAttribute("count_include_pad", "count_include_pad=1 with padding");
   }
   if (c.node().output_size() > 1 && !c.node().output(1).empty()) return c.Unsupported("MaxPool indices output");
-  ir::OpAttrs to4;
-  to4.new_shape = {xs[0], xs[1], 1, xs[2]};
-  RILL_INF_ASSIGN_OR_RETURN(int x4, c.Emit(OpType::kReshape, {x.id}, c.out_name() + "/as_2d", to4));
-  RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNhwc(Value{x4, false}));
-  RILL_INF_ASSIGN_OR_RETURN(int y4, c.Emit(is_max ? OpType::kMaxPool2D : OpType::kAveragePool2D, {xi},
-                                          c.out_name() + "/2d", a));
-  RILL_INF_ASSIGN_OR_RETURN(int yn, c.ToNchw(Value{y4, true}));
-  const Shape ys = c.ShapeOf(yn);
-  ir::OpAttrs to3;
-  to3.new_shape = {ys[0], ys[1], ys[3]};
-  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kReshape, {yn}, c.out_name(), to3));
-  c.Define(out, false);
-  return Status::Ok();
+  RILL_INF_ASSIGN_OR_RETURN(int xi, As2d(c, x));
+  RILL_INF_ASSIGN_OR_RETURN(int y, c.Emit(is_max ? OpType::kMaxPool2D : OpType::kAveragePool2D, {xi},
+                                         c.out_name() + "/2d", a));
+  return From2d(c, y);
 }
 
 Status Pool(ConverterContext& c) {
