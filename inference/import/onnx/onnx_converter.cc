@@ -439,4 +439,17 @@ int ConverterContext::SoleConsumer(const std::string& name) const {
   return found;
 }
 
+StatusOr<int> OperandToNhwc(ConverterContext& c, const Value& v) {
+  if (v.nhwc) return v.id;
+  Shape s = c.ShapeOf(v.id);
+  if (s.size() > 4) return c.Unsupported("operand of rank > 4 against a 4-D value");
+  if (NumElements(s) == 1) return v.id;  // scalars broadcast in any layout
+  if (!c.IsConst(v.id)) {
+    if (s.size() == 4) return c.ToNhwc(v);
+    return c.Unsupported("non-constant operand " + ShapeToString(s) + " against a 4-D value");
+  }
+  while (s.size() < 4) s.insert(s.begin(), 1);
+  return c.NewFloatConst(c.tensor(v.id).name + "/nhwc", {s[0], s[2], s[3], s[1]}, NchwToNhwc(c.ConstFloats(v.id), s));
+}
+
 }  // namespace rill::inference::onnx_import

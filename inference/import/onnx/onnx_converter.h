@@ -189,6 +189,11 @@ inline bool RegisterOnnxConverter(std::initializer_list<const char*> op_types, O
 // nullptr when no converter handles the op type.
 OnnxConverter FindOnnxConverter(const std::string& domain, const std::string& op_type);
 
+// A binary operand `v` against an NHWC value, in NHWC: itself when NHWC or a
+// scalar; a constant by numpy alignment to rank 4 in NCHW, then permuted;
+// another 4-D value transposed; anything else Unsupported.
+StatusOr<int> OperandToNhwc(ConverterContext& c, const Value& v);
+
 }  // namespace rill::inference::onnx_import
 
 #endif  // RILL_INFERENCE_IMPORT_ONNX_ONNX_CONVERTER_H_

@@ -297,6 +297,7 @@ class TileOp : public CpuOp {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     RILL_INF_ASSIGN_OR_RETURN(const ir::TileAttrs* a, TypedAttrsOf<ir::TileAttrs>(args_));
     repeats_ = a->repeats;
+    if (InShape(0).size() > static_cast<size_t>(NaryParams::kMaxRank)) return Error("rank > 8");
     return Status::Ok();
   }
   void Compute() override { TileRef(InShape(0), repeats_, In(0), Out()); }
@@ -320,6 +321,7 @@ class ReduceOp : public CpuOp {
     kind_ = static_cast<ReduceRefKind>(kind);
     const Shape& x = InShape(0);
     const int rank = static_cast<int>(x.size());
+    if (rank > NaryParams::kMaxRank) return Error("rank > 8");
     reduce_.assign(rank, a->axes.empty());
     for (int ax : a->axes) reduce_[ax] = true;
     // Innermost axes only: [outer, inner] rows.
@@ -413,14 +415,16 @@ class TopKOp : public CpuOp {
     values_ = args_.node->type == ir::TopKValuesOp();
     a_ = *a;
     SplitAt(InShape(0), a_.axis, &outer_, &inner_);
+    order_.resize(InShape(0)[a_.axis]);
     return Status::Ok();
   }
   void Compute() override {
     TopKRef(outer_, InShape(0)[a_.axis], inner_, a_.k, a_.largest, In(0), values_ ? Out() : nullptr,
-            values_ ? nullptr : Out());
+            values_ ? nullptr : Out(), order_.data());
   }
 
  private:
+  std::vector<int> order_;  // TopKRef's scratch, sized in Prepare
   bool values_ = false;
   ir::TopKAttrs a_;
   long long outer_ = 1, inner_ = 1;

@@ -194,13 +194,7 @@ class Pool3dOp : public CpuOp {
   }
   void Compute() override {
     const Shape& xs = InShape(0);
-    const Shape& ys = OutShape();
-    const long long in_plane = static_cast<long long>(xs[2]) * xs[3] * xs[4];
-    const long long out_plane = static_cast<long long>(ys[2]) * ys[3] * ys[4];
-    auto channel = [&](int nc, int) {
-      Shape one_x = {1, 1, xs[2], xs[3], xs[4]}, one_y = {1, 1, ys[2], ys[3], ys[4]};
-      Pool3dRef(*attrs_, one_x, one_y, In(0) + nc * in_plane, Out() + nc * out_plane);
-    };
+    auto channel = [&](int nc, int) { Pool3dRef(*attrs_, xs, OutShape(), In(0), Out(), nc, nc + 1); };
     ParallelFor(xs[0] * xs[1], channel);
   }
 

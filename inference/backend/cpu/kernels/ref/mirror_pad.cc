@@ -1,7 +1,5 @@
 #include "inference/backend/cpu/kernels/ref/mirror_pad.h"
 
-#include <vector>
-
 namespace rill::inference::cpu {
 namespace {
 
@@ -24,9 +22,9 @@ int Source(ir::MirrorPadAttrs::Mode mode, int i, int before, int n) {
 
 void MirrorPadRef(const ir::MirrorPadAttrs& a, const Shape& xs, const float* x, float* y, long long row_begin,
                   long long row_end) {
-  const int rank = static_cast<int>(xs.size());
-  std::vector<int> out(rank);
-  std::vector<long long> in_stride(rank);
+  const int rank = static_cast<int>(xs.size());  // <= 6 (the shape function checks)
+  int out[6];
+  long long in_stride[6];
   long long s = 1;
   for (int d = rank - 1; d >= 0; --d) {
     out[d] = xs[d] + a.before[d] + a.after[d];

@@ -73,14 +73,15 @@ void GatherRef(long long outer, int axis, long long inner, const std::vector<int
 }
 
 void TileRef(const std::vector<int>& in, const std::vector<int>& repeats, const float* x, float* y) {
-  const int rank = static_cast<int>(in.size());
-  std::vector<int> out(rank);
+  const int rank = static_cast<int>(in.size());  // <= NaryParams::kMaxRank (the op checks)
+  int out[NaryParams::kMaxRank];
   long long total = 1;
   for (int d = 0; d < rank; ++d) {
     out[d] = in[d] * repeats[d];
     total *= out[d];
   }
-  std::vector<long long> in_strides(rank, 1);
+  long long in_strides[NaryParams::kMaxRank];
+  if (rank > 0) in_strides[rank - 1] = 1;
   for (int d = rank - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * in[d + 1];
   for (long long o = 0; o < total; ++o) {
     long long rest = o, src = 0;
@@ -95,9 +96,9 @@ void TileRef(const std::vector<int>& in, const std::vector<int>& repeats, const 
 
 void ReduceRef(ReduceRefKind kind, const std::vector<int>& in, const std::vector<bool>& reduce, const float* x,
                float* y) {
-  const int rank = static_cast<int>(in.size());
+  const int rank = static_cast<int>(in.size());  // <= NaryParams::kMaxRank (the op checks)
   // The output's stride per input axis (0 on reduced axes).
-  std::vector<long long> out_strides(rank, 0);
+  long long out_strides[NaryParams::kMaxRank] = {};
   long long stride = 1, out_size = 1, in_size = 1;
   for (int d = rank - 1; d >= 0; --d) {
     in_size *= in[d];
@@ -148,13 +149,12 @@ void ArgMaxRef(long long outer, int axis, long long inner, bool min, bool last, 
 }
 
 void TopKRef(long long outer, int axis, long long inner, int k, bool largest, const float* x, float* values,
-             float* indices) {
-  std::vector<int> order(axis);
+             float* indices, int* order) {
   for (long long o = 0; o < outer; ++o) {
     for (long long i = 0; i < inner; ++i) {
       const float* v = x + o * axis * inner + i;
-      std::iota(order.begin(), order.end(), 0);
-      std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int p, int q) {
+      std::iota(order, order + axis, 0);
+      std::partial_sort(order, order + k, order + axis, [&](int p, int q) {
         const float a = v[p * inner], b = v[q * inner];
         if (a != b) return largest ? a > b : a < b;
         return p < q;

@@ -102,8 +102,9 @@ void ArgMaxRef(long long outer, int axis, long long inner, bool min, bool last, 
 
 // The k largest (smallest) along the middle axis, sorted, equal values in
 // index order; values and/or indices (either may be null).
+// `order`: scratch of `axis` ints.
 void TopKRef(long long outer, int axis, long long inner, int k, bool largest, const float* x, float* values,
-             float* indices);
+             float* indices, int* order);
 
 }  // namespace rill::inference::cpu
 

@@ -85,10 +85,11 @@ void ConvTranspose3dRefChannel(const ir::ConvTranspose3dAttrs& a, const Shape& x
   }
 }
 
-void Pool3dRef(const ir::Pool3dAttrs& a, const Shape& xs, const Shape& ys, const float* x, float* y) {
+void Pool3dRef(const ir::Pool3dAttrs& a, const Shape& xs, const Shape& ys, const float* x, float* y,
+               long long nc_begin, long long nc_end) {
   const int D = xs[2], H = xs[3], W = xs[4];
   const int OD = ys[2], OH = ys[3], OW = ys[4];
-  for (long long nc = 0; nc < static_cast<long long>(xs[0]) * xs[1]; ++nc) {
+  for (long long nc = nc_begin; nc < nc_end; ++nc) {
     const float* xc = x + nc * D * H * W;
     float* yc = y + nc * OD * OH * OW;
     for (int od = 0; od < OD; ++od) {

@@ -20,7 +20,9 @@ void Conv3dRefChannels(const ir::Conv3dAttrs& a, const Shape& x_shape, const Sha
 void ConvTranspose3dRefChannel(const ir::ConvTranspose3dAttrs& a, const Shape& x_shape, const Shape& w_shape,
                                const Shape& y_shape, const float* x, const float* w, const float* bias, float* y,
                                int n, int o);
-void Pool3dRef(const ir::Pool3dAttrs& a, const Shape& x_shape, const Shape& y_shape, const float* x, float* y);
+// Channels [nc_begin, nc_end) of the batch-times-channels planes.
+void Pool3dRef(const ir::Pool3dAttrs& a, const Shape& x_shape, const Shape& y_shape, const float* x, float* y,
+               long long nc_begin, long long nc_end);
 
 }  // namespace rill::inference::cpu
 
