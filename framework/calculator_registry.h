@@ -31,7 +31,8 @@ bool RegisterCalculator(const std::string& name, const char* file) {
                               return T::GetContract(cc);
                             },
                             [] { return std::unique_ptr<CalculatorBase>(new T()); },
-                            file});
+                            file},
+      file);
 }
 
 }  // namespace rill

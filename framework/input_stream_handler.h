@@ -73,15 +73,15 @@ using InputStreamHandlerFactory =
 Registry<InputStreamHandlerFactory>& InputStreamHandlerRegistry();
 
 template <typename T>
-bool RegisterInputStreamHandler(const std::string& name) {
+bool RegisterInputStreamHandler(const std::string& name, const char* file = "") {
   return InputStreamHandlerRegistry().Register(
-      name, [] { return std::unique_ptr<InputStreamHandler>(new T()); });
+      name, [] { return std::unique_ptr<InputStreamHandler>(new T()); }, file);
 }
 
 }  // namespace rill
 
 #define REGISTER_INPUT_STREAM_HANDLER(Class)                          \
   static const bool RILL_REGISTER_ISH_##Class [[maybe_unused]] =      \
-      ::rill::RegisterInputStreamHandler<Class>(#Class)
+      ::rill::RegisterInputStreamHandler<Class>(#Class, __FILE__)
 
 #endif  // RILL_FRAMEWORK_INPUT_STREAM_HANDLER_H_

@@ -70,8 +70,22 @@ int ValidatedGraph::StreamIndex(const std::string& name) const {
   return it == stream_index_.end() ? -1 : it->second;
 }
 
+absl::Status CheckRegistrations() {
+  std::vector<std::string> messages;
+  for (const absl::Status& s :
+       {CalculatorRegistry().ConflictStatus(),
+        SubgraphRegistry().ConflictStatus(),
+        InputStreamHandlerRegistry().ConflictStatus(),
+        ExecutorRegistry().ConflictStatus()}) {
+    if (!s.ok()) messages.emplace_back(s.message());
+  }
+  if (messages.empty()) return absl::OkStatus();
+  return absl::AlreadyExistsError(absl::StrJoin(messages, "; "));
+}
+
 absl::StatusOr<std::unique_ptr<ValidatedGraph>> ValidatedGraph::Create(
     CalculatorGraphConfig config) {
+  RILL_RETURN_IF_ERROR(CheckRegistrations());
   absl::Status s = ExpandSubgraphs(&config);
   if (!s.ok()) return s;
   auto graph = std::unique_ptr<ValidatedGraph>(new ValidatedGraph());

@@ -19,6 +19,12 @@
 
 namespace rill {
 
+// OK, or an error naming every calculator, subgraph, input stream handler or
+// executor type registered from two places (framework/registry.h). Checked
+// before every graph is built and by `rill` after loading plugins.
+absl::Status CheckRegistrations();
+
+
 struct NodeSpec {
   int id = 0;
   std::string name;

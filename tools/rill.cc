@@ -52,6 +52,7 @@
 #include "framework/tool/config_loader.h"
 #include "framework/tool/missing_names.h"
 #include "framework/tool/subgraph_expansion.h"
+#include "framework/validated_graph.h"
 #include "tools/graph_tools.h"
 #include "tools/trace_export.h"
 
@@ -405,7 +406,9 @@ absl::Status LoadAllPlugins(const CommandLine& cl,
       return status;
     }
   }
-  return absl::OkStatus();
+  // A plugin that registers a name the program (or another plugin) already
+  // has is refused here, naming both places, rather than at its first use.
+  return CheckRegistrations();
 }
 
 void PrintError(const std::string& prefix, const absl::Status& status) {

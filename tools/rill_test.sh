@@ -3,7 +3,8 @@
 # and a bad graph, validate --report over tools/testdata/report, dot's
 # output, calculators, run, help and usage errors.
 # Runs from the runfiles root (bazel test) or the repository root after
-# `bazel build //tools:rill //tests/plugin:libtest_plugin.so`.
+# `bazel build //tools:rill //tests/plugin:libtest_plugin.so
+# //tests/plugin:libclashing_plugin.so`.
 set -u
 if [[ -x tools/rill ]]; then RILL=tools/rill; else RILL=bazel-bin/tools/rill; fi
 if [[ -f tests/plugin/libtest_plugin.so ]]; then
@@ -79,6 +80,12 @@ expect "validate missing file" "no_such_graph.pbtxt"
 check_rc "bad plugin" 1 $RILL validate --plugin=$DATA/good_graph.pbtxt \
   $DATA/good_graph.pbtxt
 expect "bad plugin" 'cannot load plugin ".*good_graph.pbtxt"'
+
+# A plugin registering a calculator name rill already has is refused at
+# start-up, naming both source files.
+CLASH=${PLUGIN%/*}/libclashing_plugin.so
+check_rc "clashing plugin" 1 $RILL validate --plugin=$CLASH $DATA/good_graph.pbtxt
+expect "clashing plugin" 'calculator "SwitchDemuxCalculator" is registered twice, in framework/tool/switch_demux_calculator.cc and in tests/plugin/clashing_plugin.cc'
 
 # --- dot -------------------------------------------------------------------
 check_rc "dot good" 0 $RILL dot $DATA/good_graph.pbtxt

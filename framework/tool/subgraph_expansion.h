@@ -35,9 +35,10 @@ using SubgraphFactory = std::function<absl::StatusOr<CalculatorGraphConfig>(
 Registry<SubgraphFactory>& SubgraphRegistry();
 
 template <typename T>
-bool RegisterSubgraphClass(const std::string& name) {
+bool RegisterSubgraphClass(const std::string& name, const char* file = "") {
   return SubgraphRegistry().Register(
-      name, [](const SubgraphOptions& options) { return T().GetConfig(options); });
+      name, [](const SubgraphOptions& options) { return T().GetConfig(options); },
+      file);
 }
 
 // Registers a config under its `type:` field.
@@ -64,6 +65,6 @@ absl::Status ApplyOptionValue(
 
 #define REGISTER_SUBGRAPH(Class)                                  \
   static const bool RILL_REGISTER_SUBGRAPH_##Class [[maybe_unused]] = \
-      ::rill::RegisterSubgraphClass<Class>(#Class)
+      ::rill::RegisterSubgraphClass<Class>(#Class, __FILE__)
 
 #endif  // RILL_FRAMEWORK_TOOL_SUBGRAPH_EXPANSION_H_

@@ -98,8 +98,10 @@ class ConverterContext {
 
   // ---- tensors and constants ----------------------------------------------
   const ir::TensorInfo& tensor(int id) const { return graph_->tensors[id]; }
-  // The shape as the engine stores it (NHWC for NHWC values).
-  const Shape& ShapeOf(int id) const { return shapes_[id]; }
+  // The shape as the engine stores it (NHWC for NHWC values). A copy: adding
+  // a tensor (NewFloatConst, AddNode...) grows the table, so a reference
+  // held across such a call would dangle.
+  Shape ShapeOf(int id) const { return shapes_[id]; }
   // The shape in ONNX's (NCHW) order.
   Shape OnnxShape(const Value& v) const;
   bool IsConst(int id) const { return graph_->tensors[id].is_constant(); }
