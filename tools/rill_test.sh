@@ -385,6 +385,11 @@ if [[ -f $ONNX && -f third_party/onnxruntime/libonnxruntime.so.1 ]]; then
     check_rc "model compare exported" 0 $RILL model compare $TMP/face_detection_short_range.onnx
     expect "model compare exported" "PASS"
   fi
+  # Parameters: the constants the nodes read, each once (torchvision's
+  # squeezenet1_1 has 1,235,496 weights: 4.71 MiB), not what the optimizer
+  # folded away.
+  check_rc "model info onnx" 0 $RILL model info $ONNX
+  expect "model info parameters" " 4.71 MB parameters"
   check_rc "model compare" 0 $RILL model compare $ONNX --threads=2
   expect "model compare output row" "output +\\[1,1000\\] .* PASS"
   expect "model compare verdict" "PASS"

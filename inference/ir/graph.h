@@ -212,6 +212,11 @@ class Graph {
   // those input shapes only, so Session::Resize refuses others (reload with
   // LoadOptions::input_shapes instead). Empty: shapes may change freely.
   std::vector<std::string> shape_folds;
+  // Graph inputs whose symbolic dimensions (a dynamic batch, height, width)
+  // the importer took as 1 because LoadOptions::input_shapes did not give
+  // them, e.g. "input 'x' has symbolic dimensions batch, h, w". Tools say so:
+  // a model with symbolic image sizes imported at 1x1 runs, but is useless.
+  std::vector<std::string> symbolic_inputs;
 
   // Keeps memory alive that constants point into.
   void Retain(std::shared_ptr<const void> blob) { blobs_.push_back(std::move(blob)); }

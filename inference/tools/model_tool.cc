@@ -184,9 +184,16 @@ int Export(const Flags& f) {
 
 int Info(const Flags& f, const Model& model, Session& session) {
   const ir::Graph& g = model.graph();
+  // Constants the nodes read, each once: the tensor table still holds what
+  // the optimizer folded away (batch-norm statistics, unfused weights).
   size_t param_bytes = 0;
-  for (const ir::TensorInfo& t : g.tensors) {
-    if (t.is_constant()) param_bytes += t.bytes;
+  std::vector<bool> counted(g.tensors.size(), false);
+  for (const ir::Node& node : g.nodes) {
+    for (int id : node.inputs) {
+      if (id < 0 || counted[id] || !g.tensors[id].is_constant()) continue;
+      counted[id] = true;
+      param_bytes += g.tensors[id].bytes;
+    }
   }
   const std::vector<LayerInfo> layers = session.Layers();
   int64_t macs = 0;
@@ -655,6 +662,10 @@ int RunModelTool(int argc, char** argv) {
   load.input_shapes = f.input_shapes;
   auto model = Model::FromFile(f.model, load);
   if (!model.ok()) return Fail(model.status());
+  for (const std::string& note : (*model)->graph().symbolic_inputs) {
+    std::fprintf(stderr, "note: %s: %s, taken as 1 (give the shape with --input_shape=NAME:D,D,...)\n",
+                 f.model.c_str(), note.c_str());
+  }
   SessionConfig config;
   config.num_threads = std::max(1, f.threads);
   config.algorithm = f.reference ? AlgorithmPolicy::kReference : f.tune ? AlgorithmPolicy::kTune : AlgorithmPolicy::kAuto;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "inference/ir/graph.h"
 #include "inference/tools/ort_runner.h"
 #include "rill/inference/inference.h"
 #include "tests/inference/onnx_test_models.h"
@@ -121,6 +122,9 @@ TEST(OnnxDynamicShapesTest, ShapeArithmeticFoldsWithTheLoadShapes) {
   // Loaded at batch 1 (the symbolic batch's default): runs at batch 1 ...
   auto one = Model::FromFile(path);
   ASSERT_TRUE(one.ok()) << one.status().ToString();
+  // The model records what it took as 1, for tools to say (rill model).
+  EXPECT_EQ((*one)->graph().symbolic_inputs,
+            std::vector<std::string>({"input 'x' has symbolic dimensions batch"}));
   ExpectSameAsOrt(*one, path, {1, 4, 5, 5}, testing::RandomFloats(100, &rng));
   // ... and refuses batch 2, naming the folded node and the way out (it ran
   // the reshape to [1, -1] before: a [1, 300] output for a [2, 150] one).
@@ -137,6 +141,7 @@ TEST(OnnxDynamicShapesTest, ShapeArithmeticFoldsWithTheLoadShapes) {
   options.input_shapes = {{"x", {2, 4, 5, 5}}};
   auto two = Model::FromFile(path, options);
   ASSERT_TRUE(two.ok()) << two.status().ToString();
+  EXPECT_TRUE((*two)->graph().symbolic_inputs.empty());
   ExpectSameAsOrt(*two, path, {2, 4, 5, 5}, testing::RandomFloats(200, &rng));
 }
 

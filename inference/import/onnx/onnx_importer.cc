@@ -119,7 +119,9 @@ class Importer {
     } else if (!symbolic.empty()) {
       std::string dims;
       for (const std::string& d : symbolic) dims += (dims.empty() ? "" : ", ") + d;
-      symbolic_ += (symbolic_.empty() ? "" : "; ") + ("input '" + in.name() + "' has symbolic dimensions " + dims);
+      const std::string note = "input '" + in.name() + "' has symbolic dimensions " + dims;
+      symbolic_ += (symbolic_.empty() ? "" : "; ") + note;
+      c.graph_->symbolic_inputs.push_back(note);
     }
     const int id = c.NewTensor(in.name(), DataType::kFloat32);
     c.shapes_[id] = shape;

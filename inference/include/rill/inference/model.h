@@ -25,7 +25,8 @@ struct LoadOptions {
   bool optimize = true;
   // ONNX: the shapes of graph inputs by name, in the model's layout (NCHW),
   // replacing the file's symbolic dimensions (a dynamic batch, height, width)
-  // or fixed ones. Symbolic dimensions not given here are taken as 1. Give
+  // or fixed ones. Symbolic dimensions not given here are taken as 1 (the
+  // graph's symbolic_inputs lists them; `rill model` prints a note). Give
   // them when a model has symbolic image sizes, or when it computes shapes
   // from its inputs (Shape -> Gather -> Reshape, as PyTorch's
   // x.view(x.size(0), -1) exports): the importer folds that arithmetic with
