@@ -1,0 +1,141 @@
+// RoiAlign on the engine against ONNX Runtime (onnx_op_test_util.h): both
+// pooling modes, both coordinate modes, fixed and adaptive sampling, a
+// spatial scale, boxes partly and wholly outside the map, degenerate
+// (zero-size) boxes, batch indices as an activation (Cast from float) and as
+// an int64 constant; and a hand-computed case that pins the sampling
+// arithmetic independently of ORT.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "rill/inference/inference.h"
+#include "tests/inference/onnx_op_test_util.h"
+
+namespace rill::inference::testing {
+namespace {
+
+// Eight boxes (x1, y1, x2, y2) in input pixels (before spatial_scale 0.5 of
+// the tests that set it): inside, across the border, outside, zero-size,
+// thin, the whole map, tiny, reversed.
+const std::vector<float> kRois = {
+    1.0f,  1.0f,  6.0f,  5.0f,    //
+    -3.0f, 2.0f,  4.5f,  9.0f,    //
+    20.0f, 20.0f, 30.0f, 25.0f,   //
+    3.0f,  3.0f,  3.0f,  3.0f,    //
+    0.5f,  2.0f,  7.5f,  2.25f,   //
+    0.0f,  0.0f,  8.0f,  6.0f,    //
+    2.2f,  1.1f,  2.9f,  1.7f,    //
+    6.0f,  5.0f,  1.0f,  1.0f,
+};
+const std::vector<float> kBatch = {0, 1, 1, 0, 1, 0, 1, 0};
+
+TEST(OnnxRoiAlignTest, ModesAndSamplingMatchOrt) {
+  for (const char* mode : {"avg", "max"}) {
+    for (const char* transform : {"half_pixel", "output_half_pixel"}) {
+      for (int64_t ratio : {0, 2}) {
+        for (float scale : {1.0f, 0.5f}) {
+          SCOPED_TRACE(std::string(mode) + " " + transform + " sampling_ratio=" + std::to_string(ratio) +
+                       " spatial_scale=" + std::to_string(scale));
+          OnnxGraph g;
+          g.Input("x", {2, 3, 6, 8});
+          g.Input("rois", {8, 4});
+          g.Input("batch_f", {8});
+          OnnxGraph::Attr(g.Node("Cast", {"batch_f"}, {"batch"}), "to", int64_t{7});  // INT64
+          onnx::NodeProto* n = g.Node("RoiAlign", {"x", "rois", "batch"}, {"y"});
+          OnnxGraph::Attr(n, "mode", std::string(mode));
+          OnnxGraph::Attr(n, "coordinate_transformation_mode", std::string(transform));
+          OnnxGraph::Attr(n, "output_height", int64_t{3});
+          OnnxGraph::Attr(n, "output_width", int64_t{2});
+          OnnxGraph::Attr(n, "sampling_ratio", ratio);
+          OnnxGraph::Attr(n, "spatial_scale", scale);
+          g.Output("y");
+          ExpectMatchesOrt(g, {{"x", {2, 3, 6, 8}, RandomValues(288, -1.0f, 1.0f, 7)},
+                               {"rois", {8, 4}, kRois},
+                               {"batch_f", {8}, kBatch}});
+        }
+      }
+    }
+  }
+}
+
+TEST(OnnxRoiAlignTest, ConstantIndicesManyChannelsAndOpset10) {
+  // 37 channels: more than one channel block per roi, with a tail.
+  OnnxGraph g(10);
+  g.Input("x", {2, 37, 5, 7});
+  g.Input("rois", {8, 4});
+  g.Int64Initializer("batch", {8}, {1, 0, 1, 1, 0, 0, 1, 0});
+  onnx::NodeProto* n = g.Node("RoiAlign", {"x", "rois", "batch"}, {"y"});
+  OnnxGraph::Attr(n, "output_height", int64_t{4});
+  OnnxGraph::Attr(n, "output_width", int64_t{4});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {2, 37, 5, 7}, RandomValues(2 * 37 * 35, -2.0f, 2.0f, 3)},
+                       {"rois", {8, 4}, kRois}});
+}
+
+// x = 4x4 map with value 10*row + col; one 1x1 bin over the box (0, 0)-(2, 2)
+// with 2x2 samples. half_pixel shifts the box to -0.5..1.5 per axis; the bin
+// is 2 wide, so the samples sit at -0.5 + (i + 0.5) * 2 / 2 = 0 and 1, on
+// pixel centres: the mean of 0, 1, 10 and 11 = 5.5. With
+// output_half_pixel the box stays 0..2, the samples fall at 0.5 and 1.5, and
+// bilinear interpolation of a linear map gives 10*1 + 1 = 11 at their mean.
+TEST(OnnxRoiAlignTest, HandComputedAverage) {
+  OnnxGraph g(16);
+  g.Input("x", {1, 1, 4, 4});
+  g.Initializer("rois", {1, 4}, {0.0f, 0.0f, 2.0f, 2.0f});
+  g.Int64Initializer("batch", {1}, {0});
+  onnx::NodeProto* n = g.Node("RoiAlign", {"x", "rois", "batch"}, {"y"});
+  OnnxGraph::Attr(n, "sampling_ratio", int64_t{2});
+  g.Output("y");
+  OnnxGraph legacy(16);
+  legacy.Input("x", {1, 1, 4, 4});
+  legacy.Initializer("rois", {1, 4}, {0.0f, 0.0f, 2.0f, 2.0f});
+  legacy.Int64Initializer("batch", {1}, {0});
+  onnx::NodeProto* m = legacy.Node("RoiAlign", {"x", "rois", "batch"}, {"y"});
+  OnnxGraph::Attr(m, "sampling_ratio", int64_t{2});
+  OnnxGraph::Attr(m, "coordinate_transformation_mode", std::string("output_half_pixel"));
+  legacy.Output("y");
+  for (const auto& [graph, expected] : {std::pair<const OnnxGraph*, float>{&g, 5.5f}, {&legacy, 11.0f}}) {
+    const std::string bytes = graph->Serialize();
+    auto model = Model::FromBuffer(bytes.data(), bytes.size(), "roi_align.onnx");
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    for (AlgorithmPolicy policy : {AlgorithmPolicy::kAuto, AlgorithmPolicy::kReference}) {
+      SessionConfig config;
+      config.algorithm = policy;
+      auto s = Session::Create(*model, config);
+      ASSERT_TRUE(s.ok()) << s.status().ToString();
+      float* x = (*s)->input(0)->data_as<float>();
+      for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) x[r * 4 + c] = 10.0f * r + c;
+      ASSERT_TRUE((*s)->Run().ok());
+      EXPECT_EQ((*s)->output(0)->shape(), Shape({1, 1, 1, 1}));
+      EXPECT_NEAR((*s)->output(0)->data_as<float>()[0], expected, 1e-5f);
+    }
+  }
+}
+
+TEST(OnnxRoiAlignTest, BadShapesAndModesAreClearErrors) {
+  OnnxGraph g;
+  g.Input("x", {1, 2, 4, 4});
+  g.Initializer("rois", {2, 3}, std::vector<float>(6, 1.0f));
+  g.Int64Initializer("batch", {2}, {0, 0});
+  g.Node("RoiAlign", {"x", "rois", "batch"}, {"y"});
+  g.Output("y");
+  std::string bytes = g.Serialize();
+  auto bad_rois = Model::FromBuffer(bytes.data(), bytes.size(), "bad_rois.onnx");
+  ASSERT_FALSE(bad_rois.ok());
+  EXPECT_NE(bad_rois.status().message().find("[num_rois, 4]"), std::string::npos) << bad_rois.status().message();
+
+  OnnxGraph h;
+  h.Input("x", {1, 2, 4, 4});
+  h.Initializer("rois", {1, 4}, {0, 0, 1, 1});
+  h.Int64Initializer("batch", {1}, {0});
+  OnnxGraph::Attr(h.Node("RoiAlign", {"x", "rois", "batch"}, {"y"}), "mode", std::string("median"));
+  h.Output("y");
+  bytes = h.Serialize();
+  auto bad_mode = Model::FromBuffer(bytes.data(), bytes.size(), "bad_mode.onnx");
+  ASSERT_FALSE(bad_mode.ok());
+  EXPECT_NE(bad_mode.status().message().find("median"), std::string::npos) << bad_mode.status().message();
+}
+
+}  // namespace
+}  // namespace rill::inference::testing
