@@ -6,8 +6,8 @@
 # instructions, exec each block executed; the sum over the blocks that start
 # inside the symbol's address range is the kernel's count.
 #   scripts/arm64_insn_count.sh gemm|gemm_f16|dw3x3 [PROBE_BINARY]
-#   scripts/arm64_insn_count.sh wino_f23|wino_f43|conv3x3_gemm [PROBE_BINARY]
-# The last three (a 56x56x64 -> 64 3x3 layer) print the count inside each
+#   scripts/arm64_insn_count.sh wino_f23|wino_f43|conv3x3_gemm|conv3x3_sliding [PROBE_BINARY]
+# The last four (a 56x56x64 -> 64 3x3 layer) print the count inside each
 # assembly kernel that runs (the Winograd transforms, the GEMM tile) and the
 # whole run's (every instruction the process executes, less those of the
 # same probe with only the weights' setup: the C++ drivers, A packing,
@@ -15,7 +15,7 @@
 # (without PROBE_BINARY it builds the probe with --config=aarch64 -c opt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-what=${1:?gemm, gemm_f16, dw3x3, wino_f23, wino_f43 or conv3x3_gemm}
+what=${1:?gemm, gemm_f16, dw3x3, wino_f23, wino_f43, conv3x3_gemm or conv3x3_sliding}
 bin=${2:-}
 if [ -z "$bin" ]; then
   bazel --output_base="$HOME/.cache/bazel-aarch64" build -c opt --config=aarch64 \
@@ -23,9 +23,9 @@ if [ -z "$bin" ]; then
   bin=$(bazel --output_base="$HOME/.cache/bazel-aarch64" info -c opt --config=aarch64 bazel-bin 2>/dev/null)/inference/backend/cpu/kernels/arm64/kernel_probe
 fi
 case $what in
-  wino_f23|wino_f43|conv3x3_gemm)
+  wino_f23|wino_f43|conv3x3_gemm|conv3x3_sliding)
     syms="rill_f32_gemm_8x12_neon"
-    [ "$what" = conv3x3_gemm ] || syms="rill_f32_${what/wino_/winograd_}_input_neon rill_f32_${what/wino_/winograd_}_output_neon $syms"
+    [ "$what" = conv3x3_gemm ] || [ "$what" = conv3x3_sliding ] || syms="rill_f32_${what/wino_/winograd_}_input_neon rill_f32_${what/wino_/winograd_}_output_neon $syms"
     ranges=$(for s in $syms; do aarch64-linux-gnu-nm -S "$bin" | awk -v s="$s" '$4 == s {print s":"$1":"$2}'; done)
     outputs=$((56 * 56 * 64))
     for mode in "$what" "${what}_setup"; do
