@@ -100,6 +100,7 @@ TEST(Arm64Table, ChoosesFromFeatures) {
   EXPECT_EQ(neon.winograd.max_m, 4);
   EXPECT_EQ(neon.winograd.nr, 12);
   EXPECT_EQ(neon.winograd.lanes, 4);
+  EXPECT_EQ(neon.winograd.to_f16, nullptr);  // kFp16 keeps fp32 products
   EXPECT_EQ(neon.winograd.to_bf16, nullptr);
   EXPECT_FALSE(none.winograd);
 

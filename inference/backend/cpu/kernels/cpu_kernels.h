@@ -120,7 +120,7 @@ struct WinogradKernels {
   int (*block_tiles)(const WinogradPlan& plan, int block) = nullptr;
   void (*transform_weights)(int m, const ConvParams& p, const float* filter, WinogradWeights* out) = nullptr;
   // The transformed weights' panels to halves / bf16 (the multiply then
-  // runs on those).
+  // runs on those; null: the products stay fp32 under that precision).
   void (*to_f16)(WinogradWeights* w) = nullptr;
   void (*to_bf16)(const ConvParams& p, WinogradWeights* w) = nullptr;
   void (*input_transform)(const WinogradPlan& plan, const ConvParams& p, const float* input, int block,

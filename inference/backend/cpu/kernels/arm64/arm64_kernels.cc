@@ -45,10 +45,6 @@ SlidingKernels Sliding() {
 
 WinogradPlan PlanWinogradNeon(int m, const ConvParams& p, int threads) { return PlanWinograd(m, p, threads); }
 
-// Precision::kFp16: the products stay fp32 (the F(4,3) transforms would
-// amplify half-precision sums' rounding, as they do bf16's on x86).
-void WinogradKeepFp32(WinogradWeights*) {}
-
 WinogradKernels Winograd() {
   WinogradKernels w;
   w.isa = "neon";
@@ -56,7 +52,9 @@ WinogradKernels Winograd() {
   w.blocks_per_thread = WinogradBlocksPerThread;
   w.block_tiles = WinogradBlockTiles;
   w.transform_weights = TransformWeightsWinogradNeon;
-  w.to_f16 = WinogradKeepFp32;
+  // No half panels: under Precision::kFp16 the products stay fp32 (the
+  // F(4,3) transforms would amplify half-precision sums' rounding, as they
+  // do bf16's on x86).
   w.input_transform = WinogradInputTransformNeon;
   w.multiply = WinogradMultiplyNeon;
   w.output_transform = WinogradOutputTransformNeon;
