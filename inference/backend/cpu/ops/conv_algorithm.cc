@@ -24,7 +24,7 @@ constexpr double kCopyFloatsPerCycle = 4;
 constexpr double kWinogradInCycles =
     3.5;  // per (tile, channel vector, alpha^2 element)
 constexpr double kWinogradOutCycles = 2.5;
-constexpr int kWinogradBlockTiles = 48;  // as f32_conv3x3s1_winograd*.cc
+constexpr int kWinogradBlockTiles = 48;  // as f32_conv3x3s1_winograd_common.h
 constexpr int kIm2colRowTile = 96;       // as f32_conv2d_gemm_avx2.cc
 constexpr double kASliceL2Bytes = 256 << 10;
 constexpr double kASliceBytesPerCycle = 4;
