@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -15,6 +16,7 @@
 #include "inference/backend/cpu/kernels/arm64/cpu_features.h"
 #include "inference/backend/cpu/kernels/arm64/f32_conv2d_gemm_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_conv2d_sliding_neon.h"
+#include "inference/backend/cpu/kernels/arm64/f32_conv3x3s1_winograd_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_dwconv2d_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_gemm_8x12_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_prelu_neon.h"
@@ -23,6 +25,8 @@
 #include "inference/backend/cpu/kernels/ref/depthwise_conv2d.h"
 #include "inference/backend/cpu/kernels/ref/fully_connected.h"
 #include "inference/backend/cpu/kernels/ref/prelu.h"
+#include "inference/backend/cpu/ops/conv_algorithm.h"
+#include "inference/backend/cpu/ops/conv_common.h"
 #include "tests/require.h"
 
 namespace rill::inference::cpu::arm64 {
@@ -91,6 +95,14 @@ TEST(Arm64Table, ChoosesFromFeatures) {
   EXPECT_EQ(none.elementwise.prelu, nullptr);
   EXPECT_EQ(neon.elementwise.prelu, &PReluNeon);
   EXPECT_STREQ(neon.elementwise.prelu_isa, "neon");
+  ASSERT_TRUE(neon.winograd);
+  EXPECT_STREQ(neon.winograd.isa, "neon");
+  EXPECT_EQ(neon.winograd.max_m, 4);
+  EXPECT_EQ(neon.winograd.nr, 12);
+  EXPECT_EQ(neon.winograd.lanes, 4);
+  EXPECT_EQ(neon.winograd.to_f16, nullptr);  // kFp16 keeps fp32 products
+  EXPECT_EQ(neon.winograd.to_bf16, nullptr);
+  EXPECT_FALSE(none.winograd);
 
   const CpuKernels fp16 = KernelTable(CpuFeatures{true, true});
   EXPECT_STREQ(fp16.isa, "neon_fp16");
@@ -314,6 +326,198 @@ TEST(Arm64Depthwise, MatchesReference) {
       }
     }
   }
+}
+
+// Winograd F(2,3) and F(4,3): the assembly transforms (whole 4-channel
+// vectors), the scalar channel tails, border patches and tiles cut by the
+// output's edge, the 8x12 GEMM products, against the reference conv. Odd
+// sizes (H, W not multiples of the tile), channel counts 1, 3, 4, 8, 17 (not
+// multiples of 4 too), pads 0, 1, 2, batch 2, every activation, with and
+// without bias. Bound per output: |err| <= B * (1 + sum_k |w x|), B = 1e-6
+// for F(2,3), 1e-5 for F(4,3) (its transforms' coefficients up to 8 grow
+// the rounding); measured 2.3e-7 and 2.5e-6 (printed).
+std::vector<ConvParams> WinogradShapes() {
+  std::vector<ConvParams> v;
+  int i = 0;
+  for (int in_c : {1, 3, 4, 8, 17}) {
+    for (int out_c : {1, 5, 12, 13}) {
+      const FusedActivation act = kActs[i++ % 5];
+      v.push_back(Conv(1, 7, 9, in_c, out_c, 3, 3, 1, 1, 1, act));    // SAME, 7x9: tiles cut both ways
+      v.push_back(Conv(2, 10, 11, in_c, out_c, 3, 3, 1, 0, 1, act));  // VALID, batch 2
+      v.push_back(Conv(1, 4, 5, in_c, out_c, 3, 3, 1, 2, 1, act));    // pad 2: border tiles only
+    }
+  }
+  return v;
+}
+
+// sum_k |w x| of every output (the scale of its rounding error).
+std::vector<float> AbsSums(const ConvParams& p, const std::vector<float>& x, const std::vector<float>& f) {
+  std::vector<float> ax(x.size()), af(f.size()), s(static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c);
+  for (size_t i = 0; i < x.size(); ++i) ax[i] = std::fabs(x[i]);
+  for (size_t i = 0; i < f.size(); ++i) af[i] = std::fabs(f[i]);
+  ConvParams q = p;
+  q.activation = FusedActivation::kNone;
+  Conv2DRef(q, ax.data(), af.data(), nullptr, s.data());
+  return s;
+}
+
+// The conv on the table's Winograd entry, its phases spread over `threads`
+// std::threads as Conv2DOp spreads them: whole blocks per thread where the
+// plan gives each thread whole blocks, else each phase split in parts.
+std::vector<float> RunWinograd(int m, const ConvParams& p, const std::vector<float>& x, const std::vector<float>& f,
+                               const float* bias, int threads) {
+  const CpuKernels k = KernelTable(CpuFeatures{true, false});
+  const WinogradKernels& w = k.winograd;
+  const WinogradPlan plan = w.plan(m, p, threads);
+  WinogradWeights weights;
+  w.transform_weights(m, p, f.data(), &weights);
+  std::vector<float> y(static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c, 99.0f);
+  const size_t per_thread = plan.v_floats + plan.m_floats + plan.patch_floats;
+  std::vector<float> scratch(per_thread * threads);
+  auto spread = [&](const auto& body) {  // body(thread)
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(body, t);
+    body(0);
+    for (std::thread& t : pool) t.join();
+  };
+  const int a2 = plan.alpha * plan.alpha;
+  if (threads > 1 && w.blocks_per_thread(plan.total_tiles, threads) && plan.blocks % threads == 0) {
+    spread([&](int t) {
+      float* v = scratch.data() + per_thread * t;
+      float* mb = v + plan.v_floats;
+      float* patch = mb + plan.m_floats;
+      for (int b = t; b < plan.blocks; b += threads) {
+        const int tiles = w.block_tiles(plan, b);
+        w.input_transform(plan, p, x.data(), b, 0, tiles, v, patch);
+        w.multiply(plan, p, weights, b, 0, a2, v, mb);
+        w.output_transform(plan, p, bias, b, 0, tiles, mb, y.data());
+      }
+    });
+    return y;
+  }
+  float* v = scratch.data();
+  float* mb = v + plan.v_floats;
+  for (int b = 0; b < plan.blocks; ++b) {
+    const int tiles = w.block_tiles(plan, b);
+    auto part = [&](int t, int n) { return std::make_pair(n * t / threads, n * (t + 1) / threads); };
+    spread([&](int t) {
+      const auto [t0, t1] = part(t, tiles);
+      w.input_transform(plan, p, x.data(), b, t0, t1, v, scratch.data() + per_thread * t + plan.v_floats + plan.m_floats);
+    });
+    spread([&](int t) {
+      const auto [p0, p1] = part(t, a2);
+      w.multiply(plan, p, weights, b, p0, p1, v, mb);
+    });
+    spread([&](int t) {
+      const auto [t0, t1] = part(t, tiles);
+      w.output_transform(plan, p, bias, b, t0, t1, mb, y.data());
+    });
+  }
+  return y;
+}
+
+TEST(Arm64Winograd, MatchesReference) {
+  unsigned seed = 900;
+  for (int m : {2, 4}) {
+    const float bound = m == 2 ? 1e-6f : 1e-5f;
+    float worst = 0;
+    for (const ConvParams& p : WinogradShapes()) {
+      const auto x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * p.in_c, seed++);
+      const auto f = Random(static_cast<size_t>(p.out_c) * 9 * p.in_c, seed++);
+      const auto b = Random(p.out_c, seed++);
+      const auto scale = AbsSums(p, x, f);
+      for (const float* bias : {b.data(), static_cast<const float*>(nullptr)}) {
+        std::vector<float> want(scale.size());
+        Conv2DRef(p, x.data(), f.data(), bias, want.data());
+        const std::vector<float> got = RunWinograd(m, p, x, f, bias, 1);
+        for (size_t i = 0; i < want.size(); ++i) {
+          const float share = std::fabs(got[i] - want[i]) / (1 + scale[i]);
+          worst = std::max(worst, share);
+          ASSERT_LE(share, bound) << "F(" << m << ",3) " << p.batch << "x" << p.in_h << "x" << p.in_w << "x" << p.in_c
+                                  << "->" << p.out_c << " pad " << p.pad_top << " act "
+                                  << static_cast<int>(p.activation) << " at " << i;
+        }
+      }
+    }
+    std::printf("F(%d,3): worst |err| / (1 + sum |w x|) %.3g (bound %.3g)\n", m, worst, bound);
+    EXPECT_GT(worst, 0.0f);  // it ran the transforms (exact agreement would be suspicious)
+  }
+}
+
+// Two threads give the same bits as one, with whole blocks per thread (100
+// and 400 tiles) and with the phases split (fewer tiles), and still match the
+// reference.
+TEST(Arm64Winograd, TwoThreadsGiveOneThreadsBits) {
+  unsigned seed = 1900;
+  for (int m : {2, 4}) {
+    for (const ConvParams& p : {Conv(1, 40, 40, 5, 13, 3, 3, 1, 1, 1, FusedActivation::kRelu6),
+                                Conv(1, 9, 10, 17, 12, 3, 3, 1, 1, 1, FusedActivation::kNone)}) {
+      const auto x = Random(static_cast<size_t>(p.batch) * p.in_h * p.in_w * p.in_c, seed++);
+      const auto f = Random(static_cast<size_t>(p.out_c) * 9 * p.in_c, seed++);
+      const auto b = Random(p.out_c, seed++);
+      const CpuKernels k = KernelTable(CpuFeatures{true, false});
+      const WinogradPlan plan2 = k.winograd.plan(m, p, 2);
+      EXPECT_EQ(k.winograd.blocks_per_thread(plan2.total_tiles, 2), p.in_h == 40) << m;
+      const std::vector<float> one = RunWinograd(m, p, x, f, b.data(), 1);
+      const std::vector<float> two = RunWinograd(m, p, x, f, b.data(), 2);
+      EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float))) << "F(" << m << ",3) " << p.in_h;
+      std::vector<float> want(one.size());
+      Conv2DRef(p, x.data(), f.data(), b.data(), want.data());
+      const auto scale = AbsSums(p, x, f);
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_LE(std::fabs(two[i] - want[i]), (m == 2 ? 1e-6f : 1e-5f) * (1 + scale[i])) << i;
+      }
+    }
+  }
+}
+
+// Hand-computed: a 4x4 input of ones, 3x3 filter of ones, pad 0, F(2,3):
+// every output 9 (+ bias 0.5), in every channel arrangement the assembly
+// sees (4 channels: one vector; 5: a vector and a scalar tail).
+TEST(Arm64Winograd, OnesGiveNine) {
+  for (int c : {4, 5}) {
+    for (int m : {2, 4}) {
+      const ConvParams p = Conv(1, m + 2, m + 2, c, c, 3, 3, 1, 0, 1, FusedActivation::kNone);
+      const std::vector<float> x(static_cast<size_t>(p.in_h) * p.in_w * c, 1.0f);
+      // Output channel o sees input channel o only, weight 1 on every tap.
+      std::vector<float> f(static_cast<size_t>(c) * 9 * c, 0.0f);
+      for (int o = 0; o < c; ++o)
+        for (int t = 0; t < 9; ++t) f[(static_cast<size_t>(o) * 9 + t) * c + o] = 1.0f;
+      const std::vector<float> bias(c, 0.5f);
+      const std::vector<float> y = RunWinograd(m, p, x, f, bias.data(), 1);
+      ASSERT_EQ(y.size(), static_cast<size_t>(m) * m * c);
+      for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], 9.5f, 1e-5f) << "F(" << m << ",3) c" << c << " at " << i;
+    }
+  }
+}
+
+// The cost model reads the ARM entry: F(2,3) and F(4,3) only, the 12-column
+// GEMM, 4-lane transforms; a typical 3x3 layer (56x56x64 -> 64) chooses
+// F(4,3), named for the NEON table.
+TEST(Arm64Winograd, CostModelKnowsIt) {
+  const CpuKernels k = KernelTable(CpuFeatures{true, false});
+  const IsaFeatures isa = ConvIsaFeatures(k, PanelType::kF32);
+  EXPECT_TRUE(isa.winograd);
+  EXPECT_EQ(isa.winograd_max_m, 4);
+  EXPECT_EQ(isa.winograd_nr, 12);
+  EXPECT_EQ(isa.winograd_lanes, 4);
+  const ConvParams p = Conv(1, 56, 56, 64, 64, 3, 3, 1, 1, 1, FusedActivation::kRelu);
+  const std::vector<ConvAlgo> c = ConvCandidates(p, isa);
+  EXPECT_NE(std::find(c.begin(), c.end(), ConvAlgo::kWinogradF23), c.end());
+  EXPECT_NE(std::find(c.begin(), c.end(), ConvAlgo::kWinogradF43), c.end());
+  EXPECT_EQ(std::find(c.begin(), c.end(), ConvAlgo::kWinogradF63), c.end());
+  EXPECT_TRUE(ConvAlgoApplies(p, ConvAlgo::kWinogradF43, isa));
+  EXPECT_FALSE(ConvAlgoApplies(p, ConvAlgo::kWinogradF63, isa));
+  EXPECT_EQ(ChooseConvAlgo(p, isa), ConvAlgo::kWinogradF43);
+  EXPECT_EQ(ConvKernelName(ConvAlgo::kWinogradF43, k), "conv3x3s1_winograd_f43_neon");
+  // Four lanes cost more transform vectors than eight would.
+  IsaFeatures eight = isa;
+  eight.winograd_lanes = 8;
+  EXPECT_GT(EstimateConvCycles(p, ConvAlgo::kWinogradF43, isa), EstimateConvCycles(p, ConvAlgo::kWinogradF43, eight));
+  // The fp16 table (wide slot present) keeps the same Winograd view.
+  const IsaFeatures fp16 = ConvIsaFeatures(KernelTable(CpuFeatures{true, true}), PanelType::kF32);
+  EXPECT_EQ(fp16.winograd_nr, 12);
+  EXPECT_EQ(EstimateConvCycles(p, ConvAlgo::kWinogradF43, fp16), EstimateConvCycles(p, ConvAlgo::kWinogradF43, isa));
 }
 
 TEST(Arm64Fc, GemmPanelsMatchReference) {

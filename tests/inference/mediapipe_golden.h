@@ -14,11 +14,13 @@
 namespace rill::inference::testing {
 
 // Small models only (the golden files are committed): the two face
-// detectors, the light hand landmark model and the face mesh model (PRELU,
-// fused into its convs and standalone).
+// detectors, the light hand landmark model, the face mesh model (PRELU,
+// fused into its convs and standalone) and the light pose landmark model
+// (its segmentation head's 3x3 stride-1 conv, 256x256x8 -> 1, is the only
+// ungrouped 3x3 stride-1 conv of these models: the Winograd case).
 inline std::vector<std::string> GoldenModels() {
   return {"face_detection_short_range", "face_detection_full_range", "hand_landmark_lite",
-          "face_landmark"};
+          "face_landmark", "pose_landmark_lite"};
 }
 
 // The input every run feeds: an integer hash mapped to [-1, 1), the same
@@ -30,6 +32,14 @@ inline void FillGoldenInput(Tensor* t) {
     x[i] = static_cast<float>(h >> 20) / 2048.0f - 1.0f;
   }
 }
+
+// The outputs' tolerance, as a share of each output's largest magnitude:
+// the kernels sum in different orders (8x12 vs 6x16/6x32 tiles, Winograd or
+// not), nothing more. The pose landmark model amplifies those differences
+// (its segmentation logits, output 2, up to 561: 2.5e-4 with the NEON
+// kernels, 1.3e-4 with the reference ones, measured under qemu); the others
+// stay within 1e-5 (measured at most 7e-7).
+inline float GoldenTolerance(const std::string& model) { return model == "pose_landmark_lite" ? 1e-3f : 1e-5f; }
 
 inline std::string GoldenFile(const std::string& model, int output) {
   return "tests/inference/testdata/golden/" + model + ".out" + std::to_string(output) + ".f32";

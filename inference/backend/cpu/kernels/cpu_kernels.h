@@ -120,7 +120,7 @@ struct WinogradKernels {
   int (*block_tiles)(const WinogradPlan& plan, int block) = nullptr;
   void (*transform_weights)(int m, const ConvParams& p, const float* filter, WinogradWeights* out) = nullptr;
   // The transformed weights' panels to halves / bf16 (the multiply then
-  // runs on those).
+  // runs on those; null: the products stay fp32 under that precision).
   void (*to_f16)(WinogradWeights* w) = nullptr;
   void (*to_bf16)(const ConvParams& p, WinogradWeights* w) = nullptr;
   void (*input_transform)(const WinogradPlan& plan, const ConvParams& p, const float* input, int block,
@@ -129,6 +129,13 @@ struct WinogradKernels {
                    int pos_begin, int pos_end, const float* v, float* m) = nullptr;
   void (*output_transform)(const WinogradPlan& plan, const ConvParams& p, const float* bias, int block,
                            int t_begin, int t_end, const float* m, float* output) = nullptr;
+  // For the cost model (ops/conv_algorithm.cc): the largest output tile side
+  // m there are transforms for (2, 4 or 6); the panel width of the GEMM the
+  // products run on and the transforms' vector lanes (0: those of the wide
+  // GEMM slot, as on x86).
+  int max_m = 6;
+  int nr = 0;
+  int lanes = 0;
 
   explicit operator bool() const { return multiply != nullptr; }
 };

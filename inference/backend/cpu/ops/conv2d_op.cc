@@ -111,9 +111,11 @@ class Conv2DOp : public CpuOp {
   int StrassenRowBlock() const { return 256 << StrassenDepth(algo_); }
   long long GemmRows() const { return static_cast<long long>(p_.batch) * p_.out_h * p_.out_w; }
   // Precision::kFp16 where the wide GEMM reads half panels: for the GEMM on
-  // it and the Winograd products.
+  // it and the Winograd products where the table has half panels for them
+  // (x86; ARM keeps Winograd's products in fp32).
   bool HalfWeights() const {
-    return panel_ == PanelType::kF16 && (algo_ == ConvAlgo::kGemm6x32 || WinogradTile(algo_) > 0);
+    return panel_ == PanelType::kF16 &&
+           (algo_ == ConvAlgo::kGemm6x32 || (WinogradTile(algo_) > 0 && kernels().winograd.to_f16 != nullptr));
   }
   // Precision::kBf16 where bf16 GEMMs pay: bf16 panels for the wide GEMM and
   // F(2,3)'s products. F(4,3) and F(6,3) keep fp32 products: their output

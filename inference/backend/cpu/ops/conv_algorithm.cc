@@ -24,7 +24,7 @@ constexpr double kCopyFloatsPerCycle = 4;
 constexpr double kWinogradInCycles =
     3.5;  // per (tile, channel vector, alpha^2 element)
 constexpr double kWinogradOutCycles = 2.5;
-constexpr int kWinogradBlockTiles = 48;  // as f32_conv3x3s1_winograd*.cc
+constexpr int kWinogradBlockTiles = 48;  // as f32_conv3x3s1_winograd_common.h
 constexpr int kIm2colRowTile = 96;       // as f32_conv2d_gemm_avx2.cc
 constexpr double kASliceL2Bytes = 256 << 10;
 constexpr double kASliceBytesPerCycle = 4;
@@ -161,7 +161,8 @@ double Sliding(const ConvParams& p, int lanes) {
 // dearer than measured where the GEMMs dominate: ResNet's 7x7 512-channel
 // layers).
 // `bf16`: the GEMMs on bf16 panels (half the filter bytes).
-double Winograd(const ConvParams& p, int m, int nr, double calib, bool bf16) {
+// `lanes`: the transforms' vector width (0: 16 with nr 32, else 8).
+double Winograd(const ConvParams& p, int m, int nr, double calib, bool bf16, int lanes = 0) {
   const double gemm_calib =
       Calibration(nr == 32 ? ConvAlgo::kGemm6x32 : ConvAlgo::kGemm6x16) * (bf16 ? kBf16GemmFactor : 1.0);
   const int alpha = m + 2;
@@ -180,7 +181,7 @@ double Winograd(const ConvParams& p, int m, int nr, double calib, bool bf16) {
   cycles = std::max(
       cycles, blocks * filters /
                   (filters > kL2Bytes ? kL3BytesPerCycle : kL2BytesPerCycle));
-  const int lanes = nr == 32 ? 16 : 8;
+  if (lanes == 0) lanes = nr == 32 ? 16 : 8;
   const double in_vectors =
       CeilDiv(p.in_c, lanes) + (p.in_c % lanes) * 0.5;  // scalar tail is slow
   const double out_vectors = CeilDiv(p.out_c, lanes) + (p.out_c % lanes) * 0.5;
@@ -259,6 +260,9 @@ IsaFeatures ConvIsaFeatures(const CpuKernels& k, PanelType panel) {
   isa.bf16 = isa.wide && panel == PanelType::kBf16 && wide.gemm_bf16 != nullptr;
   isa.wide_gemv = isa.wide && wide.gemv != nullptr;
   isa.winograd = isa.narrow && static_cast<bool>(k.winograd);
+  isa.winograd_max_m = k.winograd.max_m;
+  isa.winograd_nr = k.winograd.nr;
+  isa.winograd_lanes = k.winograd.lanes;
   isa.strassen = isa.narrow && static_cast<bool>(k.strassen);
   if (isa.wide && k.grouped_direct) isa.grouped_direct = k.grouped_direct.applies;
   if (narrow) isa.narrow_nr = narrow.nr;
@@ -282,9 +286,9 @@ std::vector<ConvAlgo> ConvCandidates(const ConvParams& p, IsaFeatures isa) {
   c.push_back(ConvAlgo::kSlidingAvx2);
   if (isa.wide) c.push_back(ConvAlgo::kSlidingAvx512);
   if (isa.winograd && WinogradShape(p)) {
-    c.push_back(ConvAlgo::kWinogradF23);
-    c.push_back(ConvAlgo::kWinogradF43);
-    c.push_back(ConvAlgo::kWinogradF63);
+    for (ConvAlgo a : {ConvAlgo::kWinogradF23, ConvAlgo::kWinogradF43, ConvAlgo::kWinogradF63}) {
+      if (WinogradTile(a) <= isa.winograd_max_m) c.push_back(a);
+    }
   }
   if (isa.strassen && Pointwise(p) && !isa.bf16) {
     const double m = static_cast<double>(p.batch) * p.out_h * p.out_w;
@@ -305,7 +309,7 @@ bool ConvAlgoApplies(const ConvParams& p, ConvAlgo algo, const IsaFeatures& isa)
     case ConvAlgo::kWinogradF23:
     case ConvAlgo::kWinogradF43:
     case ConvAlgo::kWinogradF63:
-      return isa.winograd && p.groups == 1 && WinogradShape(p);
+      return isa.winograd && p.groups == 1 && WinogradShape(p) && WinogradTile(algo) <= isa.winograd_max_m;
     case ConvAlgo::kStrassen1:
     case ConvAlgo::kStrassen2:
       return isa.strassen && p.groups == 1 && Pointwise(p);
@@ -352,7 +356,8 @@ double RawConvCycles(const ConvParams& p, ConvAlgo algo, double calib, const Isa
     case ConvAlgo::kWinogradF43:
     case ConvAlgo::kWinogradF63:
       // bf16 products for F(2,3) only (conv2d_op.cc Bf16Gemm).
-      return Winograd(p, WinogradTile(algo), isa.wide_nr, calib, isa.bf16 && algo == ConvAlgo::kWinogradF23);
+      return Winograd(p, WinogradTile(algo), isa.winograd_nr > 0 ? isa.winograd_nr : isa.wide_nr, calib,
+                      isa.bf16 && algo == ConvAlgo::kWinogradF23, isa.winograd_lanes);
     case ConvAlgo::kStrassen1:
     case ConvAlgo::kStrassen2:
       return Strassen(static_cast<double>(p.batch) * p.out_h * p.out_w, p.out_c,

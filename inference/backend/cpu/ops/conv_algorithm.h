@@ -52,6 +52,9 @@ struct IsaFeatures {
   // the fp32 cycles.
   bool f16_arith = false;
   bool winograd = false;
+  // Winograd's largest output tile, its GEMM's panel width and its
+  // transforms' lanes (0: wide_nr and the lanes that go with it).
+  int winograd_max_m = 6, winograd_nr = 0, winograd_lanes = 0;
   bool strassen = false;
   // The grouped convs the grouped direct kernel computes (null: none).
   bool (*grouped_direct)(const ConvParams& p) = nullptr;

@@ -1,14 +1,17 @@
 // The aarch64 filler of the CPU kernel table (cpu_kernels.h): NEON kernels
-// on every ARMv8-A CPU, the fp16-arithmetic GEMM where HWCAP has ASIMDHP.
+// on every ARMv8-A CPU (Winograd F(2,3) and F(4,3) among them), the
+// fp16-arithmetic GEMM where HWCAP has ASIMDHP.
 #include "inference/backend/cpu/kernels/arm64/arm64_kernels.h"
 
 #include <vector>
 
 #include "inference/backend/cpu/kernels/arm64/f32_conv2d_gemm_neon.h"
+#include "inference/backend/cpu/kernels/arm64/f32_conv3x3s1_winograd_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_conv2d_sliding_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_dwconv2d_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_gemm_8x12_neon.h"
 #include "inference/backend/cpu/kernels/arm64/f32_prelu_neon.h"
+#include "inference/backend/cpu/kernels/f32_conv3x3s1_winograd_common.h"
 
 namespace rill::inference::cpu {
 namespace arm64 {
@@ -40,6 +43,27 @@ SlidingKernels Sliding() {
   return s;
 }
 
+WinogradPlan PlanWinogradNeon(int m, const ConvParams& p, int threads) { return PlanWinograd(m, p, threads); }
+
+WinogradKernels Winograd() {
+  WinogradKernels w;
+  w.isa = "neon";
+  w.plan = PlanWinogradNeon;
+  w.blocks_per_thread = WinogradBlocksPerThread;
+  w.block_tiles = WinogradBlockTiles;
+  w.transform_weights = TransformWeightsWinogradNeon;
+  // No half panels: under Precision::kFp16 the products stay fp32 (the
+  // F(4,3) transforms would amplify half-precision sums' rounding, as they
+  // do bf16's on x86).
+  w.input_transform = WinogradInputTransformNeon;
+  w.multiply = WinogradMultiplyNeon;
+  w.output_transform = WinogradOutputTransformNeon;
+  w.max_m = kWinogradNeonMaxM;
+  w.nr = kGemmNr;
+  w.lanes = 4;
+  return w;
+}
+
 }  // namespace
 
 CpuKernels KernelTable(const CpuFeatures& f) {
@@ -55,6 +79,7 @@ CpuKernels KernelTable(const CpuFeatures& f) {
   k.im2col.pack = PackConvGemm;
   k.im2col.tile = ConvGemmTile;
   k.sliding[0] = Sliding();
+  k.winograd = Winograd();
   k.depthwise.isa = "neon";
   k.depthwise.rows = DepthwiseConv2DNeonRows;
   k.elementwise.prelu_isa = "neon";

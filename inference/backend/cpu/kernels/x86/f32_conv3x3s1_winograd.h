@@ -22,30 +22,20 @@
 #include <cstddef>
 #include <vector>
 
+#include "inference/backend/cpu/kernels/f32_conv3x3s1_winograd_common.h"
 #include "inference/backend/cpu/kernels/kernel_types.h"
 #include "inference/backend/cpu/kernels/ref/kernel_params.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
 
 namespace rill::inference::cpu::x86 {
 
-// 3x3, stride 1, dilation 1 (any padding, any channel count, any batch).
-bool WinogradApplies(const ConvParams& p);
-
-// How a layer's tiles split into blocks (kernel_types.h).
+// Where it applies, the plan, the blocks (shared with the ARM kernels:
+// f32_conv3x3s1_winograd_common.h).
+using ::rill::inference::cpu::PlanWinograd;
+using ::rill::inference::cpu::WinogradApplies;
+using ::rill::inference::cpu::WinogradBlocksPerThread;
+using ::rill::inference::cpu::WinogradBlockTiles;
 using ::rill::inference::cpu::WinogradPlan;
-// For `threads` > 1 with tiles enough (WinogradBlocksPerThread), the tiles
-// split into a multiple of `threads` equal blocks so that each thread can run
-// whole blocks, all three phases, in one parallel loop. Outputs do not depend
-// on the blocking (each GEMM row is computed alone, in the same order).
-WinogradPlan PlanWinograd(int m, const ConvParams& p, int threads = 1);
-// Tiles enough means a full block (48 tiles) per thread: every thread of a
-// block-per-thread run streams all alpha^2 transformed filters, so with fewer
-// tiles (ResNet's 14x14 and 7x7 maps: 16 tiles) two threads read twice the
-// filter bytes for the same work and ran no faster than one; there the three
-// phases split instead (each thread half of the GEMM positions' filters):
-// F(4,3) 14x14x256 0.62-0.66 -> 0.52-0.58 ms, F(2,3) 7x7x512 1.27-1.42 ->
-// 1.03-1.08 ms at 2 threads (VM).
-bool WinogradBlocksPerThread(long long total_tiles, int threads);
 
 // alpha^2 transformed filter matrices [out_c, in_c], each packed for the GEMM
 // (PackWeightsNK512 when `wide`, PackWeightsNK otherwise); kFp16 in `half`
@@ -76,9 +66,6 @@ void WinogradOutputTransform(const WinogradPlan& plan, const ConvParams& p,
                              const float* bias, bool avx512, int block,
                              int t_begin, int t_end, const float* mbuf,
                              float* output);
-// Tiles in `block` (the last block may be short).
-int WinogradBlockTiles(const WinogradPlan& plan, int block);
-
 // All three phases of every block on the calling thread; scratch holds
 // v_floats + m_floats + patch_floats.
 void WinogradConv(const WinogradPlan& plan, const ConvParams& p,
