@@ -8,18 +8,27 @@
 // ones, any axis), the unary and binary math, L2_NORMALIZATION and
 // LOG_SOFTMAX, the comparisons and logic ops, SELECT / SELECT_V2, CAST,
 // TILE, BROADCAST_TO, STRIDED_SLICE's ellipsis / new-axis / shrink / offset,
-// SPACE_TO_DEPTH; and the errors of what the engine cannot do.
+// SPACE_TO_DEPTH; and the errors of what the engine cannot do. Then one
+// model of many of these ops, exported to ONNX (onnx_exporter.h) and run by
+// ONNX Runtime: the independent check of the engine's results.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <cstdio>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "inference/export/onnx_exporter.h"
+#include "inference/tools/ort_runner.h"
 #include "rill/inference/inference.h"
 #include "tests/inference/test_util.h"
 #include "tests/inference/tflite_test_models.h"
+
+extern "C" const char* __lsan_default_suppressions() { return "leak:libonnxruntime.so.1\n"; }
 
 namespace rill::inference {
 namespace {
@@ -541,6 +550,153 @@ TEST(TfliteBreadthOpsTest, SpaceToDepthAndBack) {
       {{"x", {1, 4, 6, 2}, {}, {}}, {"d", {1, 2, 3, 8}, {}, {}}, {"y", {1, 4, 6, 2}, {}, {}}},
       {TfliteOp{26, "", {0}, {1}, 17, IntOptions<0, 2>}, TfliteOp{5, "", {1}, {2}, 67, IntOptions<0, 2>}}, {2});
   ExpectOutputs(round_trip, {x}, {{{1, 4, 6, 2}, x}});
+}
+
+// ---- the exporter and ONNX Runtime ------------------------------------------------
+
+// A model built tensor by tensor.
+struct ModelBuilder {
+  std::vector<TfliteTensor> tensors;
+  std::vector<TfliteOp> ops;
+  int32_t Tensor(const std::string& name, const Shape& shape, std::vector<float> data = {},
+                 std::vector<int32_t> ints = {}) {
+    tensors.push_back({name, std::vector<int32_t>(shape.begin(), shape.end()), std::move(data), std::move(ints)});
+    return static_cast<int32_t>(tensors.size()) - 1;
+  }
+  int32_t Ints(const std::string& name, const std::vector<int32_t>& v) {
+    return Tensor(name, {static_cast<int>(v.size())}, {}, v);
+  }
+  void Op(int32_t code, const std::vector<int32_t>& in, const std::vector<int32_t>& out, OptionsFn options = nullptr) {
+    ops.push_back(TfliteOp{code, "", in, out, static_cast<uint8_t>(options ? 1 : 0), options});
+  }
+};
+
+TEST(TfliteBreadthOrtTest, ExportedMultiOpModelOnOnnxRuntimeMatchesTheEngine) {
+  RILL_REQUIRE(testing::FileExists(ort::DefaultLibraryPath()),
+               ort::DefaultLibraryPath() << " is missing: run scripts/fetch_models.sh (ONNX Runtime)");
+  ModelBuilder m;
+  const int32_t x = m.Tensor("x", {2, 3, 4}), y = m.Tensor("y", {2, 3, 4}), z = m.Tensor("z", {1, 4, 4, 2});
+  std::vector<int32_t> outs;
+  auto out = [&](const std::string& name, const Shape& shape) {
+    const int32_t id = m.Tensor(name, shape);
+    outs.push_back(id);
+    return id;
+  };
+  // SPLIT, SQUARED_DIFFERENCE, PACK, REDUCE_MAX, SUM, REDUCE_PROD.
+  const int32_t a = m.Tensor("a", {2, 3, 2}), b = m.Tensor("b", {2, 3, 2});
+  m.Op(49, {m.Ints("split_axis", {-1}), x}, {a, b}, IntOptions<0, 2>);
+  const int32_t d = out("sq_diff", {2, 3, 2});
+  m.Op(99, {a, b}, {d});
+  const int32_t p = out("pack", {2, 2, 3, 2});
+  m.Op(83, {a, d}, {p}, IntOptions<0, 2, 1, 0>);
+  m.Op(82, {p, m.Ints("max_axes", {-1})}, {out("reduce_max", {2, 2, 3})}, ByteOption<0, 0>);
+  m.Op(74, {p, m.Ints("sum_axes", {1, 3})}, {out("sum", {2, 1, 3, 1})}, ByteOption<0, 1>);
+  m.Op(81, {x, m.Ints("prod_axes", {0})}, {out("prod", {3, 4})}, ByteOption<0, 0>);
+  // SPLIT_V, UNPACK, ARG_MAX, ARG_MIN, GATHER.
+  m.Op(102, {y, m.Ints("sizes", {1, -1}), m.Ints("splitv_axis", {1})},
+       {out("splitv0", {2, 1, 4}), out("splitv1", {2, 2, 4})}, IntOptions<0, 2>);
+  m.Op(88, {y}, {out("unpack0", {3, 4}), out("unpack1", {3, 4})}, IntOptions<0, 2, 1, 0>);
+  m.Op(56, {x, m.Ints("argmax_axis", {1})}, {out("argmax", {2, 4})}, ByteOption<0, 4>);
+  m.Op(79, {x, m.Ints("argmin_axis", {-1})}, {out("argmin", {2, 3})}, ByteOption<0, 2>);
+  m.Op(36, {x, m.Ints("gather_idx", {2, -3})}, {out("gather", {2, 2, 4})}, IntOptions<0, 1>);
+  // STRIDED_SLICE x[..., newaxis, ::-2] and x[1, :, 1:3].
+  m.Op(45, {x, m.Ints("ss_b", {0, 0, 0}), m.Ints("ss_e", {0, 0, 0}), m.Ints("ss_s", {1, 1, -2})},
+       {out("strided_new", {2, 3, 1, 2})}, StridedSliceOptions<4, 4, 1, 2, 0, 0>);
+  m.Op(45, {x, m.Ints("ss2_b", {1, 0, 1}), m.Ints("ss2_e", {2, 3, 3}), m.Ints("ss2_s", {1, 1, 1})},
+       {out("strided_shrink", {3, 2})}, StridedSliceOptions<0, 0, 0, 0, 1, 0>);
+  // LOG_SOFTMAX, L2_NORMALIZATION, the unary math.
+  m.Op(50, {x}, {out("log_softmax", {2, 3, 4})});
+  m.Op(11, {x}, {out("l2_norm", {2, 3, 4})});
+  const int32_t ax = m.Tensor("abs", {2, 3, 4}), shifted = m.Tensor("shifted", {2, 3, 4});
+  m.Op(101, {x}, {ax});
+  m.Op(0, {ax, m.Tensor("half", {1}, {0.5f})}, {shifted});
+  m.Op(76, {shifted}, {out("rsqrt", {2, 3, 4})});
+  m.Op(73, {shifted}, {out("log", {2, 3, 4})});
+  m.Op(75, {shifted}, {out("sqrt", {2, 3, 4})});
+  m.Op(78, {shifted, m.Tensor("exponent", {4}, {1.5f, 2, 0.5f, -1})}, {out("pow", {2, 3, 4})});
+  m.Op(47, {x}, {out("exp", {2, 3, 4})});
+  m.Op(59, {x}, {out("neg", {2, 3, 4})});
+  m.Op(28, {x}, {out("tanh", {2, 3, 4})});
+  m.Op(92, {x}, {out("square", {2, 3, 4})});
+  m.Op(111, {x}, {out("elu", {2, 3, 4})});
+  m.Op(66, {x}, {out("sin", {2, 3, 4})});
+  m.Op(108, {x}, {out("cos", {2, 3, 4})});
+  m.Op(8, {x}, {out("floor", {2, 3, 4})});
+  m.Op(104, {x}, {out("ceil", {2, 3, 4})});
+  m.Op(150, {x}, {out("gelu", {2, 3, 4})}, ByteOption<0, 0>);
+  m.Op(150, {x}, {out("gelu_tanh", {2, 3, 4})}, ByteOption<0, 1>);
+  m.Op(57, {x, y}, {out("minimum", {2, 3, 4})});
+  m.Op(55, {x, m.Tensor("row", {4}, {-0.5f, 0, 0.25f, 0.5f})}, {out("maximum", {2, 3, 4})});
+  // Comparisons, logic, SELECT_V2, CAST, TILE, BROADCAST_TO, SPACE_TO_DEPTH.
+  const int32_t gt = out("greater", {2, 3, 4}), lt = out("less", {2, 3, 4});
+  m.Op(61, {x, y}, {gt});
+  m.Op(58, {x, m.Tensor("zero", {1}, {0.0f})}, {lt});
+  m.Op(72, {x, y}, {out("not_equal", {2, 3, 4})});
+  m.Op(63, {x, y}, {out("less_equal", {2, 3, 4})});
+  m.Op(84, {gt, lt}, {out("logical_or", {2, 3, 4})});
+  m.Op(86, {gt, lt}, {out("logical_and", {2, 3, 4})});
+  m.Op(87, {gt}, {out("logical_not", {2, 3, 4})});
+  m.Op(123, {gt, x, y}, {out("select", {2, 3, 4})});
+  m.Op(53, {x}, {out("cast_int", {2, 3, 4})}, ByteOption<1, 2>);
+  m.Op(53, {x}, {out("cast_bool", {2, 3, 4})}, ByteOption<1, 6>);
+  m.Op(69, {x, m.Ints("multiples", {1, 2, 1})}, {out("tile", {2, 6, 4})});
+  m.Op(130, {m.Tensor("col", {3, 1}, {1, 2, 3}), m.Ints("to_shape", {2, 3, 4})}, {out("broadcast_to", {2, 3, 4})});
+  m.Op(26, {z}, {out("space_to_depth", {1, 2, 2, 8})}, IntOptions<0, 2>);
+  const std::vector<uint8_t> bytes = testing::TfliteModel(m.tensors, m.ops, outs);
+
+  LoadOptions raw;
+  raw.optimize = false;
+  auto imported = Model::FromBuffer(bytes.data(), bytes.size(), "breadth.tflite", raw);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  auto onnx = onnx_export::ExportOnnx((*imported)->graph());
+  ASSERT_TRUE(onnx.ok()) << onnx.status().ToString();
+  const std::string onnx_path = ::testing::TempDir() + "/breadth.exported.onnx";
+  {
+    std::ofstream f(onnx_path, std::ios::binary | std::ios::trunc);
+    f.write(onnx->data(), static_cast<std::streamsize>(onnx->size()));
+    ASSERT_TRUE(static_cast<bool>(f)) << onnx_path;
+  }
+  auto runner = ort::OrtRunner::Create(onnx_path);
+  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+
+  // Inputs: x and y in [-2, 2) on a grid of quarters plus an offset (no
+  // ties between them, no values on an integer), z any.
+  std::vector<ort::OrtTensor> inputs = {{"x", {2, 3, 4}, {}}, {"y", {2, 3, 4}, {}}, {"z", {1, 4, 4, 2}, {}}};
+  for (int i = 0; i < 24; ++i) {
+    inputs[0].data.push_back(static_cast<float>((i * 7) % 16) * 0.25f - 1.9f);
+    inputs[1].data.push_back(static_cast<float>((i * 5 + 3) % 16) * 0.25f - 2.05f);
+  }
+  for (int i = 0; i < 32; ++i) inputs[2].data.push_back(static_cast<float>(i) * 0.1f);
+  std::vector<ort::OrtTensor> expected;
+  const Status run = (*runner)->Run(inputs, &expected);
+  ASSERT_TRUE(run.ok()) << run.ToString();
+  ASSERT_EQ(expected.size(), outs.size());
+
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "breadth.tflite");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (const SessionConfig& config : testing::PolicyThreadConfigs({1, 2})) {
+    auto session = Session::Create(*model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    Session& s = **session;
+    ASSERT_EQ(s.num_inputs(), 3);
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_EQ(s.input(i)->name(), inputs[i].name);
+      std::memcpy(s.input(i)->data(), inputs[i].data.data(), inputs[i].data.size() * 4);
+    }
+    ASSERT_TRUE(s.Run().ok());
+    std::map<std::string, const Tensor*> got;
+    for (int o = 0; o < s.num_outputs(); ++o) got[s.output(o)->name()] = s.output(o);
+    for (const ort::OrtTensor& want : expected) {
+      ASSERT_EQ(got.count(want.name), 1u) << "the engine has no output " << want.name;
+      const Tensor* t = got[want.name];
+      EXPECT_EQ(std::vector<int64_t>(t->shape().begin(), t->shape().end()), want.shape) << want.name;
+      ASSERT_EQ(static_cast<size_t>(t->num_elements()), want.data.size()) << want.name;
+      const ort::OutputDiff diff = ort::DiffOutputs(t->data_as<float>(), want.data.data(), want.data.size());
+      EXPECT_TRUE(diff.Within(ort::kCompareTolerance))
+          << want.name << ": max abs error " << diff.max_abs << " over a range of " << diff.scale;
+    }
+  }
+  std::remove(onnx_path.c_str());
 }
 
 }  // namespace
