@@ -6,6 +6,8 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "inference/ir/conv_geometry.h"
@@ -394,7 +396,8 @@ void CastToFloat(Writer& w, const std::string& x, const std::string& out) {
 
 // The registered ops with a direct ONNX form (opset 17): the unary math
 // functions (GELU written out: ONNX's Gelu is opset 20), POW / MIN / MAX /
-// SUM / MEAN, the reductions, ARG_MAX / ARG_MIN, GATHER, TILE, EXPAND,
+// SUM / MEAN, the reductions, ARG_MAX / ARG_MIN, TOPK, BATCH_MATMUL,
+// GATHER, TILE, EXPAND,
 // WHERE, the comparisons and logic ops and CAST, with Casts where ONNX
 // takes or gives bool or int64. false: `n` is none of them.
 bool WriteRegistered(Writer& w, const Node& n, Status* status) {
@@ -413,7 +416,7 @@ bool WriteRegistered(Writer& w, const Node& n, Status* status) {
         {ir::UnaryFn::kNeg, "Neg"},     {ir::UnaryFn::kReciprocal, "Reciprocal"}, {ir::UnaryFn::kAbs, "Abs"},
         {ir::UnaryFn::kTanh, "Tanh"},   {ir::UnaryFn::kErf, "Erf"},         {ir::UnaryFn::kSoftplus, "Softplus"},
         {ir::UnaryFn::kSin, "Sin"},     {ir::UnaryFn::kCos, "Cos"},         {ir::UnaryFn::kFloor, "Floor"},
-        {ir::UnaryFn::kCeil, "Ceil"}};
+        {ir::UnaryFn::kCeil, "Ceil"},   {ir::UnaryFn::kRound, "Round"}};
     auto direct = kDirect.find(fn);
     if (direct != kDirect.end()) {
       w.Emit(direct->second, {x}, out);
@@ -490,6 +493,45 @@ bool WriteRegistered(Writer& w, const Node& n, Status* status) {
     Writer::Attr(p, "keepdims", static_cast<int64_t>(a->keep_dims ? 1 : 0));
     if (a->select_last_index) Writer::Attr(p, "select_last_index", int64_t{1});
     CastToFloat(w, idx, out);
+    return true;
+  }
+  if (n.type == ir::TopKValuesOp() || n.type == ir::TopKIndicesOp()) {
+    // ONNX's TopK gives both; each engine node keeps its own.
+    const ir::TopKAttrs* a = n.attrs_as<ir::TopKAttrs>();
+    if (a == nullptr) {
+      *status = InternalError("missing attributes");
+      return true;
+    }
+    const bool values = n.type == ir::TopKValuesOp();
+    const std::string v = values ? out : w.Fresh(out + "_values");
+    const std::string i = w.Fresh(out + "_indices");
+    onnx::NodeProto* p = w.graph()->add_node();
+    p->set_op_type("TopK");
+    p->set_name(out + "/TopK");
+    p->add_input(w.In(n, 0));
+    p->add_input(w.Int64s("k", {a->k}));
+    p->add_output(v);
+    p->add_output(i);
+    Writer::Attr(p, "axis", static_cast<int64_t>(a->axis));
+    Writer::Attr(p, "largest", static_cast<int64_t>(a->largest ? 1 : 0));
+    Writer::Attr(p, "sorted", int64_t{1});
+    if (!values) CastToFloat(w, i, out);
+    return true;
+  }
+  if (n.type == ir::BatchMatMulOp()) {
+    const ir::BatchMatMulAttrs* a = n.attrs_as<ir::BatchMatMulAttrs>();
+    std::string operands[2] = {w.In(n, 0), w.In(n, 1)};
+    for (int k = 0; k < 2; ++k) {
+      if (a == nullptr || !(k == 0 ? a->adj_x : a->adj_y)) continue;
+      const int rank = static_cast<int>(w.shape(n.inputs[k]).size());
+      std::vector<int64_t> perm;
+      for (int d = 0; d < rank; ++d) perm.push_back(d);
+      std::swap(perm[rank - 1], perm[rank - 2]);
+      const std::string t = w.Fresh(operands[k] + "_adj");
+      Writer::Attr(w.Emit("Transpose", {operands[k]}, t), "perm", perm);
+      operands[k] = t;
+    }
+    w.Emit("MatMul", {operands[0], operands[1]}, out);
     return true;
   }
   if (n.type == ir::GatherOp()) {

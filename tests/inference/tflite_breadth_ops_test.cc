@@ -8,8 +8,9 @@
 // ones, any axis), the unary and binary math, L2_NORMALIZATION and
 // LOG_SOFTMAX, the comparisons and logic ops, SELECT / SELECT_V2, CAST,
 // TILE, BROADCAST_TO, STRIDED_SLICE's ellipsis / new-axis / shrink / offset,
-// SPACE_TO_DEPTH; and the errors of what the engine cannot do. Then one
-// model of many of these ops, exported to ONNX (onnx_exporter.h) and run by
+// SPACE_TO_DEPTH, TOPK_V2, REVERSE_V2, ADD_N, FLOOR_DIV, ROUND, RELU_0_TO_1;
+// and the errors of what the engine cannot do. Then one model of many of
+// these ops, exported to ONNX (onnx_exporter.h) and run by
 // ONNX Runtime: the independent check of the engine's results.
 #include <algorithm>
 #include <cmath>
@@ -552,6 +553,39 @@ TEST(TfliteBreadthOpsTest, SpaceToDepthAndBack) {
   ExpectOutputs(round_trip, {x}, {{{1, 4, 6, 2}, x}});
 }
 
+TEST(TfliteBreadthOpsTest, TopKV2ReverseV2) {
+  // TOPK_V2 (48): k = 2 along the last axis of [2, 4], ties in index order.
+  const std::vector<float> x = {3, 7, 7, 1, -1, -5, 0, -1};
+  ExpectOutputs(testing::OneOpTflite(48,
+                                     {{"x", {2, 4}, {}, {}}, {"k", {}, {}, {2}}, {"v", {2, 2}, {}, {}},
+                                      {"i", {2, 2}, {}, {}}},
+                                     {0, 1}, {2, 3}),
+                {x}, {{{2, 2}, {7, 7, 0, -1}}, {{2, 2}, {1, 2, 2, 0}}});
+  // REVERSE_V2 (105) of [2, 3] along {0, -1}: both axes reversed.
+  ExpectOutputs(testing::OneOpTflite(105, {{"x", {2, 3}, {}, {}}, {"axes", {2}, {}, {0, -1}}, {"y", {2, 3}, {}, {}}},
+                                     {0, 1}, {2}),
+                {Iota(6)}, {{{2, 3}, {5, 4, 3, 2, 1, 0}}});
+}
+
+TEST(TfliteBreadthOpsTest, AddNFloorDivRoundRelu0To1) {
+  // ADD_N (106) of three [3]; the last a constant.
+  ExpectOutputs(testing::OneOpTflite(106,
+                                     {{"a", {3}, {}, {}}, {"b", {3}, {}, {}}, {"c", {3}, {10, 20, 30}, {}},
+                                      {"y", {3}, {}, {}}},
+                                     {0, 1, 2}, {3}),
+                {{1, 2, 3}, {-1, 0.5f, 4}}, {{{3}, {10, 22.5f, 37}}});
+  // FLOOR_DIV (90): toward minus infinity; b broadcast.
+  ExpectOutputs(testing::OneOpTflite(90, {{"a", {4}, {}, {}}, {"b", {1}, {}, {}}, {"y", {4}, {}, {}}}, {0, 1}, {2}),
+                {{-7, 7, -6, 5}, {2}}, {{{4}, {-4, 3, -3, 2}}});
+  // ROUND (116): halves to even.
+  const auto unary = [](int32_t code) {
+    return testing::OneOpTflite(code, {{"x", {6}, {}, {}}, {"y", {6}, {}, {}}}, {0}, {1});
+  };
+  ExpectOutputs(unary(116), {{0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.6f}}, {{{6}, {0, 2, 2, -0.0f, -2, 3}}});
+  // RELU_0_TO_1 (152).
+  ExpectOutputs(unary(152), {{-1, 0, 0.25f, 1, 1.5f, 0.75f}}, {{{6}, {0, 0, 0.25f, 1, 1, 0.75f}}});
+}
+
 // ---- the exporter and ONNX Runtime ------------------------------------------------
 
 // A model built tensor by tensor.
@@ -642,6 +676,13 @@ TEST(TfliteBreadthOrtTest, ExportedMultiOpModelOnOnnxRuntimeMatchesTheEngine) {
   m.Op(69, {x, m.Ints("multiples", {1, 2, 1})}, {out("tile", {2, 6, 4})});
   m.Op(130, {m.Tensor("col", {3, 1}, {1, 2, 3}), m.Ints("to_shape", {2, 3, 4})}, {out("broadcast_to", {2, 3, 4})});
   m.Op(26, {z}, {out("space_to_depth", {1, 2, 2, 8})}, IntOptions<0, 2>);
+  // TOPK_V2, REVERSE_V2, ADD_N, FLOOR_DIV, ROUND, BATCH_MATMUL (adj_y).
+  m.Op(48, {x, m.Tensor("top_k", {}, {}, {2})}, {out("topk_values", {2, 3, 2}), out("topk_indices", {2, 3, 2})});
+  m.Op(105, {x, m.Ints("reverse_axes", {1, -1})}, {out("reverse", {2, 3, 4})});
+  m.Op(106, {x, y, m.Tensor("addend", {2, 3, 4}, std::vector<float>(24, 0.125f))}, {out("add_n", {2, 3, 4})});
+  m.Op(90, {x, y}, {out("floor_div", {2, 3, 4})});
+  m.Op(116, {x}, {out("round", {2, 3, 4})});
+  m.Op(126, {x, y}, {out("batch_matmul", {2, 3, 3})}, ByteOption<1, 1>);
   const std::vector<uint8_t> bytes = testing::TfliteModel(m.tensors, m.ops, outs);
 
   LoadOptions raw;

@@ -3,6 +3,7 @@
 //
 // Unary, elementwise (output shape = input shape), one op per function:
 //   SQRT, EXP, LOG, NEG, RECIPROCAL, ABS, TANH, ERF, SIN, COS, FLOOR, CEIL,
+//   ROUND (halves to even),
 //   SOFTPLUS   log(1 + exp(x)), computed as max(x, 0) + log1p(exp(-|x|)),
 //   MISH       x * tanh(softplus(x)),
 //   ELU        x >= 0 ? x : alpha * (exp(x) - 1),
@@ -46,8 +47,9 @@ enum class UnaryFn {
   kCos,
   kFloor,
   kCeil,
+  kRound,
 };
-constexpr int kNumUnaryFns = static_cast<int>(UnaryFn::kCeil) + 1;
+constexpr int kNumUnaryFns = static_cast<int>(UnaryFn::kRound) + 1;
 
 // ELU's alpha; SELU's alpha and gamma; GELU's approximation.
 struct UnaryMathAttrs : TypedAttrs {

@@ -3,7 +3,8 @@
 // GeluOptions approximate for the tanh form); RSQRT (SQRT then RECIPROCAL),
 // SQUARE (MUL of x by itself) and SQUARED_DIFFERENCE (SUB then MUL) lowered
 // into several nodes; POW, MINIMUM and MAXIMUM (broadcast) as the n-ary
-// ops.
+// ops; ADD_N as the n-ary sum; FLOOR_DIV as DIV then FLOOR; ROUND (half to
+// even); RELU_0_TO_1 as CLAMP to [0, 1].
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,10 @@ constexpr int32_t kCeil = 104;
 constexpr int32_t kCos = 108;
 constexpr int32_t kElu = 111;
 constexpr int32_t kGelu = 150;
+constexpr int32_t kFloorDiv = 90;
+constexpr int32_t kAddN = 106;
+constexpr int32_t kRound = 116;
+constexpr int32_t kRelu0To1 = 152;
 
 Status Unary(ConverterContext& c) {
   if (c.num_inputs() != 1) return c.Invalid("expects one input");
@@ -47,6 +52,7 @@ Status Unary(ConverterContext& c) {
     case kCos: fn = ir::UnaryFn::kCos; break;
     case kElu: fn = ir::UnaryFn::kElu; break;
     case kGelu: fn = ir::UnaryFn::kGelu; break;
+    case kRound: fn = ir::UnaryFn::kRound; break;
     default: break;
   }
   auto attrs = std::make_shared<ir::UnaryMathAttrs>();
@@ -97,8 +103,42 @@ Status Nary(ConverterContext& c) {
   return Status::Ok();
 }
 
+Status AddN(ConverterContext& c) {
+  if (c.num_inputs() < 1) return c.Invalid("expects at least one input");
+  std::vector<int> inputs;
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    RILL_INF_ASSIGN_OR_RETURN(int id, c.FloatInput(i));
+    inputs.push_back(id);
+  }
+  c.node().type = ir::NaryMathOp(ir::NaryFn::kSum);
+  c.node().inputs = inputs;
+  return Status::Ok();
+}
+
+Status FloorDiv(ConverterContext& c) {
+  if (c.num_inputs() != 2) return c.Invalid("expects two inputs");
+  RILL_INF_ASSIGN_OR_RETURN(int a, c.FloatInput(0));
+  RILL_INF_ASSIGN_OR_RETURN(int b, c.FloatInput(1));
+  RILL_INF_ASSIGN_OR_RETURN(int q, c.Emit(ir::OpType::kDiv, {a, b}, "quotient"));
+  c.node().type = ir::UnaryMathOp(ir::UnaryFn::kFloor);
+  c.node().typed_attrs = std::make_shared<ir::UnaryMathAttrs>();
+  c.node().inputs = {q};
+  return Status::Ok();
+}
+
+Status Relu0To1(ConverterContext& c) {
+  if (c.num_inputs() != 1) return c.Invalid("expects one input");
+  c.node().type = ir::OpType::kClamp;
+  c.node().attrs.clamp_min = 0.0f;
+  c.node().attrs.clamp_max = 1.0f;
+  return Status::Ok();
+}
+
 const bool kRegistered =
-    RegisterTfLiteConverter({kFloor, kTanh, kExp, kNeg, kSin, kLog, kSqrt, kAbs, kCeil, kCos, kElu, kGelu}, Unary) &&
+    RegisterTfLiteConverter({kFloor, kTanh, kExp, kNeg, kSin, kLog, kSqrt, kAbs, kCeil, kCos, kElu, kGelu, kRound},
+                            Unary) &&
+    RegisterTfLiteConverter({kAddN}, AddN) && RegisterTfLiteConverter({kFloorDiv}, FloorDiv) &&
+    RegisterTfLiteConverter({kRelu0To1}, Relu0To1) &&
     RegisterTfLiteConverter({kRsqrt}, Rsqrt) && RegisterTfLiteConverter({kSquare}, Square) &&
     RegisterTfLiteConverter({kSquaredDifference}, SquaredDifference) &&
     RegisterTfLiteConverter({kPow, kMinimum, kMaximum}, Nary);

@@ -6,7 +6,9 @@
 // output_type INT32 or INT64; the first of equal values); SOFTMAX;
 // LOG_SOFTMAX lowered to x - max - log(sum(exp(x - max))) over the last axis;
 // L2_NORMALIZATION lowered to x / max(sqrt(sum(x^2)), 1e-6) over the last
-// axis (TFLite's kernels' epsilon).
+// axis (TFLite's kernels' epsilon); TOPK_V2 (k a constant input; the k
+// largest along the last axis, sorted, ties in index order) as the
+// TOPK_VALUES and TOPK_INDICES nodes, one per output.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -20,6 +22,7 @@ namespace rill::inference::tflite {
 namespace {
 
 constexpr int32_t kL2Normalization = 11;
+constexpr int32_t kTopKV2 = 48;
 constexpr int32_t kLogSoftmax = 50;
 constexpr int32_t kArgMax = 56;
 constexpr int32_t kSum = 74;
@@ -139,11 +142,32 @@ Status L2Normalization(ConverterContext& c) {
   return Status::Ok();
 }
 
+Status TopKV2(ConverterContext& c) {
+  if (c.num_inputs() != 2 || c.node().outputs.size() != 2) return c.Invalid("expects the input and k; two outputs");
+  std::vector<int> k;
+  RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, "k", &k));
+  const Shape x = c.InShape(0);
+  if (x.empty()) return c.Unsupported("TOPK_V2 of a scalar");
+  if (k.size() != 1 || k[0] < 1 || k[0] > x.back()) {
+    return c.Unsupported("k " + (k.size() == 1 ? std::to_string(k[0]) : std::string("of several values")) +
+                         " (1 to the last axis's " + std::to_string(x.back()) + ")");
+  }
+  auto a = std::make_shared<ir::TopKAttrs>();
+  a->axis = static_cast<int>(x.size()) - 1;
+  a->k = k[0];
+  a->largest = true;
+  const int in = c.node().inputs[0];
+  RILL_INF_RETURN_IF_ERROR(c.Emit(ir::TopKValuesOp(), {in}, "", c.node().outputs[0], {}, a).status());
+  RILL_INF_RETURN_IF_ERROR(c.Emit(ir::TopKIndicesOp(), {in}, "", c.node().outputs[1], {}, a).status());
+  c.Lowered();
+  return Status::Ok();
+}
+
 const bool kRegistered =
     RegisterTfLiteConverter({kMean}, Mean) && RegisterTfLiteConverter({kSoftmax}, Softmax) &&
     RegisterTfLiteConverter({kSum, kReduceProd, kReduceMax, kReduceMin, kReduceAny}, Reduce) &&
     RegisterTfLiteConverter({kArgMax, kArgMin}, ArgMinMax) && RegisterTfLiteConverter({kLogSoftmax}, LogSoftmax) &&
-    RegisterTfLiteConverter({kL2Normalization}, L2Normalization);
+    RegisterTfLiteConverter({kL2Normalization}, L2Normalization) && RegisterTfLiteConverter({kTopKV2}, TopKV2);
 
 }  // namespace
 }  // namespace rill::inference::tflite

@@ -1,5 +1,5 @@
-// CONCATENATION, RESHAPE, PAD, DEPTH_TO_SPACE, SPACE_TO_DEPTH and
-// STRIDED_SLICE.
+// CONCATENATION, RESHAPE, PAD, DEPTH_TO_SPACE, SPACE_TO_DEPTH, REVERSE_V2
+// and STRIDED_SLICE.
 #include <string>
 #include <vector>
 
@@ -10,6 +10,7 @@ namespace rill::inference::tflite {
 namespace {
 
 constexpr int32_t kSpaceToDepth = 26;
+constexpr int32_t kReverseV2 = 105;
 
 // ConcatenationOptions: axis, fused_activation_function.
 Status Concatenation(ConverterContext& c) {
@@ -167,11 +168,37 @@ Status SpaceToDepth(ConverterContext& c) {
   return Status::Ok();
 }
 
+// REVERSE_V2: the axes a constant input; a SLICE of step -1 along each.
+Status ReverseV2(ConverterContext& c) {
+  ir::Node& node = c.node();
+  if (node.inputs.size() != 2) return c.Invalid("expects the input and the axes");
+  std::vector<int> axes;
+  RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, "axis", &axes));
+  const int rank = static_cast<int>(c.InShape(0).size());
+  if (rank == 0 || rank > 6) return c.Unsupported("a rank-" + std::to_string(rank) + " input (1 to 6)");
+  constexpr long long kWhole = 1LL << 40;
+  ir::OpAttrs& a = node.attrs;
+  a.slice_start.assign(rank, 0);
+  a.slice_end.assign(rank, kWhole);
+  a.slice_step.assign(rank, 1);
+  for (int axis : axes) {
+    int d = 0;
+    RILL_INF_RETURN_IF_ERROR(c.NormalizeAxis(axis, rank, "axis", &d));
+    a.slice_start[d] = kWhole;
+    a.slice_end[d] = -kWhole;
+    a.slice_step[d] = -1;
+  }
+  node.type = ir::OpType::kSlice;
+  node.inputs.resize(1);
+  return Status::Ok();
+}
+
 const bool kRegistered = RegisterTfLiteConverter({kConcatenation}, Concatenation) &&
                          RegisterTfLiteConverter({kReshape}, Reshape) && RegisterTfLiteConverter({kPad}, Pad) &&
                          RegisterTfLiteConverter({kDepthToSpace}, DepthToSpace) &&
                          RegisterTfLiteConverter({kStridedSlice}, StridedSlice) &&
-                         RegisterTfLiteConverter({kSpaceToDepth}, SpaceToDepth);
+                         RegisterTfLiteConverter({kSpaceToDepth}, SpaceToDepth) &&
+                         RegisterTfLiteConverter({kReverseV2}, ReverseV2);
 
 }  // namespace
 }  // namespace rill::inference::tflite
