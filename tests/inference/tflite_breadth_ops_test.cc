@@ -179,6 +179,24 @@ TEST(TfliteBreadthOpsTest, UnpackAndPack) {
                 {{{2, 3, 3}, axis1}});
   ExpectOutputs(testing::OneOpTflite(83, tensors, {0, 1, 2}, {3}, 59, IntOptions<0, 3, 1, -1>), {a, b},
                 {{{2, 3, 3}, axis_last}});
+  // UNPACK of a 1-D tensor (scalar outputs) is refused, naming the node.
+  const std::string error = ImportError(
+      testing::OneOpTflite(88, {{"x", {2}, {}, {}}, {"a", {}, {}, {}}, {"b", {}, {}, {}}}, {0}, {1, 2}, 64,
+                           IntOptions<0, 2, 1, 0>),
+      "unpack.tflite");
+  EXPECT_NE(error.find("node #0 'a' (UNPACK)"), std::string::npos) << error;
+  EXPECT_NE(error.find("rank-1"), std::string::npos) << error;
+  // SPLIT_V with two -1 sizes is invalid.
+  const std::string twice = ImportError(testing::OneOpTflite(102,
+                                                             {{"x", {2, 7}, {}, {}},
+                                                              {"sizes", {2}, {}, {-1, -1}},
+                                                              {"axis", {1}, {}, {1}},
+                                                              {"a", {2, 2}, {}, {}},
+                                                              {"b", {2, 5}, {}, {}}},
+                                                             {0, 1, 2}, {3, 4}, 79, IntOptions<0, 2>),
+                                        "split_v.tflite");
+  EXPECT_NE(twice.find("SPLIT_V"), std::string::npos) << twice;
+  EXPECT_NE(twice.find("one -1"), std::string::npos) << twice;
 }
 
 TEST(TfliteBreadthOpsTest, SplitOutputsFeedLaterOperators) {
