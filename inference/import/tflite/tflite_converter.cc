@@ -233,14 +233,6 @@ int ConverterContext::NewFloatConst(const std::string& suffix, const Shape& shap
   return id;
 }
 
-int ConverterContext::NewInt32Const(const std::string& suffix, const Shape& shape, const std::vector<int>& values) {
-  const int id = NewTensor(suffix, shape);
-  std::vector<uint8_t> bytes(values.size() * 4);
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  graph_.SetConstant(id, DataType::kInt32, shape, std::move(bytes));
-  return id;
-}
-
 StatusOr<int> ConverterContext::FloatInput(int i) {
   if (i >= num_inputs() || node_->inputs[i] < 0) return Invalid("input " + std::to_string(i) + " is absent");
   const int id = node_->inputs[i];

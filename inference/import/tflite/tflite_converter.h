@@ -99,9 +99,8 @@ class ConverterContext {
   // ---- lowering into several engine nodes ------------------------------------
   // A new float32 activation tensor, named `<node name>/<suffix>`.
   int NewTensor(const std::string& suffix, const Shape& shape);
-  // New float32 / int32 constants.
+  // A new float32 constant.
   int NewFloatConst(const std::string& suffix, const Shape& shape, const std::vector<float>& values);
-  int NewInt32Const(const std::string& suffix, const Shape& shape, const std::vector<int>& values);
   // Input i as a run-time operand: an activation as is, a constant int32,
   // int64 or bool tensor as a new float32 constant of its values.
   StatusOr<int> FloatInput(int i);
