@@ -315,6 +315,10 @@ TEST(TfliteBreadthOpsTest, ArgMaxArgMinFirstOfTies) {
   EXPECT_NE(error.find("node #0"), std::string::npos) << error;
   EXPECT_NE(error.find("ARG_MAX"), std::string::npos) << error;
   EXPECT_NE(error.find("output_type"), std::string::npos) << error;
+  // Without options the output tensor's type stands for output_type: a
+  // FLOAT32 output is refused too.
+  const std::string absent = ImportError(model(56, 1, {2, 4}, nullptr), "argmax_absent.tflite");
+  EXPECT_NE(absent.find("output_type"), std::string::npos) << absent;
 }
 
 // ---- GATHER ---------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 // 0 / 1 values) as the registered REDUCE_* ops (ReducerOptions keep_dims;
 // the axes a constant second input, negative ones from the end, repeats
 // allowed); ARG_MAX and ARG_MIN (the axis a constant input; ArgMaxOptions
-// output_type INT32 or INT64; the first of equal values); SOFTMAX;
+// output_type INT32 or INT64, absent: the output's type; the first of equal
+// values); SOFTMAX;
 // LOG_SOFTMAX lowered to x - max - log(sum(exp(x - max))) over the last axis;
 // L2_NORMALIZATION lowered to x / max(sqrt(sum(x^2)), 1e-6) over the last
 // axis (TFLite's kernels' epsilon); TOPK_V2 (k a constant input; the k
@@ -77,7 +78,13 @@ Status ArgMinMax(ConverterContext& c) {
   std::vector<int> axis;
   RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, "axis", &axis));
   if (axis.size() != 1) return c.Invalid("axis must hold one value");
-  const int8_t type = c.Option<int8_t>(0, 4);  // TensorType: INT32 = 2, INT64 = 4
+  // TensorType: INT32 = 2, INT64 = 4. Absent (the schema's FLOAT32, which
+  // no kernel takes): the output tensor's type.
+  int8_t type = c.Option<int8_t>(0, -1);
+  if (type < 0) {
+    const DataType t = c.graph().tensors[c.node().outputs[0]].dtype;
+    type = t == DataType::kInt32 ? 2 : t == DataType::kInt64 ? 4 : 0;
+  }
   if (type != 2 && type != 4) {
     return c.UnsupportedAttribute("output_type", "output_type " + std::to_string(type) + " (INT32 or INT64 only)");
   }
