@@ -272,6 +272,8 @@ TEST(TfliteBreadthOpsTest, Reductions) {
   // A 4-D input: axis 3 (channels) of NHWC.
   const Shape s4 = {1, 2, 3, 4};
   ExpectOutputs(ReduceModel(74, s4, {3}, {1, 2, 3}, drop), {x}, {Reduce(x, s4, {3}, false, Red::kSum)}, 1e-5f);
+  // Every axis without keep_dims: a scalar.
+  ExpectOutputs(ReduceModel(74, {2, 3}, {0, 1}, {}, drop), {Iota(6)}, {{{}, {15}}});
   // REDUCE_ANY (91) of 0 / 1 values over the last axis.
   const std::vector<float> flags = {0, 0, 1, 0, 0, 0, 1, 1, 0};
   ExpectOutputs(ReduceModel(91, {3, 3}, {-1}, {3}, drop), {flags}, {{{3}, {1, 0, 1}}});
