@@ -6,10 +6,14 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "inference/ir/conv_geometry.h"
 #include "inference/ir/op_registry.h"
+#include "inference/ir/ops/math_ops.h"
+#include "inference/ir/ops/tensor_ops.h"
 
 namespace rill::inference::onnx_export {
 namespace {
@@ -51,6 +55,7 @@ class Writer {
   onnx::ModelProto& model() { return model_; }
   onnx::GraphProto* graph() { return out_; }
   const Shape& shape(int id) const { return shapes_[id]; }
+  const ir::Graph& graph_ir() const { return g_; }
   const std::string& Name(int id) const { return names_[id]; }
 
   // The ONNX name of input `k` of `node`; a constant becomes an initializer
@@ -376,7 +381,213 @@ Status Binary(Writer& w, const Node& n, const char* op) {
   return w.Finish(n.attrs.activation, pre, w.Out(n));
 }
 
+// `x` cast to ONNX type `to` (a fresh name).
+std::string CastTo(Writer& w, const std::string& x, int to) {
+  const std::string y = w.Fresh(x + "_cast");
+  Writer::Attr(w.Emit("Cast", {x}, y), "to", static_cast<int64_t>(to));
+  return y;
+}
+
+// `x` (bool or int64) cast to float32 into `out`: the engine's values are
+// float32 (booleans 0 / 1, indices whole numbers).
+void CastToFloat(Writer& w, const std::string& x, const std::string& out) {
+  Writer::Attr(w.Emit("Cast", {x}, out), "to", static_cast<int64_t>(onnx::TensorProto::FLOAT));
+}
+
+// The registered ops with a direct ONNX form (opset 17): the unary math
+// functions (GELU written out: ONNX's Gelu is opset 20), POW / MIN / MAX /
+// SUM / MEAN, the reductions, ARG_MAX / ARG_MIN, TOPK, BATCH_MATMUL,
+// GATHER, TILE, EXPAND,
+// WHERE, the comparisons and logic ops and CAST, with Casts where ONNX
+// takes or gives bool or int64. false: `n` is none of them.
+bool WriteRegistered(Writer& w, const Node& n, Status* status) {
+  *status = Status::Ok();
+  const std::string out = w.Out(n);
+  ir::UnaryFn fn;
+  ir::NaryFn nary;
+  ir::ReduceKind reduce;
+  ir::CompareKind compare;
+  if (ir::IsUnaryMathOp(n.type, &fn)) {
+    const ir::UnaryMathAttrs* a = n.attrs_as<ir::UnaryMathAttrs>();
+    const ir::UnaryMathAttrs attrs = a != nullptr ? *a : ir::UnaryMathAttrs{};
+    const std::string x = w.In(n, 0);
+    static const std::map<ir::UnaryFn, const char*> kDirect = {
+        {ir::UnaryFn::kSqrt, "Sqrt"},   {ir::UnaryFn::kExp, "Exp"},         {ir::UnaryFn::kLog, "Log"},
+        {ir::UnaryFn::kNeg, "Neg"},     {ir::UnaryFn::kReciprocal, "Reciprocal"}, {ir::UnaryFn::kAbs, "Abs"},
+        {ir::UnaryFn::kTanh, "Tanh"},   {ir::UnaryFn::kErf, "Erf"},         {ir::UnaryFn::kSoftplus, "Softplus"},
+        {ir::UnaryFn::kSin, "Sin"},     {ir::UnaryFn::kCos, "Cos"},         {ir::UnaryFn::kFloor, "Floor"},
+        {ir::UnaryFn::kCeil, "Ceil"},   {ir::UnaryFn::kRound, "Round"}};
+    auto direct = kDirect.find(fn);
+    if (direct != kDirect.end()) {
+      w.Emit(direct->second, {x}, out);
+    } else if (fn == ir::UnaryFn::kElu) {
+      Writer::Attr(w.Emit("Elu", {x}, out), "alpha", attrs.alpha);
+    } else if (fn == ir::UnaryFn::kSelu) {
+      onnx::NodeProto* p = w.Emit("Selu", {x}, out);
+      Writer::Attr(p, "alpha", attrs.alpha);
+      Writer::Attr(p, "gamma", attrs.gamma);
+    } else if (fn == ir::UnaryFn::kGelu) {
+      // 0.5 x (1 + erf(x / sqrt(2))), or 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+      std::string inner;
+      if (attrs.tanh_approximation) {
+        const std::string cube = w.Fresh(out + "_cube");
+        w.Emit("Mul", {x, x}, cube + "_sq");
+        w.Emit("Mul", {cube + "_sq", x}, cube);
+        const std::string scaled = w.Fresh(out + "_c3");
+        w.Emit("Mul", {cube, w.Floats("k", {}, {0.044715f})}, scaled);
+        const std::string sum = w.Fresh(out + "_sum");
+        w.Emit("Add", {x, scaled}, sum);
+        const std::string arg = w.Fresh(out + "_arg");
+        w.Emit("Mul", {sum, w.Floats("sqrt_2_over_pi", {}, {0.7978845608028654f})}, arg);
+        inner = w.Fresh(out + "_tanh");
+        w.Emit("Tanh", {arg}, inner);
+      } else {
+        const std::string arg = w.Fresh(out + "_arg");
+        w.Emit("Mul", {x, w.Floats("inv_sqrt2", {}, {0.70710678118654752f})}, arg);
+        inner = w.Fresh(out + "_erf");
+        w.Emit("Erf", {arg}, inner);
+      }
+      const std::string plus = w.Fresh(out + "_plus1");
+      w.Emit("Add", {inner, w.Floats("one", {}, {1.0f})}, plus);
+      const std::string half = w.Fresh(out + "_half");
+      w.Emit("Mul", {x, w.Floats("half", {}, {0.5f})}, half);
+      w.Emit("Mul", {half, plus}, out);
+    } else {
+      *status = UnimplementedError(std::string("no ONNX form for ") + ir::OpTypeName(n.type));
+    }
+    return true;
+  }
+  if (ir::IsNaryMathOp(n.type, &nary)) {
+    static const char* const kOps[] = {"Pow", "Min", "Max", "Sum", "Mean"};
+    std::vector<std::string> inputs;
+    for (size_t k = 0; k < n.inputs.size(); ++k) inputs.push_back(w.In(n, static_cast<int>(k)));
+    w.Emit(kOps[static_cast<int>(nary)], inputs, out);
+    return true;
+  }
+  if (ir::ReduceKindOf(n.type, &reduce)) {
+    const ir::ReduceAttrs* a = n.attrs_as<ir::ReduceAttrs>();
+    if (a == nullptr) {
+      *status = InternalError("missing attributes");
+      return true;
+    }
+    const std::vector<int64_t> axes(a->axes.begin(), a->axes.end());
+    static const char* const kOps[] = {"ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2"};
+    std::vector<std::string> inputs = {w.In(n, 0)};
+    // ReduceSum takes its axes as an input from opset 13, the others as an
+    // attribute until opset 18.
+    if (reduce == ir::ReduceKind::kSum && !axes.empty()) inputs.push_back(w.Int64s("axes", axes));
+    onnx::NodeProto* p = w.Emit(kOps[static_cast<int>(reduce)], inputs, out);
+    if (reduce != ir::ReduceKind::kSum && !axes.empty()) Writer::Attr(p, "axes", axes);
+    Writer::Attr(p, "keepdims", static_cast<int64_t>(a->keep_dims ? 1 : 0));
+    return true;
+  }
+  if (n.type == ir::ArgMaxOp() || n.type == ir::ArgMinOp()) {
+    const ir::ArgAttrs* a = n.attrs_as<ir::ArgAttrs>();
+    if (a == nullptr) {
+      *status = InternalError("missing attributes");
+      return true;
+    }
+    const std::string idx = w.Fresh(out + "_index");
+    onnx::NodeProto* p = w.Emit(n.type == ir::ArgMaxOp() ? "ArgMax" : "ArgMin", {w.In(n, 0)}, idx);
+    Writer::Attr(p, "axis", static_cast<int64_t>(a->axis));
+    Writer::Attr(p, "keepdims", static_cast<int64_t>(a->keep_dims ? 1 : 0));
+    if (a->select_last_index) Writer::Attr(p, "select_last_index", int64_t{1});
+    CastToFloat(w, idx, out);
+    return true;
+  }
+  if (n.type == ir::TopKValuesOp() || n.type == ir::TopKIndicesOp()) {
+    // ONNX's TopK gives both; each engine node keeps its own.
+    const ir::TopKAttrs* a = n.attrs_as<ir::TopKAttrs>();
+    if (a == nullptr) {
+      *status = InternalError("missing attributes");
+      return true;
+    }
+    const bool values = n.type == ir::TopKValuesOp();
+    const std::string v = values ? out : w.Fresh(out + "_values");
+    const std::string i = w.Fresh(out + "_indices");
+    onnx::NodeProto* p = w.graph()->add_node();
+    p->set_op_type("TopK");
+    p->set_name(out + "/TopK");
+    p->add_input(w.In(n, 0));
+    p->add_input(w.Int64s("k", {a->k}));
+    p->add_output(v);
+    p->add_output(i);
+    Writer::Attr(p, "axis", static_cast<int64_t>(a->axis));
+    Writer::Attr(p, "largest", static_cast<int64_t>(a->largest ? 1 : 0));
+    Writer::Attr(p, "sorted", int64_t{1});
+    if (!values) CastToFloat(w, i, out);
+    return true;
+  }
+  if (n.type == ir::BatchMatMulOp()) {
+    const ir::BatchMatMulAttrs* a = n.attrs_as<ir::BatchMatMulAttrs>();
+    std::string operands[2] = {w.In(n, 0), w.In(n, 1)};
+    for (int k = 0; k < 2; ++k) {
+      if (a == nullptr || !(k == 0 ? a->adj_x : a->adj_y)) continue;
+      const int rank = static_cast<int>(w.shape(n.inputs[k]).size());
+      std::vector<int64_t> perm;
+      for (int d = 0; d < rank; ++d) perm.push_back(d);
+      std::swap(perm[rank - 1], perm[rank - 2]);
+      const std::string t = w.Fresh(operands[k] + "_adj");
+      Writer::Attr(w.Emit("Transpose", {operands[k]}, t), "perm", perm);
+      operands[k] = t;
+    }
+    w.Emit("MatMul", {operands[0], operands[1]}, out);
+    return true;
+  }
+  if (n.type == ir::GatherOp()) {
+    const ir::AxisAttrs* a = n.attrs_as<ir::AxisAttrs>();
+    const ir::TensorInfo& idx = w.graph_ir().tensors[n.inputs[1]];
+    std::string indices = w.In(n, 1);
+    if (!(idx.is_constant() && (idx.dtype == DataType::kInt32 || idx.dtype == DataType::kInt64))) {
+      indices = CastTo(w, indices, onnx::TensorProto::INT64);
+    }
+    Writer::Attr(w.Emit("Gather", {w.In(n, 0), indices}, out), "axis", static_cast<int64_t>(a ? a->axis : 0));
+    return true;
+  }
+  if (n.type == ir::TileOp()) {
+    const ir::TileAttrs* a = n.attrs_as<ir::TileAttrs>();
+    w.Emit("Tile", {w.In(n, 0), w.Int64s("repeats", std::vector<int64_t>(a->repeats.begin(), a->repeats.end()))}, out);
+    return true;
+  }
+  if (n.type == ir::ExpandOp()) {
+    const ir::ExpandAttrs* a = n.attrs_as<ir::ExpandAttrs>();
+    w.Emit("Expand", {w.In(n, 0), w.Int64s("shape", std::vector<int64_t>(a->shape.begin(), a->shape.end()))}, out);
+    return true;
+  }
+  if (n.type == ir::WhereOp()) {
+    w.Emit("Where", {CastTo(w, w.In(n, 0), onnx::TensorProto::BOOL), w.In(n, 1), w.In(n, 2)}, out);
+    return true;
+  }
+  if (ir::CompareKindOf(n.type, &compare)) {
+    static const char* const kOps[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"};
+    std::string a = w.In(n, 0), b = w.In(n, 1);
+    if (compare == ir::CompareKind::kAnd || compare == ir::CompareKind::kOr || compare == ir::CompareKind::kXor) {
+      a = CastTo(w, a, onnx::TensorProto::BOOL);
+      b = CastTo(w, b, onnx::TensorProto::BOOL);
+    }
+    const std::string r = w.Fresh(out + "_bool");
+    w.Emit(kOps[static_cast<int>(compare)], {a, b}, r);
+    CastToFloat(w, r, out);
+    return true;
+  }
+  if (n.type == ir::NotOp()) {
+    const std::string r = w.Fresh(out + "_not");
+    w.Emit("Not", {CastTo(w, w.In(n, 0), onnx::TensorProto::BOOL)}, r);
+    CastToFloat(w, r, out);
+    return true;
+  }
+  if (n.type == ir::CastOp()) {
+    const ir::CastAttrs* a = n.attrs_as<ir::CastAttrs>();
+    const bool to_bool = a != nullptr && a->kind == ir::CastKind::kToBool;
+    CastToFloat(w, CastTo(w, w.In(n, 0), to_bool ? onnx::TensorProto::BOOL : onnx::TensorProto::INT64), out);
+    return true;
+  }
+  return false;
+}
+
 Status Write(Writer& w, const Node& n) {
+  Status registered;
+  if (WriteRegistered(w, n, &registered)) return registered;
   switch (n.type) {
     case OpType::kConv2D: return Conv(w, n, false);
     case OpType::kDepthwiseConv2D: return Conv(w, n, true);

@@ -9,7 +9,10 @@
 // outputs; convolutions, pools, resizes and depth-to-space run in ONNX's
 // NCHW between a Transpose pair (ONNX Runtime folds adjacent pairs away).
 // Weights are rewritten into ONNX's filter layouts; SAME padding becomes the
-// explicit pads TFLite would use for the model's shapes. Opset 17.
+// explicit pads TFLite would use for the model's shapes. The engine's
+// float32 stand-ins for booleans and indices (comparisons, ARG_MAX, GATHER's
+// run-time indices, WHERE's condition, CAST) get Casts to and from ONNX's
+// bool and int64. Opset 17.
 //
 // `rill model export MODEL --output=OUT.onnx` is the command-line form.
 // What it cannot write (the MediaPipe custom ops, an optimizer-made op, a

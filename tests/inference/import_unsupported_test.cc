@@ -112,15 +112,15 @@ flatbuffers::uoffset_t SoftmaxBetaTwo(flatbuffers::FlatBufferBuilder* b) {
   return b->EndTable(start);
 }
 
-// x -> TANH -> RELU -> CUSTOM 'Mystery' -> SOFTMAX (beta 2) -> y.
+// x -> SIGN -> RELU -> CUSTOM 'Mystery' -> SOFTMAX (beta 2) -> y.
 TEST(ImportUnsupportedTest, TfLiteListsEveryUnsupportedNode) {
-  constexpr int32_t kTanh = 28, kRelu = 19, kCustom = 32, kSoftmax = 25;
+  constexpr int32_t kSign = 158, kRelu = 19, kCustom = 32, kSoftmax = 25;
   constexpr uint8_t kSoftmaxOptions = 9;  // BuiltinOptions.SoftmaxOptions
   const std::vector<int32_t> shape = {1, 8};
   const std::vector<testing::TfliteTensor> tensors = {
       {"x", shape, {}}, {"t", shape, {}}, {"r", shape, {}}, {"m", shape, {}}, {"y", shape, {}}};
   const std::vector<testing::TfliteOp> ops = {
-      {kTanh, "", {0}, {1}},
+      {kSign, "", {0}, {1}},
       {kRelu, "", {1}, {2}},
       {kCustom, "Mystery", {2}, {3}},
       {kSoftmax, "", {3}, {4}, kSoftmaxOptions, SoftmaxBetaTwo},
@@ -132,7 +132,7 @@ TEST(ImportUnsupportedTest, TfLiteListsEveryUnsupportedNode) {
   EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented) << message;
   EXPECT_EQ(message,
             "unsupported.tflite: 3 unsupported nodes:\n"
-            "  node #0 't' (TANH): unsupported op TANH\n"
+            "  node #0 't' (SIGN): unsupported op SIGN\n"
             "  node #2 'm' (CUSTOM 'Mystery'): unsupported custom op 'Mystery'\n"
             "  node #3 'y' (SOFTMAX), option 'beta': SOFTMAX with beta 2.000000 (1 only)");
 

@@ -131,6 +131,9 @@ TEST(OnnxMathOpsTest, UnaryOpsMatchOrt) {
   const std::vector<float> positive = RandomValues(30, 0.05f, 4.0f, 8);
   for (const char* op : {"Exp", "Neg", "Abs", "Tanh", "Erf", "Softplus", "Elu", "Selu"}) ExpectUnary(op, s, signed_x);
   for (const char* op : {"Sqrt", "Log", "Reciprocal"}) ExpectUnary(op, s, positive);
+  for (const char* op : {"Sin", "Cos", "Floor", "Ceil", "Round"}) ExpectUnary(op, s, signed_x);
+  // Round's halves go to even, as ONNX Runtime's.
+  ExpectUnary("Round", {8}, {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 3.5f, 4.5f});
   // Softplus and Tanh far out (overflow of exp in a naive log(1 + exp(x))).
   ExpectUnary("Softplus", {41}, RandomValues(41, -60.0f, 60.0f, 9));
   ExpectUnary("Tanh", {1, 7, 3, 1}, RandomValues(21, -12.0f, 12.0f, 10));

@@ -5,8 +5,16 @@
 // outputs into an ir::Node; the converter sets its type and attributes from
 // the operator's options through a ConverterContext.
 //
-// TFLite's layout is the engine's (NHWC) and its tensors are read before the
-// operators, so a converter only translates options. What the engine lacks
+// TFLite's layout is the engine's (NHWC; axes number the same) and its
+// tensors are read before the operators, so a converter mostly translates
+// options. An operator the engine has no single op for is lowered into
+// several nodes: Emit appends engine nodes (into new tensors, or into the
+// operator's own outputs) ahead of the operator's node, and Lowered() drops
+// the operator's node when the emitted ones replace it (SPLIT, PACK,
+// SQUARED_DIFFERENCE...). Values at run time are float32: int32, int64 and
+// bool activations become float32 tensors (booleans 0 / 1, indices whole
+// numbers), so constants of those types feed run-time ops through
+// FloatInput. What the engine lacks
 // is Unsupported(...) (or UnsupportedAttribute(...), naming the option); the
 // importer goes on with the other operators and reports every unsupported one
 // in one Unimplemented error. Any other error stops the import at once.
@@ -15,6 +23,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,7 +78,7 @@ class ConverterContext {
   using Vector = FlatBufferReader::Vector;
 
   // `node` has its name, inputs and outputs read; `where` prefixes errors.
-  ConverterContext(FlatBufferReader& reader, const ir::Graph& graph, const OpCode& opcode, const Table& op,
+  ConverterContext(FlatBufferReader& reader, ir::Graph& graph, const OpCode& opcode, const Table& op,
                    const Table& options, ir::Node* node, std::string where)
       : r_(reader), graph_(graph), opcode_(opcode), op_(op), options_(options), node_(node), where_(std::move(where)) {}
 
@@ -78,6 +87,37 @@ class ConverterContext {
   // edited.
   ir::Node& node() { return *node_; }
   const ir::Graph& graph() const { return graph_; }
+  // Input i's declared shape (a copy: Emit and the New* calls add tensors).
+  Shape InShape(size_t i) const;
+  int num_inputs() const { return static_cast<int>(node_->inputs.size()); }
+  // Constant int32 / int64 input i's values; Unsupported (naming `what`)
+  // when it is absent or not a constant integer tensor.
+  Status ConstInts(int i, const char* what, std::vector<int>* out);
+  // An axis in [-rank, rank) as [0, rank); Invalid naming `what` otherwise.
+  Status NormalizeAxis(int axis, int rank, const char* what, int* out);
+
+  // ---- lowering into several engine nodes ------------------------------------
+  // A new float32 activation tensor, named `<node name>/<suffix>`.
+  int NewTensor(const std::string& suffix, const Shape& shape);
+  // A new float32 constant.
+  int NewFloatConst(const std::string& suffix, const Shape& shape, const std::vector<float>& values);
+  // Input i as a run-time operand: an activation as is, a constant int32,
+  // int64 or bool tensor as a new float32 constant of its values.
+  StatusOr<int> FloatInput(int i);
+  // Appends a node of `type` reading `inputs` and writing tensor `output`
+  // (-1: a new tensor named `<node name>/<suffix>`), its shape inferred
+  // (errors name the operator); returns the output's id. Emitted nodes run
+  // before the operator's node, in the order emitted.
+  StatusOr<int> Emit(ir::OpType type, std::vector<int> inputs, const std::string& suffix, int output = -1,
+                     ir::OpAttrs attrs = {}, std::shared_ptr<const ir::TypedAttrs> typed = nullptr);
+  // RESHAPE of `x` to `shape`; SLICE of `x` to [begin, end) along `axis`
+  // (whole along the others). Both as Emit.
+  StatusOr<int> EmitReshape(int x, const Shape& shape, const std::string& suffix, int output = -1);
+  StatusOr<int> EmitSliceAxis(int x, int axis, int begin, int end, const std::string& suffix, int output = -1);
+  // The operator's own node is not added: the emitted nodes replace it.
+  void Lowered() { lowered_ = true; }
+  bool lowered() const { return lowered_; }
+  std::vector<ir::Node>& emitted() { return emitted_; }
   FlatBufferReader& reader() { return r_; }
 
   // ---- the operator's builtin options table (absent: every field defaults)
@@ -115,13 +155,15 @@ class ConverterContext {
 
  private:
   FlatBufferReader& r_;
-  const ir::Graph& graph_;
+  ir::Graph& graph_;
   const OpCode& opcode_;
   Table op_;
   Table options_;
   ir::Node* node_;
   std::string where_;
   std::string unsupported_attribute_;
+  std::vector<ir::Node> emitted_;
+  bool lowered_ = false;
 };
 
 // Completes ctx.node() from the operator's options.

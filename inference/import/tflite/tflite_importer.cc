@@ -38,6 +38,7 @@ class Importer {
 
   StatusOr<std::shared_ptr<ir::Graph>> Run() {
     RILL_INF_RETURN_IF_ERROR(ReadModel());
+    FloatActivations();
     RILL_INF_RETURN_IF_ERROR(FoldConstants());
     RILL_INF_RETURN_IF_ERROR(graph_->Validate());
     std::vector<Shape> shapes = graph_->InitialShapes();
@@ -270,10 +271,23 @@ class Importer {
                               (prefixed ? s.message().substr(c.where().size()) : s.message()));
         continue;
       }
-      graph_->nodes.push_back(std::move(node));
+      for (ir::Node& emitted : c.emitted()) graph_->nodes.push_back(std::move(emitted));
+      if (!c.lowered()) graph_->nodes.push_back(std::move(node));
     }
     RILL_INF_RETURN_IF_ERROR(CheckReader("reading operators"));
     return unsupported.empty() ? Status::Ok() : UnsupportedNodesError(graph_->source, unsupported);
+  }
+
+  // Values at run time are float32 (booleans 0 / 1, indices whole numbers):
+  // int32, int64 and bool activations (ARG_MAX's indices, comparisons'
+  // results, integer graph inputs) are float32 tensors.
+  void FloatActivations() {
+    for (ir::TensorInfo& t : graph_->tensors) {
+      if (!t.is_constant() &&
+          (t.dtype == DataType::kInt32 || t.dtype == DataType::kInt64 || t.dtype == DataType::kBool)) {
+        t.dtype = DataType::kFloat32;
+      }
+    }
   }
 
   // Weights stored sparse or as fp16 behind DENSIFY/DEQUANTIZE become dense

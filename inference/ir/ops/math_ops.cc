@@ -67,7 +67,8 @@ Status LayerNormShape(ShapeContext& c) {
 }
 
 const char* const kUnaryNames[kNumUnaryFns] = {"SQRT", "EXP", "LOG",  "NEG",      "RECIPROCAL", "ABS", "TANH",
-                                               "ERF",  "SOFTPLUS", "MISH", "ELU", "SELU", "GELU"};
+                                               "ERF",  "SOFTPLUS", "MISH", "ELU", "SELU", "GELU",
+                                               "SIN",  "COS",      "FLOOR", "CEIL", "ROUND"};
 const char* const kNaryNames[kNumNaryFns] = {"POW", "MINIMUM", "MAXIMUM", "ADD_N", "MEAN_N"};
 
 Status PowShape(ShapeContext& c) { return NaryShape(c, 2, 2); }
@@ -141,6 +142,11 @@ float ApplyUnary(UnaryFn fn, const UnaryMathAttrs& a, float x) {
     case UnaryFn::kSoftplus: return Softplus(x);
     case UnaryFn::kMish: return x * std::tanh(Softplus(x));
     case UnaryFn::kElu: return x >= 0.0f ? x : a.alpha * (std::exp(x) - 1.0f);
+    case UnaryFn::kSin: return std::sin(x);
+    case UnaryFn::kCos: return std::cos(x);
+    case UnaryFn::kFloor: return std::floor(x);
+    case UnaryFn::kCeil: return std::ceil(x);
+    case UnaryFn::kRound: return std::nearbyint(x);  // the default rounding: halves to even
     case UnaryFn::kSelu: return a.gamma * (x > 0.0f ? x : a.alpha * (std::exp(x) - 1.0f));
     case UnaryFn::kGelu:
       if (a.tanh_approximation) {

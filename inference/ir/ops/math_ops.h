@@ -2,7 +2,8 @@
 // docs/design.md, "How to add an op"). All take and give float32.
 //
 // Unary, elementwise (output shape = input shape), one op per function:
-//   SQRT, EXP, LOG, NEG, RECIPROCAL, ABS, TANH, ERF,
+//   SQRT, EXP, LOG, NEG, RECIPROCAL, ABS, TANH, ERF, SIN, COS, FLOOR, CEIL,
+//   ROUND (halves to even),
 //   SOFTPLUS   log(1 + exp(x)), computed as max(x, 0) + log1p(exp(-|x|)),
 //   MISH       x * tanh(softplus(x)),
 //   ELU        x >= 0 ? x : alpha * (exp(x) - 1),
@@ -42,8 +43,13 @@ enum class UnaryFn {
   kElu,
   kSelu,
   kGelu,
+  kSin,
+  kCos,
+  kFloor,
+  kCeil,
+  kRound,
 };
-constexpr int kNumUnaryFns = static_cast<int>(UnaryFn::kGelu) + 1;
+constexpr int kNumUnaryFns = static_cast<int>(UnaryFn::kRound) + 1;
 
 // ELU's alpha; SELU's alpha and gamma; GELU's approximation.
 struct UnaryMathAttrs : TypedAttrs {

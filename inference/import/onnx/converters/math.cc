@@ -1,4 +1,5 @@
-// Math and normalization ops (ir/ops/math_ops.h): the unary functions, Gelu,
+// Math and normalization ops (ir/ops/math_ops.h): the unary functions (Sin,
+// Cos, Floor, Ceil and Round among them), Gelu,
 // Pow and the variadic Min / Max / Sum / Mean, and LayerNormalization.
 // Elementwise ops keep their inputs' layout (an NHWC operand brings the
 // others to NHWC); LayerNormalization takes ONNX's layout. An op whose inputs
@@ -42,6 +43,16 @@ Status Unary(ConverterContext& c) {
     fn = UnaryFn::kErf;
   } else if (op == "Softplus") {
     fn = UnaryFn::kSoftplus;
+  } else if (op == "Sin") {
+    fn = UnaryFn::kSin;
+  } else if (op == "Cos") {
+    fn = UnaryFn::kCos;
+  } else if (op == "Floor") {
+    fn = UnaryFn::kFloor;
+  } else if (op == "Ceil") {
+    fn = UnaryFn::kCeil;
+  } else if (op == "Round") {
+    fn = UnaryFn::kRound;
   } else if (op == "Mish") {
     fn = UnaryFn::kMish;
   } else if (op == "Elu") {
@@ -234,7 +245,7 @@ Status LayerNormalization(ConverterContext& c) {
 
 const bool kRegistered =
     RegisterOnnxConverter({"Sqrt", "Exp", "Log", "Neg", "Reciprocal", "Abs", "Tanh", "Erf", "Softplus", "Mish", "Elu",
-                           "Selu", "Gelu"},
+                           "Selu", "Gelu", "Sin", "Cos", "Floor", "Ceil", "Round"},
                           Unary) &&
     RegisterOnnxConverter({"Pow", "Min", "Max", "Sum", "Mean"}, Nary) &&
     RegisterOnnxConverter({"LayerNormalization"}, LayerNormalization);

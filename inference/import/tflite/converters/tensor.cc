@@ -1,7 +1,13 @@
-// BATCH_MATMUL (inference/ir/ops/tensor_ops.h): BatchMatMulOptions adj_x
-// (field 0) and adj_y (field 1); float operands only.
+// Tensor ops of inference/ir/ops/tensor_ops.h: BATCH_MATMUL
+// (BatchMatMulOptions adj_x, adj_y; float operands only); GATHER
+// (GatherOptions axis, batch_dims 0 only; constant or run-time indices,
+// negative ones from the end); TILE (constant multiples); BROADCAST_TO
+// (constant shape) as EXPAND. GATHER_ND is refused: the engine gathers
+// along one axis only.
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "inference/import/tflite/tflite_converter.h"
 #include "inference/ir/ops/tensor_ops.h"
@@ -9,7 +15,11 @@
 namespace rill::inference::tflite {
 namespace {
 
+constexpr int32_t kGather = 36;
+constexpr int32_t kTile = 69;
+constexpr int32_t kGatherNd = 107;
 constexpr int32_t kBatchMatMul = 126;
+constexpr int32_t kBroadcastTo = 130;
 
 Status BatchMatMul(ConverterContext& c) {
   if (c.Option<uint8_t>(2, 0) != 0) {
@@ -23,7 +33,68 @@ Status BatchMatMul(ConverterContext& c) {
   return Status::Ok();
 }
 
-const bool kRegistered = RegisterTfLiteConverter({kBatchMatMul}, BatchMatMul);
+Status Gather(ConverterContext& c) {
+  if (c.num_inputs() != 2) return c.Invalid("expects the params and the indices");
+  if (c.Option<int32_t>(1, 0) != 0) {
+    return c.UnsupportedAttribute("batch_dims", "batch_dims " + std::to_string(c.Option<int32_t>(1, 0)) + " (0 only)");
+  }
+  const Shape params = c.InShape(0);
+  const int rank = static_cast<int>(params.size());
+  if (rank == 0) return c.Invalid("GATHER of a scalar");
+  auto a = std::make_shared<ir::AxisAttrs>();
+  RILL_INF_RETURN_IF_ERROR(c.NormalizeAxis(c.Option<int32_t>(0, 0), rank, "axis", &a->axis));
+  const ir::TensorInfo& idx = c.graph().tensors[c.node().inputs[1]];
+  if (idx.is_constant()) {
+    std::vector<int> values;
+    RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, "indices", &values));
+    for (int v : values) {
+      if (v < -params[a->axis] || v >= params[a->axis]) return c.Invalid("index " + std::to_string(v) + " out of range");
+    }
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int data, c.FloatInput(0));
+  c.node().inputs[0] = data;
+  c.node().type = ir::GatherOp();
+  c.node().typed_attrs = std::move(a);
+  return Status::Ok();
+}
+
+Status GatherNd(ConverterContext& c) {
+  return c.Unsupported("GATHER_ND (the engine gathers along one axis only; no index tuples)");
+}
+
+Status Tile(ConverterContext& c) {
+  if (c.num_inputs() != 2) return c.Invalid("expects the input and the multiples");
+  auto a = std::make_shared<ir::TileAttrs>();
+  RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, "multiples", &a->repeats));
+  if (a->repeats.size() != c.InShape(0).size()) return c.Invalid("multiples must have one value per axis");
+  for (int r : a->repeats) {
+    if (r < 1) return c.Unsupported("multiple " + std::to_string(r) + " (empty outputs)");
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int x, c.FloatInput(0));
+  c.node().type = ir::TileOp();
+  c.node().typed_attrs = std::move(a);
+  c.node().inputs = {x};
+  return Status::Ok();
+}
+
+Status BroadcastTo(ConverterContext& c) {
+  if (c.num_inputs() != 2) return c.Invalid("expects the input and the shape");
+  auto a = std::make_shared<ir::ExpandAttrs>();
+  RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, "shape", &a->shape));
+  Shape out;
+  if (!ir::BroadcastShapes({c.InShape(0), a->shape}, &out) || out != a->shape) {
+    return c.Invalid("input " + ShapeToString(c.InShape(0)) + " does not broadcast to " + ShapeToString(a->shape));
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int x, c.FloatInput(0));
+  c.node().type = ir::ExpandOp();
+  c.node().typed_attrs = std::move(a);
+  c.node().inputs = {x};
+  return Status::Ok();
+}
+
+const bool kRegistered = RegisterTfLiteConverter({kBatchMatMul}, BatchMatMul) &&
+                         RegisterTfLiteConverter({kGather}, Gather) && RegisterTfLiteConverter({kGatherNd}, GatherNd) &&
+                         RegisterTfLiteConverter({kTile}, Tile) && RegisterTfLiteConverter({kBroadcastTo}, BroadcastTo);
 
 }  // namespace
 }  // namespace rill::inference::tflite
