@@ -338,6 +338,91 @@ TEST_F(VulkanTest, BarriersOnlyBetweenDependentDispatches) {
   }
 }
 
+// A DEPTHWISE_CONV_2D whose output only a 1x1 CONV_2D reads (too small
+// for the optimizer's DEPTHWISE_BLOCK: MobileNetV2's 7x7 blocks) is one
+// dispatch, the conv computing the depthwise as it loads its input: against
+// the reference kernels in fp32 (K split over two work groups or not) and
+// fp16, and counted. Not where the depthwise output is read elsewhere too
+// (here a graph output), nor with fuse_depthwise=false.
+TEST_F(VulkanTest, DepthwiseFusedIntoThePointwiseConvAfterIt) {
+  for (const bool also_output : {false, true}) {
+    auto g = std::make_shared<ir::Graph>();
+    auto tensor = [&](const Shape& shape) {
+      ir::TensorInfo t;
+      t.name = "t" + std::to_string(g->tensors.size());
+      t.shape = shape;
+      g->tensors.push_back(t);
+      return static_cast<int>(g->tensors.size()) - 1;
+    };
+    auto constant = [&](const Shape& shape) {
+      const int id = tensor(shape);
+      const std::vector<float> v = testing::RandomFloats(NumElements(shape), &rng_);
+      std::vector<uint8_t> bytes(v.size() * sizeof(float));
+      std::memcpy(bytes.data(), v.data(), bytes.size());
+      g->SetConstant(id, DataType::kFloat32, shape, std::move(bytes));
+      return id;
+    };
+    const int mid = 260;
+    const int x = tensor({2, 7, 5, mid});
+    g->inputs = {x};
+    ir::Node dw;
+    dw.name = "dw";
+    dw.type = ir::OpType::kDepthwiseConv2D;
+    dw.inputs = {x, constant({1, 3, 3, mid}), constant({mid})};
+    dw.outputs = {tensor({})};
+    dw.attrs = Window(1, ir::Padding::kSame, ir::Activation::kRelu6);
+    ir::Node pw;
+    pw.name = "pw";
+    pw.type = ir::OpType::kConv2D;
+    pw.inputs = {dw.outputs[0], constant({9, 1, 1, mid}), constant({9})};
+    pw.outputs = {tensor({})};
+    pw.attrs = Window(1, ir::Padding::kValid, ir::Activation::kRelu);
+    // A RELU of the input after them keeps the input alive past the conv
+    // (else the planner may put the conv's output over it, and the conv
+    // cannot read it: no fusion then).
+    ir::Node relu;
+    relu.name = "relu";
+    relu.type = ir::OpType::kRelu;
+    relu.inputs = {x};
+    relu.outputs = {tensor({})};
+    g->nodes = {dw, pw, relu};
+    g->outputs = {pw.outputs[0], relu.outputs[0]};
+    if (also_output) g->outputs.push_back(dw.outputs[0]);
+    g->source = "dw_pw";
+    const auto model = std::make_shared<Model>(g);
+    CheckOp(model, also_output ? "depthwise also an output" : "depthwise fused into the pointwise conv", 1e-5);
+    SessionConfig ref;
+    ref.algorithm = AlgorithmPolicy::kReference;
+    auto cpu = Session::Create(model, ref);
+    ASSERT_TRUE(cpu.ok());
+    ASSERT_EQ((*cpu)->Layers().size(), 3u) << "the optimizer made a block";
+    const auto want = RunOnce(cpu->get(), 5);
+    for (const bool fuse : {true, false}) {
+      for (const Precision precision : {Precision::kFp32, Precision::kFp16}) {
+        const std::string profile = TmpDir() + "/dw_pw.tsv";
+        {
+          SessionConfig config = VulkanConfig(precision);
+          config.backend_options["vulkan.gpu_profile"] = profile;
+          config.backend_options["vulkan.fuse_depthwise"] = fuse ? "true" : "false";
+          auto vk = Session::Create(model, config);
+          ASSERT_TRUE(vk.ok()) << vk.status().ToString();
+          ExpectClose(RunOnce(vk->get(), 5), want, precision == Precision::kFp32 ? 1e-5 : 1e-2,
+                      std::string(fuse ? "fused" : "unfused") + (precision == Precision::kFp32 ? " fp32" : " fp16"));
+        }
+        const Profile p = ReadProfile(profile);
+        // Splits K in two (260 channels, one tile): the GEMM and its sum;
+        // the RELU.
+        const long dispatches = (fuse && !also_output ? 0 : 1) + 3;
+        EXPECT_EQ(p.dispatches, dispatches) << fuse << also_output;
+        // Start | copy x | (depthwise | ) GEMM | sum, RELU beside it |
+        // copies to the host | host. (With the depthwise output kept, the
+        // planner puts the RELU's output over the split sums: one more.)
+        EXPECT_EQ(p.barriers, dispatches + (also_output ? 3 : 2)) << fuse << also_output;
+      }
+    }
+  }
+}
+
 // The pipeline cache and the tile tuning are files keyed by device and
 // driver: a second session reads the tuning (here a planted 32x64 tile for
 // layers of few output tiles shows in the kernel names); "tile" overrides

@@ -156,6 +156,15 @@ struct Operand {
   int offset = 0;
 };
 
+// A DEPTHWISE_CONV_2D as a 1x1 conv that reads its output can compute it
+// (conv_gemm's DW = 1): its window, activation, weights and operands.
+struct DepthwiseStage {
+  cpu::ConvParams p;
+  int act = 0;
+  VkBuffer weights = VK_NULL_HANDLE, bias = VK_NULL_HANDLE;
+  Operand x, y;
+};
+
 // Base of the executions: constant uploads and pipelines (the node, its
 // operands, errors and refusals: gpu::GpuExecution); Record lists the
 // dispatches once memory is bound.
@@ -347,6 +356,10 @@ class VulkanBackend : public Backend {
     return &steps_[it->second];
   }
   Status Record();
+  // A DEPTHWISE_CONV_2D step followed by a 1x1 conv step that alone reads
+  // its output: the conv's dispatches compute the depthwise too (conv_gemm's
+  // DW = 1) and the depthwise step records none (option fuse_depthwise).
+  Status FuseDepthwiseIntoPointwise();
   void FreeRecording();
   // Records a step's dispatches or transfer into `cb`, with a barrier first
   // wherever one conflicts with the accesses in *hazards (counted in
@@ -594,6 +607,33 @@ class ConvExecution : public VkExecution, public StridedOutput {
     RecordFusedPRelu(out);
     return Status::Ok();
   }
+  // The dispatches with `dw`, whose output is this conv's input and read by
+  // no other, computed while loading it; false (nothing recorded) unless
+  // this is a 1x1 GEMM conv of stride 1 without a fused PRELU.
+  StatusOr<bool> RecordAfterDepthwise(const DepthwiseStage& dw, std::vector<Dispatch>* out) {
+    const cpu::ConvParams& p = c_.p;
+    const Operand x = In(0);
+    if (!c_.tiled || p.kernel_h != 1 || p.kernel_w != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_top != 0 ||
+        p.pad_left != 0 || p.groups != 1 || prelu_slope_ >= 0 || x.buffer != dw.y.buffer || x.offset != dw.y.offset ||
+        p.batch != dw.p.batch || p.in_h != dw.p.out_h || p.in_w != dw.p.out_w || p.in_c != dw.p.out_c ||
+        dw.p.depth_multiplier != 1 || dw.p.in_c != dw.p.out_c) {
+      return false;
+    }
+    ConvLaunch fused = c_;
+    fused.p = dw.p;
+    fused.p.out_c = p.out_c;
+    fused.p.groups = 1;
+    fused.act = c_.act | (dw.act << 8);
+    fused.dw_weights = dw.weights;
+    fused.dw_bias = dw.bias;
+    RILL_INF_ASSIGN_OR_RETURN(fused.pipeline, GetPipeline("conv_gemm", {c_.tile.m, c_.tile.n, 1}));
+    Operand partial;
+    if (c_.splits > 1) {
+      partial = {static_cast<VkArena*>(scratch_.buffer)->buffer(), static_cast<int>(scratch_.offset / sizeof(float))};
+    }
+    RecordConv(fused, dw.x, Out(), res_c_ ? In(3) : Operand{}, res_c_, partial, y_stride_, out);
+    return true;
+  }
 
  private:
   ConvLaunch c_;
@@ -618,6 +658,20 @@ class DepthwiseExecution : public VkExecution {
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("depthwise_conv2d"));
     return Status::Ok();
   }
+  // As a stage a pointwise conv may compute (false with a fused PRELU).
+  bool Stage(DepthwiseStage* stage) const {
+    if (prelu_slope_ >= 0) return false;
+    stage->p = p_;
+    stage->act = Act(attrs().activation);
+    stage->weights = weights_.buffer;
+    stage->bias = bias_.buffer;
+    stage->x = In(0);
+    stage->y = Out();
+    return true;
+  }
+  // The bytes of its input and of its output.
+  Span InputBytes() const { return Dense(In(0), static_cast<size_t>(p_.batch) * p_.in_h * p_.in_w * p_.in_c); }
+  Span OutputBytes() const { return Dense(Out(), static_cast<size_t>(p_.batch) * p_.out_h * p_.out_w * p_.out_c); }
   Status Record(std::vector<Dispatch>* out) override {
     const Operand x = In(0), y = Out();
     out->push_back(Elementwise(pipeline_, {x.buffer, weights_.buffer, bias_.buffer, y.buffer},
@@ -1121,6 +1175,57 @@ Status VulkanBackend::PlanRun(const std::vector<RunStep>& steps) {
   return Status::Ok();
 }
 
+Status VulkanBackend::FuseDepthwiseIntoPointwise() {
+  const int n = static_cast<int>(steps_.size());
+  for (int i = 0; i + 1 < n; ++i) {
+    auto* dw = dynamic_cast<DepthwiseExecution*>(steps_[i].exec);
+    auto* conv = dynamic_cast<ConvExecution*>(steps_[i + 1].exec);
+    DepthwiseStage stage;
+    if (!dw || !conv || dispatches_[i].size() != 1 || !dw->Stage(&stage)) continue;
+    // No other reader of the depthwise output: none in the conv's step but
+    // its input, none later until something writes over those bytes (the
+    // planner reuses them only once the tensor is dead).
+    const Span y = dw->OutputBytes();
+    bool other_reader = false;
+    for (const Dispatch& d : dispatches_[i + 1]) {
+      for (size_t r = 1; r < d.reads.size(); ++r) other_reader = other_reader || Overlap(d.reads[r], y);
+    }
+    for (int j = i + 2; j < n && !other_reader; ++j) {
+      bool overwritten = false;
+      if (steps_[j].kind == RunStep::Kind::kExecution) {
+        for (const Dispatch& d : dispatches_[j]) {
+          for (const Span& r : d.reads) other_reader = other_reader || Overlap(r, y);
+          for (const Span& w : d.writes) overwritten = overwritten || Overlap(w, y);
+        }
+      } else {
+        const MemoryRef& m = steps_[j].device->memory;
+        const Span bytes{static_cast<VkArena*>(m.buffer)->buffer(), m.offset, m.offset + steps_[j].bytes};
+        if (Overlap(bytes, y)) {
+          other_reader = other_reader || steps_[j].kind == RunStep::Kind::kCopyToHost;
+          overwritten = true;
+        }
+      }
+      if (overwritten) break;
+    }
+    if (other_reader) continue;
+    std::vector<Dispatch> fused;
+    RILL_INF_ASSIGN_OR_RETURN(const bool done, conv->RecordAfterDepthwise(stage, &fused));
+    if (!done) continue;
+    // The planner may have put the conv's output (or scratch) over the
+    // depthwise input, dead after the depthwise step: then it cannot read it.
+    const Span x = dw->InputBytes();
+    bool overwrites_input = false;
+    for (const Dispatch& d : fused) {
+      for (const Span& w : d.writes) overwrites_input = overwrites_input || Overlap(w, x);
+    }
+    if (overwrites_input) continue;
+    dispatches_[i].clear();
+    dispatches_[i + 1] = std::move(fused);
+    ++i;
+  }
+  return Status::Ok();
+}
+
 void VulkanBackend::FreeRecording() {
   const VkDevice dev = rt_->device();
   if (!step_cbs_.empty()) {
@@ -1227,6 +1332,9 @@ Status VulkanBackend::Record() {
     if (steps_[i].kind != RunStep::Kind::kExecution) continue;
     RILL_INF_RETURN_IF_ERROR(steps_[i].exec->Record(&dispatches_[i]));
     steps_[i].exec->DefaultAccesses(&dispatches_[i]);
+  }
+  if (fuse_depthwise_) RILL_INF_RETURN_IF_ERROR(FuseDepthwiseIntoPointwise());
+  for (int i = 0; i < n; ++i) {
     for (const Dispatch& d : dispatches_[i]) {
       ++set_count;
       descriptor_count += static_cast<uint32_t>(d.buffers.size());
