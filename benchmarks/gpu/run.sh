@@ -92,8 +92,19 @@ for m in mobilenet_v2.onnx resnet18.onnx squeezenet1_1.onnx face_detection_short
   [ -f $W/models/$m ] || continue
   P=$OUT_DIR/vk_profile_${m%%.*}.tsv
   echo "Vulkan $m: $(rill bench $W/models/$m --backend=vulkan --runs=$RUNS $VK --backend_option=vulkan.gpu_profile=$P 2>&1 | tail -1 | sed 's/.*runs: //')"
-  head -2 $P; grep '^# total' $P; echo "  steps: $(grep -vc '^#' $P)"
+  head -3 $P; grep '^# total' $P; echo "  steps: $(grep -vc '^#' $P)"
   grep -v '^#' $P | sort -t$'\t' -k2 -g -r | head -6
+done
+# The Vulkan recording's choices, A/B (fp32, medians of $RUNS, ms): the
+# default (depthwise fused into the project GEMM, split over K where a layer
+# has few tiles), the depthwise as a dispatch of its own, and no split over
+# K (compute_units=1, which also gives every layer the tile of the
+# many-tiles class).
+echo "Vulkan A/B (ms): default | fuse_depthwise=false | compute_units=1"
+for m in mobilenet_v2.onnx squeezenet1_1.onnx resnet18.onnx resnet50.onnx; do
+  [ -f $W/models/$m ] || continue
+  med() { rill bench $W/models/$m --backend=vulkan --runs=$RUNS $VK "$@" 2>&1 | tail -1 | sed 's/.*median \([0-9.]*\) ms.*/\1/'; }
+  echo "  $m: $(med) | $(med --backend_option=vulkan.fuse_depthwise=false) | $(med --backend_option=vulkan.compute_units=1)"
 done
 # Where the time goes: per-layer times on OpenCL (each layer finished on the
 # device before the next: launch + execution), the slowest first.

@@ -197,9 +197,10 @@ class InferenceCalculator : public CalculatorBase {
 #pragma GCC diagnostic pop
     const bool gpu_if_present = o.backend().empty() && (d.has_gpu() || use_gpu);
     if (gpu_if_present) {
-      config.backend = "opencl";
+      // OpenCL, else Vulkan (the engine logs which), else the CPU (below).
+      config.backend = inference::kGpuBackend;
       if (d.has_gpu() && d.gpu().api() == InferenceCalculatorOptions::Delegate::Gpu::OPENGL) {
-        LOG_FIRST_N(INFO, 1) << node_ << ": the engine has no OpenGL backend; running on OpenCL";
+        LOG_FIRST_N(INFO, 1) << node_ << ": the engine has no OpenGL backend; running on OpenCL (else Vulkan)";
       }
     } else if (d.has_nnapi() || use_nnapi) {
       LOG_FIRST_N(INFO, 1) << node_ << ": the engine has no NNAPI backend; running \"" << path << "\" on the CPU";
@@ -235,8 +236,10 @@ class InferenceCalculator : public CalculatorBase {
         absl::StrAppend(&where, where.empty() ? "" : ", ", backend, " (", n, n == 1 ? " layer)" : " layers)");
       }
       const std::string base = path.substr(path.find_last_of('/') + 1);
+      const bool on_asked = layers.count(config.backend) > 0 ||
+                            (config.backend == inference::kGpuBackend && (layers.count("opencl") || layers.count("vulkan")));
       cc->SetReport(absl::StrCat(base, " on ", where,
-                                 config.backend != inference::kCpuBackend && layers.count(config.backend) == 0
+                                 config.backend != inference::kCpuBackend && !on_asked
                                      ? absl::StrCat(" (asked for ", config.backend, ")")
                                      : ""));
       if (config.backend != inference::kCpuBackend || !config.node_backends.empty()) {

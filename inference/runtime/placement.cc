@@ -1,6 +1,7 @@
 #include "inference/runtime/placement.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <utility>
@@ -72,8 +73,38 @@ class Placer {
   }
 
  private:
+  // "gpu" (kGpuBackend): OpenCL where it loads, else Vulkan, decided once
+  // per session; an Unavailable error naming both where neither does.
+  StatusOr<int> AddGpuBackend() {
+    if (!gpu_.empty()) return AddBackend(gpu_);
+    StatusOr<int> opencl = AddBackend("opencl");
+    if (opencl.ok() || (opencl.status().code() != StatusCode::kUnavailable &&
+                        opencl.status().code() != StatusCode::kNotFound)) {
+      if (opencl.ok()) gpu_ = "opencl";
+      return opencl;
+    }
+    StatusOr<int> vulkan = AddBackend("vulkan");
+    if (vulkan.ok()) {
+      gpu_ = "vulkan";
+      std::fprintf(stderr, "rill: %s: \"gpu\" runs on vulkan: no OpenCL (%s)\n", graph_.source.c_str(),
+                   opencl.status().message().c_str());
+      return vulkan;
+    }
+    if (vulkan.status().code() != StatusCode::kUnavailable && vulkan.status().code() != StatusCode::kNotFound) {
+      return vulkan;
+    }
+    // The errors without the model's name that each starts with.
+    auto why = [&](const Status& s) {
+      const std::string prefix = graph_.source + ": ";
+      return s.message().compare(0, prefix.size(), prefix) == 0 ? s.message().substr(prefix.size()) : s.message();
+    };
+    return UnavailableError(graph_.source + ": no GPU backend for \"gpu\": " + why(opencl.status()) + "; " +
+                            why(vulkan.status()));
+  }
+
   // The backend index of a name, creating the backend on first use.
   StatusOr<int> AddBackend(const std::string& name) {
+    if (name == kGpuBackend) return AddGpuBackend();
     for (size_t k = 0; k < plan_.backends.size(); ++k) {
       if (plan_.backends[k].name == name) return static_cast<int>(k);
     }
@@ -303,6 +334,7 @@ class Placer {
   TuningCache* tuning_;
   ExecutionPlan& plan_;
   std::vector<std::pair<int, int>> copy_log_;  // copies in the order added, to take back
+  std::string gpu_;  // what "gpu" resolved to ("" until asked)
 };
 
 }  // namespace

@@ -2,10 +2,12 @@
 #include "tests/inference/gpu_unavailable_test_util.h"
 
 #include <memory>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "inference/ir/graph.h"
 #include "rill/inference/inference.h"
+#include "tests/require.h"
 
 namespace rill::inference::testing {
 namespace {
@@ -58,6 +60,41 @@ void ExpectBadDeviceIndexNamesTheRange(const UnavailableBackend& b) {
   bool named = false;
   for (const std::string& m : b.bad_device_messages) named = named || message.find(m) != std::string::npos;
   EXPECT_TRUE(named) << message;
+}
+
+void ExpectGpuFallsBackToVulkan(const UnavailableBackend& opencl, const UnavailableBackend& vulkan) {
+  SessionConfig config;
+  config.backend = kGpuBackend;
+  config.backend_options[opencl.name + ".library"] = opencl.missing_library;
+  config.backend_options[vulkan.name + ".library"] = vulkan.missing_library;
+  auto none = Session::Create(ReluModel(), config);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kUnavailable) << none.status().ToString();
+  const std::string message = none.status().message();
+  for (const std::string& m : {std::string("relu_model"), std::string("\"gpu\""), opencl.missing_library,
+                               vulkan.missing_library}) {
+    EXPECT_NE(message.find(m), std::string::npos) << m << " not in: " << message;
+  }
+
+  // Vulkan present: the relu runs there.
+  config.backend_options.erase(vulkan.name + ".library");
+  SessionConfig probe;
+  probe.backend = vulkan.name;
+  RILL_REQUIRE(Session::Create(ReluModel(), probe).ok(), "no Vulkan device (lavapipe: scripts/setup.sh)");
+  ::testing::internal::CaptureStderr();
+  auto session = Session::Create(ReluModel(), config);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  ASSERT_EQ((*session)->Layers().size(), 1u);
+  EXPECT_EQ((*session)->Layers()[0].backend, vulkan.name);
+  EXPECT_NE(log.find("\"gpu\" runs on vulkan: no OpenCL"), std::string::npos) << log;
+  EXPECT_NE(log.find(opencl.missing_library), std::string::npos) << log;
+  const std::vector<float> x = {-1.5f, 0.0f, 2.0f, 3.25f, -0.5f, 1.0f, -4.0f, 0.25f, 5.0f, -2.0f, 0.75f, -0.125f};
+  Tensor* in = (*session)->input(0);
+  std::copy(x.begin(), x.end(), in->data_as<float>());
+  ASSERT_TRUE((*session)->Run().ok());
+  const float* y = (*session)->output(0)->data_as<float>();
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], x[i] > 0 ? x[i] : 0.0f) << i;
 }
 
 }  // namespace rill::inference::testing

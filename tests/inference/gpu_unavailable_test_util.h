@@ -27,6 +27,12 @@ void ExpectMissingLibraryIsAClearError(const UnavailableBackend& b);
 // The device option is 99.
 void ExpectBadDeviceIndexNamesTheRange(const UnavailableBackend& b);
 
+// "gpu" (kGpuBackend) without `opencl`'s library: with `vulkan`'s missing
+// too, one Unavailable error naming both libraries; else (a process that
+// has not loaded the Vulkan loader yet, and a Vulkan device) the model runs
+// on Vulkan, stderr saying why.
+void ExpectGpuFallsBackToVulkan(const UnavailableBackend& opencl, const UnavailableBackend& vulkan);
+
 }  // namespace rill::inference::testing
 
 #endif  // RILL_TESTS_INFERENCE_GPU_UNAVAILABLE_TEST_UTIL_H_

@@ -51,7 +51,9 @@ testing::GpuBackendUnderTest Vulkan() {
           {{{{"vulkan.tile", "64x64"}}, " (tile 64x64)"},
            {{{"vulkan.compute_units", "132"}, {"vulkan.tile", "32x32"}}, " (tile 32x32, split K)"},
            {{{"vulkan.tile", "32x64"}}, " (tile 32x64)"},
-           {{{"vulkan.compute_units", "132"}, {"vulkan.tile", "64x32"}}, " (tile 64x32, split K)"}}};
+           {{{"vulkan.compute_units", "132"}, {"vulkan.tile", "64x32"}}, " (tile 64x32, split K)"},
+           // DEPTHWISE_BLOCK's depthwise as a dispatch of its own.
+           {{{"vulkan.fuse_depthwise", "false"}, {"vulkan.compute_units", "132"}}, " (depthwise unfused, split K)"}}};
 }
 
 // Every layer on Vulkan unless a test places it.
@@ -66,6 +68,44 @@ TEST_F(VulkanTest, Convolutions) { CheckConvolutions(); }
 TEST_F(VulkanTest, DepthwiseAndTransposedConvolutions) { CheckDepthwiseAndTransposedConvolutions(); }
 
 TEST_F(VulkanTest, FullyConnectedAndDepthwiseBlock) { CheckFullyConnectedAndDepthwiseBlock(); }
+
+// DEPTHWISE_BLOCK with its depthwise fused into the project GEMM
+// (conv_gemm DW = 1, the default): a block of 264 channels (K splits over
+// two work groups), batch 2, with a residual, under every op
+// variant (one unfused) against the reference kernels, and in fp16 storage
+// and arithmetic within 1e-2 of the range; one layer, "depthwise_block_fused".
+TEST_F(VulkanTest, FusedDepthwiseBlock) {
+  OneOp op;
+  const int x = op.Input({2, 7, 6, 24});
+  const int mid = 264;
+  const std::vector<int> inputs = {x,
+                                   op.RandomConst({mid, 1, 1, 24}, &rng_),
+                                   op.RandomConst({mid}, &rng_),
+                                   op.RandomConst({1, 3, 3, mid}, &rng_),
+                                   op.RandomConst({mid}, &rng_),
+                                   op.RandomConst({12, 1, 1, mid}, &rng_),
+                                   op.RandomConst({12}, &rng_),
+                                   op.Input({2, 7, 6, 12})};
+  ir::OpAttrs a = Window(1, ir::Padding::kSame, ir::Activation::kRelu);
+  a.expand_activation = ir::Activation::kRelu;
+  a.depthwise_activation = ir::Activation::kRelu6;
+  const auto model = op.Build(ir::OpType::kDepthwiseBlock, inputs, a);
+  CheckOp(model, "fused depthwise block");
+  SessionConfig ref;
+  ref.algorithm = AlgorithmPolicy::kReference;
+  auto cpu = Session::Create(model, ref);
+  ASSERT_TRUE(cpu.ok());
+  const auto want = RunOnce(cpu->get(), 4);
+  for (const bool arithmetic : {false, true}) {
+    SessionConfig config = VulkanConfig(Precision::kFp16);
+    config.backend_options["vulkan.fp16_arithmetic"] = arithmetic ? "true" : "false";
+    auto vk = Session::Create(model, config);
+    ASSERT_TRUE(vk.ok()) << vk.status().ToString();
+    ASSERT_EQ((*vk)->Layers().size(), 1u);
+    EXPECT_EQ((*vk)->Layers()[0].kernel.rfind("depthwise_block_fused_vk_f16", 0), 0u) << (*vk)->Layers()[0].kernel;
+    ExpectClose(RunOnce(vk->get(), 4), want, 1e-2, arithmetic ? "fp16 arithmetic" : "fp16 storage");
+  }
+}
 
 TEST_F(VulkanTest, ElementwiseWithBroadcast) { CheckElementwiseWithBroadcast(); }
 
@@ -150,6 +190,8 @@ TEST_F(VulkanTest, Fp16StorageAndArithmetic) {
 // session ends: runs, submits and segments, then one line per step.
 struct Profile {
   long runs = -1, submits = -1, segments = -1;
+  long dispatches = -1, barriers = -1;  // recorded for one run
+  long every_access_barriers = -1;      // were there one before every step and dispatch
   std::vector<std::pair<std::string, double>> steps;  // name, mean microseconds
 };
 
@@ -160,6 +202,9 @@ Profile ReadProfile(const std::string& path) {
   while (std::getline(in, line)) {
     if (line.rfind("# runs ", 0) == 0) {
       std::sscanf(line.c_str(), "# runs %ld submits %ld segments %ld", &p.runs, &p.submits, &p.segments);
+    } else if (line.rfind("# recorded ", 0) == 0) {
+      std::sscanf(line.c_str(), "# recorded dispatches %ld barriers %ld (with one before every step and dispatch: %ld)",
+                  &p.dispatches, &p.barriers, &p.every_access_barriers);
     } else if (!line.empty() && line[0] != '#') {
       std::istringstream fields(line);
       std::string step, mean, share, name;
@@ -205,6 +250,177 @@ TEST_F(VulkanTest, OneSubmitPerRunAndGpuTimestamps) {
   double total = 0;
   for (const auto& [name, us] : p.steps) total += us;
   EXPECT_GT(total, 0.0) << "no GPU time measured";
+}
+
+// Two branches from one input joined by a channel concatenation: x ->
+// RELU -> a, x -> LOGISTIC -> b, CONCATENATION(a, b) (elementwise
+// producers: the concatenation runs, one dispatch per input), or x ->
+// 1x1 conv -> a, x -> 3x3 conv -> b (SqueezeNet's fire module: the convs
+// write their channel slices of the concatenation in place).
+std::shared_ptr<const Model> TwoBranches(bool convs, std::mt19937* rng) {
+  auto g = std::make_shared<ir::Graph>();
+  auto tensor = [&](const Shape& shape) {
+    ir::TensorInfo t;
+    t.name = "t" + std::to_string(g->tensors.size());
+    t.shape = shape;
+    g->tensors.push_back(t);
+    return static_cast<int>(g->tensors.size()) - 1;
+  };
+  auto constant = [&](const Shape& shape) {
+    const int id = tensor(shape);
+    const std::vector<float> v = testing::RandomFloats(NumElements(shape), rng);
+    std::vector<uint8_t> bytes(v.size() * sizeof(float));
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+    g->SetConstant(id, DataType::kFloat32, shape, std::move(bytes));
+    return id;
+  };
+  auto node = [&](const std::string& name, ir::OpType type, std::vector<int> inputs, const ir::OpAttrs& attrs) {
+    ir::Node n;
+    n.name = name;
+    n.type = type;
+    n.inputs = std::move(inputs);
+    n.outputs = {tensor({})};
+    n.attrs = attrs;
+    g->nodes.push_back(n);
+    return n.outputs[0];
+  };
+  const int x = tensor({1, 6, 7, 4});
+  g->inputs = {x};
+  int a, b;
+  if (convs) {
+    a = node("a", ir::OpType::kConv2D, {x, constant({3, 1, 1, 4}), constant({3})},
+             Window(1, ir::Padding::kSame, ir::Activation::kRelu));
+    b = node("b", ir::OpType::kConv2D, {x, constant({5, 3, 3, 4}), constant({5})},
+             Window(1, ir::Padding::kSame, ir::Activation::kRelu));
+  } else {
+    a = node("a", ir::OpType::kRelu, {x}, {});
+    b = node("b", ir::OpType::kLogistic, {x}, {});
+  }
+  ir::OpAttrs axis;
+  axis.axis = 3;
+  g->outputs = {node("y", ir::OpType::kConcatenation, {a, b}, axis)};
+  g->source = "two_branches";
+  return std::make_shared<Model>(g);
+}
+
+// Barriers only where a dispatch reads or writes what one since the last
+// barrier wrote (or writes what one read): independent branches and the
+// slices of a concatenation run without barriers between them. The
+// profile counts what one run records, each command buffer starting with
+// a full barrier and ending with one for the host's reads.
+TEST_F(VulkanTest, BarriersOnlyBetweenDependentDispatches) {
+  for (bool convs : {false, true}) {
+    const auto model = TwoBranches(convs, &rng_);
+    auto cpu = Session::Create(model);
+    ASSERT_TRUE(cpu.ok());
+    const std::string profile = TmpDir() + "/barriers.tsv";
+    {
+      SessionConfig config = VulkanConfig();
+      config.backend_options["vulkan.gpu_profile"] = profile;
+      auto vk = Session::Create(model, config);
+      ASSERT_TRUE(vk.ok()) << vk.status().ToString();
+      ExpectClose(RunOnce(vk->get(), 3), RunOnce(cpu->get(), 3), 1e-5, convs ? "convs" : "elementwise");
+    }
+    const Profile p = ReadProfile(profile);
+    if (!convs) {
+      // Start | copy x | RELU (reads x) | LOGISTIC, no barrier | slice a
+      // (reads a) | slice b into other columns, no barrier | copy y | host.
+      EXPECT_EQ(p.dispatches, 4);
+      EXPECT_EQ(p.barriers, 5);
+      EXPECT_EQ(p.every_access_barriers, 7) << "one before each of 5 steps, between the slices, for the host";
+    } else {
+      // Start | copy x | conv a (reads x) | conv b beside it, no barrier |
+      // copy y | host.
+      EXPECT_EQ(p.dispatches, 2) << "the concatenation runs in place";
+      EXPECT_EQ(p.barriers, 4);
+      EXPECT_EQ(p.every_access_barriers, 5) << "one before each of 4 steps, for the host";
+    }
+  }
+}
+
+// A DEPTHWISE_CONV_2D whose output only a 1x1 CONV_2D reads (too small
+// for the optimizer's DEPTHWISE_BLOCK: MobileNetV2's 7x7 blocks) is one
+// dispatch, the conv computing the depthwise as it loads its input: against
+// the reference kernels in fp32 (K split over two work groups or not) and
+// fp16, and counted. Not where the depthwise output is read elsewhere too
+// (here a graph output), nor with fuse_depthwise=false.
+TEST_F(VulkanTest, DepthwiseFusedIntoThePointwiseConvAfterIt) {
+  for (const bool also_output : {false, true}) {
+    auto g = std::make_shared<ir::Graph>();
+    auto tensor = [&](const Shape& shape) {
+      ir::TensorInfo t;
+      t.name = "t" + std::to_string(g->tensors.size());
+      t.shape = shape;
+      g->tensors.push_back(t);
+      return static_cast<int>(g->tensors.size()) - 1;
+    };
+    auto constant = [&](const Shape& shape) {
+      const int id = tensor(shape);
+      const std::vector<float> v = testing::RandomFloats(NumElements(shape), &rng_);
+      std::vector<uint8_t> bytes(v.size() * sizeof(float));
+      std::memcpy(bytes.data(), v.data(), bytes.size());
+      g->SetConstant(id, DataType::kFloat32, shape, std::move(bytes));
+      return id;
+    };
+    const int mid = 260;
+    const int x = tensor({2, 7, 5, mid});
+    g->inputs = {x};
+    ir::Node dw;
+    dw.name = "dw";
+    dw.type = ir::OpType::kDepthwiseConv2D;
+    dw.inputs = {x, constant({1, 3, 3, mid}), constant({mid})};
+    dw.outputs = {tensor({})};
+    dw.attrs = Window(1, ir::Padding::kSame, ir::Activation::kRelu6);
+    ir::Node pw;
+    pw.name = "pw";
+    pw.type = ir::OpType::kConv2D;
+    pw.inputs = {dw.outputs[0], constant({9, 1, 1, mid}), constant({9})};
+    pw.outputs = {tensor({})};
+    pw.attrs = Window(1, ir::Padding::kValid, ir::Activation::kRelu);
+    // A RELU of the input after them keeps the input alive past the conv
+    // (else the planner may put the conv's output over it, and the conv
+    // cannot read it: no fusion then).
+    ir::Node relu;
+    relu.name = "relu";
+    relu.type = ir::OpType::kRelu;
+    relu.inputs = {x};
+    relu.outputs = {tensor({})};
+    g->nodes = {dw, pw, relu};
+    g->outputs = {pw.outputs[0], relu.outputs[0]};
+    if (also_output) g->outputs.push_back(dw.outputs[0]);
+    g->source = "dw_pw";
+    const auto model = std::make_shared<Model>(g);
+    CheckOp(model, also_output ? "depthwise also an output" : "depthwise fused into the pointwise conv", 1e-5);
+    SessionConfig ref;
+    ref.algorithm = AlgorithmPolicy::kReference;
+    auto cpu = Session::Create(model, ref);
+    ASSERT_TRUE(cpu.ok());
+    ASSERT_EQ((*cpu)->Layers().size(), 3u) << "the optimizer made a block";
+    const auto want = RunOnce(cpu->get(), 5);
+    for (const bool fuse : {true, false}) {
+      for (const Precision precision : {Precision::kFp32, Precision::kFp16}) {
+        const std::string profile = TmpDir() + "/dw_pw.tsv";
+        {
+          SessionConfig config = VulkanConfig(precision);
+          config.backend_options["vulkan.gpu_profile"] = profile;
+          config.backend_options["vulkan.fuse_depthwise"] = fuse ? "true" : "false";
+          auto vk = Session::Create(model, config);
+          ASSERT_TRUE(vk.ok()) << vk.status().ToString();
+          ExpectClose(RunOnce(vk->get(), 5), want, precision == Precision::kFp32 ? 1e-5 : 1e-2,
+                      std::string(fuse ? "fused" : "unfused") + (precision == Precision::kFp32 ? " fp32" : " fp16"));
+        }
+        const Profile p = ReadProfile(profile);
+        // Splits K in two (260 channels, one tile): the GEMM and its sum;
+        // the RELU.
+        const long dispatches = (fuse && !also_output ? 0 : 1) + 3;
+        EXPECT_EQ(p.dispatches, dispatches) << fuse << also_output;
+        // Start | copy x | (depthwise | ) GEMM | sum, RELU beside it |
+        // copies to the host | host. (With the depthwise output kept, the
+        // planner puts the RELU's output over the split sums: one more.)
+        EXPECT_EQ(p.barriers, dispatches + (also_output ? 3 : 2)) << fuse << also_output;
+      }
+    }
+  }
 }
 
 // The pipeline cache and the tile tuning are files keyed by device and

@@ -48,13 +48,73 @@ class VkArena : public Buffer {
   DeviceBuffer b_;
 };
 
+// Bytes of a buffer that a dispatch or transfer reads or writes:
+// [begin, end), or where `stride` > 0 only the rows of `width` bytes that
+// start `stride` apart from `begin` (a channel slice of an NHWC tensor).
+struct Span {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  size_t begin = 0, end = 0;
+  size_t stride = 0, width = 0;
+};
+
+// Whether two spans share a byte: disjoint ranges do not, nor do two
+// channel slices of one tensor (the same stride) whose columns differ.
+bool Overlap(const Span& a, const Span& b) {
+  if (a.buffer != b.buffer || a.end <= b.begin || b.end <= a.begin || a.begin == a.end || b.begin == b.end) {
+    return false;
+  }
+  if (a.stride > 0 && a.stride == b.stride) {
+    const size_t ca = a.begin % a.stride, cb = b.begin % b.stride;
+    if (ca + a.width <= a.stride && cb + b.width <= b.stride) return ca < cb + b.width && cb < ca + a.width;
+  }
+  return true;
+}
+
 // One compute dispatch as recorded: pipeline, buffers (binding order),
-// push constants, work groups.
+// push constants, work groups, and the arena bytes it reads and writes
+// (`tracked`; else the backend assumes its execution's whole operands).
+// Weights and other buffers no dispatch writes need not be listed.
 struct Dispatch {
   const Pipeline* pipeline = nullptr;
   std::vector<VkBuffer> buffers;
   std::vector<int32_t> push;
   uint32_t groups[3] = {1, 1, 1};
+  std::vector<Span> reads, writes;
+  bool tracked = false;
+};
+
+// The accesses recorded since the last barrier: a dispatch or transfer
+// that reads what one of them wrote (RAW), writes what one of them wrote
+// (WAW) or writes what one of them read (WAR) needs a barrier first.
+class Hazards {
+ public:
+  bool Conflicts(const std::vector<Span>& reads, const std::vector<Span>& writes) const {
+    for (const Span& r : reads) {
+      for (const Span& w : writes_) {
+        if (Overlap(r, w)) return true;
+      }
+    }
+    for (const Span& w : writes) {
+      for (const Span& x : writes_) {
+        if (Overlap(w, x)) return true;
+      }
+      for (const Span& x : reads_) {
+        if (Overlap(w, x)) return true;
+      }
+    }
+    return false;
+  }
+  void Add(const std::vector<Span>& reads, const std::vector<Span>& writes) {
+    reads_.insert(reads_.end(), reads.begin(), reads.end());
+    writes_.insert(writes_.end(), writes.begin(), writes.end());
+  }
+  void Clear() {
+    reads_.clear();
+    writes_.clear();
+  }
+
+ private:
+  std::vector<Span> reads_, writes_;
 };
 
 // Push constants from ints and floats, in order.
@@ -84,12 +144,25 @@ struct ConvLaunch : gpu::ConvPlan {
   const Pipeline* pipeline = nullptr;
   const Pipeline* reduce = nullptr;
   DeviceBuffer weights, bias;
+  // The fused depthwise block's depthwise weights and bias (conv_gemm with
+  // DW = 1; `p` is then the depthwise window with the project's out_c, and
+  // `act` the project's activation | the depthwise's << 8).
+  VkBuffer dw_weights = VK_NULL_HANDLE, dw_bias = VK_NULL_HANDLE;
 };
 
 // Where a tensor is: a buffer and an element offset into it.
 struct Operand {
   VkBuffer buffer = VK_NULL_HANDLE;
   int offset = 0;
+};
+
+// A DEPTHWISE_CONV_2D as a 1x1 conv that reads its output can compute it
+// (conv_gemm's DW = 1): its window, activation, weights and operands.
+struct DepthwiseStage {
+  cpu::ConvParams p;
+  int act = 0;
+  VkBuffer weights = VK_NULL_HANDLE, bias = VK_NULL_HANDLE;
+  Operand x, y;
 };
 
 // Base of the executions: constant uploads and pipelines (the node, its
@@ -129,6 +202,26 @@ class VkExecution : public gpu::GpuExecution {
   Operand Mem(const MemoryRef& m) const {
     return {static_cast<VkArena*>(m.buffer)->buffer(), static_cast<int>(m.offset / elem())};
   }
+  // The bytes of `elements` from `o` (storage elements, or `element_bytes`
+  // each: the float partial sums).
+  Span Dense(Operand o, size_t elements, size_t element_bytes = 0) const {
+    const size_t e = element_bytes ? element_bytes : elem(), begin = static_cast<size_t>(o.offset) * e;
+    return {o.buffer, begin, begin + elements * e};
+  }
+  // `rows` rows of `width` elements, `stride` apart, from `o`.
+  Span Rows(Operand o, size_t rows, size_t width, size_t stride) const {
+    if (stride == width || rows <= 1) return Dense(o, rows * width);
+    const size_t e = elem(), begin = static_cast<size_t>(o.offset) * e;
+    return {o.buffer, begin, begin + ((rows - 1) * stride + width) * e, stride * e, width * e};
+  }
+
+ public:
+  // The accesses of dispatches that list none: they read the execution's
+  // inputs and write its outputs and scratch; where the execution records
+  // several, each also reads those (one may read what another wrote).
+  void DefaultAccesses(std::vector<Dispatch>* ds) const;
+
+ protected:
   // An element-wise dispatch over `count` invocations (64 per group).
   Dispatch Elementwise(const Pipeline* p, std::vector<VkBuffer> buffers, std::vector<int32_t> push, size_t count) const;
 
@@ -170,8 +263,8 @@ struct Step {
 
 class VulkanBackend : public Backend {
  public:
-  VulkanBackend(std::unique_ptr<VkRuntime> rt, bool half, std::string profile_path)
-      : rt_(std::move(rt)), half_(half), profile_path_(std::move(profile_path)) {}
+  VulkanBackend(std::unique_ptr<VkRuntime> rt, bool half, std::string profile_path, bool fuse_depthwise)
+      : rt_(std::move(rt)), half_(half), fuse_depthwise_(fuse_depthwise), profile_path_(std::move(profile_path)) {}
   ~VulkanBackend() override {
     if (!profile_path_.empty()) WriteProfile();
     vk().vkDeviceWaitIdle(rt_->device());
@@ -239,6 +332,9 @@ class VulkanBackend : public Backend {
 
   VkRuntime* runtime() const { return rt_.get(); }
   bool half() const { return half_; }
+  // DEPTHWISE_BLOCK's depthwise fused into its project GEMM (option
+  // fuse_depthwise, default true).
+  bool fuse_depthwise() const { return fuse_depthwise_; }
   Variant variant() const {
     return !half_ ? Variant::kFp32 : rt_->fp16_arithmetic() ? Variant::kFp16Arith : Variant::kFp16Storage;
   }
@@ -260,14 +356,23 @@ class VulkanBackend : public Backend {
     return &steps_[it->second];
   }
   Status Record();
+  // A DEPTHWISE_CONV_2D step followed by a 1x1 conv step that alone reads
+  // its output: the conv's dispatches compute the depthwise too (conv_gemm's
+  // DW = 1) and the depthwise step records none (option fuse_depthwise).
+  Status FuseDepthwiseIntoPointwise();
   void FreeRecording();
-  void RecordStep(VkCommandBuffer cb, int step, bool timestamps);
+  // Records a step's dispatches or transfer into `cb`, with a barrier first
+  // wherever one conflicts with the accesses in *hazards (counted in
+  // *barriers; dispatches in *dispatches). True for a transfer to the host
+  // (the command buffer ends with HostBarrier).
+  bool RecordStep(VkCommandBuffer cb, int step, bool timestamps, Hazards* hazards, long* barriers, long* dispatches);
   Status Flush(bool to_segment_end);
   StatusOr<GemmTile> MeasureTile(bool large);
   void WriteProfile();
 
   std::unique_ptr<VkRuntime> rt_;
   bool half_;
+  bool fuse_depthwise_;
   std::string profile_path_;
   std::vector<Step> steps_;
   std::map<const TensorBinding*, int> transfer_steps_;
@@ -284,6 +389,8 @@ class VulkanBackend : public Backend {
   std::vector<uint64_t> stamps_;
   int next_ = 0, cursor_ = 0;  // the first step not submitted; the step after the last reached
   long runs_ = 0, submits_ = 0;  // for the profile: submits per run
+  // For the profile: what the segments (one run) record.
+  long recorded_dispatches_ = 0, recorded_barriers_ = 0, every_access_barriers_ = 0;
   bool have_tile_[2] = {false, false};
   GemmTile tile_[2];
 };
@@ -299,6 +406,27 @@ std::string VkExecution::name() const {
   return kernel_name_ + (variant() == Variant::kFp32 ? "_vk" : variant() == Variant::kFp16Storage ? "_vk_f16" : "_vk_f16a");
 }
 Status VkExecution::Run() { return backend_->Reached(step_); }
+
+void VkExecution::DefaultAccesses(std::vector<Dispatch>* ds) const {
+  auto whole = [](const MemoryRef& m, size_t bytes) {
+    return Span{static_cast<VkArena*>(m.buffer)->buffer(), m.offset, m.offset + bytes};
+  };
+  std::vector<Span> reads, writes;
+  for (const TensorBinding* b : args_.inputs) {
+    if (b && !b->constant && b->memory.buffer) reads.push_back(whole(b->memory, b->layout.bytes));
+  }
+  for (const TensorBinding* b : args_.outputs) {
+    if (b && b->memory.buffer) writes.push_back(whole(b->memory, b->layout.bytes));
+  }
+  if (scratch_bytes() > 0 && scratch_.buffer) writes.push_back(whole(scratch_, scratch_bytes()));
+  for (Dispatch& d : *ds) {
+    if (d.tracked) continue;
+    d.reads = reads;
+    if (ds->size() > 1) d.reads.insert(d.reads.end(), writes.begin(), writes.end());
+    d.writes = writes;
+    d.tracked = true;
+  }
+}
 
 StatusOr<const Pipeline*> VkExecution::GetPipeline(const char* shader, const std::vector<int>& spec) const {
   return rt()->GetPipeline(shader, variant(), spec);
@@ -395,24 +523,42 @@ void VkExecution::RecordConv(const ConvLaunch& c, Operand x, Operand y, Operand 
                              int y_stride, std::vector<Dispatch>* out) const {
   const cpu::ConvParams& p = c.p;
   if (y_stride == 0) y_stride = p.out_c;
+  const int m = p.batch * p.out_h * p.out_w;
+  std::vector<Span> reads = {Dense(x, static_cast<size_t>(p.batch) * p.in_h * p.in_w * p.in_c)};
+  if (res.buffer != VK_NULL_HANDLE) reads.push_back(Dense(res, static_cast<size_t>(m) * res_c));
+  const Span written = Rows(y, m, p.out_c, y_stride);
   if (res.buffer == VK_NULL_HANDLE) res = y;  // an unused binding still needs a buffer
   if (c.tiled) {
-    const int m = p.batch * p.out_h * p.out_w;
+    const Span partial_sums = Dense(partial, c.partial_floats(), sizeof(float));
     Dispatch d;
     d.pipeline = c.pipeline;
-    d.buffers = {x.buffer, c.weights.buffer, c.bias.buffer, res.buffer, y.buffer,
-                 c.splits > 1 ? partial.buffer : y.buffer};
+    d.buffers = {x.buffer,
+                 c.weights.buffer,
+                 c.bias.buffer,
+                 res.buffer,
+                 y.buffer,
+                 c.splits > 1 ? partial.buffer : y.buffer,
+                 c.dw_weights ? c.dw_weights : c.weights.buffer,
+                 c.dw_bias ? c.dw_bias : c.bias.buffer};
     d.push = Push(x.offset, res.offset, res_c, y.offset, p.batch, p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c,
                   p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left,
                   c.act, c.k_chunk, c.splits, partial.offset, y_stride);
     d.groups[0] = static_cast<uint32_t>((p.out_c + c.tile.n - 1) / c.tile.n);
     d.groups[1] = static_cast<uint32_t>((m + c.tile.m - 1) / c.tile.m);
     d.groups[2] = static_cast<uint32_t>(c.splits);
+    d.reads = reads;
+    d.writes = {c.splits > 1 ? partial_sums : written};
+    d.tracked = true;
     out->push_back(std::move(d));
     if (c.splits > 1) {
       out->push_back(Elementwise(c.reduce, {partial.buffer, c.bias.buffer, res.buffer, y.buffer},
-                                 Push(partial.offset, c.splits, res.offset, res_c, y.offset, p.out_c, m, c.act, y_stride),
+                                 Push(partial.offset, c.splits, res.offset, res_c, y.offset, p.out_c, m, c.act & 255,
+                                      y_stride),
                                  static_cast<size_t>(p.out_c) * m));
+      out->back().reads = {partial_sums};
+      if (reads.size() > 1) out->back().reads.push_back(reads[1]);
+      out->back().writes = {written};
+      out->back().tracked = true;
     }
     return;
   }
@@ -422,6 +568,9 @@ void VkExecution::RecordConv(const ConvLaunch& c, Operand x, Operand y, Operand 
            p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left, p.groups, c.act,
            y_stride, p.batch),
       static_cast<size_t>((p.out_c + 3) / 4) * p.out_w * p.batch * p.out_h));
+  out->back().reads = std::move(reads);
+  out->back().writes = {written};
+  out->back().tracked = true;
 }
 
 // CONV_2D; also writes its output as a channel slice of a concatenation.
@@ -458,6 +607,33 @@ class ConvExecution : public VkExecution, public StridedOutput {
     RecordFusedPRelu(out);
     return Status::Ok();
   }
+  // The dispatches with `dw`, whose output is this conv's input and read by
+  // no other, computed while loading it; false (nothing recorded) unless
+  // this is a 1x1 GEMM conv of stride 1 without a fused PRELU.
+  StatusOr<bool> RecordAfterDepthwise(const DepthwiseStage& dw, std::vector<Dispatch>* out) {
+    const cpu::ConvParams& p = c_.p;
+    const Operand x = In(0);
+    if (!c_.tiled || p.kernel_h != 1 || p.kernel_w != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_top != 0 ||
+        p.pad_left != 0 || p.groups != 1 || prelu_slope_ >= 0 || x.buffer != dw.y.buffer || x.offset != dw.y.offset ||
+        p.batch != dw.p.batch || p.in_h != dw.p.out_h || p.in_w != dw.p.out_w || p.in_c != dw.p.out_c ||
+        dw.p.depth_multiplier != 1 || dw.p.in_c != dw.p.out_c) {
+      return false;
+    }
+    ConvLaunch fused = c_;
+    fused.p = dw.p;
+    fused.p.out_c = p.out_c;
+    fused.p.groups = 1;
+    fused.act = c_.act | (dw.act << 8);
+    fused.dw_weights = dw.weights;
+    fused.dw_bias = dw.bias;
+    RILL_INF_ASSIGN_OR_RETURN(fused.pipeline, GetPipeline("conv_gemm", {c_.tile.m, c_.tile.n, 1}));
+    Operand partial;
+    if (c_.splits > 1) {
+      partial = {static_cast<VkArena*>(scratch_.buffer)->buffer(), static_cast<int>(scratch_.offset / sizeof(float))};
+    }
+    RecordConv(fused, dw.x, Out(), res_c_ ? In(3) : Operand{}, res_c_, partial, y_stride_, out);
+    return true;
+  }
 
  private:
   ConvLaunch c_;
@@ -482,6 +658,20 @@ class DepthwiseExecution : public VkExecution {
     RILL_INF_ASSIGN_OR_RETURN(pipeline_, GetPipeline("depthwise_conv2d"));
     return Status::Ok();
   }
+  // As a stage a pointwise conv may compute (false with a fused PRELU).
+  bool Stage(DepthwiseStage* stage) const {
+    if (prelu_slope_ >= 0) return false;
+    stage->p = p_;
+    stage->act = Act(attrs().activation);
+    stage->weights = weights_.buffer;
+    stage->bias = bias_.buffer;
+    stage->x = In(0);
+    stage->y = Out();
+    return true;
+  }
+  // The bytes of its input and of its output.
+  Span InputBytes() const { return Dense(In(0), static_cast<size_t>(p_.batch) * p_.in_h * p_.in_w * p_.in_c); }
+  Span OutputBytes() const { return Dense(Out(), static_cast<size_t>(p_.batch) * p_.out_h * p_.out_w * p_.out_c); }
   Status Record(std::vector<Dispatch>* out) override {
     const Operand x = In(0), y = Out();
     out->push_back(Elementwise(pipeline_, {x.buffer, weights_.buffer, bias_.buffer, y.buffer},
@@ -578,6 +768,8 @@ void VkExecution::RecordFusedPRelu(std::vector<Dispatch>* out) const {
   out->push_back(Elementwise(prelu_pipeline_, {y.buffer, slope.buffer, y.buffer},
                              Push(y.offset, slope.offset, y.offset, static_cast<int>(gpu::kBinaryPRelu), 0, prelu_count_, prelu_shape_),
                              static_cast<size_t>(prelu_count_)));
+  out->back().reads = out->back().writes = {Dense(y, static_cast<size_t>(prelu_count_))};
+  out->back().tracked = true;
 }
 
 class BinaryExecution : public VkExecution {
@@ -739,8 +931,6 @@ class ConcatExecution : public VkExecution {
     return Status::Ok();
   }
   Status Record(std::vector<Dispatch>* out) override {
-    // The slices are disjoint: one barrier-free stretch of dispatches
-    // would do, but a barrier between two costs little next to a copy.
     const Operand y = Out();
     for (size_t i = 0; i < g_.chunks.size(); ++i) {
       const Operand x = In(i);
@@ -748,6 +938,10 @@ class ConcatExecution : public VkExecution {
                                  Push(x.offset, y.offset, g_.chunks[i], g_.stride, g_.offsets[i],
                                       Act(attrs().activation), g_.outer * g_.chunks[i]),
                                  static_cast<size_t>(g_.outer) * g_.chunks[i]));
+      // Each input into its own columns: no barrier between the slices.
+      out->back().reads = {Dense(x, static_cast<size_t>(g_.outer) * g_.chunks[i])};
+      out->back().writes = {Rows({y.buffer, y.offset + g_.offsets[i]}, g_.outer, g_.chunks[i], g_.stride)};
+      out->back().tracked = true;
     }
     return Status::Ok();
   }
@@ -841,7 +1035,11 @@ class DepthToSpaceExecution : public VkExecution {
 };
 
 // DEPTHWISE_BLOCK (the optimizer's [1x1 expand ->] depthwise -> 1x1 project
-// [+ residual]) as three dispatches through scratch.
+// [+ residual]): the expand GEMM into scratch, then the project GEMM
+// computing the depthwise conv as it loads its input (conv_gemm's DW = 1;
+// the residual in its epilogue), each with its split-K sum where it splits;
+// or (fuse_depthwise=false) the depthwise as a dispatch of its own into
+// scratch between the two.
 class DepthwiseBlockExecution : public VkExecution {
  public:
   using VkExecution::VkExecution;
@@ -868,7 +1066,24 @@ class DepthwiseBlockExecution : public VkExecution {
       RILL_INF_RETURN_IF_ERROR(Upload(ConstFloats(args_.inputs[3]), &dw_weights_));
       RILL_INF_RETURN_IF_ERROR(Upload(gpu::BiasOrZeros(OptionalInput(4), mid_c), &dw_bias_));
     }
-    RILL_INF_ASSIGN_OR_RETURN(dw_pipeline_, GetPipeline("depthwise_conv2d"));
+    fused_ = backend_->fuse_depthwise();
+    if (fused_) {
+      // The project GEMM (its tile, split and weights) over the depthwise's
+      // window.
+      fused_project_ = project_;
+      fused_project_.p = g_.depthwise;
+      fused_project_.p.out_c = project_.p.out_c;
+      fused_project_.p.groups = 1;
+      fused_project_.p.depth_multiplier = 1;
+      fused_project_.act = project_.act | (g_.depthwise_act << 8);
+      fused_project_.dw_weights = dw_weights_.buffer;
+      fused_project_.dw_bias = dw_bias_.buffer;
+      RILL_INF_ASSIGN_OR_RETURN(fused_project_.pipeline,
+                                GetPipeline("conv_gemm", {project_.tile.m, project_.tile.n, 1}));
+      kernel_name_ = "depthwise_block_fused";
+    } else {
+      RILL_INF_ASSIGN_OR_RETURN(dw_pipeline_, GetPipeline("depthwise_conv2d"));
+    }
     return Status::Ok();
   }
   Status Record(std::vector<Dispatch>* out) override {
@@ -881,12 +1096,20 @@ class DepthwiseBlockExecution : public VkExecution {
       RecordConv(expand_, src, {scratch, expanded_off}, Operand{}, 0, partial, 0, out);
       src = {scratch, expanded_off};
     }
+    if (fused_) {
+      RecordConv(fused_project_, src, Out(), res_c_ ? In(7) : Operand{}, res_c_, partial, 0, out);
+      RecordFusedPRelu(out);
+      return Status::Ok();
+    }
     const cpu::ConvParams& d = g_.depthwise;
     out->push_back(Elementwise(dw_pipeline_, {src.buffer, dw_weights_.buffer, dw_bias_.buffer, scratch},
                                Push(src.offset, mid_off, d.in_h, d.in_w, d.in_c, d.out_h, d.out_w, d.out_c, d.kernel_h,
                                     d.kernel_w, d.stride_h, d.stride_w, d.dilation_h, d.dilation_w, d.pad_top,
                                     d.pad_left, d.depth_multiplier, g_.depthwise_act, d.batch),
                                static_cast<size_t>(d.out_c) * d.out_w * d.batch * d.out_h));
+    out->back().reads = {Dense(src, static_cast<size_t>(d.batch) * d.in_h * d.in_w * d.in_c)};
+    out->back().writes = {Dense({scratch, mid_off}, g_.mid_elements)};
+    out->back().tracked = true;
     RecordConv(project_, {scratch, mid_off}, Out(), res_c_ ? In(7) : Operand{}, res_c_, partial, 0, out);
     RecordFusedPRelu(out);
     return Status::Ok();
@@ -898,10 +1121,11 @@ class DepthwiseBlockExecution : public VkExecution {
 
   bool has_expand_ = false;
   gpu::DepthwiseBlockGeometry g_;
-  ConvLaunch expand_, project_;
+  ConvLaunch expand_, project_, fused_project_;
   DeviceBuffer dw_weights_, dw_bias_;
   const Pipeline* dw_pipeline_ = nullptr;
   int res_c_ = 0;
+  bool fused_ = false;
 };
 
 // --- The backend: plan, record, replay -----------------------------------
@@ -951,6 +1175,57 @@ Status VulkanBackend::PlanRun(const std::vector<RunStep>& steps) {
   return Status::Ok();
 }
 
+Status VulkanBackend::FuseDepthwiseIntoPointwise() {
+  const int n = static_cast<int>(steps_.size());
+  for (int i = 0; i + 1 < n; ++i) {
+    auto* dw = dynamic_cast<DepthwiseExecution*>(steps_[i].exec);
+    auto* conv = dynamic_cast<ConvExecution*>(steps_[i + 1].exec);
+    DepthwiseStage stage;
+    if (!dw || !conv || dispatches_[i].size() != 1 || !dw->Stage(&stage)) continue;
+    // No other reader of the depthwise output: none in the conv's step but
+    // its input, none later until something writes over those bytes (the
+    // planner reuses them only once the tensor is dead).
+    const Span y = dw->OutputBytes();
+    bool other_reader = false;
+    for (const Dispatch& d : dispatches_[i + 1]) {
+      for (size_t r = 1; r < d.reads.size(); ++r) other_reader = other_reader || Overlap(d.reads[r], y);
+    }
+    for (int j = i + 2; j < n && !other_reader; ++j) {
+      bool overwritten = false;
+      if (steps_[j].kind == RunStep::Kind::kExecution) {
+        for (const Dispatch& d : dispatches_[j]) {
+          for (const Span& r : d.reads) other_reader = other_reader || Overlap(r, y);
+          for (const Span& w : d.writes) overwritten = overwritten || Overlap(w, y);
+        }
+      } else {
+        const MemoryRef& m = steps_[j].device->memory;
+        const Span bytes{static_cast<VkArena*>(m.buffer)->buffer(), m.offset, m.offset + steps_[j].bytes};
+        if (Overlap(bytes, y)) {
+          other_reader = other_reader || steps_[j].kind == RunStep::Kind::kCopyToHost;
+          overwritten = true;
+        }
+      }
+      if (overwritten) break;
+    }
+    if (other_reader) continue;
+    std::vector<Dispatch> fused;
+    RILL_INF_ASSIGN_OR_RETURN(const bool done, conv->RecordAfterDepthwise(stage, &fused));
+    if (!done) continue;
+    // The planner may have put the conv's output (or scratch) over the
+    // depthwise input, dead after the depthwise step: then it cannot read it.
+    const Span x = dw->InputBytes();
+    bool overwrites_input = false;
+    for (const Dispatch& d : fused) {
+      for (const Span& w : d.writes) overwrites_input = overwrites_input || Overlap(w, x);
+    }
+    if (overwrites_input) continue;
+    dispatches_[i].clear();
+    dispatches_[i + 1] = std::move(fused);
+    ++i;
+  }
+  return Status::Ok();
+}
+
 void VulkanBackend::FreeRecording() {
   const VkDevice dev = rt_->device();
   if (!step_cbs_.empty()) {
@@ -979,42 +1254,63 @@ void FullBarrier(VkCommandBuffer cb) {
   vk().vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &b, 0, nullptr, 0, nullptr);
 }
 
-void VulkanBackend::RecordStep(VkCommandBuffer cb, int i, bool timestamps) {
+// Makes the transfers to staging buffers visible to the host (once, at the
+// end of a command buffer that has any).
+void HostBarrier(VkCommandBuffer cb) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vk().vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0, nullptr, 0,
+                            nullptr);
+}
+
+bool VulkanBackend::RecordStep(VkCommandBuffer cb, int i, bool timestamps, Hazards* hazards, long* barriers,
+                               long* dispatches) {
   Step& s = steps_[i];
-  FullBarrier(cb);
+  // A barrier only before an access that conflicts with one since the last.
+  auto access = [&](const std::vector<Span>& reads, const std::vector<Span>& writes) {
+    if (hazards->Conflicts(reads, writes)) {
+      FullBarrier(cb);
+      hazards->Clear();
+      ++*barriers;
+    }
+    hazards->Add(reads, writes);
+  };
   if (timestamps) vk().vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 2 * i);
+  bool to_host = false;
   if (s.kind == RunStep::Kind::kExecution) {
     const std::vector<Dispatch>& ds = dispatches_[i];
     for (size_t k = 0; k < ds.size(); ++k) {
       const Dispatch& d = ds[k];
-      if (k > 0) FullBarrier(cb);
       if (d.groups[0] == 0 || d.groups[1] == 0 || d.groups[2] == 0) continue;
+      access(d.reads, d.writes);
       vk().vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline->pipeline);
       vk().vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline->layout, 0, 1, &sets_[i][k], 0,
                                    nullptr);
       vk().vkCmdPushConstants(cb, d.pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                               static_cast<uint32_t>(d.push.size() * sizeof(int32_t)), d.push.data());
       vk().vkCmdDispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
+      ++*dispatches;
     }
-  } else {
+  } else if (s.bytes > 0) {
     const MemoryRef& m = s.device->memory;
     const VkBuffer arena = static_cast<VkArena*>(m.buffer)->buffer();
+    const std::vector<Span> bytes = {Span{arena, m.offset, m.offset + s.bytes}};
     VkBufferCopy region{};
-    region.size = std::max<size_t>(s.bytes, 1);
+    region.size = s.bytes;
     if (s.kind == RunStep::Kind::kCopyFromHost) {
+      access({}, bytes);
       region.dstOffset = m.offset;
-      if (s.bytes > 0) vk().vkCmdCopyBuffer(cb, s.staging.buffer, arena, 1, &region);
+      vk().vkCmdCopyBuffer(cb, s.staging.buffer, arena, 1, &region);
     } else {
+      access(bytes, {});
       region.srcOffset = m.offset;
-      if (s.bytes > 0) vk().vkCmdCopyBuffer(cb, arena, s.staging.buffer, 1, &region);
-      VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-      vk().vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0, nullptr,
-                                0, nullptr);
+      vk().vkCmdCopyBuffer(cb, arena, s.staging.buffer, 1, &region);
+      to_host = true;
     }
   }
   if (timestamps) vk().vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 2 * i + 1);
+  return to_host;
 }
 
 Status VulkanBackend::Record() {
@@ -1035,6 +1331,10 @@ Status VulkanBackend::Record() {
   for (int i = 0; i < n; ++i) {
     if (steps_[i].kind != RunStep::Kind::kExecution) continue;
     RILL_INF_RETURN_IF_ERROR(steps_[i].exec->Record(&dispatches_[i]));
+    steps_[i].exec->DefaultAccesses(&dispatches_[i]);
+  }
+  if (fuse_depthwise_) RILL_INF_RETURN_IF_ERROR(FuseDepthwiseIntoPointwise());
+  for (int i = 0; i < n; ++i) {
     for (const Dispatch& d : dispatches_[i]) {
       ++set_count;
       descriptor_count += static_cast<uint32_t>(d.buffers.size());
@@ -1101,6 +1401,7 @@ Status VulkanBackend::Record() {
   const int segments = static_cast<int>(segment_begin_.size()) - 1;
   step_cbs_.assign(n, VK_NULL_HANDLE);
   segment_cbs_.assign(segments, VK_NULL_HANDLE);
+  recorded_barriers_ = recorded_dispatches_ = every_access_barriers_ = 0;
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   ai.commandPool = rt_->command_pool();
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -1111,9 +1412,14 @@ Status VulkanBackend::Record() {
   r = vk().vkAllocateCommandBuffers(dev, &ai, segment_cbs_.data());
   if (r != VK_SUCCESS) return VkError(r, "vkAllocateCommandBuffers");
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  // Each command buffer starts with a full barrier (after what earlier
+  // submits wrote), then records barriers only where an access conflicts.
   for (int i = 0; i < n; ++i) {
     vk().vkBeginCommandBuffer(step_cbs_[i], &bi);
-    RecordStep(step_cbs_[i], i, false);
+    Hazards hazards;
+    long barriers = 0, dispatches = 0;
+    FullBarrier(step_cbs_[i]);
+    if (RecordStep(step_cbs_[i], i, false, &hazards, &barriers, &dispatches)) HostBarrier(step_cbs_[i]);
     r = vk().vkEndCommandBuffer(step_cbs_[i]);
     if (r != VK_SUCCESS) return VkError(r, "vkEndCommandBuffer (" + steps_[i].name + ")");
   }
@@ -1122,7 +1428,22 @@ Status VulkanBackend::Record() {
     vk().vkBeginCommandBuffer(cb, &bi);
     const int begin = segment_begin_[g], end = segment_begin_[g + 1];
     if (timestamps) vk().vkCmdResetQueryPool(cb, queries_, 2 * begin, 2 * (end - begin));
-    for (int i = begin; i < end; ++i) RecordStep(cb, i, timestamps);
+    Hazards hazards;
+    FullBarrier(cb);
+    ++recorded_barriers_;
+    bool to_host = false;
+    for (int i = begin; i < end; ++i) {
+      to_host |= RecordStep(cb, i, timestamps, &hazards, &recorded_barriers_, &recorded_dispatches_);
+      // A barrier before every step and between its dispatches, and one
+      // after every transfer to the host, as before the tracking.
+      const bool exec = steps_[i].kind == RunStep::Kind::kExecution;
+      every_access_barriers_ += std::max<long>(1, exec ? static_cast<long>(dispatches_[i].size()) : 1) +
+                                (steps_[i].kind == RunStep::Kind::kCopyToHost);
+    }
+    if (to_host) {
+      HostBarrier(cb);
+      ++recorded_barriers_;
+    }
     r = vk().vkEndCommandBuffer(cb);
     if (r != VK_SUCCESS) return VkError(r, "vkEndCommandBuffer (segment " + std::to_string(g) + ")");
   }
@@ -1169,6 +1490,8 @@ void VulkanBackend::WriteProfile() {
   if (!out) return;
   out << "# vulkan GPU time per recorded step (VkQueryPool timestamps), " << rt_->description() << "\n";
   out << "# runs " << runs_ << " submits " << submits_ << " segments " << segment_cbs_.size() << "\n";
+  out << "# recorded dispatches " << recorded_dispatches_ << " barriers " << recorded_barriers_
+      << " (with one before every step and dispatch: " << every_access_barriers_ << ")\n";
   if (!rt_->timestamps()) {
     out << "# this device's queue has no timestamps\n";
     return;
@@ -1254,7 +1577,7 @@ StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
       const std::vector<int32_t> push =
           Push(0, 0, 0, 0, 1, hw, hw, c, hw, hw, c, 3, 3, 1, 1, 1, 1, 1, 1, 0, k_chunk, splits, 0, c);
       // A descriptor pool of its own for the one set.
-      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 6};
+      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 8};
       VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
       dpi.maxSets = 1;
       dpi.poolSizeCount = 1;
@@ -1267,10 +1590,10 @@ StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
       ai.pSetLayouts = &(*p)->set_layout;
       VkDescriptorSet set = VK_NULL_HANDLE;
       vk().vkAllocateDescriptorSets(rt_->device(), &ai, &set);
-      const VkBuffer bufs[6] = {x.buffer, w.buffer, b.buffer, y.buffer, y.buffer, partial.buffer};
-      VkDescriptorBufferInfo infos[6];
-      VkWriteDescriptorSet writes[6];
-      for (int i = 0; i < 6; ++i) {
+      const VkBuffer bufs[8] = {x.buffer, w.buffer, b.buffer, y.buffer, y.buffer, partial.buffer, w.buffer, b.buffer};
+      VkDescriptorBufferInfo infos[8];
+      VkWriteDescriptorSet writes[8];
+      for (int i = 0; i < 8; ++i) {
         infos[i] = VkDescriptorBufferInfo{bufs[i], 0, VK_WHOLE_SIZE};
         writes[i] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
         writes[i].dstSet = set;
@@ -1279,7 +1602,7 @@ StatusOr<GemmTile> VulkanBackend::MeasureTile(bool large) {
         writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         writes[i].pBufferInfo = &infos[i];
       }
-      vk().vkUpdateDescriptorSets(rt_->device(), 6, writes, 0, nullptr);
+      vk().vkUpdateDescriptorSets(rt_->device(), 8, writes, 0, nullptr);
       const int reps = big ? 20 : 2;
       auto record = [&](VkCommandBuffer cb) {
         for (VkBuffer buf : {x.buffer, w.buffer, b.buffer}) vk().vkCmdFillBuffer(cb, buf, 0, VK_WHOLE_SIZE, 0);
@@ -1351,11 +1674,18 @@ StatusOr<std::unique_ptr<Backend>> CreateVulkan(const BackendContext& context) {
   }
   std::string profile;
   if (auto it = context.options.find("gpu_profile"); it != context.options.end()) profile = it->second;
+  bool fuse_depthwise = true;
+  if (auto it = context.options.find("fuse_depthwise"); it != context.options.end()) {
+    if (it->second != "true" && it->second != "false") {
+      return InvalidArgumentError("vulkan: option fuse_depthwise=" + it->second + " is not true or false");
+    }
+    fuse_depthwise = it->second == "true";
+  }
   // The pipelines every model uses, created now: a device whose driver
   // rejects the shaders is a clear error at Session::Create.
   const Variant v = !half ? Variant::kFp32 : runtime->fp16_arithmetic() ? Variant::kFp16Arith : Variant::kFp16Storage;
   RILL_INF_RETURN_IF_ERROR(runtime->GetPipeline("unary", v).status());
-  return std::unique_ptr<Backend>(new VulkanBackend(std::move(runtime), half, profile));
+  return std::unique_ptr<Backend>(new VulkanBackend(std::move(runtime), half, profile, fuse_depthwise));
 }
 
 const bool kRegistered = RegisterBackend("vulkan", CreateVulkan);

@@ -16,6 +16,11 @@ namespace rill::inference {
 // RegisteredBackends() lists them). Naming one that is not built in is an
 // error that lists those that are.
 inline constexpr const char kCpuBackend[] = "cpu";
+// "gpu" is no backend of its own but the GPU one that works here: OpenCL
+// where it loads, else Vulkan (a message on stderr says so), else an
+// Unavailable error naming what each lacks. Anywhere a backend is named
+// (backend, node_backends, placement).
+inline constexpr const char kGpuBackend[] = "gpu";
 
 // A node as placement sees it.
 struct NodeRef {
