@@ -23,6 +23,24 @@ int FuseGelu(ir::Graph* g);
 // becomes y = LAYER_NORM(x, gamma (or ones), beta).
 int FuseLayerNorm(ir::Graph* g);
 
+// Scaled dot-product attention as PyTorch exports it (ViT's
+// nn.MultiheadAttention, Swin's ShiftedWindowAttention):
+//   s = BATCH_MATMUL(q', kt) [; s = MUL(s, c) or DIV(s, c)] [; s = ADD(s, bias)];
+//   p = SOFTMAX(s, last axis); y = BATCH_MATMUL(p, v)
+// with q' = q or MUL(q, c) or DIV(q, c) (the scale on the queries, c a scalar
+// constant), kt = TRANSPOSE(k) swapping the last two axes or k read with
+// adj_y, bias broadcasting to the scores ([..., M or 1, N]), q, k and v of
+// one rank and the same batch dims, becomes y = ATTENTION(q, k, v[, bias])
+// with the product of the scales, when every intermediate's only reader is
+// the next node and the cost rule (AttentionFusionPays) holds.
+int FuseAttention(ir::Graph* g);
+
+// The cost rule: measured on the zoo's shapes and small ones (see
+// inference/README.md, "Attention"), the fused op pays from
+// kMinAttentionKeys keys on.
+constexpr int kMinAttentionKeys = 1;
+bool AttentionFusionPays(long long batches, int m, int n, int d, int dv);
+
 }  // namespace rill::inference::optimize
 
 #endif  // RILL_INFERENCE_OPTIMIZE_MATH_FUSIONS_H_

@@ -474,6 +474,81 @@ int FuseDepthwiseBlocks(ir::Graph* g) {
   return fused;
 }
 
+int CancelTransposes(ir::Graph* g) {
+  const std::vector<int> producer = Producers(*g);
+  std::vector<bool> is_output(g->tensors.size(), false);
+  for (int id : g->outputs) is_output[id] = true;
+  // Each second transpose's output -> the first's input.
+  std::vector<int> replace(g->tensors.size(), -1);
+  int cancelled = 0;
+  for (const Node& t2 : g->nodes) {
+    if (t2.type != OpType::kTranspose || t2.inputs.size() != 1 || t2.outputs.size() != 1) continue;
+    const int y1 = t2.inputs[0], y2 = t2.outputs[0];
+    const int p = y1 >= 0 ? producer[y1] : -1;
+    if (p < 0 || is_output[y2]) continue;
+    const Node& t1 = g->nodes[p];
+    if (t1.type != OpType::kTranspose || t1.inputs.size() != 1) continue;
+    const std::vector<int>& p1 = t1.attrs.perm;
+    const std::vector<int>& p2 = t2.attrs.perm;
+    // y2[d] = y1[p2[d]] = x[p1[p2[d]]]: identity when p1[p2[d]] == d.
+    bool identity = !p1.empty() && p1.size() == p2.size();
+    for (size_t d = 0; identity && d < p2.size(); ++d) {
+      identity = p2[d] >= 0 && p2[d] < static_cast<int>(p1.size()) && p1[p2[d]] == static_cast<int>(d);
+    }
+    if (!identity) continue;
+    replace[y2] = t1.inputs[0];  // chains (x itself a cancelled pair's output) resolve below
+    ++cancelled;
+  }
+  if (cancelled == 0) return 0;
+  for (Node& n : g->nodes) {
+    for (int& id : n.inputs) {
+      if (id < 0) continue;
+      while (replace[id] >= 0) id = replace[id];
+    }
+  }
+  RemoveDeadNodes(g);
+  return cancelled;
+}
+
+int FuseFullyConnectedBias(ir::Graph* g) {
+  std::vector<Shape> shape = g->InitialShapes();
+  if (!g->InferShapes(&shape).ok()) return 0;
+  const std::vector<int> readers = ReaderCounts(*g);
+  const std::vector<int> producer = Producers(*g);
+  std::vector<bool> dead(g->nodes.size(), false);
+  int fused = 0;
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    const Node& add = g->nodes[i];
+    if (add.type != OpType::kAdd || add.inputs.size() != 2 || add.attrs.activation != ir::Activation::kNone) continue;
+    for (int side = 0; side < 2; ++side) {
+      const int y = add.inputs[side], b = add.inputs[1 - side];
+      const int p = y >= 0 ? producer[y] : -1;
+      if (p < 0 || dead[p] || readers[y] != 1 || !IsFloatConst(*g, b)) continue;
+      Node& fc = g->nodes[p];
+      if (fc.type != OpType::kFullyConnected || OptionalInput(fc, 2) >= 0 ||
+          fc.attrs.activation != ir::Activation::kNone || shape[add.outputs[0]] != shape[y]) {
+        continue;
+      }
+      if (shape[fc.inputs[1]].size() != 2) continue;
+      const int n = shape[fc.inputs[1]][0];
+      const Shape& bs = shape[b];
+      bool per_unit = !bs.empty() && bs.back() == n && bs.size() <= shape[y].size();
+      for (size_t d = 0; per_unit && d + 1 < bs.size(); ++d) per_unit = bs[d] == 1;
+      if (!per_unit) continue;
+      const int bias = AddFloatConst(g, g->tensors[b].name + "/fc_bias", {n}, Floats(*g, b));
+      fc.inputs.resize(2);
+      fc.inputs.push_back(bias);
+      fc.outputs[0] = add.outputs[0];
+      fc.name = add.name;
+      dead[i] = true;
+      ++fused;
+      break;
+    }
+  }
+  Sweep(g, dead);
+  return fused;
+}
+
 int RemoveDeadNodes(ir::Graph* g) {
   int removed = 0;
   bool changed = true;
@@ -500,7 +575,9 @@ Status Optimize(ir::Graph* g) {
     int changes = FoldPadIntoConv(g);
     changes += FoldAffineIntoConv(g);
     changes += FuseGatedActivations(g);
-    changes += FuseGelu(g) + FuseLayerNorm(g);
+    changes += FuseGelu(g) + FuseLayerNorm(g) + FuseAttention(g);
+    changes += CancelTransposes(g);
+    changes += FuseFullyConnectedBias(g);
     changes += FuseActivations(g);
     changes += FuseResidualAdd(g);
     changes += RemoveDeadNodes(g);
