@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 #include "inference/ir/graph.h"
 #include "rill/inference/inference.h"
 #include "tests/inference/onnx_op_test_util.h"
@@ -281,6 +283,36 @@ TEST(TransformerSpeedTest, GeluKernelMatchesErfForm) {
         const double want = 0.5 * xd * (1.0 + std::erf(xd / std::sqrt(2.0)));
         EXPECT_NEAR(y[i], want, 2e-6 + 2e-6 * std::fabs(want)) << i << " x " << x[i];
       }
+    }
+  }
+}
+
+// Both ISAs' kernels directly (the table holds one per machine): against the
+// erf form in double on odd lengths, in place and out of place, nothing
+// written past n.
+TEST(TransformerSpeedTest, GeluAvx2AndAvx512Kernels) {
+  struct Isa {
+    const char* name;
+    void (*fn)(long long, const float*, float*);
+  };
+  std::vector<Isa> isas;
+  if (cpu::x86::GetCpuFeatures().avx2 && cpu::x86::GetCpuFeatures().fma) isas.push_back({"avx2", cpu::x86::GeluAvx2});
+  if (cpu::x86::GetCpuFeatures().avx512f) isas.push_back({"avx512", cpu::x86::GeluAvx512});
+  for (const Isa& isa : isas) {
+    for (long long n : {1LL, 5LL, 8LL, 13LL, 16LL, 31LL, 1001LL}) {
+      SCOPED_TRACE(std::string(isa.name) + " n " + std::to_string(n));
+      const std::vector<float> x = RandomValues(static_cast<size_t>(n), -8.0f, 8.0f, 90 + static_cast<unsigned>(n));
+      std::vector<float> out(x.size() + 16, 123.0f);
+      isa.fn(n, x.data(), out.data());
+      std::vector<float> in_place = x;
+      isa.fn(n, in_place.data(), in_place.data());
+      for (long long i = 0; i < n; ++i) {
+        const double xd = x[i];
+        const double want = 0.5 * xd * (1.0 + std::erf(xd / std::sqrt(2.0)));
+        ASSERT_NEAR(out[i], want, 2e-6 + 2e-6 * std::fabs(want)) << i << " x " << x[i];
+        ASSERT_EQ(in_place[i], out[i]) << i;
+      }
+      for (size_t i = x.size(); i < out.size(); ++i) ASSERT_EQ(out[i], 123.0f) << "wrote past n at " << i;
     }
   }
 }
