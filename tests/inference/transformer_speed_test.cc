@@ -250,6 +250,28 @@ TEST(TransformerSpeedTest, NotABiasStaysAdd) {
   }
 }
 
+// ---- BATCH_MATMUL with a constant right operand (packed in Prepare) -------
+
+TEST(TransformerSpeedTest, BatchMatMulConstantOperandMatchesOrt) {
+  struct Case {
+    std::vector<int64_t> x, w;
+  };
+  // Per-batch constants, one broadcast constant, and one batch of 40 rows
+  // (rows over the threads).
+  for (const Case& c : {Case{{2, 5, 8}, {2, 8, 6}}, Case{{3, 7, 9}, {1, 9, 13}}, Case{{1, 40, 8}, {1, 8, 6}},
+                        Case{{2, 3, 4, 5}, {3, 5, 7}}}) {
+    OnnxGraph g(17);
+    g.Input("x", c.x);
+    g.Initializer("w", c.w, RandomValues(static_cast<size_t>(testing::Elements(c.w)), -1.0f, 1.0f, 50));
+    g.Node("MatMul", {"x", "w"}, {"y"});
+    g.Output("y");
+    auto m = Load(g);
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(CountOps(*m, "BATCH_MATMUL"), 1);
+    ExpectMatchesOrt(g, {{"x", c.x, RandomValues(static_cast<size_t>(testing::Elements(c.x)), -1.0f, 1.0f, 51)}});
+  }
+}
+
 // ---- the vector GELU ---------------------------------------------------------
 
 // GELU (opset 20) on odd lengths (every tail of the 8- and 16-lane loops),

@@ -49,7 +49,7 @@ class BatchMatMulOp : public CpuOp {
     p_.k = x[x.size() - (a->adj_x ? 2 : 1)];
     // Batch strides in matrices, 0 where an operand broadcasts.
     const int xb = static_cast<int>(x.size()) - 2, wb = static_cast<int>(w.size()) - 2;
-    long long xs = 1, ws = 1;
+    long long xs = 1, ws = 1;  // ws: the right operand's matrix count
     for (int d = batch_rank - 1; d >= 0; --d) {
       p_.batch_dims[d] = y[d];
       p_.batches *= y[d];
@@ -62,8 +62,28 @@ class BatchMatMulOp : public CpuOp {
     }
     gemm_ = kernels().widest_gemm();
     scratch_floats_ = 0;
+    const TensorBinding& right = *args_.inputs[1];
+    const_b_ = gemm_ != nullptr && right.constant && right.dtype == DataType::kFloat32;
+    packed_b_.clear();
+    if (const_b_) {
+      // A constant right operand: each of its matrices transposed and packed
+      // once here, not at every run.
+      const size_t panel = gemm_->packed_floats(p_.n, p_.k), kn = static_cast<size_t>(p_.k) * p_.n;
+      packed_b_.resize(panel * static_cast<size_t>(ws));
+      std::vector<float> nk(kn);
+      const float* w = static_cast<const float*>(right.host());
+      for (long long j = 0; j < ws; ++j) {
+        const float* wj = w + j * kn;
+        if (!p_.adj_y) {  // [k, n] -> [n, k]
+          for (int t = 0; t < p_.k; ++t)
+            for (int c = 0; c < p_.n; ++c) nk[static_cast<size_t>(c) * p_.k + t] = wj[static_cast<size_t>(t) * p_.n + c];
+          wj = nk.data();
+        }
+        gemm_->pack(wj, p_.n, p_.k, packed_b_.data() + panel * j);
+      }
+    }
     if (gemm_) {
-      per_task_ = gemm_->packed_floats(p_.n, p_.k) + static_cast<size_t>(p_.n) * p_.k +
+      per_task_ = (const_b_ ? 0 : gemm_->packed_floats(p_.n, p_.k) + static_cast<size_t>(p_.n) * p_.k) +
                   (p_.adj_x ? static_cast<size_t>(p_.m) * p_.k : 0);
       scratch_floats_ = per_task_ * threads();
     }
@@ -83,8 +103,9 @@ class BatchMatMulOp : public CpuOp {
       auto task = [&](int t, int thread) {
         float* packed = Scratch() + per_task_ * thread;
         for (long long batch = batches * t / threads(); batch < batches * (t + 1) / threads(); ++batch) {
-          const float* lhs = PackBatch(a, b, batch, packed);
-          Rows(lhs, packed, c + batch * p_.m * p_.n, 0, p_.m);
+          const float* panel = nullptr;
+          const float* lhs = PackBatch(a, b, batch, packed, &panel);
+          Rows(lhs, panel, c + batch * p_.m * p_.n, 0, p_.m);
         }
       };
       ParallelFor(threads(), task);
@@ -93,32 +114,41 @@ class BatchMatMulOp : public CpuOp {
     // Few large batches: pack each on the calling thread, rows over the threads.
     for (long long batch = 0; batch < batches; ++batch) {
       float* packed = Scratch();
-      const float* lhs = PackBatch(a, b, batch, packed);
+      const float* panel = nullptr;
+      const float* lhs = PackBatch(a, b, batch, packed, &panel);
       float* out = c + batch * p_.m * p_.n;
       const int blocks = threads() * 2;
-      auto rows = [&](int t, int) { Rows(lhs, packed, out, p_.m * t / blocks, p_.m * (t + 1) / blocks); };
+      auto rows = [&](int t, int) { Rows(lhs, panel, out, p_.m * t / blocks, p_.m * (t + 1) / blocks); };
       ParallelFor(blocks, rows);
     }
   }
 
  private:
   // Packs batch `batch`'s right operand into `packed` (followed by the
-  // scratch of its transpose and, with adj_x, the left operand's); returns
+  // scratch of its transpose and, with adj_x, the left operand's), or finds
+  // it packed in Prepare (a constant); *panel is the packed operand. Returns
   // the left operand as [m, k] rows.
-  const float* PackBatch(const float* a, const float* b, long long batch, float* packed) const {
+  const float* PackBatch(const float* a, const float* b, long long batch, float* packed,
+                         const float** panel) const {
     long long ao, bo;
     BatchMatMulOffsets(p_, batch, &ao, &bo);
     const int m = p_.m, n = p_.n, k = p_.k;
-    float* wt = packed + gemm_->packed_floats(n, k);
-    const float* w = b + bo;
-    if (!p_.adj_y) {  // [k, n] -> [n, k]
-      for (int t = 0; t < k; ++t)
-        for (int j = 0; j < n; ++j) wt[static_cast<size_t>(j) * k + t] = w[static_cast<size_t>(t) * n + j];
-      w = wt;
+    float* at = packed;  // the constant's case: only the left operand's transpose
+    if (const_b_) {
+      *panel = packed_b_.data() + gemm_->packed_floats(n, k) * static_cast<size_t>(bo / (static_cast<long long>(k) * n));
+    } else {
+      float* wt = packed + gemm_->packed_floats(n, k);
+      const float* w = b + bo;
+      if (!p_.adj_y) {  // [k, n] -> [n, k]
+        for (int t = 0; t < k; ++t)
+          for (int j = 0; j < n; ++j) wt[static_cast<size_t>(j) * k + t] = w[static_cast<size_t>(t) * n + j];
+        w = wt;
+      }
+      gemm_->pack(w, n, k, packed);
+      *panel = packed;
+      at = wt + static_cast<size_t>(n) * k;
     }
-    gemm_->pack(w, n, k, packed);
     if (!p_.adj_x) return a + ao;
-    float* at = wt + static_cast<size_t>(n) * k;
     const float* x = a + ao;
     for (int t = 0; t < k; ++t)
       for (int i = 0; i < m; ++i) at[static_cast<size_t>(i) * k + t] = x[static_cast<size_t>(t) * m + i];
@@ -133,6 +163,8 @@ class BatchMatMulOp : public CpuOp {
   BatchMatMulParams p_;
   const GemmKernels* gemm_ = nullptr;
   size_t per_task_ = 0, scratch_floats_ = 0;
+  bool const_b_ = false;
+  std::vector<float> packed_b_;  // a constant right operand's panels, packed in Prepare
 };
 
 // ATTENTION: per batch (a head of a window or image), K packed for the
