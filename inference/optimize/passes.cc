@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "inference/optimize/math_fusions.h"
@@ -510,6 +512,92 @@ int CancelTransposes(ir::Graph* g) {
   return cancelled;
 }
 
+namespace {
+
+bool IsPerm(const Node& n, std::initializer_list<int> perm) {
+  return n.type == OpType::kTranspose && n.inputs.size() == 1 && n.attrs.perm == std::vector<int>(perm);
+}
+
+// One rewrite of SinkTransposeThroughScaleAdd; false when none is left.
+bool SinkOneTranspose(ir::Graph* g) {
+  std::vector<Shape> shape = g->InitialShapes();
+  if (!g->InferShapes(&shape).ok()) return false;
+  const std::vector<int> producer = Producers(*g);
+  const std::vector<int> readers = ReaderCounts(*g);
+  for (size_t ti = 0; ti < g->nodes.size(); ++ti) {
+    const Node& t = g->nodes[ti];
+    if (!IsPerm(t, {0, 3, 1, 2})) continue;
+    const int y = t.inputs[0], ty = t.outputs[0];
+    const int mi = SoleReader(*g, readers, ty);
+    if (mi < 0 || g->nodes[mi].type != OpType::kMul || g->nodes[mi].inputs.size() != 2) continue;
+    const Node& mul = g->nodes[mi];
+    const int c = mul.inputs[0] == ty ? mul.inputs[1] : mul.inputs[0];
+    if (!IsFloatConst(*g, c) || shape[y].size() != 4) continue;
+    const int channels = shape[y][3];
+    const Shape& cs = shape[c];
+    // [C, 1, 1] or [1, C, 1, 1]: one value per NCHW channel.
+    if (NumElements(cs) != channels || cs.size() < 3 || cs.size() > 4 || cs[cs.size() - 3] != channels) continue;
+    const int m = mul.outputs[0];
+    const int ai = SoleReader(*g, readers, m);
+    if (ai >= 0 && IsPerm(g->nodes[ai], {0, 2, 3, 1})) {
+      // The MUL alone between the two transposes (the importer's own
+      // transpose back to NHWC, where the residual is NHWC already): MUL(y,
+      // c[C]) writes what the second transpose wrote; both go.
+      const int scale = AddFloatConst(g, g->tensors[c].name + "/nhwc", {channels}, Floats(*g, c));
+      Node& mul_w = g->nodes[mi];
+      mul_w.inputs = {y, scale};
+      mul_w.outputs[0] = g->nodes[ai].outputs[0];
+      g->nodes.erase(g->nodes.begin() + static_cast<long>(ai));
+      g->nodes.erase(g->nodes.begin() + static_cast<long>(ti));
+      return true;
+    }
+    if (ai < 0 || g->nodes[ai].type != OpType::kAdd || g->nodes[ai].inputs.size() != 2) continue;
+    const Node& add = g->nodes[ai];
+    const int r = add.inputs[0] == m ? add.inputs[1] : add.inputs[0];
+    if (r == m || shape[r] != shape[m] || shape[add.outputs[0]] != shape[m]) continue;
+    // r's NHWC form: r = TRANSPOSE(src, (0,3,1,2)), or a TRANSPOSE(r, (0,2,3,1)).
+    int r_nhwc = -1;
+    if (producer[r] >= 0 && IsPerm(g->nodes[producer[r]], {0, 3, 1, 2})) r_nhwc = g->nodes[producer[r]].inputs[0];
+    for (size_t k = 0; k < static_cast<size_t>(ai) && r_nhwc < 0; ++k) {
+      if (IsPerm(g->nodes[k], {0, 2, 3, 1}) && g->nodes[k].inputs[0] == r) r_nhwc = g->nodes[k].outputs[0];
+    }
+    if (r_nhwc < 0) continue;
+    // Rewrite: MUL(y, c[C]) -> ADD(., r_nhwc) into a new NHWC tensor, then
+    // TRANSPOSE back into the ADD's old output (its readers unchanged).
+    const int scale = AddFloatConst(g, g->tensors[c].name + "/nhwc", {channels}, Floats(*g, c));
+    ir::TensorInfo sum;
+    sum.name = g->tensors[g->nodes[ai].outputs[0]].name + "/nhwc";
+    g->tensors.push_back(sum);
+    const int sum_id = static_cast<int>(g->tensors.size()) - 1;
+    Node& mul_w = g->nodes[mi];
+    mul_w.inputs = {y, scale};
+    Node& add_w = g->nodes[ai];
+    add_w.inputs = {m, r_nhwc};
+    const int out = add_w.outputs[0];
+    add_w.outputs[0] = sum_id;
+    Node back;
+    back.name = add_w.name + "/nchw";
+    back.type = OpType::kTranspose;
+    back.attrs.perm = {0, 3, 1, 2};
+    back.inputs = {sum_id};
+    back.outputs = {out};
+    g->nodes.insert(g->nodes.begin() + static_cast<long>(ai) + 1, std::move(back));
+    g->nodes.erase(g->nodes.begin() + static_cast<long>(ti));  // the first transpose: nothing reads it now
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int SinkTransposeThroughScaleAdd(ir::Graph* g) {
+  int sunk = 0;
+  // Each rewrite moves one transpose past one MUL; bounded by the node count.
+  const int limit = static_cast<int>(g->nodes.size());
+  while (sunk < limit && SinkOneTranspose(g)) ++sunk;
+  return sunk;
+}
+
 int FuseFullyConnectedBias(ir::Graph* g) {
   std::vector<Shape> shape = g->InitialShapes();
   if (!g->InferShapes(&shape).ok()) return 0;
@@ -576,6 +664,7 @@ Status Optimize(ir::Graph* g) {
     changes += FoldAffineIntoConv(g);
     changes += FuseGatedActivations(g);
     changes += FuseGelu(g) + FuseLayerNorm(g) + FuseAttention(g);
+    changes += SinkTransposeThroughScaleAdd(g);
     changes += CancelTransposes(g);
     changes += FuseFullyConnectedBias(g);
     changes += FuseActivations(g);

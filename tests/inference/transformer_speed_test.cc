@@ -111,6 +111,79 @@ TEST(TransformerSpeedTest, LayerNorm2dTransposesCancel) {
   ExpectMatchesOrt(g, {{"x", {1, 3, 6, 7}, x}});
 }
 
+// ConvNeXt's block, twice: depthwise conv -> Transpose(0,2,3,1) ->
+// LayerNorm -> MatMul (+ bias) -> Transpose(0,3,1,2) -> Mul by the layer
+// scale [C, 1, 1] -> Add of the block's input. The tails' transposes sink
+// past the MUL and ADD (SinkTransposeThroughScaleAdd) and cancel.
+TEST(TransformerSpeedTest, ConvNeXtBlockTailsRunNhwc) {
+  const int c = 8;
+  OnnxGraph g(17);
+  g.Input("x", {1, c, 5, 6});
+  std::string in = "x";
+  for (int b = 0; b < 2; ++b) {
+    const std::string p = "b" + std::to_string(b) + "_";
+    g.Initializer(p + "dw", {c, 1, 3, 3}, RandomValues(72, -0.5f, 0.5f, 60 + b));
+    onnx::NodeProto* dw = g.Node("Conv", {in, p + "dw"}, {p + "conv"});
+    OnnxGraph::Attr(dw, "group", int64_t{c});
+    OnnxGraph::Attr(dw, "pads", std::vector<int64_t>{1, 1, 1, 1});
+    OnnxGraph::Attr(g.Node("Transpose", {p + "conv"}, {p + "t"}), "perm", std::vector<int64_t>{0, 2, 3, 1});
+    g.Initializer(p + "s", {c}, RandomValues(c, 0.5f, 1.5f, 62 + b));
+    g.Initializer(p + "b", {c}, RandomValues(c, -0.5f, 0.5f, 64 + b));
+    OnnxGraph::Attr(g.Node("LayerNormalization", {p + "t", p + "s", p + "b"}, {p + "ln"}), "axis", int64_t{-1});
+    g.Initializer(p + "w", {c, c}, RandomValues(c * c, -0.5f, 0.5f, 66 + b));
+    g.Initializer(p + "wb", {c}, RandomValues(c, -0.5f, 0.5f, 68 + b));
+    g.Node("MatMul", {p + "ln", p + "w"}, {p + "fc"});
+    g.Node("Add", {p + "fc", p + "wb"}, {p + "fcb"});
+    OnnxGraph::Attr(g.Node("Transpose", {p + "fcb"}, {p + "back"}), "perm", std::vector<int64_t>{0, 3, 1, 2});
+    g.Initializer(p + "gamma", {c, 1, 1}, RandomValues(c, 0.1f, 1.0f, 70 + b));
+    g.Node("Mul", {p + "back", p + "gamma"}, {p + "scaled"});
+    g.Node("Add", {p + "scaled", in}, {p + "out"});
+    in = p + "out";
+  }
+  g.Output(in);
+  auto raw = Load(g, /*optimize=*/false);
+  auto m = Load(g);
+  ASSERT_NE(raw, nullptr);
+  ASSERT_NE(m, nullptr);
+  // Raw: the input's; per block to NCHW after the conv and the model's two;
+  // to NHWC before the second conv (the residual stream stays NCHW, the
+  // output is NCHW): 1 + 3 * 2 + 1. Optimized: the input's and one back to
+  // NCHW for the output.
+  EXPECT_EQ(CountOps(*raw, "TRANSPOSE"), 8);
+  EXPECT_EQ(CountOps(*m, "TRANSPOSE"), 2);
+  EXPECT_EQ(CountOps(*m, "MUL"), 2);
+  const std::vector<float> x = RandomValues(240, -1.0f, 1.0f, 72);
+  ExpectSameAsUnoptimized(g, x, 1e-5f);
+  ExpectMatchesOrt(g, {{"x", {1, c, 5, 6}, x}});
+}
+
+// A block whose residual is NHWC already (a conv's output: ConvNeXt's first
+// block after a downsampling conv): the importer transposes the scaled
+// branch back to NHWC for the ADD; that pair and the MUL's go NHWC too.
+TEST(TransformerSpeedTest, ConvNeXtBlockAfterConvRunsNhwc) {
+  const int c = 8;
+  OnnxGraph g(17);
+  g.Input("x", {1, 3, 5, 6});
+  g.Initializer("w0", {c, 3, 1, 1}, RandomValues(3 * c, -0.5f, 0.5f, 73));
+  g.Node("Conv", {"x", "w0"}, {"r"});
+  OnnxGraph::Attr(g.Node("Transpose", {"r"}, {"t"}), "perm", std::vector<int64_t>{0, 2, 3, 1});
+  g.Initializer("w", {c, c}, RandomValues(c * c, -0.5f, 0.5f, 74));
+  g.Node("MatMul", {"t", "w"}, {"fc"});
+  OnnxGraph::Attr(g.Node("Transpose", {"fc"}, {"back"}), "perm", std::vector<int64_t>{0, 3, 1, 2});
+  g.Initializer("gamma", {c, 1, 1}, RandomValues(c, 0.1f, 1.0f, 75));
+  g.Node("Mul", {"gamma", "back"}, {"scaled"});
+  g.Node("Add", {"scaled", "r"}, {"sum"});
+  g.Initializer("w1", {c, c, 1, 1}, RandomValues(c * c, -0.5f, 0.5f, 76));
+  g.Node("Conv", {"sum", "w1"}, {"y"});
+  g.Output("y");
+  auto m = Load(g);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(CountOps(*m, "TRANSPOSE"), 2);  // the graph's input and output
+  const std::vector<float> x = RandomValues(90, -1.0f, 1.0f, 77);
+  ExpectSameAsUnoptimized(g, x, 1e-5f);
+  ExpectMatchesOrt(g, {{"x", {1, 3, 5, 6}, x}});
+}
+
 // A second transpose that does not undo the first (here the model's
 // Transpose(0,2,3,1) twice) keeps both.
 TEST(TransformerSpeedTest, TransposesThatDoNotCancelStay) {
