@@ -2,10 +2,13 @@
 // (vit_b_16, swin_t, convnext_tiny), on small ONNX models built here:
 // optimize::CancelTransposes (ConvNeXt's LayerNorm2d between a transpose to
 // NCHW and the model's own Transpose(0,2,3,1)), optimize::
-// FuseFullyConnectedBias (MatMul + Add of nn.Linear on 3-D activations) and
-// the vector GELU kernel (the table's transcendental.gelu). Each: the node
-// counts after optimization, the values against ONNX Runtime (optimized and
-// reference kernels, 1 and 2 threads) and against the unoptimized graph.
+// SinkTransposeThroughScaleAdd (ConvNeXt's block tails), optimize::
+// FuseFullyConnectedBias (MatMul + Add of nn.Linear on 3-D activations),
+// TRANSPOSE by whole inner runs (the heads' split), BATCH_MATMUL with a
+// constant operand (packed in Prepare) and the vector GELU kernel (the
+// table's transcendental.gelu). Each: the node counts after optimization, the
+// values against ONNX Runtime (optimized and reference kernels, 1 and 2
+// threads), against the unoptimized graph or hand-derived indices.
 #include <cmath>
 #include <cstring>
 #include <limits>
