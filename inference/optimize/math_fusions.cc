@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "inference/ir/ops/math_ops.h"
+#include "inference/ir/ops/tensor_ops.h"
 
 namespace rill::inference::optimize {
 namespace {
@@ -290,6 +292,163 @@ int FuseLayerNorm(ir::Graph* g) {
     if (beta >= 0) ln.inputs.push_back(beta);
     ln.attrs = ir::OpAttrs{};
     ln.typed_attrs = attrs;
+    ++fused;
+  }
+  Sweep(g, dead);
+  return fused;
+}
+
+namespace {
+
+// Of a MUL or DIV by a scalar float constant, read only by the next node:
+// the other operand, with *scale the factor it applies (1/c for DIV); -1
+// when `id` is not one.
+int ScaledBy(const ir::Graph& g, const Index& ix, const std::vector<bool>& dead, int id, float* scale,
+             int* node) {
+  for (OpType type : {OpType::kMul, OpType::kDiv}) {
+    const int p = Single(g, ix, dead, id, type);
+    if (p < 0 || !IsBinary(g.nodes[p], type)) continue;
+    const Node& n = g.nodes[p];
+    const float c1 = ScalarConst(g, n.inputs[1]);
+    if (!std::isnan(c1) && c1 != 0.0f) {
+      *scale = type == OpType::kMul ? c1 : 1.0f / c1;
+      *node = p;
+      return n.inputs[0];
+    }
+    const float c0 = ScalarConst(g, n.inputs[0]);
+    if (type == OpType::kMul && !std::isnan(c0)) {
+      *scale = c0;
+      *node = p;
+      return n.inputs[1];
+    }
+  }
+  return -1;
+}
+
+bool IsBatchMatMul(const Node& n) { return n.type == ir::BatchMatMulOp() && n.inputs.size() == 2; }
+
+}  // namespace
+
+bool AttentionFusionPays(int keys) { return keys >= kMinAttentionKeys; }
+
+int FuseAttention(ir::Graph* g) {
+  // An override for timing the unfused graph (experiments only).
+  const char* off = std::getenv("RILL_NO_ATTENTION_FUSION");
+  if (off != nullptr && off[0] == '1') return 0;
+  std::vector<Shape> shape = g->InitialShapes();
+  if (!g->InferShapes(&shape).ok()) return 0;
+  const Index ix(*g);
+  std::vector<bool> dead(g->nodes.size(), false);
+  int fused = 0;
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    const Node& pv = g->nodes[i];
+    if (dead[i] || !IsBatchMatMul(pv)) continue;
+    const auto* pva = pv.attrs_as<ir::BatchMatMulAttrs>();
+    if (pva == nullptr || pva->adj_x || pva->adj_y) continue;
+    const int sm = Single(*g, ix, dead, pv.inputs[0], OpType::kSoftmax);
+    if (sm < 0) continue;
+    const int rank = static_cast<int>(shape[pv.inputs[0]].size());
+    if (rank < 2 || (g->nodes[sm].attrs.axis != rank - 1 && g->nodes[sm].attrs.axis != -1)) continue;
+    std::vector<int> chain = {sm};
+    int x = g->nodes[sm].inputs[0];
+    // ADD(s, bias), either operand the scores.
+    int bias = -1;
+    const int add = Single(*g, ix, dead, x, OpType::kAdd);
+    if (add >= 0 && IsBinary(g->nodes[add], OpType::kAdd)) {
+      for (int side = 0; side < 2 && bias < 0; ++side) {
+        const int s = g->nodes[add].inputs[side], b = g->nodes[add].inputs[1 - side];
+        const int p = ix.producer[s];
+        if (p < 0 || ix.readers[s] != 1 || shape[s] != shape[x]) continue;
+        const OpType pt = g->nodes[p].type;
+        if (pt != OpType::kMul && pt != OpType::kDiv && !IsBatchMatMul(g->nodes[p])) continue;
+        bias = b;
+        x = s;
+      }
+      if (bias < 0) continue;
+      chain.push_back(add);
+    }
+    float scale = 1.0f, c = 1.0f;
+    int scale_node = -1;
+    const int unscaled = ScaledBy(*g, ix, dead, x, &c, &scale_node);
+    if (unscaled >= 0) {
+      scale *= c;
+      x = unscaled;
+      chain.push_back(scale_node);
+    }
+    const int qk = Single(*g, ix, dead, x, ir::BatchMatMulOp());
+    if (qk < 0 || !IsBatchMatMul(g->nodes[qk])) continue;
+    const auto* qka = g->nodes[qk].attrs_as<ir::BatchMatMulAttrs>();
+    if (qka == nullptr || qka->adj_x) continue;
+    chain.push_back(qk);
+    int q = g->nodes[qk].inputs[0], k = g->nodes[qk].inputs[1];
+    bool k_transposed = !qka->adj_y;  // kt [..., D, N]
+    // The queries' scale.
+    const int q_unscaled = ScaledBy(*g, ix, dead, q, &c, &scale_node);
+    if (q_unscaled >= 0) {
+      scale *= c;
+      q = q_unscaled;
+      chain.push_back(scale_node);
+    }
+    // K^T made by a TRANSPOSE read only here: a swap of the last two axes
+    // goes (k itself is read); any other permutation (ViT's head split
+    // and K^T in one, perm (1, 2, 0)) loses the swap and writes K [..., N, D]
+    // (often a permutation that keeps the innermost axis: whole runs).
+    int k_swap = -1;
+    std::vector<int> k_perm;
+    if (k_transposed) {
+      const int t = Single(*g, ix, dead, k, OpType::kTranspose);
+      if (t >= 0 && static_cast<int>(g->nodes[t].attrs.perm.size()) == rank) {
+        k_perm = g->nodes[t].attrs.perm;
+        std::swap(k_perm[rank - 2], k_perm[rank - 1]);
+        bool identity = true;
+        for (int d = 0; identity && d < rank; ++d) identity = k_perm[d] == d;
+        if (identity) {
+          k = g->nodes[t].inputs[0];
+          chain.push_back(t);
+        } else {
+          k_swap = t;
+        }
+        k_transposed = false;
+      }
+    }
+    const int v = pv.inputs[1];
+    Shape ks = shape[k];
+    if (k_swap >= 0) std::swap(ks[rank - 2], ks[rank - 1]);
+    const Shape &qs = shape[q], &vs = shape[v];
+    if (static_cast<int>(qs.size()) != rank || static_cast<int>(ks.size()) != rank ||
+        static_cast<int>(vs.size()) != rank || rank > 8) {
+      continue;
+    }
+    bool same_batch = true;
+    for (int d = 0; d + 2 < rank; ++d) same_batch = same_batch && ks[d] == qs[d] && vs[d] == qs[d];
+    if (!same_batch) continue;
+    const int m = qs[rank - 2], depth = qs[rank - 1], n = k_transposed ? ks[rank - 1] : ks[rank - 2];
+    if ((k_transposed ? ks[rank - 2] : ks[rank - 1]) != depth || vs[rank - 2] != n) continue;
+    if (bias >= 0) {
+      const Shape& bs = shape[bias];
+      bool fits = bs.size() >= 2 && static_cast<int>(bs.size()) <= rank && bs.back() == n &&
+                  (bs[bs.size() - 2] == m || bs[bs.size() - 2] == 1) && g->tensors[bias].dtype == DataType::kFloat32;
+      for (size_t b = 0; fits && b + 2 < bs.size(); ++b) {
+        const int dim = qs[rank - bs.size() + b];
+        fits = bs[b] == 1 || bs[b] == dim;
+      }
+      if (!fits) continue;
+    }
+    if (!AttentionFusionPays(n)) continue;
+    for (int nd : chain) dead[nd] = true;
+    if (k_swap >= 0) {
+      g->nodes[k_swap].attrs.perm = k_perm;
+      g->tensors[k].shape = ks;
+    }
+    Node& y = g->nodes[i];
+    auto attrs = std::make_shared<ir::AttentionAttrs>();
+    attrs->scale = scale;
+    attrs->k_transposed = k_transposed;
+    y.type = ir::AttentionOp();
+    y.inputs = {q, k, v};
+    if (bias >= 0) y.inputs.push_back(bias);
+    y.attrs = ir::OpAttrs{};
+    y.typed_attrs = attrs;
     ++fused;
   }
   Sweep(g, dead);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "inference/optimize/math_fusions.h"
@@ -474,6 +476,167 @@ int FuseDepthwiseBlocks(ir::Graph* g) {
   return fused;
 }
 
+int CancelTransposes(ir::Graph* g) {
+  const std::vector<int> producer = Producers(*g);
+  std::vector<bool> is_output(g->tensors.size(), false);
+  for (int id : g->outputs) is_output[id] = true;
+  // Each second transpose's output -> the first's input.
+  std::vector<int> replace(g->tensors.size(), -1);
+  int cancelled = 0;
+  for (const Node& t2 : g->nodes) {
+    if (t2.type != OpType::kTranspose || t2.inputs.size() != 1 || t2.outputs.size() != 1) continue;
+    const int y1 = t2.inputs[0], y2 = t2.outputs[0];
+    const int p = y1 >= 0 ? producer[y1] : -1;
+    if (p < 0 || is_output[y2]) continue;
+    const Node& t1 = g->nodes[p];
+    if (t1.type != OpType::kTranspose || t1.inputs.size() != 1) continue;
+    const std::vector<int>& p1 = t1.attrs.perm;
+    const std::vector<int>& p2 = t2.attrs.perm;
+    // y2[d] = y1[p2[d]] = x[p1[p2[d]]]: identity when p1[p2[d]] == d.
+    bool identity = !p1.empty() && p1.size() == p2.size();
+    for (size_t d = 0; identity && d < p2.size(); ++d) {
+      identity = p2[d] >= 0 && p2[d] < static_cast<int>(p1.size()) && p1[p2[d]] == static_cast<int>(d);
+    }
+    if (!identity) continue;
+    replace[y2] = t1.inputs[0];  // chains (x itself a cancelled pair's output) resolve below
+    ++cancelled;
+  }
+  if (cancelled == 0) return 0;
+  for (Node& n : g->nodes) {
+    for (int& id : n.inputs) {
+      if (id < 0) continue;
+      while (replace[id] >= 0) id = replace[id];
+    }
+  }
+  RemoveDeadNodes(g);
+  return cancelled;
+}
+
+namespace {
+
+bool IsPerm(const Node& n, std::initializer_list<int> perm) {
+  return n.type == OpType::kTranspose && n.inputs.size() == 1 && n.attrs.perm == std::vector<int>(perm);
+}
+
+// One rewrite of SinkTransposeThroughScaleAdd; false when none is left.
+bool SinkOneTranspose(ir::Graph* g) {
+  std::vector<Shape> shape = g->InitialShapes();
+  if (!g->InferShapes(&shape).ok()) return false;
+  const std::vector<int> producer = Producers(*g);
+  const std::vector<int> readers = ReaderCounts(*g);
+  for (size_t ti = 0; ti < g->nodes.size(); ++ti) {
+    const Node& t = g->nodes[ti];
+    if (!IsPerm(t, {0, 3, 1, 2})) continue;
+    const int y = t.inputs[0], ty = t.outputs[0];
+    const int mi = SoleReader(*g, readers, ty);
+    if (mi < 0 || g->nodes[mi].type != OpType::kMul || g->nodes[mi].inputs.size() != 2) continue;
+    const Node& mul = g->nodes[mi];
+    const int c = mul.inputs[0] == ty ? mul.inputs[1] : mul.inputs[0];
+    if (!IsFloatConst(*g, c) || shape[y].size() != 4) continue;
+    const int channels = shape[y][3];
+    const Shape& cs = shape[c];
+    // [C, 1, 1] or [1, C, 1, 1]: one value per NCHW channel.
+    if (NumElements(cs) != channels || cs.size() < 3 || cs.size() > 4 || cs[cs.size() - 3] != channels) continue;
+    const int m = mul.outputs[0];
+    const int ai = SoleReader(*g, readers, m);
+    if (ai >= 0 && IsPerm(g->nodes[ai], {0, 2, 3, 1})) {
+      // The MUL alone between the two transposes (the importer's own
+      // transpose back to NHWC, where the residual is NHWC already): MUL(y,
+      // c[C]) writes what the second transpose wrote; both go.
+      const int scale = AddFloatConst(g, g->tensors[c].name + "/nhwc", {channels}, Floats(*g, c));
+      Node& mul_w = g->nodes[mi];
+      mul_w.inputs = {y, scale};
+      mul_w.outputs[0] = g->nodes[ai].outputs[0];
+      g->nodes.erase(g->nodes.begin() + static_cast<long>(ai));
+      g->nodes.erase(g->nodes.begin() + static_cast<long>(ti));
+      return true;
+    }
+    if (ai < 0 || g->nodes[ai].type != OpType::kAdd || g->nodes[ai].inputs.size() != 2) continue;
+    const Node& add = g->nodes[ai];
+    const int r = add.inputs[0] == m ? add.inputs[1] : add.inputs[0];
+    if (r == m || shape[r] != shape[m] || shape[add.outputs[0]] != shape[m]) continue;
+    // r's NHWC form: r = TRANSPOSE(src, (0,3,1,2)), or a TRANSPOSE(r, (0,2,3,1)).
+    int r_nhwc = -1;
+    if (producer[r] >= 0 && IsPerm(g->nodes[producer[r]], {0, 3, 1, 2})) r_nhwc = g->nodes[producer[r]].inputs[0];
+    for (size_t k = 0; k < static_cast<size_t>(ai) && r_nhwc < 0; ++k) {
+      if (IsPerm(g->nodes[k], {0, 2, 3, 1}) && g->nodes[k].inputs[0] == r) r_nhwc = g->nodes[k].outputs[0];
+    }
+    if (r_nhwc < 0) continue;
+    // Rewrite: MUL(y, c[C]) -> ADD(., r_nhwc) into a new NHWC tensor, then
+    // TRANSPOSE back into the ADD's old output (its readers unchanged).
+    const int scale = AddFloatConst(g, g->tensors[c].name + "/nhwc", {channels}, Floats(*g, c));
+    ir::TensorInfo sum;
+    sum.name = g->tensors[g->nodes[ai].outputs[0]].name + "/nhwc";
+    g->tensors.push_back(sum);
+    const int sum_id = static_cast<int>(g->tensors.size()) - 1;
+    Node& mul_w = g->nodes[mi];
+    mul_w.inputs = {y, scale};
+    Node& add_w = g->nodes[ai];
+    add_w.inputs = {m, r_nhwc};
+    const int out = add_w.outputs[0];
+    add_w.outputs[0] = sum_id;
+    Node back;
+    back.name = add_w.name + "/nchw";
+    back.type = OpType::kTranspose;
+    back.attrs.perm = {0, 3, 1, 2};
+    back.inputs = {sum_id};
+    back.outputs = {out};
+    g->nodes.insert(g->nodes.begin() + static_cast<long>(ai) + 1, std::move(back));
+    g->nodes.erase(g->nodes.begin() + static_cast<long>(ti));  // the first transpose: nothing reads it now
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int SinkTransposeThroughScaleAdd(ir::Graph* g) {
+  int sunk = 0;
+  // Each rewrite moves one transpose past one MUL; bounded by the node count.
+  const int limit = static_cast<int>(g->nodes.size());
+  while (sunk < limit && SinkOneTranspose(g)) ++sunk;
+  return sunk;
+}
+
+int FuseFullyConnectedBias(ir::Graph* g) {
+  std::vector<Shape> shape = g->InitialShapes();
+  if (!g->InferShapes(&shape).ok()) return 0;
+  const std::vector<int> readers = ReaderCounts(*g);
+  const std::vector<int> producer = Producers(*g);
+  std::vector<bool> dead(g->nodes.size(), false);
+  int fused = 0;
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    const Node& add = g->nodes[i];
+    if (add.type != OpType::kAdd || add.inputs.size() != 2 || add.attrs.activation != ir::Activation::kNone) continue;
+    for (int side = 0; side < 2; ++side) {
+      const int y = add.inputs[side], b = add.inputs[1 - side];
+      const int p = y >= 0 ? producer[y] : -1;
+      if (p < 0 || dead[p] || readers[y] != 1 || !IsFloatConst(*g, b)) continue;
+      Node& fc = g->nodes[p];
+      if (fc.type != OpType::kFullyConnected || OptionalInput(fc, 2) >= 0 ||
+          fc.attrs.activation != ir::Activation::kNone || shape[add.outputs[0]] != shape[y]) {
+        continue;
+      }
+      if (shape[fc.inputs[1]].size() != 2) continue;
+      const int n = shape[fc.inputs[1]][0];
+      const Shape& bs = shape[b];
+      bool per_unit = !bs.empty() && bs.back() == n && bs.size() <= shape[y].size();
+      for (size_t d = 0; per_unit && d + 1 < bs.size(); ++d) per_unit = bs[d] == 1;
+      if (!per_unit) continue;
+      const int bias = AddFloatConst(g, g->tensors[b].name + "/fc_bias", {n}, Floats(*g, b));
+      fc.inputs.resize(2);
+      fc.inputs.push_back(bias);
+      fc.outputs[0] = add.outputs[0];
+      fc.name = add.name;
+      dead[i] = true;
+      ++fused;
+      break;
+    }
+  }
+  Sweep(g, dead);
+  return fused;
+}
+
 int RemoveDeadNodes(ir::Graph* g) {
   int removed = 0;
   bool changed = true;
@@ -500,7 +663,10 @@ Status Optimize(ir::Graph* g) {
     int changes = FoldPadIntoConv(g);
     changes += FoldAffineIntoConv(g);
     changes += FuseGatedActivations(g);
-    changes += FuseGelu(g) + FuseLayerNorm(g);
+    changes += FuseGelu(g) + FuseLayerNorm(g) + FuseAttention(g);
+    changes += SinkTransposeThroughScaleAdd(g);
+    changes += CancelTransposes(g);
+    changes += FuseFullyConnectedBias(g);
     changes += FuseActivations(g);
     changes += FuseResidualAdd(g);
     changes += RemoveDeadNodes(g);

@@ -45,6 +45,29 @@ int FusePRelu(ir::Graph* g);
 // dilation 1.
 constexpr long long kMinDepthwiseBlockBytes = 512 * 1024;
 int FuseDepthwiseBlocks(ir::Graph* g);
+// TRANSPOSE(p2) of TRANSPOSE(p1) of x where p2 undoes p1 (ConvNeXt's
+// LayerNorm2d: the importer's transpose back to NCHW, then the model's own
+// Transpose(0,2,3,1)) reads x directly: its readers are pointed at x, and the
+// first transpose goes too when nothing else reads it. Not where the second
+// transpose's output is a graph output.
+int CancelTransposes(ir::Graph* g);
+// ConvNeXt's block tail: TRANSPOSE(y, (0,3,1,2)) -> MUL by a per-channel
+// constant ([C, 1, 1], the layer scale) -> ADD(., r), with r's NHWC form at
+// hand (r itself a TRANSPOSE(., (0,3,1,2)), or r read by a TRANSPOSE(.,
+// (0,2,3,1))), each intermediate read only by the next node, becomes MUL(y,
+// [C]) -> ADD(., r_nhwc) -> TRANSPOSE(., (0,3,1,2)): the MUL and the ADD run
+// on the NHWC tensors, and the one transpose left after them cancels
+// against the next block's (CancelTransposes) or is read by the next
+// block's tail, which this pass rewrites the same way. Where the MUL is read
+// only by a TRANSPOSE(., (0,2,3,1)) instead (the residual already NHWC), the
+// MUL reads y with [C] and both transposes go.
+int SinkTransposeThroughScaleAdd(ir::Graph* g);
+// FULLY_CONNECTED without bias or activation -> ADD of a float constant with
+// one value per output unit ([N], or [1, ..., 1, N]), where the ADD is the
+// FC's only reader and keeps its shape (MatMul + Add, as PyTorch exports
+// nn.Linear on 3-D activations), becomes the FC with that bias: added in the
+// GEMM's epilogue instead of one more pass over the output.
+int FuseFullyConnectedBias(ir::Graph* g);
 // Nodes whose outputs nobody reads are dropped.
 int RemoveDeadNodes(ir::Graph* g);
 

@@ -104,6 +104,38 @@ Status BatchMatMulShapeFn(ShapeContext& c) {
   return c.SetOut(out);
 }
 
+Status AttentionShape(ShapeContext& c) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(3, 4));
+  RILL_INF_ASSIGN_OR_RETURN(const AttentionAttrs* a, Attrs<AttentionAttrs>(c));
+  const Shape &q = c.In(0), &k = c.In(1), &v = c.In(2);
+  const size_t rank = q.size();
+  if (rank < 2 || rank > 8 || k.size() != rank || v.size() != rank) {
+    return c.Error("q, k, v must have one rank (2 to 8): " + ShapeToString(q) + ", " + ShapeToString(k) + ", " +
+                   ShapeToString(v));
+  }
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    if (k[d] != q[d] || v[d] != q[d]) return c.Error("q, k, v batch dims differ");
+  }
+  const int m = q[rank - 2], depth = q[rank - 1];
+  const int n = a->k_transposed ? k[rank - 1] : k[rank - 2];
+  const int kd = a->k_transposed ? k[rank - 2] : k[rank - 1];
+  if (kd != depth) return c.Error("k " + ShapeToString(k) + " does not match q " + ShapeToString(q));
+  if (v[rank - 2] != n) return c.Error("v " + ShapeToString(v) + " does not match k " + ShapeToString(k));
+  if (c.Has(3)) {
+    const Shape& b = c.In(3);
+    if (b.size() < 2 || b.size() > rank || b.back() != n || (b[b.size() - 2] != m && b[b.size() - 2] != 1)) {
+      return c.Error("bias " + ShapeToString(b) + " does not broadcast to the scores");
+    }
+    for (size_t i = 0; i + 2 < b.size(); ++i) {
+      const size_t d = rank - b.size() + i;
+      if (b[i] != 1 && b[i] != q[d]) return c.Error("bias " + ShapeToString(b) + " does not broadcast to the scores");
+    }
+  }
+  Shape out = q;
+  out.back() = v.back();
+  return c.SetOut(out);
+}
+
 Status GatherShape(ShapeContext& c) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(2, 2));
   RILL_INF_ASSIGN_OR_RETURN(const AxisAttrs* a, Attrs<AxisAttrs>(c));
@@ -177,6 +209,10 @@ constexpr const char* kReduceNames[] = {"REDUCE_SUM", "REDUCE_MAX", "REDUCE_MIN"
 
 OpType BatchMatMulOp() {
   static const OpType t = RegisterOp({OpType::kRegisteredOp, "BATCH_MATMUL", BatchMatMulShapeFn});
+  return t;
+}
+OpType AttentionOp() {
+  static const OpType t = RegisterOp({OpType::kRegisteredOp, "ATTENTION", AttentionShape});
   return t;
 }
 OpType GatherOp() {
@@ -259,6 +295,7 @@ namespace {
 // Registered at start-up so that the IR lists them before any use.
 const bool kRegistered = [] {
   BatchMatMulOp();
+  AttentionOp();
   GatherOp();
   ExpandOp();
   TileOp();

@@ -7,6 +7,13 @@
 // BATCH_MATMUL: a [..., M, K] (or [..., K, M] with adj_x), b [..., K, N] (or
 //   [..., N, K] with adj_y) -> [..., M, N]; the batch dims broadcast as numpy's.
 //   A rank-1 operand is not taken (the importer reshapes it).
+// ATTENTION: q [..., M, D], k [..., N, D] (k_transposed: [..., D, N]),
+//   v [..., N, Dv], optional bias (broadcast to [..., M, N]: its last dim N,
+//   its row dim M or 1, its batch dims those of q or 1) ->
+//   softmax(scale * q k^T + bias, last axis) v, [..., M, Dv]. q, k and v have
+//   the same batch dims. Made by optimize::FuseAttention from
+//   BATCH_MATMUL -> (MUL|DIV by a scalar) -> (ADD bias) -> SOFTMAX ->
+//   BATCH_MATMUL.
 // GATHER: data, indices (any shape, negative counts from the end) ->
 //   data.shape[:axis] + indices.shape + data.shape[axis + 1:].
 // EXPAND: x -> x broadcast (numpy) against `shape`.
@@ -35,6 +42,11 @@ namespace rill::inference::ir {
 
 struct BatchMatMulAttrs : TypedAttrs {
   bool adj_x = false, adj_y = false;
+};
+
+struct AttentionAttrs : TypedAttrs {
+  float scale = 1.0f;
+  bool k_transposed = false;
 };
 
 struct AxisAttrs : TypedAttrs {
@@ -72,6 +84,7 @@ struct TopKAttrs : TypedAttrs {
 };
 
 OpType BatchMatMulOp();
+OpType AttentionOp();
 OpType GatherOp();
 OpType ExpandOp();
 OpType TileOp();

@@ -203,6 +203,9 @@ struct TranscendentalKernels {
   void (*logistic)(long long n, const float* in, float* out) = nullptr;
   void (*silu)(long long n, const float* in, float* out) = nullptr;
   void (*tanh_in_place)(float* x, long long n) = nullptr;
+  // GELU's erf form (0.5 x (1 + erf(x / sqrt(2)))), in == out allowed; null:
+  // the portable loop (math_loops.cc).
+  void (*gelu)(long long n, const float* in, float* out) = nullptr;
   // SOFTMAX along the middle axis of [outer, axis_size, inner], softmax
   // vectors [begin, end) of outer * inner.
   void (*softmax)(long long outer, int axis_size, long long inner, const float* in, float* out, long long begin,

@@ -349,7 +349,9 @@ class SoftmaxOp : public CpuOp {
 class TransposeOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return fast_ ? "transpose_blocked" : "transpose_ref"; }
+  std::string name() const override {
+    return fast_ ? "transpose_blocked" : runs_ > 0 ? "transpose_runs" : "transpose_ref";
+  }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     const Shape& x = InShape(0);
@@ -360,9 +362,16 @@ class TransposeOp : public CpuOp {
       p_.perm[d] = attrs().perm[d];
     }
     fast_ = kernels().data.plan_transpose != nullptr && kernels().data.plan_transpose(p_, &plan_);
+    PlanRuns();
     return Status::Ok();
   }
   void Compute() override {
+    if (!fast_ && runs_ > 0) {
+      const float* x = In(0);
+      float* y = Out();
+      ParallelRange(runs_, 1, runs_ * run_, [&](long long begin, long long end) { CopyRuns(x, y, begin, end); });
+      return;
+    }
     if (!fast_) {
       TransposeRef(p_, In(0), Out());
       return;
@@ -388,9 +397,62 @@ class TransposeOp : public CpuOp {
   }
 
  private:
+  // A permutation the table's plan does not take (rank 5 and 6, or its
+  // dims not reducible to a batch of 2-D transposes: the head split of
+  // ViT's and Swin's attention, [B, N, 3, heads, d] -> [3, B, heads, N, d])
+  // but that keeps the innermost axes in place moves whole runs of them:
+  // one copy per run, the runs over the threads, in place of the
+  // reference's index arithmetic per element.
+  void PlanRuns() {
+    runs_ = 0;
+    if (fast_ || args_.algorithm == AlgorithmPolicy::kReference || p_.rank < 2) return;
+    int tail = 0;  // trailing axes the permutation keeps
+    while (tail < p_.rank && p_.perm[p_.rank - 1 - tail] == p_.rank - 1 - tail) ++tail;
+    if (tail == 0 || tail == p_.rank) return;
+    long long in_stride[TransposeParams::kMaxRank];
+    long long stride = 1;
+    for (int d = p_.rank - 1; d >= 0; --d) {
+      in_stride[d] = stride;
+      stride *= p_.in_dims[d];
+    }
+    // The run: the kept axes, in_stride of the first outer one.
+    run_ = in_stride[p_.rank - 1 - tail];
+    if (run_ < 4) return;
+    outer_rank_ = p_.rank - tail;
+    for (int i = 0; i < outer_rank_; ++i) {
+      outer_dims_[i] = p_.in_dims[p_.perm[i]];
+      outer_stride_[i] = in_stride[p_.perm[i]];
+    }
+    runs_ = stride / run_;
+  }
+  // Output runs [begin, end): an odometer over the output's outer axes.
+  void CopyRuns(const float* x, float* y, long long begin, long long end) const {
+    long long idx[TransposeParams::kMaxRank] = {};
+    long long rest = begin, offset = 0;
+    for (int i = outer_rank_ - 1; i >= 0; --i) {
+      idx[i] = rest % outer_dims_[i];
+      rest /= outer_dims_[i];
+      offset += idx[i] * outer_stride_[i];
+    }
+    const size_t bytes = static_cast<size_t>(run_) * sizeof(float);
+    for (long long r = begin; r < end; ++r) {
+      std::memcpy(y + r * run_, x + offset, bytes);
+      for (int i = outer_rank_ - 1; i >= 0; --i) {
+        offset += outer_stride_[i];
+        if (++idx[i] < outer_dims_[i]) break;
+        offset -= idx[i] * outer_stride_[i];
+        idx[i] = 0;
+      }
+    }
+  }
+
   TransposeParams p_;
   TransposePlan plan_;
   bool fast_ = false;
+  long long runs_ = 0, run_ = 1;
+  int outer_rank_ = 0;
+  long long outer_dims_[TransposeParams::kMaxRank] = {};
+  long long outer_stride_[TransposeParams::kMaxRank] = {};
 };
 
 // SLICE: strided runs copied row by row, the rows split over the threads.

@@ -45,7 +45,8 @@ class UnaryMathOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
   std::string name() const override {
-    return Lower(ir::OpTypeName(args_.node->type)) + (IsReference(args_) ? "_ref" : tanh_ ? "_" + isa_ : "_loop");
+    return Lower(ir::OpTypeName(args_.node->type)) +
+           (IsReference(args_) ? "_ref" : tanh_ || gelu_ ? "_" + isa_ : "_loop");
   }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
@@ -54,7 +55,11 @@ class UnaryMathOp : public CpuOp {
     attrs_ = a != nullptr ? *a : ir::UnaryMathAttrs{};
     n_ = NumElements(InShape(0));
     tanh_ = fn_ == ir::UnaryFn::kTanh && !IsReference(args_) && kernels().transcendental.tanh_in_place != nullptr;
-    isa_ = tanh_ ? kernels().transcendental.isa : "";
+    // GELU's erf form through the table's vector kernel (the loop's erf
+    // stays scalar: its clamp and division do not vectorize without -mavx2).
+    gelu_ = fn_ == ir::UnaryFn::kGelu && !attrs_.tanh_approximation && !IsReference(args_) &&
+            kernels().transcendental.gelu != nullptr;
+    isa_ = tanh_ || gelu_ ? kernels().transcendental.isa : "";
     return Status::Ok();
   }
   void Compute() override {
@@ -68,6 +73,8 @@ class UnaryMathOp : public CpuOp {
       if (tanh_) {
         std::copy(x + begin, x + end, y + begin);
         kernels().transcendental.tanh_in_place(y + begin, end - begin);
+      } else if (gelu_) {
+        kernels().transcendental.gelu(end - begin, x + begin, y + begin);
       } else {
         UnaryRun(kernels(), fn_, attrs_, end - begin, x + begin, y + begin);
       }
@@ -78,7 +85,7 @@ class UnaryMathOp : public CpuOp {
   ir::UnaryFn fn_ = ir::UnaryFn::kSqrt;
   ir::UnaryMathAttrs attrs_;
   long long n_ = 0;
-  bool tanh_ = false;
+  bool tanh_ = false, gelu_ = false;
   std::string isa_;
 };
 

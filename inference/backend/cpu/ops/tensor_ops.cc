@@ -4,11 +4,13 @@
 // row blocks over the threads; the broadcasting ops (EXPAND, WHERE, the
 // comparisons) walk contiguous runs of the output over the threads; the
 // others run their reference kernels (kernels/ref/tensor.h).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "inference/backend/cpu/kernels/ref/softmax.h"
 #include "inference/backend/cpu/kernels/ref/tensor.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
 #include "inference/ir/ops/tensor_ops.h"
@@ -47,7 +49,7 @@ class BatchMatMulOp : public CpuOp {
     p_.k = x[x.size() - (a->adj_x ? 2 : 1)];
     // Batch strides in matrices, 0 where an operand broadcasts.
     const int xb = static_cast<int>(x.size()) - 2, wb = static_cast<int>(w.size()) - 2;
-    long long xs = 1, ws = 1;
+    long long xs = 1, ws = 1;  // ws: the right operand's matrix count
     for (int d = batch_rank - 1; d >= 0; --d) {
       p_.batch_dims[d] = y[d];
       p_.batches *= y[d];
@@ -60,8 +62,28 @@ class BatchMatMulOp : public CpuOp {
     }
     gemm_ = kernels().widest_gemm();
     scratch_floats_ = 0;
+    const TensorBinding& right = *args_.inputs[1];
+    const_b_ = gemm_ != nullptr && right.constant && right.dtype == DataType::kFloat32;
+    packed_b_.clear();
+    if (const_b_) {
+      // A constant right operand: each of its matrices transposed and packed
+      // once here, not at every run.
+      const size_t panel = gemm_->packed_floats(p_.n, p_.k), kn = static_cast<size_t>(p_.k) * p_.n;
+      packed_b_.resize(panel * static_cast<size_t>(ws));
+      std::vector<float> nk(kn);
+      const float* w = static_cast<const float*>(right.host());
+      for (long long j = 0; j < ws; ++j) {
+        const float* wj = w + j * kn;
+        if (!p_.adj_y) {  // [k, n] -> [n, k]
+          for (int t = 0; t < p_.k; ++t)
+            for (int c = 0; c < p_.n; ++c) nk[static_cast<size_t>(c) * p_.k + t] = wj[static_cast<size_t>(t) * p_.n + c];
+          wj = nk.data();
+        }
+        gemm_->pack(wj, p_.n, p_.k, packed_b_.data() + panel * j);
+      }
+    }
     if (gemm_) {
-      per_task_ = gemm_->packed_floats(p_.n, p_.k) + static_cast<size_t>(p_.n) * p_.k +
+      per_task_ = (const_b_ ? 0 : gemm_->packed_floats(p_.n, p_.k) + static_cast<size_t>(p_.n) * p_.k) +
                   (p_.adj_x ? static_cast<size_t>(p_.m) * p_.k : 0);
       scratch_floats_ = per_task_ * threads();
     }
@@ -81,8 +103,9 @@ class BatchMatMulOp : public CpuOp {
       auto task = [&](int t, int thread) {
         float* packed = Scratch() + per_task_ * thread;
         for (long long batch = batches * t / threads(); batch < batches * (t + 1) / threads(); ++batch) {
-          const float* lhs = PackBatch(a, b, batch, packed);
-          Rows(lhs, packed, c + batch * p_.m * p_.n, 0, p_.m);
+          const float* panel = nullptr;
+          const float* lhs = PackBatch(a, b, batch, packed, &panel);
+          Rows(lhs, panel, c + batch * p_.m * p_.n, 0, p_.m);
         }
       };
       ParallelFor(threads(), task);
@@ -91,32 +114,41 @@ class BatchMatMulOp : public CpuOp {
     // Few large batches: pack each on the calling thread, rows over the threads.
     for (long long batch = 0; batch < batches; ++batch) {
       float* packed = Scratch();
-      const float* lhs = PackBatch(a, b, batch, packed);
+      const float* panel = nullptr;
+      const float* lhs = PackBatch(a, b, batch, packed, &panel);
       float* out = c + batch * p_.m * p_.n;
       const int blocks = threads() * 2;
-      auto rows = [&](int t, int) { Rows(lhs, packed, out, p_.m * t / blocks, p_.m * (t + 1) / blocks); };
+      auto rows = [&](int t, int) { Rows(lhs, panel, out, p_.m * t / blocks, p_.m * (t + 1) / blocks); };
       ParallelFor(blocks, rows);
     }
   }
 
  private:
   // Packs batch `batch`'s right operand into `packed` (followed by the
-  // scratch of its transpose and, with adj_x, the left operand's); returns
+  // scratch of its transpose and, with adj_x, the left operand's), or finds
+  // it packed in Prepare (a constant); *panel is the packed operand. Returns
   // the left operand as [m, k] rows.
-  const float* PackBatch(const float* a, const float* b, long long batch, float* packed) const {
+  const float* PackBatch(const float* a, const float* b, long long batch, float* packed,
+                         const float** panel) const {
     long long ao, bo;
     BatchMatMulOffsets(p_, batch, &ao, &bo);
     const int m = p_.m, n = p_.n, k = p_.k;
-    float* wt = packed + gemm_->packed_floats(n, k);
-    const float* w = b + bo;
-    if (!p_.adj_y) {  // [k, n] -> [n, k]
-      for (int t = 0; t < k; ++t)
-        for (int j = 0; j < n; ++j) wt[static_cast<size_t>(j) * k + t] = w[static_cast<size_t>(t) * n + j];
-      w = wt;
+    float* at = packed;  // the constant's case: only the left operand's transpose
+    if (const_b_) {
+      *panel = packed_b_.data() + gemm_->packed_floats(n, k) * static_cast<size_t>(bo / (static_cast<long long>(k) * n));
+    } else {
+      float* wt = packed + gemm_->packed_floats(n, k);
+      const float* w = b + bo;
+      if (!p_.adj_y) {  // [k, n] -> [n, k]
+        for (int t = 0; t < k; ++t)
+          for (int j = 0; j < n; ++j) wt[static_cast<size_t>(j) * k + t] = w[static_cast<size_t>(t) * n + j];
+        w = wt;
+      }
+      gemm_->pack(w, n, k, packed);
+      *panel = packed;
+      at = wt + static_cast<size_t>(n) * k;
     }
-    gemm_->pack(w, n, k, packed);
     if (!p_.adj_x) return a + ao;
-    float* at = wt + static_cast<size_t>(n) * k;
     const float* x = a + ao;
     for (int t = 0; t < k; ++t)
       for (int i = 0; i < m; ++i) at[static_cast<size_t>(i) * k + t] = x[static_cast<size_t>(t) * m + i];
@@ -131,6 +163,142 @@ class BatchMatMulOp : public CpuOp {
   BatchMatMulParams p_;
   const GemmKernels* gemm_ = nullptr;
   size_t per_task_ = 0, scratch_floats_ = 0;
+  bool const_b_ = false;
+  std::vector<float> packed_b_;  // a constant right operand's panels, packed in Prepare
+};
+
+// ATTENTION: per batch (a head of a window or image), K packed for the
+// GEMM once, V transposed and packed once, then per block of kRowBlock query
+// rows the scores Q K^T into a scratch of kRowBlock x N, scaled, biased and
+// softmaxed in place, and multiplied by V straight into the output: the
+// whole [M, N] score matrix is never written out. Batches over the threads
+// (each thread its own packed K, V and score block); with fewer batches than
+// threads, each batch is packed on the calling thread and its row blocks run
+// over the threads. All scratch is sized in Prepare.
+class AttentionOp : public CpuOp {
+ public:
+  static constexpr int kRowBlock = 64;
+  using CpuOp::CpuOp;
+  std::string name() const override { return gemm_ ? std::string("attention_gemm_") + gemm_->name : "attention_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(args_.inputs.size()));
+    RILL_INF_ASSIGN_OR_RETURN(const ir::AttentionAttrs* a, TypedAttrsOf<ir::AttentionAttrs>(args_));
+    const Shape& q = InShape(0);
+    const Shape& k = InShape(1);
+    const Shape& v = InShape(2);
+    const int rank = static_cast<int>(q.size());
+    const int batch_rank = rank - 2;
+    if (batch_rank > AttentionParams::kMaxBatchRank) return Error("more than 6 batch dims");
+    p_ = AttentionParams{};
+    p_.batch_rank = batch_rank;
+    p_.m = q[rank - 2];
+    p_.d = q[rank - 1];
+    p_.k_transposed = a->k_transposed;
+    p_.n = a->k_transposed ? k[rank - 1] : k[rank - 2];
+    p_.dv = v[rank - 1];
+    p_.scale = a->scale;
+    p_.has_bias = HasInput(3);
+    const Shape* bias = p_.has_bias ? &InShape(3) : nullptr;
+    if (bias != nullptr) p_.bias_rows = (*bias)[bias->size() - 2];
+    long long bs = 1;
+    for (int d = batch_rank - 1; d >= 0; --d) {
+      p_.batch_dims[d] = q[d];
+      p_.batches *= q[d];
+      if (bias != nullptr) {
+        const int bd = d - (rank - static_cast<int>(bias->size()));
+        const int dim = bd >= 0 ? (*bias)[bd] : 1;
+        p_.bias_strides[d] = dim == 1 ? 0 : bs;
+        bs *= dim;
+      }
+    }
+    gemm_ = args_.algorithm == AlgorithmPolicy::kReference ? nullptr : kernels().widest_gemm();
+    scratch_floats_ = 0;
+    if (gemm_) {
+      const size_t n = p_.n, d = p_.d, dv = p_.dv;
+      packed_k_ = gemm_->packed_floats(p_.n, p_.d);
+      packed_v_ = gemm_->packed_floats(p_.dv, p_.n);
+      per_task_ = packed_k_ + packed_v_ + std::max(n * d, n * dv) + static_cast<size_t>(kRowBlock) * n;
+      scratch_floats_ = per_task_ * threads();
+    }
+    return Status::Ok();
+  }
+  size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
+  void Compute() override {
+    const float* bias = p_.has_bias ? In(3) : nullptr;
+    if (!gemm_) {
+      AttentionRef(p_, In(0), In(1), In(2), bias, Out(), 0, p_.batches);
+      return;
+    }
+    const long long batches = p_.batches;
+    const int blocks = (p_.m + kRowBlock - 1) / kRowBlock;
+    if (batches >= threads() || blocks < 2) {
+      auto task = [&](int t, int thread) {
+        float* scratch = Scratch() + per_task_ * thread;
+        for (long long b = batches * t / threads(); b < batches * (t + 1) / threads(); ++b) {
+          Pack(b, scratch);
+          for (int r = 0; r < p_.m; r += kRowBlock) Rows(b, scratch, scratch, r, std::min(p_.m, r + kRowBlock));
+        }
+      };
+      ParallelFor(threads(), task);
+      return;
+    }
+    for (long long b = 0; b < batches; ++b) {
+      Pack(b, Scratch());
+      auto rows = [&](int t, int thread) {
+        const int r = t * kRowBlock;
+        Rows(b, Scratch(), Scratch() + per_task_ * thread, r, std::min(p_.m, r + kRowBlock));
+      };
+      ParallelFor(blocks, rows);
+    }
+  }
+
+ private:
+  // Packs batch b's K ([n, d] rows) and V^T ([dv, n] rows) into `scratch`.
+  void Pack(long long b, float* scratch) const {
+    const int n = p_.n, d = p_.d, dv = p_.dv;
+    float* tmp = scratch + packed_k_ + packed_v_;
+    const float* k = In(1) + b * static_cast<long long>(n) * d;
+    if (p_.k_transposed) {  // [d, n] -> [n, d]
+      for (int t = 0; t < d; ++t)
+        for (int j = 0; j < n; ++j) tmp[static_cast<size_t>(j) * d + t] = k[static_cast<size_t>(t) * n + j];
+      k = tmp;
+    }
+    gemm_->pack(k, n, d, scratch);
+    const float* v = In(2) + b * static_cast<long long>(n) * dv;
+    for (int j = 0; j < n; ++j)
+      for (int c = 0; c < dv; ++c) tmp[static_cast<size_t>(c) * n + j] = v[static_cast<size_t>(j) * dv + c];
+    gemm_->pack(tmp, dv, n, scratch + packed_k_);
+  }
+  // Query rows [r0, r1) of batch b with the packed operands in `packed` and
+  // the score block in `own`'s scratch.
+  void Rows(long long b, const float* packed, float* own, int r0, int r1) const {
+    const int n = p_.n, rows = r1 - r0;
+    float* s = own + packed_k_ + packed_v_ + std::max(static_cast<size_t>(n) * p_.d, static_cast<size_t>(n) * p_.dv);
+    const float* q = In(0) + (b * p_.m + r0) * static_cast<long long>(p_.d);
+    gemm_->gemm(rows, n, p_.d, q, p_.d, packed, nullptr, FusedActivation::kNone, s, n);
+    const float* bias = p_.has_bias ? In(3) + AttentionBiasOffset(p_, b) : nullptr;
+    const float scale = p_.scale;
+    for (int i = 0; i < rows; ++i) {
+      float* si = s + static_cast<size_t>(i) * n;
+      if (bias != nullptr) {
+        const float* bi = p_.bias_rows == 1 ? bias : bias + static_cast<size_t>(r0 + i) * n;
+        for (int j = 0; j < n; ++j) si[j] = si[j] * scale + bi[j];
+      } else if (scale != 1.0f) {
+        for (int j = 0; j < n; ++j) si[j] *= scale;
+      }
+    }
+    if (kernels().transcendental.softmax != nullptr) {
+      kernels().transcendental.softmax(rows, n, 1, s, s, 0, rows);
+    } else {
+      SoftmaxRef(rows, n, 1, s, s);
+    }
+    gemm_->gemm(rows, p_.dv, n, s, n, packed + packed_k_, nullptr, FusedActivation::kNone,
+                Out() + (b * p_.m + r0) * static_cast<long long>(p_.dv), p_.dv);
+  }
+
+  AttentionParams p_;
+  const GemmKernels* gemm_ = nullptr;
+  size_t packed_k_ = 0, packed_v_ = 0, per_task_ = 0, scratch_floats_ = 0;
 };
 
 // [outer, axis, inner] with the node's axis.
@@ -437,6 +605,7 @@ std::unique_ptr<Execution> Make(const CpuArgs& args) {
 
 const bool kRegistered = [] {
   RegisterCpuOp(ir::BatchMatMulOp(), Make<BatchMatMulOp>);
+  RegisterCpuOp(ir::AttentionOp(), Make<AttentionOp>);
   RegisterCpuOp(ir::GatherOp(), Make<GatherOp>);
   RegisterCpuOp(ir::ExpandOp(), Make<NaryOp>);
   RegisterCpuOp(ir::WhereOp(), Make<NaryOp>);

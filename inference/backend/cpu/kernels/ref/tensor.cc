@@ -61,6 +61,50 @@ void BatchMatMulRef(const BatchMatMulParams& p, const float* a, const float* b, 
   }
 }
 
+long long AttentionBiasOffset(const AttentionParams& p, long long batch) {
+  long long off = 0;
+  for (int d = p.batch_rank - 1; d >= 0; --d) {
+    off += (batch % p.batch_dims[d]) * p.bias_strides[d];
+    batch /= p.batch_dims[d];
+  }
+  return off * p.bias_rows * p.n;
+}
+
+void AttentionRef(const AttentionParams& p, const float* q, const float* k, const float* v, const float* bias,
+                  float* out, long long begin, long long end) {
+  const long long qs = static_cast<long long>(p.m) * p.d, ks = static_cast<long long>(p.n) * p.d,
+                  vs = static_cast<long long>(p.n) * p.dv, os = static_cast<long long>(p.m) * p.dv;
+  for (long long batch = begin; batch < end; ++batch) {
+    const float* qb = q + batch * qs;
+    const float* kb = k + batch * ks;
+    const float* vb = v + batch * vs;
+    const float* bb = p.has_bias ? bias + AttentionBiasOffset(p, batch) : nullptr;
+    for (int i = 0; i < p.m; ++i) {
+      const float* qi = qb + static_cast<long long>(i) * p.d;
+      const float* bi = bb != nullptr && p.bias_rows != 1 ? bb + static_cast<long long>(i) * p.n : bb;
+      auto score = [&](int j) {
+        float s = 0.0f;
+        for (int t = 0; t < p.d; ++t) {
+          s += qi[t] * (p.k_transposed ? kb[static_cast<long long>(t) * p.n + j] : kb[static_cast<long long>(j) * p.d + t]);
+        }
+        s *= p.scale;
+        return bi != nullptr ? s + bi[j] : s;
+      };
+      float mx = -INFINITY;
+      for (int j = 0; j < p.n; ++j) mx = std::max(mx, score(j));
+      float sum = 0.0f;
+      for (int j = 0; j < p.n; ++j) sum += std::exp(score(j) - mx);
+      float* oi = out + batch * os + static_cast<long long>(i) * p.dv;
+      for (int c = 0; c < p.dv; ++c) oi[c] = 0.0f;
+      for (int j = 0; j < p.n; ++j) {
+        const float w = std::exp(score(j) - mx) / sum;
+        const float* vj = vb + static_cast<long long>(j) * p.dv;
+        for (int c = 0; c < p.dv; ++c) oi[c] += w * vj[c];
+      }
+    }
+  }
+}
+
 void GatherRef(long long outer, int axis, long long inner, const std::vector<int64_t>& indices, const float* x,
                float* y) {
   const long long count = static_cast<long long>(indices.size());

@@ -84,6 +84,28 @@ void BatchMatMulOffsets(const BatchMatMulParams& p, long long batch, long long* 
 void BatchMatMulRef(const BatchMatMulParams& p, const float* a, const float* b, float* c, long long begin,
                     long long end);
 
+// ATTENTION (ir/ops/tensor_ops.h): batches of q [m, d], k [n, d] (or [d, n]
+// with k_transposed), v [n, dv], the bias [bias_rows, n] at its batch
+// offset (bias_rows 1: one row for every query), out [m, dv].
+struct AttentionParams {
+  static constexpr int kMaxBatchRank = 6;
+  int batch_rank = 0;
+  int batch_dims[kMaxBatchRank] = {};
+  long long bias_strides[kMaxBatchRank] = {};  // in bias matrices; 0 where it broadcasts
+  long long batches = 1;
+  int m = 0, n = 0, d = 0, dv = 0;
+  bool k_transposed = false;
+  float scale = 1.0f;
+  bool has_bias = false;
+  int bias_rows = 1;
+};
+// The bias's offset (in elements) for batch `batch`.
+long long AttentionBiasOffset(const AttentionParams& p, long long batch);
+// Batches [begin, end), each query row in three passes over the keys (max,
+// sum of exponentials, weighted sum of v), nothing stored but `out`.
+void AttentionRef(const AttentionParams& p, const float* q, const float* k, const float* v, const float* bias,
+                  float* out, long long begin, long long end);
+
 // data viewed as [outer, axis, inner]; indices already non-negative.
 void GatherRef(long long outer, int axis, long long inner, const std::vector<int64_t>& indices, const float* x,
                float* y);

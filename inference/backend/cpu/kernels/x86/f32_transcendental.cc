@@ -77,6 +77,66 @@ __attribute__((target("avx512f"))) void TanhInPlaceAvx512(float* x, long long n)
   }
 }
 
+// ---- GELU ------------------------------------------------------------------
+
+namespace {
+
+// erf(x) for x clamped to [-4, 4]: x P(x^2) / Q(x^2) (math_loops.cc's FastErf).
+constexpr float kErfP[7] = {-2.72614225801306e-10f, 2.77068142495902e-08f, -2.10102402082508e-06f,
+                            -5.69250639462346e-05f, -7.34990630326855e-04f, -2.95459980854025e-03f,
+                            -1.60960333262415e-02f};
+constexpr float kErfQ[5] = {-1.45660718464996e-05f, -2.13374055278905e-04f, -1.68282697438203e-03f,
+                            -7.37332916720468e-03f, -1.42647390514189e-02f};
+
+__attribute__((always_inline, target("avx2,fma"))) inline __m256 Gelu8(__m256 in) {
+  const __m256 t = _mm256_mul_ps(in, _mm256_set1_ps(0.70710678118654752f));
+  const __m256 x = _mm256_min_ps(_mm256_set1_ps(4.0f), _mm256_max_ps(_mm256_set1_ps(-4.0f), t));
+  const __m256 x2 = _mm256_mul_ps(x, x);
+  __m256 p = _mm256_set1_ps(kErfP[0]);
+  for (int i = 1; i < 7; ++i) p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(kErfP[i]));
+  __m256 q = _mm256_set1_ps(kErfQ[0]);
+  for (int i = 1; i < 5; ++i) q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(kErfQ[i]));
+  const __m256 erf = _mm256_div_ps(_mm256_mul_ps(x, p), q);
+  const __m256 half_x = _mm256_mul_ps(in, _mm256_set1_ps(0.5f));
+  const __m256 y = _mm256_fmadd_ps(half_x, erf, half_x);
+  // NaN in, NaN out (min/max above would have clamped it).
+  return _mm256_blendv_ps(y, in, _mm256_cmp_ps(in, in, _CMP_UNORD_Q));
+}
+
+__attribute__((always_inline, target("avx512f"))) inline __m512 Gelu16(__m512 in) {
+  const __m512 t = _mm512_mul_ps(in, _mm512_set1_ps(0.70710678118654752f));
+  const __m512 x = _mm512_min_ps(_mm512_set1_ps(4.0f), _mm512_max_ps(_mm512_set1_ps(-4.0f), t));
+  const __m512 x2 = _mm512_mul_ps(x, x);
+  __m512 p = _mm512_set1_ps(kErfP[0]);
+  for (int i = 1; i < 7; ++i) p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(kErfP[i]));
+  __m512 q = _mm512_set1_ps(kErfQ[0]);
+  for (int i = 1; i < 5; ++i) q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(kErfQ[i]));
+  const __m512 erf = _mm512_div_ps(_mm512_mul_ps(x, p), q);
+  const __m512 half_x = _mm512_mul_ps(in, _mm512_set1_ps(0.5f));
+  const __m512 y = _mm512_fmadd_ps(half_x, erf, half_x);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(in, in, _CMP_UNORD_Q), y, in);
+}
+
+}  // namespace
+
+__attribute__((target("avx2,fma"))) void GeluAvx2(long long n, const float* in, float* out) {
+  long long i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, Gelu8(_mm256_loadu_ps(in + i)));
+  if (i < n) {
+    const __m256i m = vmath::TailMask(static_cast<int>(n - i));
+    _mm256_maskstore_ps(out + i, m, Gelu8(_mm256_maskload_ps(in + i, m)));
+  }
+}
+
+__attribute__((target("avx512f"))) void GeluAvx512(long long n, const float* in, float* out) {
+  long long i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, Gelu16(_mm512_loadu_ps(in + i)));
+  if (i < n) {
+    const __mmask16 m = simd::LaneMask(static_cast<int>(n - i));
+    _mm512_mask_storeu_ps(out + i, m, Gelu16(_mm512_maskz_loadu_ps(m, in + i)));
+  }
+}
+
 // ---- SOFTMAX --------------------------------------------------------------
 namespace {
 

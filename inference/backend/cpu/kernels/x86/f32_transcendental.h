@@ -23,6 +23,12 @@ void SiluAvx512(long long n, const float* in, float* out);
 void TanhInPlaceAvx2(float* x, long long n);
 void TanhInPlaceAvx512(float* x, long long n);
 
+// GELU, erf form: out[i] = 0.5 x (1 + erf(x / sqrt(2))), in == out allowed,
+// with the rational erf of math_loops.cc's FastErf (the same coefficients,
+// evaluated with FMA: within a few ulp of the scalar loop). NaN stays NaN.
+void GeluAvx2(long long n, const float* in, float* out);
+void GeluAvx512(long long n, const float* in, float* out);
+
 // SOFTMAX along the middle axis of a tensor viewed as [outer, axis_size,
 // inner] (SoftmaxRef's view), for the softmax vectors [begin, end) of the
 // outer * inner (vector j = o * inner + i reads in[(o * axis_size + a) *

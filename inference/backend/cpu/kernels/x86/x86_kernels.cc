@@ -208,6 +208,7 @@ CpuKernels KernelTable(const CpuFeatures& f) {
   k.transcendental.logistic = avx512 ? LogisticAvx512 : LogisticAvx2;
   k.transcendental.silu = avx512 ? SiluAvx512 : SiluAvx2;
   k.transcendental.tanh_in_place = avx512 ? TanhInPlaceAvx512 : TanhInPlaceAvx2;
+  k.transcendental.gelu = avx512 ? GeluAvx512 : GeluAvx2;
   k.transcendental.softmax = avx512 ? SoftmaxAvx512 : SoftmaxAvx2;
   k.pool.isa = "avx2";
   k.pool.max_rows = MaxPool2DAvx2Rows;
