@@ -52,8 +52,9 @@ testing::GpuBackendUnderTest Vulkan() {
            {{{"vulkan.compute_units", "132"}, {"vulkan.tile", "32x32"}}, " (tile 32x32, split K)"},
            {{{"vulkan.tile", "32x64"}}, " (tile 32x64)"},
            {{{"vulkan.compute_units", "132"}, {"vulkan.tile", "64x32"}}, " (tile 64x32, split K)"},
-           // DEPTHWISE_BLOCK's depthwise as a dispatch of its own.
-           {{{"vulkan.fuse_depthwise", "false"}, {"vulkan.compute_units", "132"}}, " (depthwise unfused, split K)"}}};
+           // DEPTHWISE_BLOCK's depthwise fused into its project GEMM (off by
+           // default: slower on the H200).
+           {{{"vulkan.fuse_depthwise", "true"}, {"vulkan.compute_units", "132"}}, " (depthwise fused, split K)"}}};
 }
 
 // Every layer on Vulkan unless a test places it.
@@ -69,11 +70,12 @@ TEST_F(VulkanTest, DepthwiseAndTransposedConvolutions) { CheckDepthwiseAndTransp
 
 TEST_F(VulkanTest, FullyConnectedAndDepthwiseBlock) { CheckFullyConnectedAndDepthwiseBlock(); }
 
-// DEPTHWISE_BLOCK with its depthwise fused into the project GEMM
-// (conv_gemm DW = 1, the default): a block of 264 channels (K splits over
-// two work groups), batch 2, with a residual, under every op
-// variant (one unfused) against the reference kernels, and in fp16 storage
-// and arithmetic within 1e-2 of the range; one layer, "depthwise_block_fused".
+// DEPTHWISE_BLOCK, its depthwise as a dispatch of its own (the default) and
+// fused into the project GEMM (conv_gemm DW = 1, vulkan.fuse_depthwise):
+// a block of 264 channels (K splits over two work groups), batch 2, with a
+// residual, under every op variant (one fused) against the reference
+// kernels, and fused in fp16 storage and arithmetic within 1e-2 of the
+// range; one layer, "depthwise_block_fused".
 TEST_F(VulkanTest, FusedDepthwiseBlock) {
   OneOp op;
   const int x = op.Input({2, 7, 6, 24});
@@ -99,6 +101,7 @@ TEST_F(VulkanTest, FusedDepthwiseBlock) {
   for (const bool arithmetic : {false, true}) {
     SessionConfig config = VulkanConfig(Precision::kFp16);
     config.backend_options["vulkan.fp16_arithmetic"] = arithmetic ? "true" : "false";
+    config.backend_options["vulkan.fuse_depthwise"] = "true";
     auto vk = Session::Create(model, config);
     ASSERT_TRUE(vk.ok()) << vk.status().ToString();
     ASSERT_EQ((*vk)->Layers().size(), 1u);
