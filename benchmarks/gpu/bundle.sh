@@ -7,7 +7,7 @@
 # Vulkan driver (libGLX_nvidia.so.0) links (the image has neither), the
 # MediaPipe models, and the PyTorch peer script (which exports the
 # torchvision models there).
-#   bazel build //inference/tools:rill_model
+#   bazel build //inference/tools:rill_model //tests/inference:vulkan_test //benchmarks/gpu:opencl_layout_bench
 #   benchmarks/gpu/bundle.sh gpubundle      (gpubundle/ is in .gitignore)
 #   then, on the GPU machine: gpubundle/run.sh
 set -euo pipefail
@@ -21,6 +21,12 @@ ldd "$out/rill_model" | awk '/=>/ {print $3}' | sort -u | while read -r lib; do 
 if [ -x bazel-bin/tests/inference/vulkan_test ]; then
   cp bazel-bin/tests/inference/vulkan_test "$out/"
   ldd bazel-bin/tests/inference/vulkan_test | awk '/=>/ {print $3}' | sort -u | while read -r lib; do cp -nL "$lib" "$out/lib/"; done
+fi
+# The OpenCL layout measurement, where built (bazel build
+# //benchmarks/gpu:opencl_layout_bench).
+if [ -x bazel-bin/benchmarks/gpu/opencl_layout_bench ]; then
+  cp bazel-bin/benchmarks/gpu/opencl_layout_bench "$out/"
+  ldd bazel-bin/benchmarks/gpu/opencl_layout_bench | awk '/=>/ {print $3}' | sort -u | while read -r lib; do cp -nL "$lib" "$out/lib/"; done
 fi
 cp -L /lib64/ld-linux-x86-64.so.2 "$out/lib/"
 cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 "$out/lib/"

@@ -112,6 +112,11 @@ for m in resnet18.onnx mobilenet_v2.onnx; do
   echo "per-layer, $m on OpenCL (ms, slowest 8):"
   rill bench $W/models/$m --backend=opencl --runs=20 --profile 2>&1 | tail -n +2 | sort -k4 -n -r | head -8
 done
+# The OpenCL layout measurement: the backend's NHWC buffer kernels against
+# NC4HW4 buffers and RGBA images (GPU time per launch).
+if [ -x "$D/opencl_layout_bench" ]; then
+  $W/lib/ld-linux-x86-64.so.2 --library-path "$LIBS" "$D/opencl_layout_bench" --runs=$RUNS | tee $OUT_DIR/opencl_layout.md
+fi
 # Which kernels ran (fp16 shows _cl_f16 where the device has cl_khr_fp16).
 rill info $W/models/face_detection_short_range.tflite --backend=opencl --precision=fp16 2>&1 | sed -n '8,9p'
 rill info $W/models/resnet18.onnx --backend=opencl 2>&1 | grep -c "_cl" | sed 's/^/resnet18 layers on OpenCL: /' 
