@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
+#include "inference/backend/cpu/kernels/x86/f32_dwconv2d_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_simd.h"
 #include "inference/backend/cpu/kernels/x86/f32_transcendental.h"
 
@@ -269,6 +270,7 @@ __attribute__((target("avx512f"))) void DwRows512(const ConvParams& p, const flo
 using DwRowsFn = void (*)(const ConvParams&, const float*, const float*, const float*, float*, int, int);
 
 DwRowsFn PickDwRows512(const ConvParams& p) {
+  if (DepthwiseConv2DRowTapsTakes(p)) return DepthwiseConv2DRowTapsAvx512;  // 7x7: f32_dwconv2d_avx512.cc
   if (p.dilation_h != 1 || p.dilation_w != 1 || p.kernel_h != p.kernel_w || p.stride_h != p.stride_w) return nullptr;
   if (p.depth_multiplier != 1) return nullptr;
   if (p.kernel_h == 3 && p.stride_h == 1) return DwRows512<3, 1>;
@@ -282,6 +284,11 @@ DwRowsFn PickDwRows512(const ConvParams& p) {
 
 bool DepthwiseConv2DHasAvx512Rows(const ConvParams& p) {
   return GetCpuFeatures().avx512f && PickDwRows512(p) != nullptr;
+}
+
+const char* DepthwiseConv2DIsa(const ConvParams& p) {
+  if (!GetCpuFeatures().avx512f) return "avx2";
+  return DepthwiseConv2DRowTapsTakes(p) ? "avx512_rowtaps" : "avx2";
 }
 
 void DepthwiseConv2DAvx2(const ConvParams& p, const float* input, const float* filter, const float* bias,
