@@ -110,38 +110,36 @@ __attribute__((target("avx512f"))) void RowTapsRows(const ConvParams& p, const f
     // [ky_begin, ky_end) are read).
     const float* in_row0 = in_n + static_cast<long long>(iy0) * p.in_w * cs;
     float* out_row = out_n + static_cast<long long>(oy) * out_stride;
-    // Walks [from, to) in blocks of P, then 8, 4, 2, 1 pixels.
-    auto walk = [&](int from, int to, auto check) {
-      constexpr bool kCheck = decltype(check)::value;
-      int ox = from;
-      for (; ox + P <= to; ox += P) {
-        RowTapsSpan<K, S, P, kCheck>(p, in_row0, filter, bias, ky_begin, ky_end, clamp, lo_s, hi_s, out_row, ox);
+    // N pixels from column ox; a block whose windows all lie inside the
+    // input horizontally skips the column checks. (Only scalars cross these
+    // calls: see RowTapsSpan.)
+    auto span = [&](auto n, int ox) {
+      constexpr int N = decltype(n)::value;
+      if (ox >= ox_lo && ox + N <= ox_hi) {
+        RowTapsSpan<K, S, N, false>(p, in_row0, filter, bias, ky_begin, ky_end, clamp, lo_s, hi_s, out_row, ox);
+      } else {
+        RowTapsSpan<K, S, N, true>(p, in_row0, filter, bias, ky_begin, ky_end, clamp, lo_s, hi_s, out_row, ox);
       }
-      if constexpr (P > 8) {
-        if (ox + 8 <= to) {
-          RowTapsSpan<K, S, 8, kCheck>(p, in_row0, filter, bias, ky_begin, ky_end, clamp, lo_s, hi_s, out_row, ox);
-          ox += 8;
-        }
-      }
-      if (ox + 4 <= to) {
-        RowTapsSpan<K, S, 4, kCheck>(p, in_row0, filter, bias, ky_begin, ky_end, clamp, lo_s, hi_s, out_row, ox);
-        ox += 4;
-      }
-      if (ox + 2 <= to) {
-        RowTapsSpan<K, S, 2, kCheck>(p, in_row0, filter, bias, ky_begin, ky_end, clamp, lo_s, hi_s, out_row, ox);
-        ox += 2;
-      }
-      if (ox < to) RowTapsSpan<K, S, 1, kCheck>(p, in_row0, filter, bias, ky_begin, ky_end, clamp, lo_s, hi_s, out_row, ox);
     };
-    if (p.out_w <= 8 || ox_hi - ox_lo < 4) {
-      // Small maps (7x7 with pad 3 has one interior column): the whole row
-      // in checked blocks.
-      walk(0, p.out_w, std::true_type{});
-    } else {
-      walk(0, ox_lo, std::true_type{});
-      walk(ox_lo, ox_hi, std::false_type{});
-      walk(ox_hi, p.out_w, std::true_type{});
+    // The whole row in blocks of P, then 8, 4, 2, 1 pixels: few, wide blocks
+    // (the taps are loaded once per block and filter row), borders included.
+    int ox = 0;
+    for (; ox + P <= p.out_w; ox += P) span(std::integral_constant<int, P>{}, ox);
+    if constexpr (P > 8) {
+      if (ox + 8 <= p.out_w) {
+        span(std::integral_constant<int, 8>{}, ox);
+        ox += 8;
+      }
     }
+    if (ox + 4 <= p.out_w) {
+      span(std::integral_constant<int, 4>{}, ox);
+      ox += 4;
+    }
+    if (ox + 2 <= p.out_w) {
+      span(std::integral_constant<int, 2>{}, ox);
+      ox += 2;
+    }
+    if (ox < p.out_w) span(std::integral_constant<int, 1>{}, ox);
   }
 }
 
