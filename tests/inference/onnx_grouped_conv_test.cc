@@ -101,10 +101,11 @@ void ExpectSameAsOrt(const ConvCase& cc, int index) {
           << cc.Describe();
     }
 #if defined(__x86_64__)
-    // Depthwise 7x7 at stride 1 or 2 runs the AVX-512 row-taps kernel where
-    // the CPU has AVX-512F (one channel is a plain conv to the importer).
+    // Depthwise 5x5 and 7x7 at stride 1 or 2 run the AVX-512 row-taps
+    // kernel where the CPU has AVX-512F (one channel is a plain conv to the
+    // importer).
     if (config.algorithm == AlgorithmPolicy::kAuto && cc.op == "Conv" && cc.c == cc.group && cc.c > 1 &&
-        cc.out_c == cc.c && cc.k == 7 && __builtin_cpu_supports("avx512f")) {
+        cc.out_c == cc.c && (cc.k == 5 || cc.k == 7) && __builtin_cpu_supports("avx512f")) {
       EXPECT_EQ(conv->kernel, "depthwise_conv2d_avx512_rowtaps") << cc.Describe();
     }
 #endif
@@ -174,9 +175,10 @@ TEST(OnnxGroupedConvTest, ConvMatchesOnnxRuntime) {
   for (const ConvCase& cc : cases) ExpectSameAsOrt(cc, index++);
 }
 
-// ConvNeXt's 7x7 depthwise convs (group == C == M) on odd maps: the x86
-// AVX-512 row-taps kernel's pixel blocks, padded borders and channel tails,
-// strides 1 and 2, asymmetric pads, batch 2, at 1 and 2 threads.
+// ConvNeXt's 7x7 and BlazePalm's 5x5 depthwise convs (group == C == M) on
+// odd maps: the x86 AVX-512 row-taps kernel's pixel blocks, padded borders
+// and channel tails, strides 1 and 2, asymmetric pads, batch 2, at 1 and 2
+// threads.
 TEST(OnnxGroupedConvTest, LargeWindowDepthwiseMatchesOnnxRuntime) {
   RILL_SKIP_IF_NO_ORT();
   std::vector<ConvCase> cases;
@@ -201,6 +203,13 @@ TEST(OnnxGroupedConvTest, LargeWindowDepthwiseMatchesOnnxRuntime) {
   last.h = last.w = 7;
   last.bias = false;
   cases.push_back(last);
+  ConvCase five = strided;  // 5x5, 33 channels, stride 2, pads top 2 left 1 bottom 1 right 2
+  five.c = five.out_c = five.group = 33;
+  five.k = 5;
+  five.h = 19;
+  five.w = 21;
+  five.pads = {2, 1, 1, 2};
+  cases.push_back(five);
   ConvCase one = convnext;  // one channel, no padding
   one.c = one.out_c = one.group = 1;
   one.pads = {0, 0, 0, 0};

@@ -146,12 +146,17 @@ __attribute__((target("avx512f"))) void RowTapsRows(const ConvParams& p, const f
 }  // namespace
 
 bool DepthwiseConv2DRowTapsTakes(const ConvParams& p) {
-  return p.kernel_h == 7 && p.kernel_w == 7 && p.dilation_h == 1 && p.dilation_w == 1 && p.stride_h == p.stride_w &&
+  return (p.kernel_h == 5 || p.kernel_h == 7) && p.kernel_w == p.kernel_h && p.dilation_h == 1 && p.dilation_w == 1 && p.stride_h == p.stride_w &&
          (p.stride_h == 1 || p.stride_h == 2) && p.depth_multiplier == 1;
 }
 
 void DepthwiseConv2DRowTapsAvx512(const ConvParams& p, const float* in_n, const float* filter, const float* bias,
                                   float* out_n, int oy_begin, int oy_end) {
+  if (p.kernel_h == 5) {
+    if (p.stride_h == 1) RowTapsRows<5, 1>(p, in_n, filter, bias, out_n, oy_begin, oy_end);
+    else RowTapsRows<5, 2>(p, in_n, filter, bias, out_n, oy_begin, oy_end);
+    return;
+  }
   if (p.stride_h == 1) RowTapsRows<7, 1>(p, in_n, filter, bias, out_n, oy_begin, oy_end);
   else RowTapsRows<7, 2>(p, in_n, filter, bias, out_n, oy_begin, oy_end);
 }

@@ -1,10 +1,11 @@
-// Depthwise 2-D convolution for x86 with AVX-512, large windows (7x7),
+// Depthwise 2-D convolution for x86 with AVX-512, large windows (5x5, 7x7),
 // stride 1 or 2, dilation 1, depth multiplier 1, NHWC. The 49 taps of a 7x7
 // window do not fit the 32 zmm registers next to the accumulators, so the
-// kernel walks the window one filter row at a time: that row's 7 taps in
-// registers, P output pixels along W (one accumulator each, 16 channels per
-// zmm), every input column of the row loaded once for all the taps that read
-// it. Borders (padding) run the same blocks with the missing rows and
+// kernel walks the window one filter row at a time: that row's K taps in
+// registers, P output pixels along W (P = 16 at stride 1, 8 at stride 2; one
+// accumulator each, 16 channels per zmm), every input column of the row
+// loaded once for all the taps that read it: per filter row of a 16-pixel
+// block, K + 15 + K loads for 16 K FMAs. Borders (padding) run the same blocks with the missing rows and
 // columns skipped; channel tails use masked loads and stores.
 #ifndef RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_DWCONV2D_AVX512_H_
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_X86_F32_DWCONV2D_AVX512_H_
@@ -13,8 +14,8 @@
 
 namespace rill::inference::cpu::x86 {
 
-// Whether DepthwiseConv2DRowTapsAvx512 takes `p` (7x7 window, stride 1 or 2
-// in both directions, dilation 1, depth multiplier 1); says nothing of the
+// Whether DepthwiseConv2DRowTapsAvx512 takes `p` (5x5 or 7x7 window, stride
+// 1 or 2 in both directions, dilation 1, depth multiplier 1); says nothing of the
 // CPU.
 bool DepthwiseConv2DRowTapsTakes(const ConvParams& p);
 
