@@ -31,7 +31,9 @@ __attribute__((target("avx512f"), always_inline)) inline void RowTapsBlock(
     __m512 f[K];
     const float* fr = filter + static_cast<long long>(ky) * K * cs;
 #pragma GCC unroll 7
-    for (int kx = 0; kx < K; ++kx) f[kx] = kFull ? _mm512_loadu_ps(fr + kx * cs) : _mm512_maskz_loadu_ps(m, fr + kx * cs);
+    for (int kx = 0; kx < K; ++kx) {
+      f[kx] = kFull ? _mm512_loadu_ps(fr + kx * cs) : _mm512_maskz_loadu_ps(m, fr + kx * cs);
+    }
     // One pointer stepped by the channel stride; the empty asm keeps it in a
     // register and the step an add (see f32_dwconv2d_avx2.cc's DwBlock512).
     const float* col = in + ky * row_stride;
@@ -89,7 +91,7 @@ __attribute__((target("avx512f"))) void RowTapsSpan(const ConvParams& p, const f
 template <int K, int S>
 __attribute__((target("avx512f"))) void RowTapsRows(const ConvParams& p, const float* in_n, const float* filter,
                                                     const float* bias, float* out_n, int oy_begin, int oy_end) {
-  // Stride 1: 16 accumulators + 7 taps + 1 input column of 32 registers;
+  // Stride 1: 16 accumulators + K taps + 1 input column of 32 registers;
   // stride 2 reads two columns per pixel, so half the pixels.
   constexpr int P = S == 1 ? 16 : 8;
   const long long cs = p.out_c;
@@ -146,8 +148,8 @@ __attribute__((target("avx512f"))) void RowTapsRows(const ConvParams& p, const f
 }  // namespace
 
 bool DepthwiseConv2DRowTapsTakes(const ConvParams& p) {
-  return (p.kernel_h == 5 || p.kernel_h == 7) && p.kernel_w == p.kernel_h && p.dilation_h == 1 && p.dilation_w == 1 && p.stride_h == p.stride_w &&
-         (p.stride_h == 1 || p.stride_h == 2) && p.depth_multiplier == 1;
+  return (p.kernel_h == 5 || p.kernel_h == 7) && p.kernel_w == p.kernel_h && p.dilation_h == 1 && p.dilation_w == 1 &&
+         p.stride_h == p.stride_w && (p.stride_h == 1 || p.stride_h == 2) && p.depth_multiplier == 1;
 }
 
 void DepthwiseConv2DRowTapsAvx512(const ConvParams& p, const float* in_n, const float* filter, const float* bias,
