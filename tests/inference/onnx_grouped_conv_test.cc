@@ -100,6 +100,15 @@ void ExpectSameAsOrt(const ConvCase& cc, int index) {
       EXPECT_EQ(conv->macs, static_cast<int64_t>(cc.n) * cc.h * cc.w * cc.k * cc.k * cc.c * cc.out_c / cc.group)
           << cc.Describe();
     }
+#if defined(__x86_64__)
+    // Depthwise 5x5 and 7x7 at stride 1 or 2 run the AVX-512 row-taps
+    // kernel where the CPU has AVX-512F (one channel is a plain conv to the
+    // importer).
+    if (config.algorithm == AlgorithmPolicy::kAuto && cc.op == "Conv" && cc.c == cc.group && cc.c > 1 &&
+        cc.out_c == cc.c && (cc.k == 5 || cc.k == 7) && __builtin_cpu_supports("avx512f")) {
+      EXPECT_EQ(conv->kernel, "depthwise_conv2d_avx512_rowtaps") << cc.Describe();
+    }
+#endif
     if (config.algorithm == AlgorithmPolicy::kAuto && cc.op == "Conv" && cc.c != cc.group) {
       EXPECT_TRUE(conv->kernel.rfind("conv2d_", 0) == 0 && conv->kernel != "conv2d_ref")
           << cc.Describe() << ": " << conv->kernel;
@@ -163,6 +172,49 @@ TEST(OnnxGroupedConvTest, ConvMatchesOnnxRuntime) {
   resnext.h = resnext.w = 7;
   cases.push_back(resnext);
   int index = 0;
+  for (const ConvCase& cc : cases) ExpectSameAsOrt(cc, index++);
+}
+
+// ConvNeXt's 7x7 and BlazePalm's 5x5 depthwise convs (group == C == M) on
+// odd maps: the x86 AVX-512 row-taps kernel's pixel blocks, padded borders
+// and channel tails, strides 1 and 2, asymmetric pads, batch 2, at 1 and 2
+// threads.
+TEST(OnnxGroupedConvTest, LargeWindowDepthwiseMatchesOnnxRuntime) {
+  RILL_SKIP_IF_NO_ORT();
+  std::vector<ConvCase> cases;
+  ConvCase convnext;  // 17 channels, stride 1, pad 3, batch 2
+  convnext.n = 2;
+  convnext.c = convnext.out_c = convnext.group = 17;
+  convnext.h = 15;
+  convnext.w = 23;
+  convnext.k = 7;
+  convnext.pads = {3, 3, 3, 3};
+  cases.push_back(convnext);
+  ConvCase strided = convnext;  // 101 channels, stride 2, pads top 3 left 2 bottom 2 right 3
+  strided.n = 1;
+  strided.c = strided.out_c = strided.group = 101;
+  strided.h = strided.w = 16;
+  strided.strides = {2, 2};
+  strided.pads = {3, 2, 2, 3};
+  cases.push_back(strided);
+  ConvCase last = convnext;  // ConvNeXt's last stage's 7x7 map (one interior column), no bias
+  last.n = 1;
+  last.c = last.out_c = last.group = 48;
+  last.h = last.w = 7;
+  last.bias = false;
+  cases.push_back(last);
+  ConvCase five = strided;  // 5x5, 33 channels, stride 2, pads top 2 left 1 bottom 1 right 2
+  five.c = five.out_c = five.group = 33;
+  five.k = 5;
+  five.h = 19;
+  five.w = 21;
+  five.pads = {2, 1, 1, 2};
+  cases.push_back(five);
+  ConvCase one = convnext;  // one channel, no padding
+  one.c = one.out_c = one.group = 1;
+  one.pads = {0, 0, 0, 0};
+  cases.push_back(one);
+  int index = 50;
   for (const ConvCase& cc : cases) ExpectSameAsOrt(cc, index++);
 }
 

@@ -681,6 +681,77 @@ TEST_F(X86KernelsTest, DepthwiseWideRowsMatchReference) {
             x86::GetCpuFeatures().avx512f);
 }
 
+// 5x5 and 7x7 windows (ConvNeXt's depthwise convs are 7x7, BlazePalm's 5x5)
+// on the AVX-512 row-taps kernel:
+// odd sizes so its 16-, 8-, 4-, 2- and 1-pixel blocks, its checked border
+// blocks (pads 0 to 3, uneven) and its channel tails all run, every fused
+// activation, batch 2; row ranges split as two threads split them give the
+// same bits.
+TEST_F(X86KernelsTest, DepthwiseLargeWindowMatchesReference) {
+  const FusedActivation acts[] = {FusedActivation::kNone, FusedActivation::kRelu, FusedActivation::kRelu6,
+                                  FusedActivation::kReluN1To1, FusedActivation::kTanh};
+  int checked = 0, a = 0;
+  for (int k : {5, 7}) {
+    for (int stride : {1, 2}) {
+      for (int pad : {0, 1, 3}) {
+        for (int channels : {1, 15, 16, 17, 101}) {
+          for (int size : {7, 9, 13, 23, 40}) {
+            // Asymmetric shapes and pads: height a bit off the width, the
+            // bottom/right pad one less than the top/left one where it can be.
+            const int in_h = size + 2, in_w = size;
+            const int pad_after = std::max(0, pad - 1);
+            ConvParams p;
+            p.batch = 2;
+            p.in_h = in_h;
+            p.in_w = in_w;
+            p.in_c = p.out_c = channels;
+            p.kernel_h = p.kernel_w = k;
+            p.stride_h = p.stride_w = stride;
+            p.dilation_h = p.dilation_w = 1;
+            p.pad_top = pad;
+            p.pad_left = pad;
+            p.out_h = (in_h + pad + pad_after - k) / stride + 1;
+            p.out_w = (in_w + pad + pad_after - k) / stride + 1;
+            p.activation = acts[a++ % 5];
+            if (p.out_h <= 0 || p.out_w <= 0) continue;
+            const std::vector<float> x = Random(static_cast<size_t>(p.batch) * in_h * in_w * channels, &rng_);
+            const std::vector<float> w = Random(static_cast<size_t>(k) * k * channels, &rng_);
+            const std::vector<float> bias = Random(channels, &rng_);
+            const float* b = channels % 2 ? bias.data() : nullptr;  // with and without bias
+            const size_t out_size = static_cast<size_t>(p.batch) * p.out_h * p.out_w * channels;
+            std::vector<float> want(out_size), got(out_size, 99.0f), split(out_size, 77.0f);
+            DepthwiseConv2DRef(p, x.data(), w.data(), b, want.data());
+            x86::DepthwiseConv2DAvx2(p, x.data(), w.data(), b, got.data());
+            const std::string what = "depthwise k=" + std::to_string(k) + " s=" + std::to_string(stride) +
+                                     " pad=" + std::to_string(pad) + " c=" + std::to_string(channels) +
+                                     " w=" + std::to_string(in_w);
+            ExpectClose(want, got, what);
+            const int rows = p.batch * p.out_h;
+            x86::DepthwiseConv2DAvx2Rows(p, x.data(), w.data(), b, split.data(), 0, rows / 2 + 1);
+            x86::DepthwiseConv2DAvx2Rows(p, x.data(), w.data(), b, split.data(), rows / 2 + 1, rows);
+            ASSERT_EQ(got, split) << what;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 300);
+  const ConvParams s1 = MakeParams({1, 56, 56, 96, 96, 7, 1, 1, ir::Padding::kSame, FusedActivation::kNone}, true);
+  const ConvParams s2 = MakeParams({1, 56, 56, 96, 96, 7, 2, 1, ir::Padding::kSame, FusedActivation::kNone}, true);
+  const ConvParams d2 = MakeParams({1, 56, 56, 96, 96, 7, 1, 2, ir::Padding::kSame, FusedActivation::kNone}, true);
+  const ConvParams k3 = MakeParams({1, 56, 56, 96, 96, 3, 1, 1, ir::Padding::kSame, FusedActivation::kNone}, true);
+  const ConvParams k5 = MakeParams({1, 56, 56, 96, 96, 5, 2, 1, ir::Padding::kSame, FusedActivation::kNone}, true);
+  const bool avx512 = x86::GetCpuFeatures().avx512f;
+  EXPECT_STREQ(x86::DepthwiseConv2DIsa(s1), avx512 ? "avx512_rowtaps" : "avx2");
+  EXPECT_STREQ(x86::DepthwiseConv2DIsa(s2), avx512 ? "avx512_rowtaps" : "avx2");
+  EXPECT_STREQ(x86::DepthwiseConv2DIsa(d2), "avx2");  // dilation: the per-pixel path
+  EXPECT_STREQ(x86::DepthwiseConv2DIsa(k3), "avx2");  // 3x3: the two-row kernel
+  EXPECT_STREQ(x86::DepthwiseConv2DIsa(k5), avx512 ? "avx512_rowtaps" : "avx2");
+  EXPECT_EQ(x86::DepthwiseConv2DHasAvx512Rows(s1), avx512);
+  EXPECT_FALSE(x86::DepthwiseConv2DHasAvx512Rows(d2));
+}
+
 TEST_F(X86KernelsTest, FullyConnectedGemmMatchesReference) {
   for (int batch : {1, 2, 7}) {
     for (int in_dim : {1, 3, 17, 100}) {

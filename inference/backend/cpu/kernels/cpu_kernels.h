@@ -172,6 +172,9 @@ struct DepthwiseKernels {
   const char* isa = nullptr;
   void (*rows)(const ConvParams& p, const float* input, const float* filter, const float* bias, float* output,
                int row_begin, int row_end) = nullptr;
+  // The ISA name of the rows that run `p`, where it depends on the shape
+  // (null: `isa`).
+  const char* (*isa_for)(const ConvParams& p) = nullptr;
 
   explicit operator bool() const { return rows != nullptr; }
 };

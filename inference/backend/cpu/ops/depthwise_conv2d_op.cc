@@ -15,7 +15,9 @@ class DepthwiseConv2DOp : public CpuOp {
   using CpuOp::CpuOp;
 
   std::string name() const override {
-    return std::string("depthwise_conv2d_") + (fast_ ? kernels().depthwise.isa : "ref");
+    if (!fast_) return "depthwise_conv2d_ref";
+    const DepthwiseKernels& k = kernels().depthwise;
+    return std::string("depthwise_conv2d_") + (k.isa_for ? k.isa_for(p_) : k.isa);
   }
 
   Status Prepare() override {

@@ -198,6 +198,7 @@ CpuKernels KernelTable(const CpuFeatures& f) {
   // "avx2" names on AVX-512 CPUs (their AVX-512 paths are chosen inside).
   k.depthwise.isa = "avx2";
   k.depthwise.rows = DepthwiseConv2DAvx2Rows;
+  k.depthwise.isa_for = DepthwiseConv2DIsa;  // 7x7 on AVX-512: "avx512_rowtaps"
   k.elementwise.isa = "avx2";
   k.elementwise.binary = BinaryAvx2;
   k.elementwise.hard_swish = HardSwishAvx2;
