@@ -23,39 +23,14 @@ namespace rill::inference {
 namespace {
 
 using testing::Elements;
+using testing::CountOps;
 using testing::ExpectMatchesOrt;
 using testing::OnnxGraph;
 using testing::RandomValues;
+using testing::RunEngine;
 
 std::shared_ptr<const Model> Load(const OnnxGraph& g, bool optimize = true) {
-  const std::string bytes = g.Serialize();
-  LoadOptions options;
-  options.optimize = optimize;
-  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "attention_fusion_test.onnx", options);
-  EXPECT_TRUE(model.ok()) << model.status().ToString();
-  return model.ok() ? *model : nullptr;
-}
-
-int CountOps(const Model& m, const std::string& op) {
-  int n = 0;
-  for (const ir::Node& node : m.graph().nodes) n += op == ir::OpTypeName(node.type);
-  return n;
-}
-
-std::vector<float> RunEngine(const Model& m, const std::vector<float>& x, AlgorithmPolicy policy, int threads) {
-  SessionConfig config;
-  config.algorithm = policy;
-  config.num_threads = threads;
-  auto model = std::shared_ptr<const Model>(&m, [](const Model*) {});
-  auto session = Session::Create(model, config);
-  EXPECT_TRUE(session.ok()) << session.status().ToString();
-  if (!session.ok()) return {};
-  Tensor* in = (*session)->input(0);
-  EXPECT_EQ(static_cast<size_t>(in->num_elements()), x.size());
-  std::memcpy(in->data(), x.data(), x.size() * sizeof(float));
-  EXPECT_TRUE((*session)->Run().ok());
-  const Tensor* out = (*session)->output(0);
-  return std::vector<float>(out->data_as<float>(), out->data_as<float>() + out->num_elements());
+  return testing::LoadOnnxGraph(g, "attention_fusion_test.onnx", optimize);
 }
 
 struct Case {

@@ -106,23 +106,6 @@ std::vector<std::string> Ops(const Model& m) {
   return ops;
 }
 
-// Runs the engine (reference or auto kernels) on one input.
-std::vector<float> RunEngine(const Model& m, const std::vector<float>& x, AlgorithmPolicy policy, int threads = 1) {
-  SessionConfig config;
-  config.algorithm = policy;
-  config.num_threads = threads;
-  auto model = std::shared_ptr<const Model>(&m, [](const Model*) {});
-  auto session = Session::Create(model, config);
-  EXPECT_TRUE(session.ok()) << session.status().ToString();
-  if (!session.ok()) return {};
-  Tensor* in = (*session)->input(0);
-  EXPECT_EQ(static_cast<size_t>(in->num_elements()), x.size());
-  std::memcpy(in->data(), x.data(), x.size() * sizeof(float));
-  EXPECT_TRUE((*session)->Run().ok());
-  const Tensor* out = (*session)->output(0);
-  return std::vector<float>(out->data_as<float>(), out->data_as<float>() + out->num_elements());
-}
-
 // ---- unary ------------------------------------------------------------------
 
 TEST(OnnxMathOpsTest, UnaryOpsMatchOrt) {

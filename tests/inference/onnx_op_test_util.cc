@@ -1,11 +1,13 @@
 #include "tests/inference/onnx_op_test_util.h"
 
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <random>
 
 #include "gtest/gtest.h"
+#include "inference/ir/graph.h"
 #include "rill/inference/inference.h"
 #include "tests/inference/test_util.h"
 
@@ -158,6 +160,37 @@ void ExpectMatchesOrt(const OnnxGraph& graph, const std::vector<ort::OrtTensor>&
       }
     }
   }
+}
+
+std::shared_ptr<const Model> LoadOnnxGraph(const OnnxGraph& graph, const std::string& name, bool optimize) {
+  const std::string bytes = graph.Serialize();
+  LoadOptions options;
+  options.optimize = optimize;
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), name, options);
+  EXPECT_TRUE(model.ok()) << model.status().ToString();
+  return model.ok() ? *model : nullptr;
+}
+
+int CountOps(const Model& model, const std::string& op) {
+  int n = 0;
+  for (const ir::Node& node : model.graph().nodes) n += op == ir::OpTypeName(node.type);
+  return n;
+}
+
+std::vector<float> RunEngine(const Model& model, const std::vector<float>& x, AlgorithmPolicy policy, int threads) {
+  SessionConfig config;
+  config.algorithm = policy;
+  config.num_threads = threads;
+  auto shared = std::shared_ptr<const Model>(&model, [](const Model*) {});
+  auto session = Session::Create(shared, config);
+  EXPECT_TRUE(session.ok()) << session.status().ToString();
+  if (!session.ok()) return {};
+  Tensor* in = (*session)->input(0);
+  EXPECT_EQ(static_cast<size_t>(in->num_elements()), x.size());
+  std::memcpy(in->data(), x.data(), x.size() * sizeof(float));
+  EXPECT_TRUE((*session)->Run().ok());
+  const Tensor* out = (*session)->output(0);
+  return std::vector<float>(out->data_as<float>(), out->data_as<float>() + out->num_elements());
 }
 
 }  // namespace rill::inference::testing

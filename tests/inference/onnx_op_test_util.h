@@ -23,7 +23,10 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "inference/tools/ort_runner.h"
+#include "rill/inference/inference.h"
 
 namespace rill::inference::testing {
 
@@ -63,6 +66,18 @@ std::vector<float> RandomValues(size_t n, float lo = -1.0f, float hi = 1.0f, uns
 // written to $TEST_UNDECLARED_OUTPUTS_DIR (or the temp dir) for inspection.
 void ExpectMatchesOrt(const OnnxGraph& graph, const std::vector<ort::OrtTensor>& inputs,
                       double tolerance = ort::kCompareTolerance);
+
+// The graph loaded by the engine (optimized or not), named `name` in
+// messages; null (and a gtest failure) when it does not load.
+std::shared_ptr<const Model> LoadOnnxGraph(const OnnxGraph& graph, const std::string& name, bool optimize = true);
+
+// How many nodes of the model's graph have op `op` ("ATTENTION", ...).
+int CountOps(const Model& model, const std::string& op);
+
+// Runs the model once on its first input `x` (reference or auto kernels,
+// `threads` threads) and returns its first output.
+std::vector<float> RunEngine(const Model& model, const std::vector<float>& x, AlgorithmPolicy policy,
+                             int threads = 1);
 
 }  // namespace rill::inference::testing
 
