@@ -1154,6 +1154,18 @@ TEST(ConvCostModelTest, ChoicesOnFixedShapes) {
     EXPECT_NE(a, ConvAlgo::kGemm6x32);
     EXPECT_NE(a, ConvAlgo::kSlidingAvx512);
   }
+  // Winograd's products run on the ISA's own GEMM: the AVX2 table prices
+  // them on 16-wide panels with 8-lane transforms, the AVX-512 one on 32 / 16.
+  const IsaFeatures avx2 = ConvIsaFeatures(x86::KernelTable(Avx2Cpu()), PanelType::kF32);
+  EXPECT_EQ(avx2.winograd_nr, 16);
+  EXPECT_EQ(avx2.winograd_lanes, 8);
+  EXPECT_EQ(avx512.winograd_nr, 32);
+  EXPECT_EQ(avx512.winograd_lanes, 16);
+  // Priced as such: a 56x56x64->64 layer's F(4,3) costs more on AVX2 than on
+  // AVX-512 (half the GEMM width, half the transform lanes).
+  const ConvParams wl = conv(56, 56, 64, 64, 3, 1, ir::Padding::kSame);
+  EXPECT_GT(EstimateConvCycles(wl, ConvAlgo::kWinogradF43, avx2),
+            1.5 * EstimateConvCycles(wl, ConvAlgo::kWinogradF43, avx512));
 }
 
 }  // namespace

@@ -149,6 +149,10 @@ WinogradKernels Winograd() {
   w.input_transform = WinogradIn<kWide>;
   w.multiply = WinogradMul<kWide>;
   w.output_transform = WinogradOut<kWide>;
+  // The products run on the GEMM of this ISA (kGemm<kWide>): AVX2's 16-wide
+  // panels, not the AVX-512 slot the cost model would assume by default.
+  w.nr = kWide ? kGemm512Nr : kGemmNr;
+  w.lanes = kWide ? 16 : 8;
   return w;
 }
 
