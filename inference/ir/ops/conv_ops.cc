@@ -89,6 +89,12 @@ Status DepthwiseBlock(ShapeContext& c, const OpAttrs& a) {
     return c.Error("project filter " + ShapeToString(wp) + " is not 1x1 over " + std::to_string(ce) + " channels");
   }
   if (c.Has(6) && NumElements(c.In(6)) != wp[0]) return c.Error("project bias does not match the filter");
+  // The optimizer folds only undilated depthwise convs into a block, and the
+  // CPU's block kernels have no dilation: refused here so every backend agrees.
+  if (a.dilation_h != 1 || a.dilation_w != 1) {
+    return c.Error("dilation " + std::to_string(a.dilation_h) + "x" + std::to_string(a.dilation_w) +
+                   ": a depthwise block's depthwise conv must be undilated");
+  }
   RILL_INF_RETURN_IF_ERROR(CheckWindow(c, a, wd[1], wd[2]));
   int oh = 0, ow = 0;
   RILL_INF_RETURN_IF_ERROR(ConvWindowOutput(c, a, x, wd, wd[1], wd[2], &oh, &ow));
