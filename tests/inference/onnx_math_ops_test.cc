@@ -20,50 +20,10 @@
 #include "inference/ir/graph.h"
 #include "inference/ir/ops/math_ops.h"
 #include "rill/inference/inference.h"
+#include "tests/inference/counting_new.h"  // Session::Run must not allocate
 #include "tests/inference/onnx_op_test_util.h"
 #include "tests/inference/tflite_test_models.h"
 
-// Heap allocations are counted while g_counting is set (Session::Run must
-// make none; zero_allocation_test checks the other ops on real models).
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-void* CountedAlloc(std::size_t size, std::size_t align) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (size == 0) size = 1;
-  void* p = align > alignof(std::max_align_t) ? std::aligned_alloc(align, (size + align - 1) / align * align)
-                                               : std::malloc(size);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-}  // namespace
-
-void* operator new(std::size_t size) { return CountedAlloc(size, 0); }
-void* operator new[](std::size_t size) { return CountedAlloc(size, 0); }
-void* operator new(std::size_t size, std::align_val_t a) { return CountedAlloc(size, static_cast<std::size_t>(a)); }
-void* operator new[](std::size_t size, std::align_val_t a) { return CountedAlloc(size, static_cast<std::size_t>(a)); }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return CountedAlloc(size, 0);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return CountedAlloc(size, 0);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace rill::inference::testing {
 namespace {
@@ -497,12 +457,11 @@ TEST(OnnxMathOpsTest, RunDoesNotAllocate) {
       ASSERT_TRUE(session.ok()) << session.status().ToString();
       Tensor* in = (*session)->input(0);
       for (int64_t i = 0; i < in->num_elements(); ++i) in->data_as<float>()[i] = 0.1f * static_cast<float>(i % 7);
-      g_allocations = 0;
-      g_counting = true;
+      rill::testing::StartCountingAllocations();
       const Status run = (*session)->Run();
-      g_counting = false;
+      const long allocations = rill::testing::StopCountingAllocations();
       ASSERT_TRUE(run.ok());
-      EXPECT_EQ(g_allocations.load(), 0) << threads << " thread(s)";
+      EXPECT_EQ(allocations, 0) << threads << " thread(s)";
     }
   }
 }

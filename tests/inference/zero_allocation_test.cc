@@ -8,50 +8,13 @@
 #include "gtest/gtest.h"
 #include "inference/ir/graph.h"
 #include "rill/inference/inference.h"
+#include "tests/inference/counting_new.h"
 #include "tests/inference/cpu_device_backend.h"
 #include "tests/inference/test_util.h"
 
 namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
 int* volatile g_sink = nullptr;  // keeps the self-check allocation from being elided
-
-void* CountedAlloc(std::size_t size, std::size_t align) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (size == 0) size = 1;
-  void* p = align > alignof(std::max_align_t) ? std::aligned_alloc(align, (size + align - 1) / align * align)
-                                               : std::malloc(size);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
 }  // namespace
-
-void* operator new(std::size_t size) { return CountedAlloc(size, 0); }
-void* operator new[](std::size_t size) { return CountedAlloc(size, 0); }
-void* operator new(std::size_t size, std::align_val_t a) { return CountedAlloc(size, static_cast<std::size_t>(a)); }
-void* operator new[](std::size_t size, std::align_val_t a) { return CountedAlloc(size, static_cast<std::size_t>(a)); }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return CountedAlloc(size, 0);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return CountedAlloc(size, 0);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace rill::inference {
 namespace {
@@ -107,12 +70,10 @@ TEST_P(ZeroAllocationTest, RunDoesNotAllocate) {
     Tensor* in = (*session)->input(0);
     for (int64_t i = 0; i < in->num_elements(); ++i) in->data_as<float>()[i] = 0.5f;
     // The counter itself is checked to work: an allocation in the window counts.
-    g_allocations = 0;
-    g_counting = true;
+    rill::testing::StartCountingAllocations();
     g_sink = new int(1);
     delete g_sink;
-    g_counting = false;
-    ASSERT_EQ(g_allocations.load(), 1);
+    ASSERT_EQ(rill::testing::StopCountingAllocations(), 1);
 
     // PoCL compiles each kernel for its launch size at the first launch (the
     // driver's JIT, not the engine's): the OpenCL variant is checked in
@@ -120,13 +81,12 @@ TEST_P(ZeroAllocationTest, RunDoesNotAllocate) {
     if (variant >= 6) {
       ASSERT_TRUE((*session)->Run().ok());
     }
-    g_allocations = 0;
-    g_counting = true;
+    rill::testing::StartCountingAllocations();
     Status s1 = (*session)->Run();
     Status s2 = (*session)->Run();
-    g_counting = false;
+    const long allocations = rill::testing::StopCountingAllocations();
     ASSERT_TRUE(s1.ok() && s2.ok()) << s1.ToString() << " " << s2.ToString();
-    EXPECT_EQ(g_allocations.load(), 0) << "heap allocations during Run() (variant " << variant << ")";
+    EXPECT_EQ(allocations, 0) << "heap allocations during Run() (variant " << variant << ")";
   }
 }
 
