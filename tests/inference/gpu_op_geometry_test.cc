@@ -410,6 +410,44 @@ TEST(GpuWeightsTest, FilterLayouts) {
   // 5 output channels, 1x1, 2 inputs each -> 2 blocks of [2][4].
   EXPECT_EQ(PackConvFilter(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}.data(), 5, 1, 1, 2),
             (std::vector<float>{1, 3, 5, 7, 2, 4, 6, 8, 9, 0, 0, 0, 10, 0, 0, 0}));
+  // NC4HW4 depthwise: 1x2 taps over 5 channels [t][c] -> 2 blocks of [2][4].
+  EXPECT_EQ(PackDepthwiseFilterNc4(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}.data(), 1, 2, 5),
+            (std::vector<float>{1, 2, 3, 4, 6, 7, 8, 9, 5, 0, 0, 0, 10, 0, 0, 0}));
+  // NC4HW4 1x1: 5 outputs of 3 inputs -> 2 blocks of [4 inputs (one of
+  // padding)][4 outputs].
+  EXPECT_EQ(PackPointwiseFilterNc4(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}.data(), 5, 3),
+            (std::vector<float>{1, 4, 7, 10, 2, 5, 8, 11, 3, 6, 9, 12, 0, 0, 0, 0,  //
+                                13, 0, 0, 0, 14, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(PadToBlocks({1, 2, 3, 4, 5}), (std::vector<float>{1, 2, 3, 4, 5, 0, 0, 0}));
+  EXPECT_EQ(PadToBlocks({1, 2, 3, 4}), (std::vector<float>{1, 2, 3, 4}));
+}
+
+// Which convs the NC4HW4 kernels take: depthwise with multiplier 1; 1x1,
+// stride 1, unpadded, ungrouped, at most kNc4MaxPointwiseInC inputs.
+TEST(GpuOpGeometryTest, ChannelBlockedKernelsTakeTheirConvs) {
+  cpu::ConvParams dw = PointwiseGeometry(1, 30, 30, 7, 7);
+  dw.kernel_h = dw.kernel_w = 3;
+  dw.depth_multiplier = 1;
+  EXPECT_TRUE(Nc4Depthwise(dw));
+  dw.depth_multiplier = 2;
+  dw.out_c = 14;
+  EXPECT_FALSE(Nc4Depthwise(dw));
+  EXPECT_TRUE(Nc4Pointwise(PointwiseGeometry(2, 28, 28, 192, 13)));
+  EXPECT_FALSE(Nc4Pointwise(PointwiseGeometry(2, 28, 28, 193, 13)));  // deep K: the GEMM
+  EXPECT_TRUE(Pointwise(PointwiseGeometry(2, 28, 28, 193, 13)));
+  cpu::ConvParams p = PointwiseGeometry(1, 28, 28, 16, 16);
+  p.stride_h = p.stride_w = 2;
+  p.out_h = p.out_w = 14;
+  EXPECT_FALSE(Nc4Pointwise(p));
+  p = PointwiseGeometry(1, 28, 28, 16, 16);
+  p.groups = 2;
+  EXPECT_FALSE(Nc4Pointwise(p));
+  p = PointwiseGeometry(1, 28, 28, 16, 16);
+  p.kernel_h = p.kernel_w = 3;
+  p.pad_top = p.pad_left = 1;
+  EXPECT_FALSE(Nc4Pointwise(p));
+  EXPECT_FALSE(Pointwise(p));
+  EXPECT_EQ(kNc4MinPixels, 784);
 }
 
 }  // namespace

@@ -108,6 +108,15 @@ cpu::ConvParams PointwiseGeometry(int batch, int h, int w, int in_c, int out_c) 
   return p;
 }
 
+bool Nc4Depthwise(const cpu::ConvParams& p) { return p.depth_multiplier == 1 && p.in_c == p.out_c; }
+
+bool Pointwise(const cpu::ConvParams& p) {
+  return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
+         p.pad_left == 0 && p.groups == 1 && p.in_h == p.out_h && p.in_w == p.out_w;
+}
+
+bool Nc4Pointwise(const cpu::ConvParams& p) { return Pointwise(p) && p.in_c <= kNc4MaxPointwiseInC; }
+
 long GemmTiles(const cpu::ConvParams& p, int tile_m, int tile_n) {
   return static_cast<long>((p.out_c + tile_n - 1) / tile_n) *
          ((static_cast<long>(p.batch) * p.out_h * p.out_w + tile_m - 1) / tile_m);

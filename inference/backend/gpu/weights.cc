@@ -93,4 +93,29 @@ std::vector<float> PackGemmFilter(const float* w, int out_c, int k) {
   return packed;
 }
 
+std::vector<float> PackDepthwiseFilterNc4(const float* w, int kh, int kw, int c) {
+  const int taps = kh * kw, c4s = (c + 3) / 4;
+  std::vector<float> out(static_cast<size_t>(c4s) * taps * 4, 0.0f);
+  for (int t = 0; t < taps; ++t) {
+    for (int ch = 0; ch < c; ++ch) out[(static_cast<size_t>(ch / 4) * taps + t) * 4 + ch % 4] = w[t * c + ch];
+  }
+  return out;
+}
+
+std::vector<float> PackPointwiseFilterNc4(const float* w, int out_c, int in_c) {
+  const int ic_padded = (in_c + 3) / 4 * 4, oc4s = (out_c + 3) / 4;
+  std::vector<float> out(static_cast<size_t>(oc4s) * ic_padded * 4, 0.0f);
+  for (int o = 0; o < out_c; ++o) {
+    for (int k = 0; k < in_c; ++k) {
+      out[(static_cast<size_t>(o / 4) * ic_padded + k) * 4 + o % 4] = w[static_cast<size_t>(o) * in_c + k];
+    }
+  }
+  return out;
+}
+
+std::vector<float> PadToBlocks(std::vector<float> values) {
+  values.resize((values.size() + 3) / 4 * 4, 0.0f);
+  return values;
+}
+
 }  // namespace rill::inference::gpu
