@@ -106,11 +106,32 @@ for m in mobilenet_v2.onnx squeezenet1_1.onnx resnet18.onnx resnet50.onnx; do
   med() { rill bench $W/models/$m --backend=vulkan --runs=$RUNS $VK "$@" 2>&1 | tail -1 | sed 's/.*median \([0-9.]*\) ms.*/\1/'; }
   echo "  $m: $(med) | $(med --backend_option=vulkan.fuse_depthwise=false) | $(med --backend_option=vulkan.compute_units=1)"
 done
+# OpenCL's layout and launch choices, A/B (fp32, medians of $RUNS, ms):
+# the default (NC4HW4 storage for 1x1 and depthwise convs on maps of 28x28
+# and more, SqueezeNet's expand pairs as one launch), NC4HW4 off (a
+# threshold over any map), the pairs off, Winograd F(2x2, 3x3) on.
+echo "OpenCL A/B (ms): default | nc4_min_pixels=1000000000 (NC4HW4 off) | pair_convs=0 | winograd=1"
+for m in mobilenet_v2.onnx squeezenet1_1.onnx resnet18.onnx resnet50.onnx face_detection_short_range.tflite \
+         face_detection_full_range.tflite selfie_segmentation.tflite; do
+  [ -f $W/models/$m ] || continue
+  med() { rill bench $W/models/$m --backend=opencl --runs=$RUNS "$@" 2>&1 | tail -1 | sed 's/.*median \([0-9.]*\) ms.*/\1/'; }
+  echo "  $m: $(med) | $(med --backend_option=opencl.nc4_min_pixels=1000000000) | $(med --backend_option=opencl.pair_convs=0)" \
+       "| $(med --backend_option=opencl.winograd=1)"
+done
 # Where the time goes: per-layer times on OpenCL (each layer finished on the
 # device before the next: launch + execution), the slowest first.
-for m in resnet18.onnx mobilenet_v2.onnx; do
+for m in resnet18.onnx mobilenet_v2.onnx squeezenet1_1.onnx; do
   echo "per-layer, $m on OpenCL (ms, slowest 8):"
   rill bench $W/models/$m --backend=opencl --runs=20 --profile 2>&1 | tail -n +2 | sort -k4 -n -r | head -8
+done
+# Winograd per layer: every 3x3 conv of ResNet-18 and -50, GEMM then
+# Winograd (launch + execution each, as above).
+for m in resnet18.onnx resnet50.onnx; do
+  [ -f $W/models/$m ] || continue
+  for o in "" "--backend_option=opencl.winograd=1"; do
+    echo "per-layer 3x3 convs, $m on OpenCL ${o:-(GEMM)}:"
+    rill bench $W/models/$m --backend=opencl --runs=20 --profile $o 2>&1 | grep -E "conv2d_(tiled|winograd)" | head -40
+  done
 done
 # The OpenCL layout measurement: the backend's NHWC buffer kernels against
 # NC4HW4 buffers and RGBA images (GPU time per launch).

@@ -420,6 +420,18 @@ TEST(GpuWeightsTest, FilterLayouts) {
                                 13, 0, 0, 0, 14, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 0}));
   EXPECT_EQ(PadToBlocks({1, 2, 3, 4, 5}), (std::vector<float>{1, 2, 3, 4, 5, 0, 0, 0}));
   EXPECT_EQ(PadToBlocks({1, 2, 3, 4}), (std::vector<float>{1, 2, 3, 4}));
+  // Winograd F(2x2, 3x3): G g G^T of one 3x3 filter (worked by hand), as
+  // [16][in_c 1][out_c 1]; two outputs interleave as [16][1][2].
+  const std::vector<float> g = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const std::vector<float> u = {1, 3, 1, 3, 6, 11.25f, 3.75f, 9, 2, 3.75f, 1.25f, 3, 7, 12, 4, 9};
+  EXPECT_EQ(WinogradFilter23(g.data(), 1, 1), u);
+  std::vector<float> two(g);
+  for (float v : g) two.push_back(-v);
+  const std::vector<float> u2 = WinogradFilter23(two.data(), 2, 1);
+  for (int z = 0; z < 16; ++z) {
+    EXPECT_EQ(u2[z * 2], u[z]);
+    EXPECT_EQ(u2[z * 2 + 1], -u[z]);
+  }
 }
 
 // Which convs the NC4HW4 kernels take: depthwise with multiplier 1; 1x1,
@@ -448,6 +460,14 @@ TEST(GpuOpGeometryTest, ChannelBlockedKernelsTakeTheirConvs) {
   EXPECT_FALSE(Nc4Pointwise(p));
   EXPECT_FALSE(Pointwise(p));
   EXPECT_EQ(kNc4MinPixels, 784);
+  cpu::ConvParams w = PointwiseGeometry(1, 9, 9, 5, 7);
+  w.kernel_h = w.kernel_w = 3;
+  EXPECT_TRUE(Winograd23(w));
+  w.stride_h = 2;
+  EXPECT_FALSE(Winograd23(w));
+  w.stride_h = 1;
+  w.dilation_w = 2;
+  EXPECT_FALSE(Winograd23(w));
 }
 
 }  // namespace

@@ -270,6 +270,75 @@ TEST_F(OpenClTest, FireModuleExpandsRunAsOneLaunch) {
   }
 }
 
+// Winograd F(2x2, 3x3) (opencl.winograd=1): 3x3 stride-1 convs on odd maps
+// (partial 2x2 tiles), SAME, VALID and explicit padding, residuals,
+// activations, batch 2, a 1x1 map, fp16, against the reference kernels
+// (1e-4 of the range: the transforms round differently); a strided 3x3
+// conv keeps the GEMM. And ResNet-18 whole against the CPU backend.
+TEST_F(OpenClTest, Winograd3x3MatchesTheReference) {
+  SessionConfig ref;
+  ref.algorithm = AlgorithmPolicy::kReference;
+  struct Case {
+    Shape x;
+    int out_c, stride;
+    ir::Padding padding;
+    ir::Activation act;
+    bool residual;
+    Precision precision;
+  };
+  using A = ir::Activation;
+  using P = ir::Padding;
+  for (const Case& k : {Case{{1, 9, 11, 3}, 5, 1, P::kSame, A::kRelu, false, Precision::kFp32},
+                        Case{{2, 7, 6, 8}, 16, 1, P::kValid, A::kNone, true, Precision::kFp32},
+                        Case{{1, 10, 9, 6}, 9, 1, P::kExplicit, A::kRelu6, false, Precision::kFp32},
+                        Case{{1, 5, 6, 40}, 70, 1, P::kSame, A::kTanh, true, Precision::kFp32},
+                        Case{{1, 1, 1, 4}, 3, 1, P::kSame, A::kNone, false, Precision::kFp32},
+                        Case{{2, 13, 12, 7}, 11, 1, P::kSame, A::kRelu, true, Precision::kFp16},
+                        Case{{1, 9, 11, 3}, 5, 2, P::kSame, A::kRelu, false, Precision::kFp32}}) {
+    OneOp op;
+    const int x = op.Input(k.x);
+    std::vector<int> inputs = {x, op.RandomConst({k.out_c, 3, 3, k.x[3]}, &rng_), op.RandomConst({k.out_c}, &rng_)};
+    ir::OpAttrs a = Window(k.stride, k.padding, k.act);
+    int oh = k.padding == P::kValid ? k.x[1] - 2 : (k.x[1] + k.stride - 1) / k.stride;
+    int ow = k.padding == P::kValid ? k.x[2] - 2 : (k.x[2] + k.stride - 1) / k.stride;
+    if (k.padding == P::kExplicit) {
+      a.pad_top = 2;
+      a.pad_bottom = 0;
+      a.pad_left = 0;
+      a.pad_right = 1;
+      oh = k.x[1] + 2 - 2;
+      ow = k.x[2] + 1 - 2;
+    }
+    if (k.residual) inputs.push_back(op.Input({k.x[0], oh, ow, k.out_c - 3}));
+    const auto model = op.Build(ir::OpType::kConv2D, inputs, a);
+    const std::string what = "winograd x " + std::to_string(k.x[1]) + "x" + std::to_string(k.x[2]) + "x" +
+                             std::to_string(k.x[3]) + " -> " + std::to_string(k.out_c) + " stride " +
+                             std::to_string(k.stride) + (k.precision == Precision::kFp16 ? " fp16" : "");
+    auto cpu = Session::Create(model, ref);
+    ASSERT_TRUE(cpu.ok()) << what << ": " << cpu.status().ToString();
+    SessionConfig config = Config(k.precision);
+    config.backend_options["opencl.winograd"] = "1";
+    auto cl = Session::Create(model, config);
+    ASSERT_TRUE(cl.ok()) << what << ": " << cl.status().ToString();
+    const std::multiset<std::string> kernels = KernelsOf(cl->get());
+    const std::string f16 = k.precision == Precision::kFp16 ? "_cl_f16" : "_cl";
+    EXPECT_EQ(kernels.count("conv2d_winograd" + f16), k.stride == 1 ? 1u : 0u) << what;
+    ExpectClose(RunOnce(cl->get(), 6), RunOnce(cpu->get(), 6), k.precision == Precision::kFp16 ? 1e-2 : 1e-4, what);
+  }
+  const std::string path = testing::ModelPath("resnet18.onnx");
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok());
+  SessionConfig config = Config();
+  config.backend_options["opencl.winograd"] = "1";
+  auto cpu = Session::Create(*model);
+  auto cl = Session::Create(*model, config);
+  ASSERT_TRUE(cpu.ok() && cl.ok()) << cl.status().ToString();
+  const std::multiset<std::string> kernels = KernelsOf(cl->get());
+  EXPECT_EQ(kernels.count("conv2d_winograd_cl"), 13u);  // the 3x3 convs but the 3 strided ones and the stem
+  ExpectClose(RunOnce(cl->get(), 8), RunOnce(cpu->get(), 8), 1e-4, "resnet18 winograd");
+}
+
 // Whole models, every layer on OpenCL, against the CPU backend.
 class OpenClModelTest : public OpenClTest, public ::testing::WithParamInterface<std::string> {};
 

@@ -115,6 +115,11 @@ bool Pointwise(const cpu::ConvParams& p) {
          p.pad_left == 0 && p.groups == 1 && p.in_h == p.out_h && p.in_w == p.out_w;
 }
 
+bool Winograd23(const cpu::ConvParams& p) {
+  return p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 &&
+         p.dilation_w == 1 && p.groups == 1;
+}
+
 bool Nc4Pointwise(const cpu::ConvParams& p) { return Pointwise(p) && p.in_c <= kNc4MaxPointwiseInC; }
 
 long GemmTiles(const cpu::ConvParams& p, int tile_m, int tile_n) {

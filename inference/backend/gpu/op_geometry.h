@@ -110,6 +110,9 @@ bool Pointwise(const cpu::ConvParams& p);
 // kNc4MaxPointwiseInC input channels.
 bool Nc4Pointwise(const cpu::ConvParams& p);
 
+// A conv Winograd F(2x2, 3x3) runs: 3x3, stride 1, no dilation or groups.
+bool Winograd23(const cpu::ConvParams& p);
+
 // Output tiles of p's GEMM in tile_m (rows) x tile_n (columns) tiles.
 long GemmTiles(const cpu::ConvParams& p, int tile_m, int tile_n);
 

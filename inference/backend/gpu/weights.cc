@@ -118,4 +118,27 @@ std::vector<float> PadToBlocks(std::vector<float> values) {
   return values;
 }
 
+std::vector<float> WinogradFilter23(const float* w, int out_c, int in_c) {
+  static const float kG[4][3] = {{1.0f, 0.0f, 0.0f}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0.0f, 0.0f, 1.0f}};
+  std::vector<float> u(static_cast<size_t>(16) * in_c * out_c);
+  for (int o = 0; o < out_c; ++o) {
+    for (int c = 0; c < in_c; ++c) {
+      float g[3][3], gg[4][3];
+      for (int ky = 0; ky < 3; ++ky) {
+        for (int kx = 0; kx < 3; ++kx) g[ky][kx] = w[((static_cast<size_t>(o) * 3 + ky) * 3 + kx) * in_c + c];
+      }
+      for (int i = 0; i < 4; ++i) {
+        for (int kx = 0; kx < 3; ++kx) gg[i][kx] = kG[i][0] * g[0][kx] + kG[i][1] * g[1][kx] + kG[i][2] * g[2][kx];
+      }
+      for (int i = 0; i < 4; ++i) {
+        for (int j = 0; j < 4; ++j) {
+          const float v = gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
+          u[(static_cast<size_t>(i * 4 + j) * in_c + c) * out_c + o] = v;
+        }
+      }
+    }
+  }
+  return u;
+}
+
 }  // namespace rill::inference::gpu

@@ -41,6 +41,11 @@ std::vector<float> PackPointwiseFilterNc4(const float* w, int out_c, int in_c);
 // per-channel values (a bias) to a whole number of blocks.
 std::vector<float> PadToBlocks(std::vector<float> values);
 
+// Winograd F(2x2, 3x3): a 3x3 filter [out_c][3][3][in_c] transformed (G g
+// G^T per output and input channel) to [16][in_c][out_c], the 16 GEMMs'
+// right-hand sides.
+std::vector<float> WinogradFilter23(const float* w, int out_c, int in_c);
+
 }  // namespace rill::inference::gpu
 
 #endif  // RILL_INFERENCE_BACKEND_GPU_WEIGHTS_H_

@@ -380,6 +380,8 @@ class OpenClBackend : public Backend {
   void set_nc4_min_pixels(int pixels) { nc4_min_pixels_ = pixels; }
   bool pair_convs() const { return pair_convs_; }
   void set_pair_convs(bool on) { pair_convs_ = on; }
+  bool winograd() const { return winograd_; }
+  void set_winograd(bool on) { winograd_ = on; }
 
   // Pairs adjacent convs of one input into one launch (ConvExecution).
   Status PlanRun(const std::vector<RunStep>& steps) override;
@@ -446,6 +448,7 @@ class OpenClBackend : public Backend {
   std::vector<Lane> lanes_;
   int nc4_min_pixels_ = gpu::kNc4MinPixels;
   bool pair_convs_ = true;
+  bool winograd_ = false;
   mutable std::mutex executions_mu_;
   std::set<ClExecution*> executions_;
 };
@@ -743,6 +746,7 @@ class ConvExecution : public ClExecution, public StridedOutput {
       RILL_INF_RETURN_IF_ERROR(PrepareNc4Pointwise(static_cast<const float*>(args_.inputs[1]->host()),
                                                    OptionalInput(2), c_.p, c_.act, &pw_));
     }
+    RILL_INF_RETURN_IF_ERROR(PrepareWinograd());
     return PreparePair();
   }
   bool Nc4Input(size_t i) const override { return nc4_ && (i == 0 || i == 3); }
@@ -751,12 +755,14 @@ class ConvExecution : public ClExecution, public StridedOutput {
     const std::string f16 = half() ? "_cl_f16" : "_cl";
     if (paired_) return "conv2d_tiled_pair" + f16;
     if (launched_by_pair_) return "conv2d_in_pair" + f16;
-    return Blocked() ? "pointwise_nc4" + f16 : ClExecution::name();
+    if (Blocked()) return "pointwise_nc4" + f16;
+    return wino_ ? "conv2d_winograd" + f16 : ClExecution::name();
   }
   // Split convs keep their sums in float whatever the storage type (a
-  // pair's wider GEMM's too).
+  // pair's wider GEMM's too); Winograd its transformed tiles and products.
   size_t scratch_bytes() const override {
-    return std::max(c_.partial_floats(), partner_node_ ? pair_.partial_floats() : 0) * sizeof(float);
+    const size_t wino = wino_ ? static_cast<size_t>(16) * wino_tiles_ * (c_.p.in_c + c_.p.out_c) : 0;
+    return std::max({c_.partial_floats(), partner_node_ ? pair_.partial_floats() : 0, wino}) * sizeof(float);
   }
   Status Run() override {
     if (launched_by_pair_) return Status::Ok();
@@ -769,6 +775,10 @@ class ConvExecution : public ClExecution, public StridedOutput {
       return RunNc4Pointwise(pw_, InMem(0), InOff(0), Nc4(args_.inputs[0]), res_c_ ? InMem(3) : OutMem(),
                              res_c_ ? InOff(3) : 0, res_c_ ? Nc4(args_.inputs[3]) : 0, res_c_, OutMem(), OutOff(),
                              Nc4(args_.outputs[0]), y_stride_);
+    }
+    if (wino_) {
+      RILL_INF_RETURN_IF_ERROR(RunWinograd());
+      return RunFusedPRelu();
     }
     RILL_INF_RETURN_IF_ERROR(RunConv(c_, InMem(0), InOff(0), OutMem(), OutOff(), res_c_ ? InMem(3) : OutMem(),
                                      res_c_ ? InOff(3) : 0, res_c_, c_.splits > 1 ? Mem(scratch_) : nullptr,
@@ -850,11 +860,52 @@ class ConvExecution : public ClExecution, public StridedOutput {
     return Status::Ok();
   }
 
+  // Winograd F(2x2, 3x3) (option opencl.winograd): a 3x3 stride-1 conv
+  // without groups as three kernels (winograd_input, winograd_gemm,
+  // winograd_output) through float scratch: the transformed input
+  // [16][tiles][in_c], then the products [16][tiles][out_c].
+  static constexpr size_t kWinogradInput = 16, kWinogradGemm = 17, kWinogradOutput = 18;
+  Status PrepareWinograd() {
+    const cpu::ConvParams& p = c_.p;
+    wino_ = backend_->winograd() && gpu::Winograd23(p);
+    if (!wino_) return Status::Ok();
+    wino_tiles_ = p.batch * ((p.out_h + 1) / 2) * ((p.out_w + 1) / 2);
+    if (!wino_filter_) {
+      RILL_INF_ASSIGN_OR_RETURN(wino_filter_, Upload(gpu::WinogradFilter23(static_cast<const float*>(
+                                                                                args_.inputs[1]->host()),
+                                                                            p.out_c, p.in_c)));
+    }
+    RILL_INF_RETURN_IF_ERROR(Kernel(kWinogradInput, "winograd_input").status());
+    RILL_INF_RETURN_IF_ERROR(Kernel(kWinogradGemm, "winograd_gemm").status());
+    return Kernel(kWinogradOutput, "winograd_output").status();
+  }
+  Status RunWinograd() {
+    const cpu::ConvParams& p = c_.p;
+    const int th = (p.out_h + 1) / 2, tw = (p.out_w + 1) / 2, tiles = wino_tiles_;
+    const cl_mem scratch = Mem(scratch_);
+    const int v_off = static_cast<int>(scratch_.offset / sizeof(float));
+    const int m_off = v_off + 16 * tiles * p.in_c;
+    RILL_INF_RETURN_IF_ERROR(Launch(kernels_[kWinogradInput], {static_cast<size_t>(p.in_c), static_cast<size_t>(tiles)},
+                                    InMem(0), InOff(0), scratch, v_off, p.in_h, p.in_w, p.in_c, th, tw, p.pad_top,
+                                    p.pad_left));
+    RILL_INF_RETURN_IF_ERROR(LaunchLocal(kernels_[kWinogradGemm],
+                                         {static_cast<size_t>((p.out_c + 63) / 64 * 16),
+                                          static_cast<size_t>((tiles + 63) / 64 * 16), 16},
+                                         {16, 16, 1}, scratch, v_off, wino_filter_, scratch, m_off, tiles, p.in_c,
+                                         p.out_c));
+    return Launch(kernels_[kWinogradOutput], {static_cast<size_t>(p.out_c), static_cast<size_t>(tiles)}, scratch,
+                  m_off, c_.bias, res_c_ ? InMem(3) : OutMem(), res_c_ ? InOff(3) : 0, res_c_, OutMem(), OutOff(),
+                  p.out_h, p.out_w, p.out_c, th, tw, c_.act, y_stride_ == 0 ? p.out_c : y_stride_);
+  }
+
   ConvLaunch c_;
   int res_c_ = 0;
   int y_stride_ = 0;  // 0: dense
   bool nc4_ = false;
   Nc4Pointwise pw_;
+  bool wino_ = false;
+  int wino_tiles_ = 0;
+  cl_mem wino_filter_ = nullptr;
   const ir::Node* partner_node_ = nullptr;  // the kxk conv this 1x1 conv may launch
   ConvLaunch pair_;                          // the two as one GEMM
   bool paired_ = false;                      // this launches pair_
@@ -1379,7 +1430,8 @@ StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const Execut
 // NC4HW4 kernels (default gpu::kNc4MinPixels, 28x28; 0: all of them; a
 // size over any map: none); pair_convs (default 1; 0: off), one launch for
 // a 1x1 and a kxk conv of one input side by side in a concatenation
-// (ConvExecution).
+// (ConvExecution); winograd (default 0; 1: on), 3x3 stride-1 convs as
+// Winograd F(2x2, 3x3) (ConvExecution).
 StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<ClRuntime> runtime, ClRuntime::Create(context.options));
   // Half storage needs no cl_khr_fp16 (vload_half / vstore_half are core).
@@ -1393,6 +1445,9 @@ StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   }
   if (auto it = context.options.find("pair_convs"); it != context.options.end()) {
     backend->set_pair_convs(it->second != "0" && it->second != "false");
+  }
+  if (auto it = context.options.find("winograd"); it != context.options.end()) {
+    backend->set_winograd(it->second == "1" || it->second == "true");
   }
   return std::unique_ptr<Backend>(std::move(backend));
 }
