@@ -118,20 +118,35 @@ for m in mobilenet_v2.onnx squeezenet1_1.onnx resnet18.onnx resnet50.onnx face_d
   echo "  $m: $(med) | $(med --backend_option=opencl.nc4_min_pixels=1000000000) | $(med --backend_option=opencl.pair_convs=0)" \
        "| $(med --backend_option=opencl.winograd=1)"
 done
+# OpenCL per-command GPU times (opencl.gpu_profile: profiling events): the
+# kernels' sum against the span from the first command's start to the last
+# one's end (the difference: the GPU idle between launches), the slowest
+# commands; SqueezeNet also with its expand pairs off.
+for m in squeezenet1_1.onnx mobilenet_v2.onnx resnet18.onnx; do
+  [ -f $W/models/$m ] || continue
+  for o in "" "--backend_option=opencl.pair_convs=0"; do
+    [ -n "$o" ] && [ $m != squeezenet1_1.onnx ] && continue
+    P=$W/cl_profile_${m%%.*}${o:+_unpaired}.tsv
+    echo "OpenCL $m ${o}: $(rill bench $W/models/$m --backend=opencl --runs=$RUNS $o --backend_option=opencl.gpu_profile=$P 2>&1 | tail -1 | sed 's/.*runs: //')"
+    sed -n 2p $P; grep '^# total' $P
+    grep -v '^#' $P | sort -t$'\t' -k2 -g -r | head -6
+  done
+done
 # Where the time goes: per-layer times on OpenCL (each layer finished on the
 # device before the next: launch + execution), the slowest first.
 for m in resnet18.onnx mobilenet_v2.onnx squeezenet1_1.onnx; do
   echo "per-layer, $m on OpenCL (ms, slowest 8):"
   rill bench $W/models/$m --backend=opencl --runs=20 --profile 2>&1 | tail -n +2 | sort -k4 -n -r | head -8
 done
-# Winograd per layer: every 3x3 conv of ResNet-18 and -50, GEMM then
-# Winograd (launch + execution each, as above).
+# Winograd per layer: each conv Winograd takes in ResNet-18 and -50, its
+# time (launch + execution, as above) on the GEMM and on Winograd.
 for m in resnet18.onnx resnet50.onnx; do
   [ -f $W/models/$m ] || continue
-  for o in "" "--backend_option=opencl.winograd=1"; do
-    echo "per-layer 3x3 convs, $m on OpenCL ${o:-(GEMM)}:"
-    rill bench $W/models/$m --backend=opencl --runs=20 --profile $o 2>&1 | grep -E "conv2d_(tiled|winograd)" | head -40
-  done
+  echo "per-layer Winograd, $m on OpenCL (layer output: GEMM ms | Winograd ms):"
+  rill bench $W/models/$m --backend=opencl --runs=20 --profile 2>&1 | grep CONV_2D > $W/gemm.txt
+  rill bench $W/models/$m --backend=opencl --runs=20 --profile --backend_option=opencl.winograd=1 2>&1 |
+    grep conv2d_winograd > $W/wino.txt
+  awk 'NR==FNR {g[$1]=$4; next} ($1 in g) {printf "  %s %s: %s | %s\n", $1, $8, g[$1], $4}' $W/gemm.txt $W/wino.txt
 done
 # The OpenCL layout measurement: the backend's NHWC buffer kernels against
 # NC4HW4 buffers and RGBA images (GPU time per launch).

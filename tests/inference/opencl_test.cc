@@ -339,6 +339,52 @@ TEST_F(OpenClTest, Winograd3x3MatchesTheReference) {
   ExpectClose(RunOnce(cl->get(), 8), RunOnce(cpu->get(), 8), 1e-4, "resnet18 winograd");
 }
 
+// opencl.gpu_profile=FILE: each command's GPU time per run, written when
+// the session ends: the runs, the commands of a run in order (the input's
+// write, the conv, the output's read), their means and the kernels' sum.
+TEST_F(OpenClTest, GpuProfileListsEachCommandOfARun) {
+  OneOp op;
+  const int x = op.Input({1, 9, 11, 3});
+  const auto model = op.Build(ir::OpType::kConv2D, {x, op.RandomConst({5, 3, 3, 3}, &rng_),
+                                                    op.RandomConst({5}, &rng_)},
+                              Window(1, ir::Padding::kSame, ir::Activation::kRelu));
+  const std::string path = testing::TmpDir() + "/cl_profile.tsv";
+  std::remove(path.c_str());
+  {
+    SessionConfig config = Config();
+    config.backend_options["opencl.gpu_profile"] = path;
+    auto cl = Session::Create(model, config);
+    ASSERT_TRUE(cl.ok()) << cl.status().ToString();
+    RunOnce(cl->get(), 1);
+    RunOnce(cl->get(), 2);
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 7u);
+  EXPECT_EQ(lines[0].rfind("# opencl GPU time per command", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("# runs 2 commands per run 3 kernels' sum ", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2], "# step\tmean_us\tshare\tname");
+  EXPECT_EQ(lines[3].rfind("0\t", 0), 0u);
+  EXPECT_NE(lines[3].find("\tcopy_from_host"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[4].find("\tconv2d_tiled_cl conv2d_tiled"), std::string::npos) << lines[4];
+  EXPECT_NE(lines[5].find("\tcopy_to_host"), std::string::npos) << lines[5];
+  EXPECT_EQ(lines[6].rfind("# total_us\t", 0), 0u) << lines[6];
+  double total = 0, sum = 0;
+  for (int i = 3; i < 6; ++i) {
+    std::istringstream row(lines[i]);
+    int step = -1;
+    double mean = -1;
+    row >> step >> mean;
+    EXPECT_EQ(step, i - 3);
+    EXPECT_GE(mean, 0.0) << lines[i];
+    sum += mean;
+  }
+  std::sscanf(lines[6].c_str(), "# total_us\t%lf", &total);
+  EXPECT_NEAR(total, sum, 0.05);
+}
+
 // Whole models, every layer on OpenCL, against the CPU backend.
 class OpenClModelTest : public OpenClTest, public ::testing::WithParamInterface<std::string> {};
 

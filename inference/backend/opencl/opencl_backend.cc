@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -123,8 +125,10 @@ class ClExecution : public gpu::GpuExecution {
     for (size_t v : global) site.global[site.dims++] = std::max<size_t>(v, 1);
     const size_t* local = LocalFor(site);
     err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(site.dims), nullptr, site.global, local, 0,
-                                      nullptr, nullptr);
-    return err == CL_SUCCESS ? Status::Ok() : ClError(err, name() + ": clEnqueueNDRangeKernel");
+                                      nullptr, ProfileEvent());
+    if (err != CL_SUCCESS) return ClError(err, name() + ": clEnqueueNDRangeKernel");
+    RecordLaunch(k);
+    return Status::Ok();
   }
   // The same with a work-group size (the global size rounded up to it).
   template <class... A>
@@ -142,9 +146,17 @@ class ClExecution : public gpu::GpuExecution {
       g[dims] = (std::max<size_t>(v, 1) + l[dims] - 1) / l[dims] * l[dims];
       ++dims;
     }
-    err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(dims), nullptr, g, l, 0, nullptr, nullptr);
-    return err == CL_SUCCESS ? Status::Ok() : ClError(err, name() + ": clEnqueueNDRangeKernel");
+    err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(dims), nullptr, g, l, 0, nullptr,
+                                      ProfileEvent());
+    if (err != CL_SUCCESS) return ClError(err, name() + ": clEnqueueNDRangeKernel");
+    RecordLaunch(k);
+    return Status::Ok();
   }
+  // opencl.gpu_profile: an event for the launch being enqueued (null when
+  // not profiling), handed to the backend after it (RecordLaunch).
+  cl_event* ProfileEvent();
+  void RecordLaunch(cl_kernel k);
+  cl_event profile_event_ = nullptr;
   static cl_int SetArg(cl_kernel k, cl_uint i, cl_mem m) { return cl().clSetKernelArg(k, i, sizeof(cl_mem), &m); }
   static cl_int SetArg(cl_kernel k, cl_uint i, int v) { return cl().clSetKernelArg(k, i, sizeof(int), &v); }
   static cl_int SetArg(cl_kernel k, cl_uint i, float v) { return cl().clSetKernelArg(k, i, sizeof(float), &v); }
@@ -238,6 +250,10 @@ class OpenClBackend : public Backend {
  public:
   OpenClBackend(std::unique_ptr<ClRuntime> runtime, bool half) : rt_(std::move(runtime)), half_(half) {}
   ~OpenClBackend() override {
+    if (!profile_path_.empty()) WriteProfile();
+    for (auto& [lane, events] : pending_) {
+      for (auto& e : events) cl().clReleaseEvent(e.first);
+    }
     for (Lane& l : lanes_) {
       if (l.to_real) cl().clReleaseKernel(l.to_real);
       if (l.to_float) cl().clReleaseKernel(l.to_float);
@@ -274,8 +290,10 @@ class OpenClBackend : public Backend {
     if (!device.layout.dense()) return InternalError("opencl: a channel-blocked tensor reached a transfer");
     const cl_mem mem = static_cast<ClBuffer*>(device.memory.buffer)->mem();
     if (!half_ || device.dtype != DataType::kFloat32) {
+      cl_event event = nullptr;
       const cl_int err = cl().clEnqueueReadBuffer(rt_->queue(), mem, CL_TRUE, device.memory.offset, device.dense_bytes(),
-                                             host, 0, nullptr, nullptr);
+                                             host, 0, nullptr, profiling() ? &event : nullptr);
+      if (event) Record(event, "copy_to_host");
       return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueReadBuffer");
     }
     const int count = static_cast<int>(NumElements(device.shape));
@@ -292,8 +310,10 @@ class OpenClBackend : public Backend {
     if (!device.layout.dense()) return InternalError("opencl: a channel-blocked tensor reached a transfer");
     const cl_mem mem = static_cast<ClBuffer*>(device.memory.buffer)->mem();
     if (!half_ || device.dtype != DataType::kFloat32) {
+      cl_event event = nullptr;
       const cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), mem, CL_TRUE, device.memory.offset, device.dense_bytes(),
-                                              host, 0, nullptr, nullptr);
+                                              host, 0, nullptr, profiling() ? &event : nullptr);
+      if (event) Record(event, "copy_from_host");
       return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueWriteBuffer");
     }
     const int count = static_cast<int>(NumElements(device.shape));
@@ -361,8 +381,69 @@ class OpenClBackend : public Backend {
 
   Status EndRun() override {
     const cl_int err = cl().clFinish(rt_->queue());
-    return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clFinish");
+    if (err != CL_SUCCESS) return ClError(err, "clFinish");
+    if (rt_->profiling()) CollectProfile();
+    return Status::Ok();
   }
+
+  // opencl.gpu_profile=FILE: each command's GPU time (profiling events),
+  // per launch of a run in the order the lane enqueued them, written when
+  // the session ends: the mean per launch, and per run the kernels' sum
+  // and the span from the first command's start to the last one's end (the
+  // difference: the GPU idle between commands).
+  bool profiling() const { return rt_->profiling(); }
+  void Record(cl_event event, std::string name) {
+    std::lock_guard<std::mutex> lock(profile_mu_);
+    pending_[ClRuntime::CurrentLane()].push_back({event, std::move(name)});
+  }
+  void CollectProfile() {
+    std::vector<std::pair<cl_event, std::string>> events;
+    {
+      std::lock_guard<std::mutex> lock(profile_mu_);
+      events.swap(pending_[ClRuntime::CurrentLane()]);
+    }
+    if (events.empty()) return;
+    cl_ulong first = ~cl_ulong{0}, last = 0;
+    double sum = 0;
+    std::lock_guard<std::mutex> lock(profile_mu_);
+    for (size_t i = 0; i < events.size(); ++i) {
+      cl_ulong start = 0, end = 0;
+      cl().clGetEventProfilingInfo(events[i].first, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
+      cl().clGetEventProfilingInfo(events[i].first, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+      cl().clReleaseEvent(events[i].first);
+      const double us = end > start ? (end - start) / 1000.0 : 0.0;
+      if (profile_steps_.size() <= i) profile_steps_.push_back({events[i].second, 0.0, 0});
+      profile_steps_[i].us += us;
+      ++profile_steps_[i].runs;
+      sum += us;
+      first = std::min(first, start);
+      last = std::max(last, end);
+    }
+    ++profile_runs_;
+    profile_sum_us_ += sum;
+    profile_span_us_ += last > first ? (last - first) / 1000.0 : 0.0;
+  }
+  void WriteProfile() const {
+    std::ofstream out(profile_path_, std::ios::trunc);
+    if (!out) return;
+    const double runs = std::max(1, profile_runs_);
+    out << "# opencl GPU time per command (profiling events), " << rt_->description() << "\n";
+    char line[160];
+    std::snprintf(line, sizeof(line), "# runs %d commands per run %zu kernels' sum %.2f us span %.2f us\n",
+                  profile_runs_, profile_steps_.size(), profile_sum_us_ / runs, profile_span_us_ / runs);
+    out << line << "# step\tmean_us\tshare\tname\n";
+    double total = 0;
+    for (const ProfileStep& s : profile_steps_) total += s.runs ? s.us / s.runs : 0;
+    for (size_t i = 0; i < profile_steps_.size(); ++i) {
+      const ProfileStep& s = profile_steps_[i];
+      const double mean = s.runs ? s.us / s.runs : 0;
+      std::snprintf(line, sizeof(line), "%zu\t%.2f\t%.1f%%\t", i, mean, total > 0 ? 100.0 * mean / total : 0.0);
+      out << line << s.name << "\n";
+    }
+    std::snprintf(line, sizeof(line), "# total_us\t%.2f\n", total);
+    out << line;
+  }
+  void set_profile_path(const std::string& path) { profile_path_ = path; }
 
   // One in-order command queue per lane (option "queues").
   int MaxLanes() const override { return rt_->num_queues(); }
@@ -446,12 +527,33 @@ class OpenClBackend : public Backend {
   bool half_;
   mutable size_t max_floats_ = 0;
   std::vector<Lane> lanes_;
+  struct ProfileStep {
+    std::string name;
+    double us = 0;
+    int runs = 0;
+  };
+  std::mutex profile_mu_;
+  std::map<int, std::vector<std::pair<cl_event, std::string>>> pending_;  // per lane, this run's
+  std::vector<ProfileStep> profile_steps_;
+  int profile_runs_ = 0;
+  double profile_sum_us_ = 0, profile_span_us_ = 0;
+  std::string profile_path_;
   int nc4_min_pixels_ = gpu::kNc4MinPixels;
   bool pair_convs_ = true;
   bool winograd_ = false;
   mutable std::mutex executions_mu_;
   std::set<ClExecution*> executions_;
 };
+
+cl_event* ClExecution::ProfileEvent() { return backend_->profiling() ? &profile_event_ : nullptr; }
+
+void ClExecution::RecordLaunch(cl_kernel k) {
+  if (profile_event_ == nullptr) return;
+  char fn[128] = {0};
+  cl().clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof(fn) - 1, fn, nullptr);
+  backend_->Record(profile_event_, name() + " " + fn);
+  profile_event_ = nullptr;
+}
 
 ClExecution::ClExecution(const ExecutionArgs& args, OpenClBackend* backend)
     : GpuExecution(args, "opencl"), backend_(backend) {
@@ -1431,7 +1533,8 @@ StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const Execut
 // size over any map: none); pair_convs (default 1; 0: off), one launch for
 // a 1x1 and a kxk conv of one input side by side in a concatenation
 // (ConvExecution); winograd (default 0; 1: on), 3x3 stride-1 convs as
-// Winograd F(2x2, 3x3) (ConvExecution).
+// Winograd F(2x2, 3x3) (ConvExecution); gpu_profile=FILE, each command's
+// GPU time (OpenClBackend::CollectProfile).
 StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<ClRuntime> runtime, ClRuntime::Create(context.options));
   // Half storage needs no cl_khr_fp16 (vload_half / vstore_half are core).
@@ -1445,6 +1548,9 @@ StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   }
   if (auto it = context.options.find("pair_convs"); it != context.options.end()) {
     backend->set_pair_convs(it->second != "0" && it->second != "false");
+  }
+  if (auto it = context.options.find("gpu_profile"); it != context.options.end()) {
+    backend->set_profile_path(it->second);
   }
   if (auto it = context.options.find("winograd"); it != context.options.end()) {
     backend->set_winograd(it->second == "1" || it->second == "true");
