@@ -339,6 +339,35 @@ TEST_F(OpenClTest, Winograd3x3MatchesTheReference) {
   ExpectClose(RunOnce(cl->get(), 8), RunOnce(cpu->get(), 8), 1e-4, "resnet18 winograd");
 }
 
+// opencl.flush_every=N (a clFlush after every N-th launch of a lane) gives
+// the same results, one lane or two (the multi-task model's heads).
+TEST_F(OpenClTest, FlushEveryNthLaunchKeepsTheResults) {
+  SessionConfig ref;
+  ref.algorithm = AlgorithmPolicy::kReference;
+  const auto model = FireModule({2, 7, 6, 5}, 32, 128, 37, ir::Activation::kRelu, &rng_);
+  auto cpu = Session::Create(model, ref);
+  ASSERT_TRUE(cpu.ok());
+  const auto want = RunOnce(cpu->get(), 4);
+  for (const char* n : {"1", "2", "0"}) {
+    SessionConfig config = Config();
+    config.backend_options["opencl.flush_every"] = n;
+    auto cl = Session::Create(model, config);
+    ASSERT_TRUE(cl.ok()) << cl.status().ToString();
+    ExpectClose(RunOnce(cl->get(), 4), want, 1e-5, std::string("flush_every ") + n);
+    ExpectClose(RunOnce(cl->get(), 4), want, 1e-5, std::string("flush_every ") + n + ", run 2");
+  }
+  const std::string path = testing::ModelPath("rill_multitask.onnx");
+  RILL_SKIP_IF_MISSING(path);
+  auto multitask = Model::FromFile(path);
+  ASSERT_TRUE(multitask.ok());
+  auto cpu_mt = Session::Create(*multitask);
+  SessionConfig config = Config();
+  config.backend_options["opencl.flush_every"] = "3";
+  auto cl_mt = Session::Create(*multitask, config);
+  ASSERT_TRUE(cpu_mt.ok() && cl_mt.ok()) << cl_mt.status().ToString();
+  ExpectClose(RunOnce(cl_mt->get(), 5), RunOnce(cpu_mt->get(), 5), 1e-4, "multi-task, flush_every 3");
+}
+
 // opencl.gpu_profile=FILE: each command's GPU time per run, written when
 // the session ends: the runs, the commands of a run in order (the input's
 // write, the conv, the output's read), their means and the kernels' sum.

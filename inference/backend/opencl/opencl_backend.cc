@@ -128,7 +128,7 @@ class ClExecution : public gpu::GpuExecution {
                                       nullptr, ProfileEvent());
     if (err != CL_SUCCESS) return ClError(err, name() + ": clEnqueueNDRangeKernel");
     RecordLaunch(k);
-    return Status::Ok();
+    return AfterLaunch();
   }
   // The same with a work-group size (the global size rounded up to it).
   template <class... A>
@@ -150,12 +150,16 @@ class ClExecution : public gpu::GpuExecution {
                                       ProfileEvent());
     if (err != CL_SUCCESS) return ClError(err, name() + ": clEnqueueNDRangeKernel");
     RecordLaunch(k);
-    return Status::Ok();
+    return AfterLaunch();
   }
   // opencl.gpu_profile: an event for the launch being enqueued (null when
   // not profiling), handed to the backend after it (RecordLaunch).
   cl_event* ProfileEvent();
   void RecordLaunch(cl_kernel k);
+  // opencl.flush_every=N: a clFlush of the lane's queue after every N-th
+  // launch, so that the GPU starts on the first kernels while the host
+  // still enqueues the rest (else a driver may hold them until clFinish).
+  Status AfterLaunch();
   cl_event profile_event_ = nullptr;
   static cl_int SetArg(cl_kernel k, cl_uint i, cl_mem m) { return cl().clSetKernelArg(k, i, sizeof(cl_mem), &m); }
   static cl_int SetArg(cl_kernel k, cl_uint i, int v) { return cl().clSetKernelArg(k, i, sizeof(int), &v); }
@@ -445,6 +449,16 @@ class OpenClBackend : public Backend {
   }
   void set_profile_path(const std::string& path) { profile_path_ = path; }
 
+  int flush_every() const { return flush_every_; }
+  void set_flush_every(int n) { flush_every_ = n; }
+  // Counts a launch on the calling thread's lane; true when it is time to
+  // flush. (A lane's tasks run on one thread at a time.)
+  bool CountLaunch() {
+    if (flush_every_ <= 0) return false;
+    const int lane = std::max(0, std::min(ClRuntime::CurrentLane(), kMaxLanes - 1));
+    return ++launches_[lane] % flush_every_ == 0;
+  }
+
   // One in-order command queue per lane (option "queues").
   int MaxLanes() const override { return rt_->num_queues(); }
   void UseLane(int lane) override { ClRuntime::SelectLane(lane); }
@@ -538,6 +552,9 @@ class OpenClBackend : public Backend {
   int profile_runs_ = 0;
   double profile_sum_us_ = 0, profile_span_us_ = 0;
   std::string profile_path_;
+  static constexpr int kMaxLanes = 16;  // ClRuntime's most queues
+  int flush_every_ = 0;
+  std::array<int, kMaxLanes> launches_{};
   int nc4_min_pixels_ = gpu::kNc4MinPixels;
   bool pair_convs_ = true;
   bool winograd_ = false;
@@ -553,6 +570,12 @@ void ClExecution::RecordLaunch(cl_kernel k) {
   cl().clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof(fn) - 1, fn, nullptr);
   backend_->Record(profile_event_, name() + " " + fn);
   profile_event_ = nullptr;
+}
+
+Status ClExecution::AfterLaunch() {
+  if (!backend_->CountLaunch()) return Status::Ok();
+  const cl_int err = cl().clFlush(queue());
+  return err == CL_SUCCESS ? Status::Ok() : ClError(err, name() + ": clFlush");
 }
 
 ClExecution::ClExecution(const ExecutionArgs& args, OpenClBackend* backend)
@@ -1534,7 +1557,8 @@ StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const Execut
 // a 1x1 and a kxk conv of one input side by side in a concatenation
 // (ConvExecution); winograd (default 0; 1: on), 3x3 stride-1 convs as
 // Winograd F(2x2, 3x3) (ConvExecution); gpu_profile=FILE, each command's
-// GPU time (OpenClBackend::CollectProfile).
+// GPU time (OpenClBackend::CollectProfile); flush_every=N (default 0: none),
+// a clFlush after every N-th launch of a lane (ClExecution::AfterLaunch).
 StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<ClRuntime> runtime, ClRuntime::Create(context.options));
   // Half storage needs no cl_khr_fp16 (vload_half / vstore_half are core).
@@ -1548,6 +1572,9 @@ StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   }
   if (auto it = context.options.find("pair_convs"); it != context.options.end()) {
     backend->set_pair_convs(it->second != "0" && it->second != "false");
+  }
+  if (auto it = context.options.find("flush_every"); it != context.options.end()) {
+    backend->set_flush_every(std::max(0, std::atoi(it->second.c_str())));
   }
   if (auto it = context.options.find("gpu_profile"); it != context.options.end()) {
     backend->set_profile_path(it->second);
