@@ -110,16 +110,17 @@ done
 # the default (NC4HW4 storage for 1x1 and depthwise convs on maps of 28x28
 # and more, SqueezeNet's expand pairs as one launch), NC4HW4 off (a
 # threshold over any map), the pairs off, Winograd F(2x2, 3x3) on, a
-# clFlush after every launch and after every 4th (default: none).
+# clFlush after every launch and after every 4th (default: none), no GEMM
+# split over K (each split costs a reduction launch).
 echo "OpenCL A/B (ms): default | nc4_min_pixels=1000000000 (NC4HW4 off) | pair_convs=0 | winograd=1" \
-     "| flush_every=1 | flush_every=4"
+     "| flush_every=1 | flush_every=4 | split_min_k=100000 (no split K)"
 for m in mobilenet_v2.onnx squeezenet1_1.onnx resnet18.onnx resnet50.onnx face_detection_short_range.tflite \
          face_detection_full_range.tflite selfie_segmentation.tflite; do
   [ -f $W/models/$m ] || continue
   med() { rill bench $W/models/$m --backend=opencl --runs=$RUNS "$@" 2>&1 | tail -1 | sed 's/.*median \([0-9.]*\) ms.*/\1/'; }
   echo "  $m: $(med) | $(med --backend_option=opencl.nc4_min_pixels=1000000000) | $(med --backend_option=opencl.pair_convs=0)" \
        "| $(med --backend_option=opencl.winograd=1) | $(med --backend_option=opencl.flush_every=1)" \
-       "| $(med --backend_option=opencl.flush_every=4)"
+       "| $(med --backend_option=opencl.flush_every=4) | $(med --backend_option=opencl.split_min_k=100000)"
 done
 # OpenCL per-command GPU times (opencl.gpu_profile: profiling events): the
 # kernels' sum against the span from the first command's start to the last

@@ -102,6 +102,16 @@ TEST(GpuOpGeometryTest, ConvSplitsKWhereTilesAreFew) {
   EXPECT_EQ(c.partial_floats(), 0u);
   PlanConv(64, 64, 1, true, &c);
   EXPECT_EQ(c.splits, 1);
+  PlanConv(64, 64, 132, true, &c, /*split_min_k=*/361);  // K 360: under the floor
+  EXPECT_EQ(c.splits, 1);
+  EXPECT_EQ(c.k_chunk, 360);
+  PlanConv(64, 64, 132, true, &c, /*split_min_k=*/360);
+  EXPECT_EQ(c.splits, 2);
+  ConvPlan small;  // K 27, under one 128 chunk: never split, whatever the floor
+  small.p = Conv2DGeometry(a, {1, 5, 6, 3}, {8, 3, 3, 3}, {1, 5, 6, 8});
+  PlanConv(64, 64, 132, true, &small, /*split_min_k=*/1);
+  EXPECT_EQ(small.splits, 1);
+  EXPECT_GE(small.k_chunk, 27);
   c.p.groups = 2;
   PlanConv(64, 64, 132, true, &c);
   EXPECT_FALSE(c.tiled);

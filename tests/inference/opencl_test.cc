@@ -368,6 +368,33 @@ TEST_F(OpenClTest, FlushEveryNthLaunchKeepsTheResults) {
   ExpectClose(RunOnce(cl_mt->get(), 5), RunOnce(cpu_mt->get(), 5), 1e-4, "multi-task, flush_every 3");
 }
 
+// opencl.split_min_k: the least K a GEMM splits over work groups (as on a
+// 132-unit GPU): every conv splits that can (1), none does (a K over any
+// layer's); the fire module and SqueezeNet give the same results.
+TEST_F(OpenClTest, SplitFloorKeepsTheResults) {
+  SessionConfig ref;
+  ref.algorithm = AlgorithmPolicy::kReference;
+  const auto model = FireModule({2, 7, 6, 5}, 32, 128, 37, ir::Activation::kRelu, &rng_);
+  auto cpu = Session::Create(model, ref);
+  ASSERT_TRUE(cpu.ok());
+  const auto want = RunOnce(cpu->get(), 4);
+  const std::string path = testing::ModelPath("squeezenet1_1.onnx");
+  auto squeezenet = Model::FromFile(path);
+  auto cpu_sq = squeezenet.ok() ? Session::Create(*squeezenet) : squeezenet.status();
+  for (const char* k : {"1", "100000"}) {
+    SessionConfig config = Config();
+    config.backend_options["opencl.split_min_k"] = k;
+    config.backend_options["opencl.compute_units"] = "132";
+    auto cl = Session::Create(model, config);
+    ASSERT_TRUE(cl.ok()) << cl.status().ToString();
+    ExpectClose(RunOnce(cl->get(), 4), want, 1e-5, std::string("fire module, split_min_k ") + k);
+    if (!cpu_sq.ok()) continue;
+    auto cl_sq = Session::Create(*squeezenet, config);
+    ASSERT_TRUE(cl_sq.ok()) << cl_sq.status().ToString();
+    ExpectClose(RunOnce(cl_sq->get(), 5), RunOnce(cpu_sq->get(), 5), 1e-4, std::string("squeezenet, split_min_k ") + k);
+  }
+}
+
 // opencl.gpu_profile=FILE: each command's GPU time per run, written when
 // the session ends: the runs, the commands of a run in order (the input's
 // write, the conv, the output's read), their means and the kernels' sum.

@@ -127,7 +127,7 @@ long GemmTiles(const cpu::ConvParams& p, int tile_m, int tile_n) {
          ((static_cast<long>(p.batch) * p.out_h * p.out_w + tile_m - 1) / tile_m);
 }
 
-void PlanConv(int tile_m, int tile_n, int compute_units, bool may_split, ConvPlan* c) {
+void PlanConv(int tile_m, int tile_n, int compute_units, bool may_split, ConvPlan* c, int split_min_k) {
   const cpu::ConvParams& p = c->p;
   c->tiled = p.groups == 1;
   c->splits = 1;
@@ -136,8 +136,8 @@ void PlanConv(int tile_m, int tile_n, int compute_units, bool may_split, ConvPla
   if (!c->tiled) return;
   const long tiles = GemmTiles(p, tile_m, tile_n);
   const long want = 2L * compute_units;
-  if (may_split && tiles < want && k >= 256) {
-    const int splits = static_cast<int>(std::min<long>({(want + tiles - 1) / tiles, k / 128, 32}));
+  if (may_split && tiles < want && k >= split_min_k) {
+    const int splits = static_cast<int>(std::max<long>(1, std::min<long>({(want + tiles - 1) / tiles, k / 128, 32})));
     c->k_chunk = ((k + splits - 1) / splits + 15) / 16 * 16;
     c->splits = (k + c->k_chunk - 1) / c->k_chunk;
   }

@@ -118,9 +118,11 @@ long GemmTiles(const cpu::ConvParams& p, int tile_m, int tile_n);
 
 // Sets c's tiled (no groups), k_chunk and splits from c->p: a tiled conv
 // with fewer tile_m x tile_n output tiles than twice the compute units, and
-// K of 256 or more, is split over K where `may_split` (chunks of at least
-// 128, multiples of 16, at most 32 of them).
-void PlanConv(int tile_m, int tile_n, int compute_units, bool may_split, ConvPlan* c);
+// K of `split_min_k` (default 256) or more, is split over K where
+// `may_split` (chunks of at least 128, multiples of 16, at most 32 of them).
+constexpr int kSplitMinK = 256;
+void PlanConv(int tile_m, int tile_n, int compute_units, bool may_split, ConvPlan* c,
+              int split_min_k = kSplitMinK);
 
 // DEPTHWISE_BLOCK ([1x1 expand ->] depthwise -> 1x1 project [+ residual]):
 // the three convs' geometry from x, the depthwise filter wd [1][kh][kw][mid],

@@ -449,6 +449,9 @@ class OpenClBackend : public Backend {
   }
   void set_profile_path(const std::string& path) { profile_path_ = path; }
 
+  // The least K a GEMM splits over work groups (option split_min_k).
+  int split_min_k() const { return split_min_k_; }
+  void set_split_min_k(int k) { split_min_k_ = k; }
   int flush_every() const { return flush_every_; }
   void set_flush_every(int n) { flush_every_ = n; }
   // Counts a launch on the calling thread's lane; true when it is time to
@@ -554,6 +557,7 @@ class OpenClBackend : public Backend {
   std::string profile_path_;
   static constexpr int kMaxLanes = 16;  // ClRuntime's most queues
   int flush_every_ = 0;
+  int split_min_k_ = gpu::kSplitMinK;
   std::array<int, kMaxLanes> launches_{};
   int nc4_min_pixels_ = gpu::kNc4MinPixels;
   bool pair_convs_ = true;
@@ -740,7 +744,7 @@ Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, 
   const cpu::ConvParams& p = c->p;
   // Fewer 64x64 output tiles than twice the compute units: split K so that
   // every unit has work.
-  gpu::PlanConv(64, 64, backend_->runtime()->compute_units(), may_split, c);
+  gpu::PlanConv(64, 64, backend_->runtime()->compute_units(), may_split, c, backend_->split_min_k());
   if (!c->weights) {
     const int icg = p.in_c / p.groups;
     RILL_INF_ASSIGN_OR_RETURN(c->weights,
@@ -974,7 +978,8 @@ class ConvExecution : public ClExecution, public StridedOutput {
     pair_.p.out_c = e1 + e3;
     pair_.act = c_.act;
     pair_.narrow_n = e1;
-    gpu::PlanConv(64, 64, backend_->runtime()->compute_units(), /*may_split=*/true, &pair_);
+    gpu::PlanConv(64, 64, backend_->runtime()->compute_units(), /*may_split=*/true, &pair_,
+                  backend_->split_min_k());
     if (!pair_.weights) {
       RILL_INF_ASSIGN_OR_RETURN(pair_.weights, Upload(PackGemmFilter(filter.data(), e1 + e3, taps * in_c)));
       RILL_INF_ASSIGN_OR_RETURN(pair_.bias, Upload(bias));
@@ -1558,7 +1563,9 @@ StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const Execut
 // (ConvExecution); winograd (default 0; 1: on), 3x3 stride-1 convs as
 // Winograd F(2x2, 3x3) (ConvExecution); gpu_profile=FILE, each command's
 // GPU time (OpenClBackend::CollectProfile); flush_every=N (default 0: none),
-// a clFlush after every N-th launch of a lane (ClExecution::AfterLaunch).
+// a clFlush after every N-th launch of a lane (ClExecution::AfterLaunch);
+// split_min_k (default gpu::kSplitMinK, 256), the least K split over work
+// groups (gpu::PlanConv).
 StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<ClRuntime> runtime, ClRuntime::Create(context.options));
   // Half storage needs no cl_khr_fp16 (vload_half / vstore_half are core).
@@ -1572,6 +1579,9 @@ StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   }
   if (auto it = context.options.find("pair_convs"); it != context.options.end()) {
     backend->set_pair_convs(it->second != "0" && it->second != "false");
+  }
+  if (auto it = context.options.find("split_min_k"); it != context.options.end()) {
+    backend->set_split_min_k(std::max(1, std::atoi(it->second.c_str())));
   }
   if (auto it = context.options.find("flush_every"); it != context.options.end()) {
     backend->set_flush_every(std::max(0, std::atoi(it->second.c_str())));
