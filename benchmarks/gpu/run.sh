@@ -112,6 +112,7 @@ done
 # threshold over any map), the pairs off, Winograd F(2x2, 3x3) on, a
 # clFlush after every launch and after every 4th (default: none), no GEMM
 # split over K (each split costs a reduction launch).
+{
 echo "OpenCL A/B (ms): default | nc4_min_pixels=1000000000 (NC4HW4 off) | pair_convs=0 | winograd=1" \
      "| flush_every=1 | flush_every=4 | split_min_k=100000 (no split K)"
 for m in mobilenet_v2.onnx squeezenet1_1.onnx resnet18.onnx resnet50.onnx face_detection_short_range.tflite \
@@ -122,6 +123,7 @@ for m in mobilenet_v2.onnx squeezenet1_1.onnx resnet18.onnx resnet50.onnx face_d
        "| $(med --backend_option=opencl.winograd=1) | $(med --backend_option=opencl.flush_every=1)" \
        "| $(med --backend_option=opencl.flush_every=4) | $(med --backend_option=opencl.split_min_k=100000)"
 done
+} | tee $W/opencl_ab.txt
 # OpenCL per-command GPU times (opencl.gpu_profile: profiling events): the
 # kernels' sum against the span from the first command's start to the last
 # one's end (the difference: the GPU idle between launches), the slowest
@@ -160,3 +162,5 @@ fi
 # Which kernels ran (fp16 shows _cl_f16 where the device has cl_khr_fp16).
 rill info $W/models/face_detection_short_range.tflite --backend=opencl --precision=fp16 2>&1 | sed -n '8,9p'
 rill info $W/models/resnet18.onnx --backend=opencl 2>&1 | grep -c "_cl" | sed 's/^/resnet18 layers on OpenCL: /' 
+# The OpenCL A/B again, last (the tail of a long log keeps it).
+cat $W/opencl_ab.txt
