@@ -441,6 +441,7 @@ void Pointwise(Bench& b, int h, int w, int ic, int oc, std::mt19937* rng) {
   Arg(k, i++, ic); Arg(k, i++, h); Arg(k, i++, w); Arg(k, i++, oc); Arg(k, i++, one); Arg(k, i++, one);
   Arg(k, i++, one); Arg(k, i++, one); Arg(k, i++, one); Arg(k, i++, one); Arg(k, i++, zero); Arg(k, i++, zero);
   Arg(k, i++, none); Arg(k, i++, k_chunk); Arg(k, i++, splits); Arg(k, i++, part); Arg(k, i++, zero); Arg(k, i++, oc);
+  Arg(k, i++, zero);  // narrow_n: no paired 1x1 conv
   const size_t g0[3] = {static_cast<size_t>((oc + 63) / 64 * 16), static_cast<size_t>((hw + 63) / 64 * 16),
                         static_cast<size_t>(splits)};
   const size_t l0[3] = {16, 16, 1};

@@ -106,11 +106,53 @@ for m in mobilenet_v2.onnx squeezenet1_1.onnx resnet18.onnx resnet50.onnx; do
   med() { rill bench $W/models/$m --backend=vulkan --runs=$RUNS $VK "$@" 2>&1 | tail -1 | sed 's/.*median \([0-9.]*\) ms.*/\1/'; }
   echo "  $m: $(med) | $(med --backend_option=vulkan.fuse_depthwise=false) | $(med --backend_option=vulkan.compute_units=1)"
 done
+# OpenCL's layout and launch choices, A/B (fp32, medians of $RUNS, ms):
+# the default (NC4HW4 storage for 1x1 and depthwise convs on maps of 28x28
+# and more, SqueezeNet's expand pairs as one launch), NC4HW4 off (a
+# threshold over any map), the pairs off, Winograd F(2x2, 3x3) on, a
+# clFlush after every launch and after every 4th (default: none), no GEMM
+# split over K (each split costs a reduction launch).
+{
+echo "OpenCL A/B (ms): default | nc4_min_pixels=1000000000 (NC4HW4 off) | pair_convs=0 | winograd=1" \
+     "| flush_every=1 | flush_every=4 | split_min_k=100000 (no split K)"
+for m in mobilenet_v2.onnx squeezenet1_1.onnx resnet18.onnx resnet50.onnx face_detection_short_range.tflite \
+         face_detection_full_range.tflite selfie_segmentation.tflite; do
+  [ -f $W/models/$m ] || continue
+  med() { rill bench $W/models/$m --backend=opencl --runs=$RUNS "$@" 2>&1 | tail -1 | sed 's/.*median \([0-9.]*\) ms.*/\1/'; }
+  echo "  $m: $(med) | $(med --backend_option=opencl.nc4_min_pixels=1000000000) | $(med --backend_option=opencl.pair_convs=0)" \
+       "| $(med --backend_option=opencl.winograd=1) | $(med --backend_option=opencl.flush_every=1)" \
+       "| $(med --backend_option=opencl.flush_every=4) | $(med --backend_option=opencl.split_min_k=100000)"
+done
+} | tee $W/opencl_ab.txt
+# OpenCL per-command GPU times (opencl.gpu_profile: profiling events): the
+# kernels' sum against the span from the first command's start to the last
+# one's end (the difference: the GPU idle between launches), the slowest
+# commands; SqueezeNet also with its expand pairs off.
+for m in squeezenet1_1.onnx mobilenet_v2.onnx resnet18.onnx; do
+  [ -f $W/models/$m ] || continue
+  for o in "" "--backend_option=opencl.pair_convs=0"; do
+    [ -n "$o" ] && [ $m != squeezenet1_1.onnx ] && continue
+    P=$W/cl_profile_${m%%.*}${o:+_unpaired}.tsv
+    echo "OpenCL $m ${o}: $(rill bench $W/models/$m --backend=opencl --runs=$RUNS $o --backend_option=opencl.gpu_profile=$P 2>&1 | tail -1 | sed 's/.*runs: //')"
+    sed -n 2p $P; grep '^# total' $P
+    grep -v '^#' $P | sort -t$'\t' -k2 -g -r | head -6
+  done
+done
 # Where the time goes: per-layer times on OpenCL (each layer finished on the
 # device before the next: launch + execution), the slowest first.
-for m in resnet18.onnx mobilenet_v2.onnx; do
+for m in resnet18.onnx mobilenet_v2.onnx squeezenet1_1.onnx; do
   echo "per-layer, $m on OpenCL (ms, slowest 8):"
   rill bench $W/models/$m --backend=opencl --runs=20 --profile 2>&1 | tail -n +2 | sort -k4 -n -r | head -8
+done
+# Winograd per layer: each conv Winograd takes in ResNet-18 and -50, its
+# time (launch + execution, as above) on the GEMM and on Winograd.
+for m in resnet18.onnx resnet50.onnx; do
+  [ -f $W/models/$m ] || continue
+  echo "per-layer Winograd, $m on OpenCL (layer output: GEMM ms | Winograd ms):"
+  rill bench $W/models/$m --backend=opencl --runs=20 --profile 2>&1 | grep CONV_2D > $W/gemm.txt
+  rill bench $W/models/$m --backend=opencl --runs=20 --profile --backend_option=opencl.winograd=1 2>&1 |
+    grep conv2d_winograd > $W/wino.txt
+  awk 'NR==FNR {g[$1]=$4; next} ($1 in g) {printf "  %s %s: %s | %s\n", $1, $8, g[$1], $4}' $W/gemm.txt $W/wino.txt
 done
 # The OpenCL layout measurement: the backend's NHWC buffer kernels against
 # NC4HW4 buffers and RGBA images (GPU time per launch).
@@ -120,3 +162,5 @@ fi
 # Which kernels ran (fp16 shows _cl_f16 where the device has cl_khr_fp16).
 rill info $W/models/face_detection_short_range.tflite --backend=opencl --precision=fp16 2>&1 | sed -n '8,9p'
 rill info $W/models/resnet18.onnx --backend=opencl 2>&1 | grep -c "_cl" | sed 's/^/resnet18 layers on OpenCL: /' 
+# The OpenCL A/B again, last (the tail of a long log keeps it).
+cat $W/opencl_ab.txt

@@ -83,9 +83,17 @@ inline size_t DenseBytes(DataType dtype, const Shape& shape) {
   return static_cast<size_t>(NumElements(shape)) * DataTypeSize(dtype);
 }
 
+struct TensorBinding;
 struct TensorDesc {
   DataType dtype = DataType::kFloat32;
   Shape shape;
+  // The plan's binding of this tensor (TensorBinding::desc(), what the
+  // memory planner asks StorageFor with; null for a tensor described apart
+  // from a plan): a backend that stores a tensor by what its executions do
+  // with it (OpenCL: NC4HW4 where its producer and every reader are
+  // channel-blocked kernels) finds the executions whose ExecutionArgs
+  // point to it.
+  const TensorBinding* binding = nullptr;
   size_t dense_bytes() const { return DenseBytes(dtype, shape); }
 };
 
@@ -101,7 +109,7 @@ struct TensorBinding {
   const void* constant_data = nullptr;  // constants: the model's bytes
   bool constant = false;
 
-  TensorDesc desc() const { return TensorDesc{dtype, shape}; }
+  TensorDesc desc() const { return TensorDesc{dtype, shape, this}; }
   size_t dense_bytes() const { return DenseBytes(dtype, shape); }  // allocation-free (Run uses it)
   // Host address of the tensor's first byte: the constant's bytes, or the
   // memory of a host-memory backend; nullptr for device memory.

@@ -102,6 +102,16 @@ TEST(GpuOpGeometryTest, ConvSplitsKWhereTilesAreFew) {
   EXPECT_EQ(c.partial_floats(), 0u);
   PlanConv(64, 64, 1, true, &c);
   EXPECT_EQ(c.splits, 1);
+  PlanConv(64, 64, 132, true, &c, /*split_min_k=*/361);  // K 360: under the floor
+  EXPECT_EQ(c.splits, 1);
+  EXPECT_EQ(c.k_chunk, 360);
+  PlanConv(64, 64, 132, true, &c, /*split_min_k=*/360);
+  EXPECT_EQ(c.splits, 2);
+  ConvPlan small;  // K 27, under one 128 chunk: never split, whatever the floor
+  small.p = Conv2DGeometry(a, {1, 5, 6, 3}, {8, 3, 3, 3}, {1, 5, 6, 8});
+  PlanConv(64, 64, 132, true, &small, /*split_min_k=*/1);
+  EXPECT_EQ(small.splits, 1);
+  EXPECT_GE(small.k_chunk, 27);
   c.p.groups = 2;
   PlanConv(64, 64, 132, true, &c);
   EXPECT_FALSE(c.tiled);
@@ -410,6 +420,64 @@ TEST(GpuWeightsTest, FilterLayouts) {
   // 5 output channels, 1x1, 2 inputs each -> 2 blocks of [2][4].
   EXPECT_EQ(PackConvFilter(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}.data(), 5, 1, 1, 2),
             (std::vector<float>{1, 3, 5, 7, 2, 4, 6, 8, 9, 0, 0, 0, 10, 0, 0, 0}));
+  // NC4HW4 depthwise: 1x2 taps over 5 channels [t][c] -> 2 blocks of [2][4].
+  EXPECT_EQ(PackDepthwiseFilterNc4(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}.data(), 1, 2, 5),
+            (std::vector<float>{1, 2, 3, 4, 6, 7, 8, 9, 5, 0, 0, 0, 10, 0, 0, 0}));
+  // NC4HW4 1x1: 5 outputs of 3 inputs -> 2 blocks of [4 inputs (one of
+  // padding)][4 outputs].
+  EXPECT_EQ(PackPointwiseFilterNc4(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}.data(), 5, 3),
+            (std::vector<float>{1, 4, 7, 10, 2, 5, 8, 11, 3, 6, 9, 12, 0, 0, 0, 0,  //
+                                13, 0, 0, 0, 14, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(PadToBlocks({1, 2, 3, 4, 5}), (std::vector<float>{1, 2, 3, 4, 5, 0, 0, 0}));
+  EXPECT_EQ(PadToBlocks({1, 2, 3, 4}), (std::vector<float>{1, 2, 3, 4}));
+  // Winograd F(2x2, 3x3): G g G^T of one 3x3 filter (worked by hand), as
+  // [16][in_c 1][out_c 1]; two outputs interleave as [16][1][2].
+  const std::vector<float> g = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const std::vector<float> u = {1, 3, 1, 3, 6, 11.25f, 3.75f, 9, 2, 3.75f, 1.25f, 3, 7, 12, 4, 9};
+  EXPECT_EQ(WinogradFilter23(g.data(), 1, 1), u);
+  std::vector<float> two(g);
+  for (float v : g) two.push_back(-v);
+  const std::vector<float> u2 = WinogradFilter23(two.data(), 2, 1);
+  for (int z = 0; z < 16; ++z) {
+    EXPECT_EQ(u2[z * 2], u[z]);
+    EXPECT_EQ(u2[z * 2 + 1], -u[z]);
+  }
+}
+
+// Which convs the NC4HW4 kernels take: depthwise with multiplier 1; 1x1,
+// stride 1, unpadded, ungrouped, at most kNc4MaxPointwiseInC inputs.
+TEST(GpuOpGeometryTest, ChannelBlockedKernelsTakeTheirConvs) {
+  cpu::ConvParams dw = PointwiseGeometry(1, 30, 30, 7, 7);
+  dw.kernel_h = dw.kernel_w = 3;
+  dw.depth_multiplier = 1;
+  EXPECT_TRUE(Nc4Depthwise(dw));
+  dw.depth_multiplier = 2;
+  dw.out_c = 14;
+  EXPECT_FALSE(Nc4Depthwise(dw));
+  EXPECT_TRUE(Nc4Pointwise(PointwiseGeometry(2, 28, 28, 192, 13)));
+  EXPECT_FALSE(Nc4Pointwise(PointwiseGeometry(2, 28, 28, 193, 13)));  // deep K: the GEMM
+  EXPECT_TRUE(Pointwise(PointwiseGeometry(2, 28, 28, 193, 13)));
+  cpu::ConvParams p = PointwiseGeometry(1, 28, 28, 16, 16);
+  p.stride_h = p.stride_w = 2;
+  p.out_h = p.out_w = 14;
+  EXPECT_FALSE(Nc4Pointwise(p));
+  p = PointwiseGeometry(1, 28, 28, 16, 16);
+  p.groups = 2;
+  EXPECT_FALSE(Nc4Pointwise(p));
+  p = PointwiseGeometry(1, 28, 28, 16, 16);
+  p.kernel_h = p.kernel_w = 3;
+  p.pad_top = p.pad_left = 1;
+  EXPECT_FALSE(Nc4Pointwise(p));
+  EXPECT_FALSE(Pointwise(p));
+  EXPECT_EQ(kNc4MinPixels, 784);
+  cpu::ConvParams w = PointwiseGeometry(1, 9, 9, 5, 7);
+  w.kernel_h = w.kernel_w = 3;
+  EXPECT_TRUE(Winograd23(w));
+  w.stride_h = 2;
+  EXPECT_FALSE(Winograd23(w));
+  w.stride_h = 1;
+  w.dilation_w = 2;
+  EXPECT_FALSE(Winograd23(w));
 }
 
 }  // namespace

@@ -41,7 +41,19 @@ int OneOp::RandomConst(const Shape& shape, std::mt19937* rng) {
   return Const(shape, RandomFloats(NumElements(shape), rng));
 }
 
-std::shared_ptr<const Model> OneOp::Build(ir::OpType type, std::vector<int> inputs, const ir::OpAttrs& attrs) {
+int OneOp::Node(ir::OpType type, std::vector<int> inputs, const ir::OpAttrs& attrs) {
+  ir::Node node;
+  node.name = std::string(ir::OpTypeName(type)) + "_" + std::to_string(g_->nodes.size());
+  node.type = type;
+  node.inputs = std::move(inputs);
+  node.outputs = {Tensor({})};
+  node.attrs = attrs;
+  g_->nodes.push_back(node);
+  return node.outputs[0];
+}
+
+std::shared_ptr<const Model> OneOp::Build(ir::OpType type, std::vector<int> inputs, const ir::OpAttrs& attrs,
+                                          const std::vector<int>& outputs) {
   ir::Node node;
   node.name = std::string(ir::OpTypeName(type)) + "_under_test";
   node.type = type;
@@ -50,6 +62,7 @@ std::shared_ptr<const Model> OneOp::Build(ir::OpType type, std::vector<int> inpu
   node.attrs = attrs;
   g_->nodes.push_back(node);
   g_->outputs = node.outputs;
+  g_->outputs.insert(g_->outputs.end(), outputs.begin(), outputs.end());
   g_->source = node.name;
   return std::make_shared<Model>(g_);
 }

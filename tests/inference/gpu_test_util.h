@@ -27,14 +27,19 @@ namespace rill::inference::testing {
 // $TEST_TMPDIR, or /tmp outside bazel.
 std::string TmpDir();
 
-// A one-op graph: inputs (activations, filled at random) and constants.
+// A one-op graph (or a short chain): inputs (activations, filled at random)
+// and constants.
 class OneOp {
  public:
   int Input(const Shape& shape);
   int Const(const Shape& shape, std::vector<float> values);
   int ConstInts(const std::vector<int>& values);
   int RandomConst(const Shape& shape, std::mt19937* rng);
-  std::shared_ptr<const Model> Build(ir::OpType type, std::vector<int> inputs, const ir::OpAttrs& attrs = {});
+  // A node before the last (a chain of ops): returns its output.
+  int Node(ir::OpType type, std::vector<int> inputs, const ir::OpAttrs& attrs = {});
+  // The last node: the graph's outputs are its output and `outputs`.
+  std::shared_ptr<const Model> Build(ir::OpType type, std::vector<int> inputs, const ir::OpAttrs& attrs = {},
+                                     const std::vector<int>& outputs = {});
 
  private:
   int Tensor(const Shape& shape);

@@ -108,12 +108,26 @@ cpu::ConvParams PointwiseGeometry(int batch, int h, int w, int in_c, int out_c) 
   return p;
 }
 
+bool Nc4Depthwise(const cpu::ConvParams& p) { return p.depth_multiplier == 1 && p.in_c == p.out_c; }
+
+bool Pointwise(const cpu::ConvParams& p) {
+  return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
+         p.pad_left == 0 && p.groups == 1 && p.in_h == p.out_h && p.in_w == p.out_w;
+}
+
+bool Winograd23(const cpu::ConvParams& p) {
+  return p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 &&
+         p.dilation_w == 1 && p.groups == 1;
+}
+
+bool Nc4Pointwise(const cpu::ConvParams& p) { return Pointwise(p) && p.in_c <= kNc4MaxPointwiseInC; }
+
 long GemmTiles(const cpu::ConvParams& p, int tile_m, int tile_n) {
   return static_cast<long>((p.out_c + tile_n - 1) / tile_n) *
          ((static_cast<long>(p.batch) * p.out_h * p.out_w + tile_m - 1) / tile_m);
 }
 
-void PlanConv(int tile_m, int tile_n, int compute_units, bool may_split, ConvPlan* c) {
+void PlanConv(int tile_m, int tile_n, int compute_units, bool may_split, ConvPlan* c, int split_min_k) {
   const cpu::ConvParams& p = c->p;
   c->tiled = p.groups == 1;
   c->splits = 1;
@@ -122,8 +136,8 @@ void PlanConv(int tile_m, int tile_n, int compute_units, bool may_split, ConvPla
   if (!c->tiled) return;
   const long tiles = GemmTiles(p, tile_m, tile_n);
   const long want = 2L * compute_units;
-  if (may_split && tiles < want && k >= 256) {
-    const int splits = static_cast<int>(std::min<long>({(want + tiles - 1) / tiles, k / 128, 32}));
+  if (may_split && tiles < want && k >= split_min_k) {
+    const int splits = static_cast<int>(std::max<long>(1, std::min<long>({(want + tiles - 1) / tiles, k / 128, 32})));
     c->k_chunk = ((k + splits - 1) / splits + 15) / 16 * 16;
     c->splits = (k + c->k_chunk - 1) / c->k_chunk;
   }

@@ -86,14 +86,43 @@ struct ConvPlan {
   }
 };
 
+// Channel-blocked (NC4HW4) storage: where it pays. Measured on an H200
+// (//benchmarks/gpu:opencl_layout_bench, docs/benchmarks.md "OpenCL tensor
+// layout, measured"): NC4HW4 kernels ran depthwise 3x3 layers 1.3-2.3x and
+// 1x1 convs 1.6-1.9x faster than the NHWC kernels on maps of 28x28 and
+// more (depthwise 9.3 -> 7.1 us at 28x28x192, 16.7 -> 7.2 at 112x112x32;
+// pointwise 39.3 -> 22.0 at 28x28x192 -> 32), while on 14x14 and 7x7 the
+// depthwise gained under 20% and the split-K GEMM beat NC4HW4 1.4-2.4x
+// on the 1x1 convs. So: layers whose output map has at least this many
+// pixels.
+constexpr int kNc4MinPixels = 28 * 28;
+// The NC4HW4 1x1 kernel loops over all input channels in each work item (no
+// tiling in local memory): its time grew about linearly with in_c (8.3 us
+// at 24, 8.7 at 32, 18.4 at 144, 22.0 at 192), while the tiled GEMM's grows
+// with the MACs. It ran 1.6-1.9x faster up to in_c 192, the deepest of
+// those shapes; deeper 1x1 convs (ResNet-50's 256 and 512) keep the GEMM.
+constexpr int kNc4MaxPointwiseInC = 192;
+// A depthwise conv an NC4HW4 kernel runs: multiplier 1.
+bool Nc4Depthwise(const cpu::ConvParams& p);
+// A 1x1 conv: stride 1, no dilation, padding or groups.
+bool Pointwise(const cpu::ConvParams& p);
+// A conv the NC4HW4 pointwise kernel runs: a 1x1 conv of at most
+// kNc4MaxPointwiseInC input channels.
+bool Nc4Pointwise(const cpu::ConvParams& p);
+
+// A conv Winograd F(2x2, 3x3) runs: 3x3, stride 1, no dilation or groups.
+bool Winograd23(const cpu::ConvParams& p);
+
 // Output tiles of p's GEMM in tile_m (rows) x tile_n (columns) tiles.
 long GemmTiles(const cpu::ConvParams& p, int tile_m, int tile_n);
 
 // Sets c's tiled (no groups), k_chunk and splits from c->p: a tiled conv
 // with fewer tile_m x tile_n output tiles than twice the compute units, and
-// K of 256 or more, is split over K where `may_split` (chunks of at least
-// 128, multiples of 16, at most 32 of them).
-void PlanConv(int tile_m, int tile_n, int compute_units, bool may_split, ConvPlan* c);
+// K of `split_min_k` (default 256) or more, is split over K where
+// `may_split` (chunks of at least 128, multiples of 16, at most 32 of them).
+constexpr int kSplitMinK = 256;
+void PlanConv(int tile_m, int tile_n, int compute_units, bool may_split, ConvPlan* c,
+              int split_min_k = kSplitMinK);
 
 // DEPTHWISE_BLOCK ([1x1 expand ->] depthwise -> 1x1 project [+ residual]):
 // the three convs' geometry from x, the depthwise filter wd [1][kh][kw][mid],

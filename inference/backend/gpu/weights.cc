@@ -93,4 +93,52 @@ std::vector<float> PackGemmFilter(const float* w, int out_c, int k) {
   return packed;
 }
 
+std::vector<float> PackDepthwiseFilterNc4(const float* w, int kh, int kw, int c) {
+  const int taps = kh * kw, c4s = (c + 3) / 4;
+  std::vector<float> out(static_cast<size_t>(c4s) * taps * 4, 0.0f);
+  for (int t = 0; t < taps; ++t) {
+    for (int ch = 0; ch < c; ++ch) out[(static_cast<size_t>(ch / 4) * taps + t) * 4 + ch % 4] = w[t * c + ch];
+  }
+  return out;
+}
+
+std::vector<float> PackPointwiseFilterNc4(const float* w, int out_c, int in_c) {
+  const int ic_padded = (in_c + 3) / 4 * 4, oc4s = (out_c + 3) / 4;
+  std::vector<float> out(static_cast<size_t>(oc4s) * ic_padded * 4, 0.0f);
+  for (int o = 0; o < out_c; ++o) {
+    for (int k = 0; k < in_c; ++k) {
+      out[(static_cast<size_t>(o / 4) * ic_padded + k) * 4 + o % 4] = w[static_cast<size_t>(o) * in_c + k];
+    }
+  }
+  return out;
+}
+
+std::vector<float> PadToBlocks(std::vector<float> values) {
+  values.resize((values.size() + 3) / 4 * 4, 0.0f);
+  return values;
+}
+
+std::vector<float> WinogradFilter23(const float* w, int out_c, int in_c) {
+  static const float kG[4][3] = {{1.0f, 0.0f, 0.0f}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0.0f, 0.0f, 1.0f}};
+  std::vector<float> u(static_cast<size_t>(16) * in_c * out_c);
+  for (int o = 0; o < out_c; ++o) {
+    for (int c = 0; c < in_c; ++c) {
+      float g[3][3], gg[4][3];
+      for (int ky = 0; ky < 3; ++ky) {
+        for (int kx = 0; kx < 3; ++kx) g[ky][kx] = w[((static_cast<size_t>(o) * 3 + ky) * 3 + kx) * in_c + c];
+      }
+      for (int i = 0; i < 4; ++i) {
+        for (int kx = 0; kx < 3; ++kx) gg[i][kx] = kG[i][0] * g[0][kx] + kG[i][1] * g[1][kx] + kG[i][2] * g[2][kx];
+      }
+      for (int i = 0; i < 4; ++i) {
+        for (int j = 0; j < 4; ++j) {
+          const float v = gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
+          u[(static_cast<size_t>(i * 4 + j) * in_c + c) * out_c + o] = v;
+        }
+      }
+    }
+  }
+  return u;
+}
+
 }  // namespace rill::inference::gpu

@@ -21,7 +21,7 @@ namespace rill::inference::opencl {
   X(clReleaseProgram) X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg) X(clCreateBuffer)               \
   X(clReleaseMemObject) X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer) X(clEnqueueNDRangeKernel) X(clFinish) \
   X(clGetEventProfilingInfo) X(clReleaseEvent) X(clWaitForEvents) X(clGetKernelInfo)                        \
-  X(clGetKernelWorkGroupInfo) X(clCreateImage) X(clEnqueueReadImage)
+  X(clGetKernelWorkGroupInfo) X(clCreateImage) X(clEnqueueReadImage) X(clFlush)
 
 struct ClApi {
 #define RILL_CL_MEMBER(name) decltype(&::name) name = nullptr;

@@ -1,6 +1,7 @@
 // The OpenCL backend ("opencl"): device buffers (one arena per session,
-// tensors NHWC, fp32, or half storage with fp32 arithmetic under
-// Precision::kFp16), executions that enqueue kernels from kernels/nn.cl on one
+// tensors NHWC, or NC4HW4 between the channel-blocked kernels of 1x1 and
+// depthwise convs on large maps; fp32, or half storage with fp32 arithmetic
+// under Precision::kFp16), executions that enqueue kernels from kernels/nn.cl on one
 // in-order queue, transfers through that queue, and a clFinish at the end of
 // each run. Nodes it has no kernel for are refused (Unimplemented) and run on
 // the CPU.
@@ -12,6 +13,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -51,8 +54,11 @@ class OpenClBackend;
 // implicit GEMM (conv2d_tiled), else the direct kernel (conv2d).
 // Split over K (tiled only): `splits` work groups per output tile, each
 // summing `k_chunk` of K into scratch floats, then one reduce.
+// `narrow_n` > 0: a 1x1 conv paired into this launch (its narrow_n output
+// channels first; conv2d_tiled sums only the centre tap's K for them).
 struct ConvLaunch : gpu::ConvPlan {
   cl_mem weights = nullptr, bias = nullptr;
+  int narrow_n = 0;
 };
 
 // Base of the executions: kernel objects, argument setting and constant
@@ -63,12 +69,28 @@ class ClExecution : public gpu::GpuExecution {
   ~ClExecution() override;
   bool tuned() const { return args_.tuning != nullptr; }
   std::string name() const override;
+  const ExecutionArgs& exec_args() const { return args_; }
+
+  // Channel-blocked storage (OpenClBackend::StorageFor): whether this
+  // execution, as prepared, reads input i / writes its output with an
+  // NC4HW4 kernel and gains from it. A tensor is stored NC4HW4 where its
+  // producer says so for its output and every reader for that input.
+  virtual bool Nc4Input(size_t i) const {
+    (void)i;
+    return false;
+  }
+  virtual bool Nc4Output() const { return false; }
 
  protected:
   cl_context context() const;
   cl_command_queue queue() const;
   bool half() const;
   size_t elem() const { return half() ? 2 : 4; }
+  // The output map size from which NC4HW4 kernels are used (option
+  // opencl.nc4_min_pixels; gpu::kNc4MinPixels by default).
+  int nc4_min_pixels() const;
+  // 1 where the tensor is stored NC4HW4 (the kernels' layout flag).
+  static int Nc4(const TensorBinding* b) { return b != nullptr && b->layout.channel_block == 4 ? 1 : 0; }
 
   // The kernel `name` (created once; index into kernels_).
   StatusOr<cl_kernel> Kernel(size_t index, const char* kernel_name);
@@ -103,8 +125,10 @@ class ClExecution : public gpu::GpuExecution {
     for (size_t v : global) site.global[site.dims++] = std::max<size_t>(v, 1);
     const size_t* local = LocalFor(site);
     err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(site.dims), nullptr, site.global, local, 0,
-                                      nullptr, nullptr);
-    return err == CL_SUCCESS ? Status::Ok() : ClError(err, name() + ": clEnqueueNDRangeKernel");
+                                      nullptr, ProfileEvent());
+    if (err != CL_SUCCESS) return ClError(err, name() + ": clEnqueueNDRangeKernel");
+    RecordLaunch(k);
+    return AfterLaunch();
   }
   // The same with a work-group size (the global size rounded up to it).
   template <class... A>
@@ -122,9 +146,21 @@ class ClExecution : public gpu::GpuExecution {
       g[dims] = (std::max<size_t>(v, 1) + l[dims] - 1) / l[dims] * l[dims];
       ++dims;
     }
-    err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(dims), nullptr, g, l, 0, nullptr, nullptr);
-    return err == CL_SUCCESS ? Status::Ok() : ClError(err, name() + ": clEnqueueNDRangeKernel");
+    err = cl().clEnqueueNDRangeKernel(queue(), k, static_cast<cl_uint>(dims), nullptr, g, l, 0, nullptr,
+                                      ProfileEvent());
+    if (err != CL_SUCCESS) return ClError(err, name() + ": clEnqueueNDRangeKernel");
+    RecordLaunch(k);
+    return AfterLaunch();
   }
+  // opencl.gpu_profile: an event for the launch being enqueued (null when
+  // not profiling), handed to the backend after it (RecordLaunch).
+  cl_event* ProfileEvent();
+  void RecordLaunch(cl_kernel k);
+  // opencl.flush_every=N: a clFlush of the lane's queue after every N-th
+  // launch, so that the GPU starts on the first kernels while the host
+  // still enqueues the rest (else a driver may hold them until clFinish).
+  Status AfterLaunch();
+  cl_event profile_event_ = nullptr;
   static cl_int SetArg(cl_kernel k, cl_uint i, cl_mem m) { return cl().clSetKernelArg(k, i, sizeof(cl_mem), &m); }
   static cl_int SetArg(cl_kernel k, cl_uint i, int v) { return cl().clSetKernelArg(k, i, sizeof(int), &v); }
   static cl_int SetArg(cl_kernel k, cl_uint i, float v) { return cl().clSetKernelArg(k, i, sizeof(float), &v); }
@@ -136,6 +172,27 @@ class ClExecution : public gpu::GpuExecution {
   // `partial`: scratch for a split conv's sums (c.partial_floats() floats).
   Status RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, int y_off, cl_mem res, int res_off, int res_c,
                  cl_mem partial = nullptr, int partial_off = 0, int y_stride = 0);
+
+  // The NC4HW4 kernels (kernels/nn.cl, "NC4HW4"): a 1x1 conv with its
+  // packed filter, and a depthwise conv (multiplier 1). Each reads and
+  // writes either layout (the `*_nc4` flags: 1 blocked, 0 NHWC).
+  struct Nc4Pointwise {
+    int batch = 0, hw = 0, in_c = 0, out_c = 0, act = 0;
+    cl_mem weights = nullptr, bias = nullptr;
+  };
+  Status PrepareNc4Pointwise(const float* filter, const TensorBinding* bias, const cpu::ConvParams& p, int act,
+                             Nc4Pointwise* c);
+  Status RunNc4Pointwise(const Nc4Pointwise& c, cl_mem x, int x_off, int x_nc4, cl_mem res, int res_off,
+                         int res_nc4, int res_c, cl_mem y, int y_off, int y_nc4, int y_stride = 0);
+  struct Nc4Depthwise {
+    cpu::ConvParams p;
+    int act = 0;
+    cl_mem weights = nullptr, bias = nullptr;
+  };
+  Status PrepareNc4Depthwise(const float* filter, const TensorBinding* bias, const cpu::ConvParams& p, int act,
+                             Nc4Depthwise* d);
+  Status RunNc4Depthwise(const Nc4Depthwise& d, cl_mem x, int x_off, int x_nc4, cl_mem y, int y_off, int y_nc4);
+  static constexpr size_t kNc4PointwiseKernel = 13, kNc4DepthwiseKernel = 14;  // slots in kernels_
 
   // A fused PRELU (optimize::FusePRelu): its per-channel slope is input
   // `slope` (a constant, uploaded with the others); the binary kernel's
@@ -197,6 +254,10 @@ class OpenClBackend : public Backend {
  public:
   OpenClBackend(std::unique_ptr<ClRuntime> runtime, bool half) : rt_(std::move(runtime)), half_(half) {}
   ~OpenClBackend() override {
+    if (!profile_path_.empty()) WriteProfile();
+    for (auto& [lane, events] : pending_) {
+      for (auto& e : events) cl().clReleaseEvent(e.first);
+    }
     for (Lane& l : lanes_) {
       if (l.to_real) cl().clReleaseKernel(l.to_real);
       if (l.to_float) cl().clReleaseKernel(l.to_float);
@@ -204,11 +265,19 @@ class OpenClBackend : public Backend {
   }
   std::string name() const override { return "opencl"; }
 
+  // Dense NHWC, or NC4HW4 (channels padded to a multiple of 4) where the
+  // tensor's producer and every reader run NC4HW4 kernels (ChannelBlocked).
   TensorLayout StorageFor(const TensorDesc& desc) const override {
     TensorLayout layout;
-    layout.bytes = static_cast<size_t>(NumElements(desc.shape)) * (half_ ? 2 : 4);
+    size_t elements = static_cast<size_t>(NumElements(desc.shape));
+    if (desc.dtype == DataType::kFloat32 && ChannelBlocked(desc)) {
+      const Shape& s = desc.shape;
+      layout.channel_block = 4;
+      elements = static_cast<size_t>(s[0]) * s[1] * s[2] * ((s[3] + 3) / 4 * 4);
+    }
+    layout.bytes = elements * (half_ ? 2 : 4);
     if (desc.dtype != DataType::kFloat32) layout.bytes = desc.dense_bytes();
-    max_floats_ = std::max<size_t>(max_floats_, NumElements(desc.shape));
+    max_floats_ = std::max<size_t>(max_floats_, elements);
     return layout;
   }
 
@@ -219,11 +288,16 @@ class OpenClBackend : public Backend {
     return std::make_unique<ClBuffer>(mem, bytes);
   }
 
+  // Transfers move dense tensors only: ChannelBlocked never blocks a tensor
+  // that another backend or the caller reads.
   Status CopyToHost(const TensorBinding& device, void* host) override {
+    if (!device.layout.dense()) return InternalError("opencl: a channel-blocked tensor reached a transfer");
     const cl_mem mem = static_cast<ClBuffer*>(device.memory.buffer)->mem();
     if (!half_ || device.dtype != DataType::kFloat32) {
+      cl_event event = nullptr;
       const cl_int err = cl().clEnqueueReadBuffer(rt_->queue(), mem, CL_TRUE, device.memory.offset, device.dense_bytes(),
-                                             host, 0, nullptr, nullptr);
+                                             host, 0, nullptr, profiling() ? &event : nullptr);
+      if (event) Record(event, "copy_to_host");
       return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueReadBuffer");
     }
     const int count = static_cast<int>(NumElements(device.shape));
@@ -237,10 +311,13 @@ class OpenClBackend : public Backend {
   // Blocking: the host arena may give these bytes to the next task as soon
   // as the transfer's step is over (backend.h).
   Status CopyFromHost(const void* host, const TensorBinding& device) override {
+    if (!device.layout.dense()) return InternalError("opencl: a channel-blocked tensor reached a transfer");
     const cl_mem mem = static_cast<ClBuffer*>(device.memory.buffer)->mem();
     if (!half_ || device.dtype != DataType::kFloat32) {
+      cl_event event = nullptr;
       const cl_int err = cl().clEnqueueWriteBuffer(rt_->queue(), mem, CL_TRUE, device.memory.offset, device.dense_bytes(),
-                                              host, 0, nullptr, nullptr);
+                                              host, 0, nullptr, profiling() ? &event : nullptr);
+      if (event) Record(event, "copy_from_host");
       return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clEnqueueWriteBuffer");
     }
     const int count = static_cast<int>(NumElements(device.shape));
@@ -308,7 +385,81 @@ class OpenClBackend : public Backend {
 
   Status EndRun() override {
     const cl_int err = cl().clFinish(rt_->queue());
-    return err == CL_SUCCESS ? Status::Ok() : ClError(err, "clFinish");
+    if (err != CL_SUCCESS) return ClError(err, "clFinish");
+    if (rt_->profiling()) CollectProfile();
+    return Status::Ok();
+  }
+
+  // opencl.gpu_profile=FILE: each command's GPU time (profiling events),
+  // per launch of a run in the order the lane enqueued them, written when
+  // the session ends: the mean per launch, and per run the kernels' sum
+  // and the span from the first command's start to the last one's end (the
+  // difference: the GPU idle between commands).
+  bool profiling() const { return rt_->profiling(); }
+  void Record(cl_event event, std::string name) {
+    std::lock_guard<std::mutex> lock(profile_mu_);
+    pending_[ClRuntime::CurrentLane()].push_back({event, std::move(name)});
+  }
+  void CollectProfile() {
+    std::vector<std::pair<cl_event, std::string>> events;
+    {
+      std::lock_guard<std::mutex> lock(profile_mu_);
+      events.swap(pending_[ClRuntime::CurrentLane()]);
+    }
+    if (events.empty()) return;
+    cl_ulong first = ~cl_ulong{0}, last = 0;
+    double sum = 0;
+    std::lock_guard<std::mutex> lock(profile_mu_);
+    for (size_t i = 0; i < events.size(); ++i) {
+      cl_ulong start = 0, end = 0;
+      cl().clGetEventProfilingInfo(events[i].first, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
+      cl().clGetEventProfilingInfo(events[i].first, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+      cl().clReleaseEvent(events[i].first);
+      const double us = end > start ? (end - start) / 1000.0 : 0.0;
+      if (profile_steps_.size() <= i) profile_steps_.push_back({events[i].second, 0.0, 0});
+      profile_steps_[i].us += us;
+      ++profile_steps_[i].runs;
+      sum += us;
+      first = std::min(first, start);
+      last = std::max(last, end);
+    }
+    ++profile_runs_;
+    profile_sum_us_ += sum;
+    profile_span_us_ += last > first ? (last - first) / 1000.0 : 0.0;
+  }
+  void WriteProfile() const {
+    std::ofstream out(profile_path_, std::ios::trunc);
+    if (!out) return;
+    const double runs = std::max(1, profile_runs_);
+    out << "# opencl GPU time per command (profiling events), " << rt_->description() << "\n";
+    char line[160];
+    std::snprintf(line, sizeof(line), "# runs %d commands per run %zu kernels' sum %.2f us span %.2f us\n",
+                  profile_runs_, profile_steps_.size(), profile_sum_us_ / runs, profile_span_us_ / runs);
+    out << line << "# step\tmean_us\tshare\tname\n";
+    double total = 0;
+    for (const ProfileStep& s : profile_steps_) total += s.runs ? s.us / s.runs : 0;
+    for (size_t i = 0; i < profile_steps_.size(); ++i) {
+      const ProfileStep& s = profile_steps_[i];
+      const double mean = s.runs ? s.us / s.runs : 0;
+      std::snprintf(line, sizeof(line), "%zu\t%.2f\t%.1f%%\t", i, mean, total > 0 ? 100.0 * mean / total : 0.0);
+      out << line << s.name << "\n";
+    }
+    std::snprintf(line, sizeof(line), "# total_us\t%.2f\n", total);
+    out << line;
+  }
+  void set_profile_path(const std::string& path) { profile_path_ = path; }
+
+  // The least K a GEMM splits over work groups (option split_min_k).
+  int split_min_k() const { return split_min_k_; }
+  void set_split_min_k(int k) { split_min_k_ = k; }
+  int flush_every() const { return flush_every_; }
+  void set_flush_every(int n) { flush_every_ = n; }
+  // Counts a launch on the calling thread's lane; true when it is time to
+  // flush. (A lane's tasks run on one thread at a time.)
+  bool CountLaunch() {
+    if (flush_every_ <= 0) return false;
+    const int lane = std::max(0, std::min(ClRuntime::CurrentLane(), kMaxLanes - 1));
+    return ++launches_[lane] % flush_every_ == 0;
   }
 
   // One in-order command queue per lane (option "queues").
@@ -323,8 +474,47 @@ class OpenClBackend : public Backend {
 
   ClRuntime* runtime() const { return rt_.get(); }
   bool half() const { return half_; }
+  int nc4_min_pixels() const { return nc4_min_pixels_; }
+  void set_nc4_min_pixels(int pixels) { nc4_min_pixels_ = pixels; }
+  bool pair_convs() const { return pair_convs_; }
+  void set_pair_convs(bool on) { pair_convs_ = on; }
+  bool winograd() const { return winograd_; }
+  void set_winograd(bool on) { winograd_ = on; }
+
+  // Pairs adjacent convs of one input into one launch (ConvExecution).
+  Status PlanRun(const std::vector<RunStep>& steps) override;
 
  private:
+  // NC4HW4 for a 4-D tensor of the plan that one execution here writes
+  // with an NC4HW4 kernel (Nc4Output) and that every node of the graph
+  // reading it reads here with one (Nc4Input): not a graph output, not read
+  // by another backend (its readers there read a transferred copy, not
+  // this binding). Called at every plan, after the executions' Prepare.
+  bool ChannelBlocked(const TensorDesc& desc) const {
+    if (desc.binding == nullptr || desc.shape.size() != 4) return false;
+    std::lock_guard<std::mutex> lock(executions_mu_);
+    const ClExecution* producer = nullptr;
+    for (const ClExecution* e : executions_) {
+      const ExecutionArgs& a = e->exec_args();
+      if (a.outputs.size() == 1 && a.outputs[0] == desc.binding) producer = e;
+    }
+    if (producer == nullptr || !producer->Nc4Output()) return false;
+    const ExecutionArgs& pa = producer->exec_args();
+    const int id = pa.node->outputs[0];
+    if (std::find(pa.graph->outputs.begin(), pa.graph->outputs.end(), id) != pa.graph->outputs.end()) return false;
+    size_t readers = 0, here = 0;
+    for (const ir::Node& n : pa.graph->nodes) readers += static_cast<size_t>(std::count(n.inputs.begin(), n.inputs.end(), id));
+    for (const ClExecution* e : executions_) {
+      const ExecutionArgs& a = e->exec_args();
+      for (size_t i = 0; i < a.inputs.size(); ++i) {
+        if (a.inputs[i] != desc.binding) continue;
+        if (!e->Nc4Input(i)) return false;
+        ++here;
+      }
+    }
+    return readers > 0 && here == readers;
+  }
+
   struct Lane {
     std::unique_ptr<Buffer> holder;
     cl_mem staging = nullptr;
@@ -354,9 +544,43 @@ class OpenClBackend : public Backend {
   bool half_;
   mutable size_t max_floats_ = 0;
   std::vector<Lane> lanes_;
-  std::mutex executions_mu_;
+  struct ProfileStep {
+    std::string name;
+    double us = 0;
+    int runs = 0;
+  };
+  std::mutex profile_mu_;
+  std::map<int, std::vector<std::pair<cl_event, std::string>>> pending_;  // per lane, this run's
+  std::vector<ProfileStep> profile_steps_;
+  int profile_runs_ = 0;
+  double profile_sum_us_ = 0, profile_span_us_ = 0;
+  std::string profile_path_;
+  static constexpr int kMaxLanes = 16;  // ClRuntime's most queues
+  int flush_every_ = 0;
+  int split_min_k_ = gpu::kSplitMinK;
+  std::array<int, kMaxLanes> launches_{};
+  int nc4_min_pixels_ = gpu::kNc4MinPixels;
+  bool pair_convs_ = true;
+  bool winograd_ = false;
+  mutable std::mutex executions_mu_;
   std::set<ClExecution*> executions_;
 };
+
+cl_event* ClExecution::ProfileEvent() { return backend_->profiling() ? &profile_event_ : nullptr; }
+
+void ClExecution::RecordLaunch(cl_kernel k) {
+  if (profile_event_ == nullptr) return;
+  char fn[128] = {0};
+  cl().clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof(fn) - 1, fn, nullptr);
+  backend_->Record(profile_event_, name() + " " + fn);
+  profile_event_ = nullptr;
+}
+
+Status ClExecution::AfterLaunch() {
+  if (!backend_->CountLaunch()) return Status::Ok();
+  const cl_int err = cl().clFlush(queue());
+  return err == CL_SUCCESS ? Status::Ok() : ClError(err, name() + ": clFlush");
+}
 
 ClExecution::ClExecution(const ExecutionArgs& args, OpenClBackend* backend)
     : GpuExecution(args, "opencl"), backend_(backend) {
@@ -452,6 +676,7 @@ Status ClExecution::TuneLaunches(TuningCache* cache, const std::string& device) 
 cl_context ClExecution::context() const { return backend_->runtime()->context(); }
 cl_command_queue ClExecution::queue() const { return backend_->runtime()->queue(); }
 bool ClExecution::half() const { return backend_->half(); }
+int ClExecution::nc4_min_pixels() const { return backend_->nc4_min_pixels(); }
 std::string ClExecution::name() const { return kernel_name_ + (half() ? "_cl_f16" : "_cl"); }
 
 StatusOr<cl_kernel> ClExecution::Kernel(size_t index, const char* kernel_name) {
@@ -519,7 +744,7 @@ Status ClExecution::PrepareConv(const float* filter, const TensorBinding* bias, 
   const cpu::ConvParams& p = c->p;
   // Fewer 64x64 output tiles than twice the compute units: split K so that
   // every unit has work.
-  gpu::PlanConv(64, 64, backend_->runtime()->compute_units(), may_split, c);
+  gpu::PlanConv(64, 64, backend_->runtime()->compute_units(), may_split, c, backend_->split_min_k());
   if (!c->weights) {
     const int icg = p.in_c / p.groups;
     RILL_INF_ASSIGN_OR_RETURN(c->weights,
@@ -542,7 +767,7 @@ Status ClExecution::RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, 
         kernels_[kConvTiled], {static_cast<size_t>((p.out_c + 63) / 64 * 16), (m + 63) / 64 * 16, static_cast<size_t>(c.splits)},
         {16, 16, 1}, x, x_off, c.weights, c.bias, res, res_off, res_c, y, y_off, p.batch, p.in_h, p.in_w, p.in_c, p.out_h,
         p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top,
-        p.pad_left, c.act, c.k_chunk, c.splits, sums, partial_off, y_stride));
+        p.pad_left, c.act, c.k_chunk, c.splits, sums, partial_off, y_stride, c.narrow_n));
     if (c.splits == 1) return Status::Ok();
     return Launch(kernels_[kConvReduce], {static_cast<size_t>(p.out_c), m}, partial, partial_off, c.splits, c.bias, res,
                   res_off, res_c, y, y_off, p.out_c, static_cast<int>(m), c.act, y_stride);
@@ -554,10 +779,75 @@ Status ClExecution::RunConv(const ConvLaunch& c, cl_mem x, int x_off, cl_mem y, 
                 p.pad_left, p.groups, c.act, y_stride);
 }
 
+Status ClExecution::PrepareNc4Pointwise(const float* filter, const TensorBinding* bias, const cpu::ConvParams& p,
+                                        int act, Nc4Pointwise* c) {
+  c->batch = p.batch;
+  c->hw = p.out_h * p.out_w;
+  c->in_c = p.in_c;
+  c->out_c = p.out_c;
+  c->act = act;
+  if (!c->weights) {
+    RILL_INF_ASSIGN_OR_RETURN(c->weights, Upload(gpu::PackPointwiseFilterNc4(filter, p.out_c, p.in_c)));
+    RILL_INF_ASSIGN_OR_RETURN(c->bias, Upload(gpu::PadToBlocks(gpu::BiasOrZeros(bias, p.out_c))));
+  }
+  return Kernel(kNc4PointwiseKernel, "pointwise_nc4").status();
+}
+
+Status ClExecution::RunNc4Pointwise(const Nc4Pointwise& c, cl_mem x, int x_off, int x_nc4, cl_mem res, int res_off,
+                                    int res_nc4, int res_c, cl_mem y, int y_off, int y_nc4, int y_stride) {
+  return Launch(kernels_[kNc4PointwiseKernel],
+                {static_cast<size_t>((c.hw + 1) / 2), static_cast<size_t>((c.out_c + 3) / 4),
+                 static_cast<size_t>(c.batch)},
+                x, x_off, x_nc4, c.weights, c.bias, res, res_off, res_nc4, res_c, y, y_off, y_nc4, c.hw, c.in_c,
+                c.out_c, c.act, y_stride == 0 ? c.out_c : y_stride);
+}
+
+Status ClExecution::PrepareNc4Depthwise(const float* filter, const TensorBinding* bias, const cpu::ConvParams& p,
+                                        int act, Nc4Depthwise* d) {
+  d->p = p;
+  d->act = act;
+  if (!d->weights) {
+    RILL_INF_ASSIGN_OR_RETURN(d->weights, Upload(gpu::PackDepthwiseFilterNc4(filter, p.kernel_h, p.kernel_w, p.out_c)));
+    RILL_INF_ASSIGN_OR_RETURN(d->bias, Upload(gpu::PadToBlocks(gpu::BiasOrZeros(bias, p.out_c))));
+  }
+  return Kernel(kNc4DepthwiseKernel, "depthwise_nc4").status();
+}
+
+Status ClExecution::RunNc4Depthwise(const Nc4Depthwise& d, cl_mem x, int x_off, int x_nc4, cl_mem y, int y_off,
+                                    int y_nc4) {
+  const cpu::ConvParams& p = d.p;
+  return Launch(kernels_[kNc4DepthwiseKernel],
+                {static_cast<size_t>(p.out_w), static_cast<size_t>(p.batch) * p.out_h,
+                 static_cast<size_t>((p.out_c + 3) / 4)},
+                x, x_off, x_nc4, d.weights, d.bias, y, y_off, y_nc4, p.in_h, p.in_w, p.in_c, p.out_h, p.out_w,
+                p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left,
+                d.act);
+}
+
 // CONV_2D; also writes its output as a channel slice of a concatenation.
+// Two convs of one input writing neighbouring slices of one concatenation
+// (a SqueezeNet fire module's 1x1 and 3x3 expands) run as one launch: the
+// 1x1 conv (the first, its out_c a multiple of the GEMM tile) launches the
+// kxk conv's GEMM widened by its channels, the 1x1 filter as the centre
+// tap (conv2d_tiled's narrow_n: no more MACs), and the kxk conv's own Run
+// does nothing. Prepare builds that launch from the graph; PlanRun pairs
+// them once memory is bound (the two steps adjacent, the slices
+// neighbours). Option opencl.pair_convs=0 turns it off.
 class ConvExecution : public ClExecution, public StridedOutput {
  public:
   using ClExecution::ClExecution;
+  // Pairs this 1x1 conv with `next`, the step after it, where Prepare found
+  // it as the partner and memory puts their outputs side by side.
+  bool PairWith(ConvExecution* next) {
+    if (partner_node_ == nullptr || next->args_.node != partner_node_ || y_stride_ == 0 ||
+        next->y_stride_ != y_stride_ || OutMem() != next->OutMem() || next->OutOff() != OutOff() + c_.p.out_c) {
+      return false;
+    }
+    paired_ = true;
+    next->launched_by_pair_ = true;
+    return true;
+  }
+  void Unpair() { paired_ = launched_by_pair_ = false; }
   bool SetOutputPixelStride(int elements) override {
     if (elements != 0 && HasInput(4)) return false;  // the fused PRELU's pass reads a dense output
     y_stride_ = elements;
@@ -571,16 +861,54 @@ class ConvExecution : public ClExecution, public StridedOutput {
     c_.act = Act(attrs().activation);
     res_c_ = HasInput(3) ? InShape(3)[3] : 0;
     y_stride_ = 0;
+    Unpair();
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 3, 4}));
     RILL_INF_RETURN_IF_ERROR(PrepareFusedPRelu(4));
     RILL_INF_RETURN_IF_ERROR(PrepareConv(static_cast<const float*>(args_.inputs[1]->host()),
                                          OptionalInput(2), &c_, /*may_split=*/true));
     kernel_name_ = c_.tiled ? "conv2d_tiled" : "conv2d";
-    return Status::Ok();
+    // A 1x1 conv on a large map: the NC4HW4 kernel where a tensor of it is
+    // stored so (StorageFor decides, after this).
+    nc4_ = gpu::Nc4Pointwise(c_.p) && prelu_slope_ < 0 && c_.p.out_h * c_.p.out_w >= nc4_min_pixels() &&
+           !args_.inputs[0]->constant && !(res_c_ && args_.inputs[3]->constant);
+    if (nc4_) {
+      RILL_INF_RETURN_IF_ERROR(PrepareNc4Pointwise(static_cast<const float*>(args_.inputs[1]->host()),
+                                                   OptionalInput(2), c_.p, c_.act, &pw_));
+    }
+    RILL_INF_RETURN_IF_ERROR(PrepareWinograd());
+    return PreparePair();
   }
-  // Split convs keep their sums in float whatever the storage type.
-  size_t scratch_bytes() const override { return c_.partial_floats() * sizeof(float); }
+  bool Nc4Input(size_t i) const override { return nc4_ && (i == 0 || i == 3); }
+  bool Nc4Output() const override { return nc4_; }
+  std::string name() const override {
+    const std::string f16 = half() ? "_cl_f16" : "_cl";
+    if (paired_) return "conv2d_tiled_pair" + f16;
+    if (launched_by_pair_) return "conv2d_in_pair" + f16;
+    if (Blocked()) return "pointwise_nc4" + f16;
+    return wino_ ? "conv2d_winograd" + f16 : ClExecution::name();
+  }
+  // Split convs keep their sums in float whatever the storage type (a
+  // pair's wider GEMM's too); Winograd its transformed tiles and products.
+  size_t scratch_bytes() const override {
+    const size_t wino = wino_ ? static_cast<size_t>(16) * wino_tiles_ * (c_.p.in_c + c_.p.out_c) : 0;
+    return std::max({c_.partial_floats(), partner_node_ ? pair_.partial_floats() : 0, wino}) * sizeof(float);
+  }
   Status Run() override {
+    if (launched_by_pair_) return Status::Ok();
+    if (paired_) {
+      return RunConv(pair_, InMem(0), InOff(0), OutMem(), OutOff(), OutMem(), 0, 0,
+                     pair_.splits > 1 ? Mem(scratch_) : nullptr, static_cast<int>(scratch_.offset / sizeof(float)),
+                     y_stride_);
+    }
+    if (Blocked()) {
+      return RunNc4Pointwise(pw_, InMem(0), InOff(0), Nc4(args_.inputs[0]), res_c_ ? InMem(3) : OutMem(),
+                             res_c_ ? InOff(3) : 0, res_c_ ? Nc4(args_.inputs[3]) : 0, res_c_, OutMem(), OutOff(),
+                             Nc4(args_.outputs[0]), y_stride_);
+    }
+    if (wino_) {
+      RILL_INF_RETURN_IF_ERROR(RunWinograd());
+      return RunFusedPRelu();
+    }
     RILL_INF_RETURN_IF_ERROR(RunConv(c_, InMem(0), InOff(0), OutMem(), OutOff(), res_c_ ? InMem(3) : OutMem(),
                                      res_c_ ? InOff(3) : 0, res_c_, c_.splits > 1 ? Mem(scratch_) : nullptr,
                                      static_cast<int>(scratch_.offset / sizeof(float)), y_stride_));
@@ -588,9 +916,130 @@ class ConvExecution : public ClExecution, public StridedOutput {
   }
 
  private:
+  // The NC4HW4 kernel runs where a tensor it touches is stored NC4HW4.
+  bool Blocked() const {
+    return nc4_ && (Nc4(args_.inputs[0]) || Nc4(args_.outputs[0]) || (res_c_ && Nc4(args_.inputs[3])));
+  }
+  // The partner of a 1x1 conv (see the class comment): the next node of
+  // the graph reads the same input with a kxk conv (odd k, stride 1, the
+  // padding that keeps the map, no dilation, groups, residual or PRELU, the
+  // same activation) and the two outputs are neighbouring inputs of one
+  // concatenation; this conv's out_c is a multiple of the GEMM tile. Builds
+  // the widened launch (pair_).
+  Status PreparePair() {
+    partner_node_ = nullptr;
+    const ir::Graph& g = *args_.graph;
+    const ir::Node& a = *args_.node;
+    if (!backend_->pair_convs() || HasInput(3) || prelu_slope_ >= 0 || !gpu::Pointwise(c_.p) ||
+        c_.p.out_c % 64 != 0) {
+      return Status::Ok();
+    }
+    const ir::Node* b = &a + 1;
+    if (b >= g.nodes.data() + g.nodes.size() || b->type != ir::OpType::kConv2D || b->inputs.size() < 2 ||
+        b->inputs[0] != a.inputs[0] || (b->inputs.size() > 3 && b->inputs[3] >= 0) ||
+        (b->inputs.size() > 4 && b->inputs[4] >= 0) || b->attrs.activation != attrs().activation ||
+        !g.tensors[b->inputs[1]].is_constant() || g.tensors[b->inputs[1]].dtype != DataType::kFloat32) {
+      return Status::Ok();
+    }
+    bool neighbours = false;
+    for (const ir::Node& n : g.nodes) {
+      if (n.type != ir::OpType::kConcatenation) continue;
+      for (size_t i = 0; i + 1 < n.inputs.size(); ++i) {
+        neighbours |= n.inputs[i] == a.outputs[0] && n.inputs[i + 1] == b->outputs[0];
+      }
+    }
+    const Shape& wb = g.tensors[b->inputs[1]].shape;  // [out_c][kh][kw][in_c]
+    if (!neighbours || wb.size() != 4) return Status::Ok();
+    const Shape& y = OutShape();
+    const cpu::ConvParams q = gpu::Conv2DGeometry(b->attrs, InShape(0), wb, {y[0], y[1], y[2], wb[0]});
+    if (q.groups != 1 || q.kernel_h % 2 == 0 || q.kernel_w % 2 == 0 || q.stride_h != 1 || q.stride_w != 1 ||
+        q.dilation_h != 1 || q.dilation_w != 1 || q.out_h != y[1] || q.out_w != y[2] ||
+        q.pad_top != q.kernel_h / 2 || q.pad_left != q.kernel_w / 2 || q.in_c != c_.p.in_c) {
+      return Status::Ok();
+    }
+    // The widened filter [e1 + e3][kh][kw][in_c]: the 1x1 filter at the
+    // centre tap of the first e1 channels, then the kxk filter.
+    const int e1 = c_.p.out_c, e3 = q.out_c, taps = q.kernel_h * q.kernel_w, in_c = q.in_c;
+    const int centre = (q.kernel_h / 2) * q.kernel_w + q.kernel_w / 2;
+    std::vector<float> filter(static_cast<size_t>(e1 + e3) * taps * in_c, 0.0f);
+    const float* fa = static_cast<const float*>(args_.inputs[1]->host());
+    const float* fb = reinterpret_cast<const float*>(g.tensors[b->inputs[1]].data);
+    for (int o = 0; o < e1; ++o) {
+      std::memcpy(&filter[(static_cast<size_t>(o) * taps + centre) * in_c], fa + static_cast<size_t>(o) * in_c,
+                  in_c * sizeof(float));
+    }
+    std::memcpy(&filter[static_cast<size_t>(e1) * taps * in_c], fb, static_cast<size_t>(e3) * taps * in_c * sizeof(float));
+    std::vector<float> bias = gpu::BiasOrZeros(OptionalInput(2), e1);
+    const int bias_b = b->inputs.size() > 2 ? b->inputs[2] : -1;
+    for (int o = 0; o < e3; ++o) {
+      bias.push_back(bias_b >= 0 ? reinterpret_cast<const float*>(g.tensors[bias_b].data)[o] : 0.0f);
+    }
+    pair_.p = q;
+    pair_.p.out_c = e1 + e3;
+    pair_.act = c_.act;
+    pair_.narrow_n = e1;
+    gpu::PlanConv(64, 64, backend_->runtime()->compute_units(), /*may_split=*/true, &pair_,
+                  backend_->split_min_k());
+    if (!pair_.weights) {
+      RILL_INF_ASSIGN_OR_RETURN(pair_.weights, Upload(PackGemmFilter(filter.data(), e1 + e3, taps * in_c)));
+      RILL_INF_ASSIGN_OR_RETURN(pair_.bias, Upload(bias));
+    }
+    RILL_INF_RETURN_IF_ERROR(Kernel(kConvTiled, "conv2d_tiled").status());
+    if (pair_.splits > 1) RILL_INF_RETURN_IF_ERROR(Kernel(kConvReduce, "conv_splitk_reduce").status());
+    partner_node_ = b;
+    return Status::Ok();
+  }
+
+  // Winograd F(2x2, 3x3) (option opencl.winograd): a 3x3 stride-1 conv
+  // without groups as three kernels (winograd_input, winograd_gemm,
+  // winograd_output) through float scratch: the transformed input
+  // [16][tiles][in_c], then the products [16][tiles][out_c].
+  static constexpr size_t kWinogradInput = 16, kWinogradGemm = 17, kWinogradOutput = 18;
+  Status PrepareWinograd() {
+    const cpu::ConvParams& p = c_.p;
+    wino_ = backend_->winograd() && gpu::Winograd23(p);
+    if (!wino_) return Status::Ok();
+    wino_tiles_ = p.batch * ((p.out_h + 1) / 2) * ((p.out_w + 1) / 2);
+    if (!wino_filter_) {
+      RILL_INF_ASSIGN_OR_RETURN(wino_filter_, Upload(gpu::WinogradFilter23(static_cast<const float*>(
+                                                                                args_.inputs[1]->host()),
+                                                                            p.out_c, p.in_c)));
+    }
+    RILL_INF_RETURN_IF_ERROR(Kernel(kWinogradInput, "winograd_input").status());
+    RILL_INF_RETURN_IF_ERROR(Kernel(kWinogradGemm, "winograd_gemm").status());
+    return Kernel(kWinogradOutput, "winograd_output").status();
+  }
+  Status RunWinograd() {
+    const cpu::ConvParams& p = c_.p;
+    const int th = (p.out_h + 1) / 2, tw = (p.out_w + 1) / 2, tiles = wino_tiles_;
+    const cl_mem scratch = Mem(scratch_);
+    const int v_off = static_cast<int>(scratch_.offset / sizeof(float));
+    const int m_off = v_off + 16 * tiles * p.in_c;
+    RILL_INF_RETURN_IF_ERROR(Launch(kernels_[kWinogradInput], {static_cast<size_t>(p.in_c), static_cast<size_t>(tiles)},
+                                    InMem(0), InOff(0), scratch, v_off, p.in_h, p.in_w, p.in_c, th, tw, p.pad_top,
+                                    p.pad_left));
+    RILL_INF_RETURN_IF_ERROR(LaunchLocal(kernels_[kWinogradGemm],
+                                         {static_cast<size_t>((p.out_c + 63) / 64 * 16),
+                                          static_cast<size_t>((tiles + 63) / 64 * 16), 16},
+                                         {16, 16, 1}, scratch, v_off, wino_filter_, scratch, m_off, tiles, p.in_c,
+                                         p.out_c));
+    return Launch(kernels_[kWinogradOutput], {static_cast<size_t>(p.out_c), static_cast<size_t>(tiles)}, scratch,
+                  m_off, c_.bias, res_c_ ? InMem(3) : OutMem(), res_c_ ? InOff(3) : 0, res_c_, OutMem(), OutOff(),
+                  p.out_h, p.out_w, p.out_c, th, tw, c_.act, y_stride_ == 0 ? p.out_c : y_stride_);
+  }
+
   ConvLaunch c_;
   int res_c_ = 0;
   int y_stride_ = 0;  // 0: dense
+  bool nc4_ = false;
+  Nc4Pointwise pw_;
+  bool wino_ = false;
+  int wino_tiles_ = 0;
+  cl_mem wino_filter_ = nullptr;
+  const ir::Node* partner_node_ = nullptr;  // the kxk conv this 1x1 conv may launch
+  ConvLaunch pair_;                          // the two as one GEMM
+  bool paired_ = false;                      // this launches pair_
+  bool launched_by_pair_ = false;            // the conv before launches this one
 };
 
 class DepthwiseExecution : public ClExecution {
@@ -607,9 +1056,26 @@ class DepthwiseExecution : public ClExecution {
       RILL_INF_ASSIGN_OR_RETURN(weights_, Upload(ConstFloats(args_.inputs[1])));  // [1][kh][kw][out_c] as is
       RILL_INF_ASSIGN_OR_RETURN(bias_, Upload(gpu::BiasOrZeros(OptionalInput(2), p_.out_c)));
     }
+    // Multiplier 1 on a large map: the NC4HW4 kernel where its input or
+    // output is stored so.
+    nc4_ = gpu::Nc4Depthwise(p_) && prelu_slope_ < 0 && p_.out_h * p_.out_w >= nc4_min_pixels() &&
+           !args_.inputs[0]->constant;
+    if (nc4_) {
+      RILL_INF_RETURN_IF_ERROR(PrepareNc4Depthwise(static_cast<const float*>(args_.inputs[1]->host()),
+                                                   OptionalInput(2), p_, Act(attrs().activation), &dw_));
+    }
     return Kernel(0, "depthwise_conv2d").status();
   }
+  bool Nc4Input(size_t i) const override { return nc4_ && i == 0; }
+  bool Nc4Output() const override { return nc4_; }
+  std::string name() const override {
+    return Blocked() ? std::string(half() ? "depthwise_nc4_cl_f16" : "depthwise_nc4_cl") : ClExecution::name();
+  }
   Status Run() override {
+    if (Blocked()) {
+      return RunNc4Depthwise(dw_, InMem(0), InOff(0), Nc4(args_.inputs[0]), OutMem(), OutOff(),
+                             Nc4(args_.outputs[0]));
+    }
     RILL_INF_RETURN_IF_ERROR(Launch(kernels_[0], {static_cast<size_t>(p_.out_c), static_cast<size_t>(p_.out_w),
                                                   static_cast<size_t>(p_.batch) * p_.out_h},
                                     InMem(0), InOff(0), weights_, bias_, OutMem(), OutOff(), p_.in_h, p_.in_w, p_.in_c,
@@ -620,8 +1086,11 @@ class DepthwiseExecution : public ClExecution {
   }
 
  private:
+  bool Blocked() const { return nc4_ && (Nc4(args_.inputs[0]) || Nc4(args_.outputs[0])); }
   cpu::ConvParams p_;
   cl_mem weights_ = nullptr, bias_ = nullptr;
+  bool nc4_ = false;
+  Nc4Depthwise dw_;
 };
 
 class TransposeConvExecution : public ClExecution {
@@ -923,14 +1392,26 @@ class DepthToSpaceExecution : public ClExecution {
 };
 
 // DEPTHWISE_BLOCK (the optimizer's [1x1 expand ->] depthwise -> 1x1 project
-// [+ residual]) as three kernels through scratch.
+// [+ residual]) as three kernels through scratch. On large maps (at least
+// nc4_min_pixels output pixels) the three are the NC4HW4 kernels, the
+// expanded and depthwise tensors NC4HW4 in the scratch, and the block
+// reads its input and residual and writes its output in whichever layout
+// StorageFor gave them.
 class DepthwiseBlockExecution : public ClExecution {
  public:
   using ClExecution::ClExecution;
   // The expanded and depthwise tensors (storage type), then the split 1x1
   // convs' float sums (expand and project run one after the other: one
-  // region serves both).
-  size_t scratch_bytes() const override { return PartialOffsetBytes() + PartialFloats() * sizeof(float); }
+  // region serves both). NC4HW4: the two tensors, channels padded to 4.
+  size_t scratch_bytes() const override {
+    if (nc4_) return (Nc4Elements(g_.expand_elements) + Nc4Elements(g_.mid_elements)) * elem();
+    return PartialOffsetBytes() + PartialFloats() * sizeof(float);
+  }
+  bool Nc4Input(size_t i) const override { return nc4_ && (i == 0 || i == 7); }
+  bool Nc4Output() const override { return nc4_; }
+  std::string name() const override {
+    return nc4_ ? std::string(half() ? "depthwise_block_nc4_cl_f16" : "depthwise_block_nc4_cl") : ClExecution::name();
+  }
   Status Prepare() override {
     kernel_name_ = "depthwise_block";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
@@ -954,9 +1435,24 @@ class DepthwiseBlockExecution : public ClExecution {
       RILL_INF_ASSIGN_OR_RETURN(dw_weights_, Upload(ConstFloats(args_.inputs[3])));
       RILL_INF_ASSIGN_OR_RETURN(dw_bias_, Upload(gpu::BiasOrZeros(OptionalInput(4), mid_c)));
     }
+    const cpu::ConvParams& d = g_.depthwise;
+    nc4_ = prelu_slope_ < 0 && d.out_h * d.out_w >= nc4_min_pixels() && gpu::Nc4Pointwise(g_.project.p) &&
+           (!has_expand_ || gpu::Nc4Pointwise(g_.expand.p)) && !args_.inputs[0]->constant &&
+           !(res_c_ && args_.inputs[7]->constant);
+    if (nc4_) {
+      if (has_expand_) {
+        RILL_INF_RETURN_IF_ERROR(PrepareNc4Pointwise(static_cast<const float*>(args_.inputs[1]->host()),
+                                                     OptionalInput(2), g_.expand.p, g_.expand.act, &nc4_expand_));
+      }
+      RILL_INF_RETURN_IF_ERROR(PrepareNc4Depthwise(static_cast<const float*>(args_.inputs[3]->host()),
+                                                   OptionalInput(4), d, g_.depthwise_act, &nc4_dw_));
+      RILL_INF_RETURN_IF_ERROR(PrepareNc4Pointwise(static_cast<const float*>(args_.inputs[5]->host()),
+                                                   OptionalInput(6), g_.project.p, g_.project.act, &nc4_project_));
+    }
     return Kernel(1, "depthwise_conv2d").status();
   }
   Status Run() override {
+    if (nc4_) return RunNc4();
     const cl_mem scratch = Mem(scratch_);
     const int mid_off = Off(scratch_);
     const int expanded_off = mid_off + static_cast<int>(g_.mid_elements);
@@ -981,6 +1477,31 @@ class DepthwiseBlockExecution : public ClExecution {
   }
 
  private:
+  // The three NC4HW4 kernels: x -> expanded -> mid (both NC4HW4 in the
+  // scratch) -> y, the block's own tensors in their stored layouts.
+  Status RunNc4() {
+    const cl_mem scratch = Mem(scratch_);
+    const int expanded_off = Off(scratch_);
+    const int mid_off = expanded_off + static_cast<int>(Nc4Elements(g_.expand_elements));
+    cl_mem src = InMem(0);
+    int src_off = InOff(0), src_nc4 = Nc4(args_.inputs[0]);
+    if (has_expand_) {
+      RILL_INF_RETURN_IF_ERROR(RunNc4Pointwise(nc4_expand_, src, src_off, src_nc4, src, 0, 0, 0, scratch,
+                                               expanded_off, 1));
+      src = scratch;
+      src_off = expanded_off;
+      src_nc4 = 1;
+    }
+    RILL_INF_RETURN_IF_ERROR(RunNc4Depthwise(nc4_dw_, src, src_off, src_nc4, scratch, mid_off, 1));
+    return RunNc4Pointwise(nc4_project_, scratch, mid_off, 1, res_c_ ? InMem(7) : scratch, res_c_ ? InOff(7) : 0,
+                           res_c_ ? Nc4(args_.inputs[7]) : 0, res_c_, OutMem(), OutOff(), Nc4(args_.outputs[0]));
+  }
+  // Elements of an NHWC tensor of `elements` with the depthwise's channels,
+  // NC4HW4.
+  size_t Nc4Elements(size_t elements) const {
+    const size_t c = static_cast<size_t>(g_.depthwise.out_c);
+    return elements == 0 ? 0 : elements / c * ((c + 3) / 4 * 4);
+  }
   // Where the float sums start: after the storage-type tensors, aligned.
   size_t PartialOffsetBytes() const { return g_.partial_offset_bytes(elem()); }
   size_t PartialFloats() const { return std::max(expand_.partial_floats(), project_.partial_floats()); }
@@ -990,7 +1511,24 @@ class DepthwiseBlockExecution : public ClExecution {
   ConvLaunch expand_, project_;
   cl_mem dw_weights_ = nullptr, dw_bias_ = nullptr;
   int res_c_ = 0;
+  bool nc4_ = false;
+  Nc4Pointwise nc4_expand_, nc4_project_;
+  Nc4Depthwise nc4_dw_;
 };
+
+Status OpenClBackend::PlanRun(const std::vector<RunStep>& steps) {
+  std::vector<ConvExecution*> convs(steps.size(), nullptr);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].kind != RunStep::Kind::kExecution) continue;
+    convs[i] = dynamic_cast<ConvExecution*>(steps[i].execution);
+    if (convs[i]) convs[i]->Unpair();
+  }
+  for (size_t i = 0; i + 1 < steps.size(); ++i) {
+    // The second waits for nothing the first does not (it runs at the first's step).
+    if (convs[i] && convs[i + 1] && !steps[i + 1].waits && convs[i]->PairWith(convs[i + 1])) ++i;
+  }
+  return Status::Ok();
+}
 
 StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const ExecutionArgs& args) {
   using gpu::GpuOp;
@@ -1017,6 +1555,17 @@ StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const Execut
   return e;
 }
 
+// Options besides the runtime's (ClRuntime::Create): nc4_min_pixels, the
+// output map size (pixels) from which 1x1 and depthwise convs run the
+// NC4HW4 kernels (default gpu::kNc4MinPixels, 28x28; 0: all of them; a
+// size over any map: none); pair_convs (default 1; 0: off), one launch for
+// a 1x1 and a kxk conv of one input side by side in a concatenation
+// (ConvExecution); winograd (default 0; 1: on), 3x3 stride-1 convs as
+// Winograd F(2x2, 3x3) (ConvExecution); gpu_profile=FILE, each command's
+// GPU time (OpenClBackend::CollectProfile); flush_every=N (default 0: none),
+// a clFlush after every N-th launch of a lane (ClExecution::AfterLaunch);
+// split_min_k (default gpu::kSplitMinK, 256), the least K split over work
+// groups (gpu::PlanConv).
 StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   RILL_INF_ASSIGN_OR_RETURN(std::unique_ptr<ClRuntime> runtime, ClRuntime::Create(context.options));
   // Half storage needs no cl_khr_fp16 (vload_half / vstore_half are core).
@@ -1024,7 +1573,26 @@ StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
   // Build (or load) the program now: a device whose compiler fails is a
   // clear error at Session::Create, not at the first node.
   RILL_INF_RETURN_IF_ERROR(runtime->Program(half).status());
-  return std::unique_ptr<Backend>(new OpenClBackend(std::move(runtime), half));
+  auto backend = std::make_unique<OpenClBackend>(std::move(runtime), half);
+  if (auto it = context.options.find("nc4_min_pixels"); it != context.options.end()) {
+    backend->set_nc4_min_pixels(std::max(0, std::atoi(it->second.c_str())));
+  }
+  if (auto it = context.options.find("pair_convs"); it != context.options.end()) {
+    backend->set_pair_convs(it->second != "0" && it->second != "false");
+  }
+  if (auto it = context.options.find("split_min_k"); it != context.options.end()) {
+    backend->set_split_min_k(std::max(1, std::atoi(it->second.c_str())));
+  }
+  if (auto it = context.options.find("flush_every"); it != context.options.end()) {
+    backend->set_flush_every(std::max(0, std::atoi(it->second.c_str())));
+  }
+  if (auto it = context.options.find("gpu_profile"); it != context.options.end()) {
+    backend->set_profile_path(it->second);
+  }
+  if (auto it = context.options.find("winograd"); it != context.options.end()) {
+    backend->set_winograd(it->second == "1" || it->second == "true");
+  }
+  return std::unique_ptr<Backend>(std::move(backend));
 }
 
 const bool kRegistered = RegisterBackend("opencl", CreateOpenCl);

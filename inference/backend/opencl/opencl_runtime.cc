@@ -153,8 +153,11 @@ StatusOr<std::unique_ptr<ClRuntime>> ClRuntime::Create(const std::map<std::strin
     }
     queues = static_cast<int>(v);
   }
+  // gpu_profile: the queues time each command (the backend reads the events).
+  rt->profiling_ = options.count("gpu_profile") > 0;
+  const cl_command_queue_properties properties = rt->profiling_ ? CL_QUEUE_PROFILING_ENABLE : 0;
   for (int q = 0; q < queues; ++q) {
-    rt->queues_.push_back(cl().clCreateCommandQueue(rt->context_, rt->device_, 0, &err));
+    rt->queues_.push_back(cl().clCreateCommandQueue(rt->context_, rt->device_, properties, &err));
     if (err != CL_SUCCESS) {
       rt->queues_.pop_back();
       return ClError(err, "clCreateCommandQueue");

@@ -34,7 +34,9 @@ class ClRuntime {
   //   cache_dir  where built programs are kept ("" or "none": no cache;
   //              default $XDG_CACHE_HOME/rill/opencl or ~/.cache/rill/opencl);
   //   queues     in-order command queues (lanes) the session may run
-  //              branches on at once (default 4, 1..16).
+  //              branches on at once (default 4, 1..16);
+  //   gpu_profile  (a file, which the backend writes) queues with
+  //              CL_QUEUE_PROFILING_ENABLE.
   // An error naming what is missing when there is no OpenCL platform or
   // device (no ICD installed, no driver).
   static StatusOr<std::unique_ptr<ClRuntime>> Create(const std::map<std::string, std::string>& options);
@@ -52,6 +54,7 @@ class ClRuntime {
   // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA, driver 550.54)".
   const std::string& description() const { return description_; }
   int compute_units() const { return compute_units_; }
+  bool profiling() const { return profiling_; }
 
   // The kernels' program for fp32 or half storage (RILL_HALF), built on
   // first use; `from_cache` tells whether it came from the disk cache.
@@ -66,6 +69,7 @@ class ClRuntime {
   std::vector<cl_command_queue> queues_;
   std::string description_, cache_key_base_, cache_dir_;
   int compute_units_ = 1;
+  bool profiling_ = false;
   std::mutex mu_;
   std::map<bool, cl_program> programs_;
 };

@@ -1,4 +1,5 @@
-// Rill's OpenCL kernels. Tensors are NHWC in buffers; every tensor argument
+// Rill's OpenCL kernels. Tensors are NHWC in buffers, or NC4HW4 where the
+// backend blocks them (the "NC4HW4" kernels below); every tensor argument
 // is a buffer plus an element offset into it (the session's arena). REAL is
 // the storage type: float, or half with -DRILL_HALF (the backend's fp16
 // mode: half the bytes of activations and weights); arithmetic is float
@@ -10,11 +11,13 @@ typedef half REAL;
 #define LD(p, i) vload_half((i), (p))
 #define ST(v, p, i) vstore_half_rte((v), (i), (p))
 #define LD4(i, p) vload_half4((i), (p))
+#define ST4(v, i, p) vstore_half4_rte((v), (i), (p))
 #else
 typedef float REAL;
 #define LD(p, i) ((p)[i])
 #define ST(v, p, i) ((p)[i] = (v))
 #define LD4(i, p) vload4((i), (p))
+#define ST4(v, i, p) vstore4((v), (i), (p))
 #endif
 
 // Fused activations (ir::Activation order): none, relu, relu_n1_to_1,
@@ -24,6 +27,15 @@ inline float Activate(float v, int act) {
     case 1: return fmax(v, 0.0f);
     case 2: return fmin(fmax(v, -1.0f), 1.0f);
     case 3: return fmin(fmax(v, 0.0f), 6.0f);
+    case 4: return tanh(v);
+  }
+  return v;
+}
+inline float4 Activate4(float4 v, int act) {
+  switch (act) {
+    case 1: return fmax(v, (float4)(0.0f));
+    case 2: return clamp(v, -1.0f, 1.0f);
+    case 3: return clamp(v, 0.0f, 6.0f);
     case 4: return tanh(v);
   }
   return v;
@@ -100,6 +112,8 @@ __kernel void conv2d(__global const REAL* x, int x_off, __global const REAL* w, 
 // are coalesced along channels), staging 16-deep slices of the input
 // patches and of the filter (packed [K][out_c]) in local memory. Global:
 // (ceil(out_c/64) * 16, ceil(M/64) * 16), local (16, 16).
+// `narrow_n` > 0: two convs of one input in one launch (the backend's
+// paired 1x1 and kxk convs, e.g. a SqueezeNet fire module's expands).
 #define TILE 64
 #define TILE_K 16
 // Split over K (layers with few output tiles, e.g. 7x7x512: too few work
@@ -110,7 +124,7 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
     __global const REAL* x, int x_off, __global const REAL* w, __global const REAL* bias, __global const REAL* res,
     int res_off, int res_c, __global REAL* y, int y_off, int batch, int in_h, int in_w, int in_c, int out_h, int out_w,
     int out_c, int kh, int kw, int sh, int sw, int dh, int dw, int pt, int pl, int act, int k_chunk, int splits,
-    __global float* partial, int partial_off, int y_stride) {
+    __global float* partial, int partial_off, int y_stride, int narrow_n) {
   __local float as[TILE_K][TILE];
   __local float bs[TILE_K][TILE];
   const int tx = get_local_id(0), ty = get_local_id(1);
@@ -118,8 +132,16 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
   const int n0 = get_group_id(0) * TILE, m0 = get_group_id(1) * TILE;
   const int hw = out_h * out_w;
   const int M = batch * hw, K_all = kh * kw * in_c;
-  const int k_begin = get_group_id(2) * k_chunk;
-  const int K = min(K_all, k_begin + k_chunk);
+  int k_begin = get_group_id(2) * k_chunk;
+  int K = min(K_all, k_begin + k_chunk);
+  // A 1x1 conv paired with this one (its output channels first, narrow_n
+  // of them, a multiple of TILE): its filter is the centre tap of the
+  // packed filter, so its tiles sum only the centre tap's range of K.
+  if (n0 < narrow_n) {
+    const int centre = (kh / 2) * kw + kw / 2;
+    k_begin = max(k_begin, centre * in_c);
+    K = min(K, (centre + 1) * in_c);
+  }
   float acc[4][4];
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j) acc[i][j] = 0.0f;
@@ -172,6 +194,131 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
   }
 }
 
+// --- Winograd F(2x2, 3x3) ---------------------------------------------------
+// A 3x3 stride-1 conv as 16 GEMMs over 2x2 output tiles (2.25x fewer MACs):
+// winograd_input writes each tile's transformed 4x4 input patch
+// (B^T d B) to v [16][tiles][in_c] (float scratch), winograd_gemm multiplies
+// each of the 16 by the transformed filter u [16][in_c][out_c] (G g G^T,
+// computed on the host) into m [16][tiles][out_c], winograd_output
+// transforms back (A^T m A) and adds bias and residual, activates and
+// writes the tile's output pixels. Tiles: batch x ceil(out_h/2) x
+// ceil(out_w/2).
+// Global: (in_c, tiles).
+__kernel void winograd_input(__global const REAL* x, int x_off, __global float* v, int v_off, int in_h, int in_w,
+                             int in_c, int tiles_h, int tiles_w, int pt, int pl) {
+  const int c = get_global_id(0), t = get_global_id(1);
+  const int tiles = get_global_size(1);
+  const int n = t / (tiles_h * tiles_w), r = t % (tiles_h * tiles_w);
+  const int y0 = (r / tiles_w) * 2 - pt, x0 = (r % tiles_w) * 2 - pl;
+  float d[4][4];
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      const int iy = y0 + i, ix = x0 + j;
+      d[i][j] = (iy >= 0 && iy < in_h && ix >= 0 && ix < in_w)
+                    ? LD(x, x_off + (((long)n * in_h + iy) * in_w + ix) * in_c + c)
+                    : 0.0f;
+    }
+  }
+  // B^T d: rows d0 - d2, d1 + d2, d2 - d1, d1 - d3; then the same on columns.
+  float b[4][4];
+  for (int j = 0; j < 4; ++j) {
+    b[0][j] = d[0][j] - d[2][j];
+    b[1][j] = d[1][j] + d[2][j];
+    b[2][j] = d[2][j] - d[1][j];
+    b[3][j] = d[1][j] - d[3][j];
+  }
+  __global float* vp = v + v_off + (long)t * in_c + c;
+  const long plane = (long)tiles * in_c;
+  for (int i = 0; i < 4; ++i) {
+    vp[(i * 4 + 0) * plane] = b[i][0] - b[i][2];
+    vp[(i * 4 + 1) * plane] = b[i][1] + b[i][2];
+    vp[(i * 4 + 2) * plane] = b[i][2] - b[i][1];
+    vp[(i * 4 + 3) * plane] = b[i][1] - b[i][3];
+  }
+}
+
+// The 16 GEMMs: m[z] = v[z] (tiles x in_c) * u[z] (in_c x out_c), z the
+// group's third index; conv2d_tiled's 64x64 tiles and 16x16 items.
+// Global: (ceil(out_c/64) * 16, ceil(tiles/64) * 16, 16), local (16, 16, 1).
+__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void winograd_gemm(
+    __global const float* v, int v_off, __global const REAL* u, __global float* m, int m_off, int tiles, int in_c,
+    int out_c) {
+  __local float as[TILE_K][TILE];
+  __local float bs[TILE_K][TILE];
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const int lid = ty * 16 + tx;
+  const int n0 = get_group_id(0) * TILE, m0 = get_group_id(1) * TILE, z = get_group_id(2);
+  __global const float* vz = v + v_off + (long)z * tiles * in_c;
+  __global const REAL* uz = u + (long)z * in_c * out_c;
+  float acc[4][4];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) acc[i][j] = 0.0f;
+  for (int k0 = 0; k0 < in_c; k0 += TILE_K) {
+    for (int r = 0; r < 4; ++r) {
+      const int e = lid + 256 * r;
+      const int kk = e % TILE_K, mm = e / TILE_K;
+      const int row = m0 + mm, k = k0 + kk;
+      as[kk][mm] = (row < tiles && k < in_c) ? vz[(long)row * in_c + k] : 0.0f;
+      const int nn = e % TILE, kb = e / TILE;
+      const int kf = k0 + kb, c = n0 + nn;
+      bs[kb][nn] = (kf < in_c && c < out_c) ? LD(uz, (long)kf * out_c + c) : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int kk = 0; kk < TILE_K; ++kk) {
+      float a[4], b[4];
+      for (int i = 0; i < 4; ++i) a[i] = as[kk][ty + 16 * i];
+      for (int j = 0; j < 4; ++j) b[j] = bs[kk][tx + 16 * j];
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) acc[i][j] = mad(a[i], b[j], acc[i][j]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  __global float* mz = m + m_off + (long)z * tiles * out_c;
+  for (int i = 0; i < 4; ++i) {
+    const int row = m0 + ty + 16 * i;
+    if (row >= tiles) continue;
+    for (int j = 0; j < 4; ++j) {
+      const int c = n0 + tx + 16 * j;
+      if (c < out_c) mz[(long)row * out_c + c] = acc[i][j];
+    }
+  }
+}
+
+// A^T m A per tile and output channel: rows m0 + m1 + m2, m1 - m2 - m3;
+// then bias, the residual's first res_c channels, the activation. Output
+// pixels y_stride apart. Global: (out_c, tiles).
+__kernel void winograd_output(__global const float* m, int m_off, __global const REAL* bias, __global const REAL* res,
+                              int res_off, int res_c, __global REAL* y, int y_off, int out_h, int out_w, int out_c,
+                              int tiles_h, int tiles_w, int act, int y_stride) {
+  const int c = get_global_id(0), t = get_global_id(1);
+  const int tiles = get_global_size(1);
+  const int n = t / (tiles_h * tiles_w), r = t % (tiles_h * tiles_w);
+  const int oy0 = (r / tiles_w) * 2, ox0 = (r % tiles_w) * 2;
+  __global const float* mp = m + m_off + (long)t * out_c + c;
+  const long plane = (long)tiles * out_c;
+  float a[2][4];
+  for (int j = 0; j < 4; ++j) {
+    const float m0 = mp[(0 * 4 + j) * plane], m1 = mp[(1 * 4 + j) * plane];
+    const float m2 = mp[(2 * 4 + j) * plane], m3 = mp[(3 * 4 + j) * plane];
+    a[0][j] = m0 + m1 + m2;
+    a[1][j] = m1 - m2 - m3;
+  }
+  const float b = LD(bias, c);
+  for (int i = 0; i < 2; ++i) {
+    const int oy = oy0 + i;
+    if (oy >= out_h) break;
+    const float out[2] = {a[i][0] + a[i][1] + a[i][2], a[i][1] - a[i][2] - a[i][3]};
+    for (int j = 0; j < 2; ++j) {
+      const int ox = ox0 + j;
+      if (ox >= out_w) break;
+      const long p = ((long)n * out_h + oy) * out_w + ox;
+      float val = out[j] + b;
+      if (c < res_c) val += LD(res, res_off + p * res_c + c);
+      ST(Activate(val, act), y, y_off + p * y_stride + c);
+    }
+  }
+}
+
 // Adds up conv2d_tiled's split sums and finishes (bias, residual,
 // activation). Global: (out_c, M).
 __kernel void conv_splitk_reduce(__global const float* partial, int partial_off, int splits, __global const REAL* bias,
@@ -208,6 +355,108 @@ __kernel void depthwise_conv2d(__global const REAL* x, int x_off, __global const
     }
   }
   ST(Activate(acc, act), y, y_off + (((long)n * out_h + oy) * out_w + ox) * out_c + c);
+}
+
+// --- NC4HW4 ------------------------------------------------------------------
+// Tensors the backend stores channel-blocked (TensorLayout::channel_block 4)
+// are [n][ceil(c/4)][h][w][4], the channels past c zero. The kernels below
+// read and write either layout, told per tensor (`*_nc4`: 1 blocked, 0
+// NHWC), so where an NC4HW4 tensor meets an NHWC one the kernel on the
+// boundary converts as it reads or writes: no conversion pass.
+// Element (n, y, x, c) of an h x w x ch tensor, c a multiple of 4 where
+// blocked; NHWC pixels `stride` elements apart (ch, or a concatenation's).
+inline long At4(int nc4, int n, int y, int x, int c, int h, int w, int ch, int stride) {
+  return nc4 ? ((((long)n * ((ch + 3) >> 2) + (c >> 2)) * h + y) * w + x) * 4
+             : (((long)n * h + y) * w + x) * stride + c;
+}
+// Channels c .. c + 3 (c a multiple of 4) of one pixel; zero past ch.
+inline float4 Load4(__global const REAL* p, int off, int nc4, int n, int y, int x, int c, int h, int w, int ch) {
+  __global const REAL* q = p + off + At4(nc4, n, y, x, c, h, w, ch, ch);
+  if (nc4 || c + 4 <= ch) return LD4(0, q);
+  float4 v = (float4)(LD(q, 0), 0.0f, 0.0f, 0.0f);
+  if (c + 1 < ch) v.s1 = LD(q, 1);
+  if (c + 2 < ch) v.s2 = LD(q, 2);
+  return v;
+}
+// Writes channels c .. c + 3 of one pixel: those below ch, and zeros in a
+// blocked tensor's padding.
+inline void Store4(float4 v, __global REAL* p, int off, int nc4, int n, int y, int x, int c, int h, int w, int ch,
+                   int stride) {
+  __global REAL* q = p + off + At4(nc4, n, y, x, c, h, w, ch, stride);
+  if (c + 4 > ch) {
+    if (c + 1 >= ch) v.s1 = 0.0f;
+    if (c + 2 >= ch) v.s2 = 0.0f;
+    v.s3 = 0.0f;
+  }
+  if (nc4 || c + 4 <= ch) {
+    ST4(v, 0, q);
+    return;
+  }
+  ST(v.s0, q, 0);
+  if (c + 1 < ch) ST(v.s1, q, 1);
+  if (c + 2 < ch) ST(v.s2, q, 2);
+}
+
+// DEPTHWISE_CONV_2D with multiplier 1, four channels per work item (filter
+// packed [ceil(c/4)][kh][kw][4], bias to whole blocks, zeros past c).
+// Global: (out_w, batch * out_h, ceil(c/4)): neighbouring items take
+// neighbouring pixels of one channel block (what makes NC4HW4 pay).
+__kernel void depthwise_nc4(__global const REAL* x, int x_off, int x_nc4, __global const REAL* w,
+                            __global const REAL* bias, __global REAL* y, int y_off, int y_nc4, int in_h, int in_w,
+                            int ch, int out_h, int out_w, int kh, int kw, int sh, int sw, int dh, int dw, int pt,
+                            int pl, int act) {
+  const int ox = get_global_id(0), ny = get_global_id(1), c4 = get_global_id(2);
+  const int n = ny / out_h, oy = ny % out_h;
+  float4 acc = LD4(c4, bias);
+  __global const REAL* wp = w + (long)c4 * kh * kw * 4;
+  for (int ky = 0; ky < kh; ++ky) {
+    const int iy = oy * sh - pt + ky * dh;
+    if (iy < 0 || iy >= in_h) continue;
+    for (int kx = 0; kx < kw; ++kx) {
+      const int ix = ox * sw - pl + kx * dw;
+      if (ix < 0 || ix >= in_w) continue;
+      acc = mad(Load4(x, x_off, x_nc4, n, iy, ix, c4 * 4, in_h, in_w, ch), LD4(ky * kw + kx, wp), acc);
+    }
+  }
+  Store4(Activate4(acc, act), y, y_off, y_nc4, n, oy, ox, c4 * 4, out_h, out_w, ch, ch);
+}
+
+// A 1x1 conv (stride 1, no padding, no groups) as four output channels of
+// two pixels per work item (filter packed [ceil(out_c/4)][in_c rounded up
+// to 4][4]: per input channel one float4 of its weights to the four
+// outputs; bias to whole blocks). A fused residual adds its first res_c
+// channels before the activation. NHWC output pixels are y_stride apart.
+// Global: (ceil(hw / 2), ceil(out_c / 4), batch).
+__kernel void pointwise_nc4(__global const REAL* x, int x_off, int x_nc4, __global const REAL* w,
+                            __global const REAL* bias, __global const REAL* res, int res_off, int res_nc4, int res_c,
+                            __global REAL* y, int y_off, int y_nc4, int hw, int in_c, int out_c, int act,
+                            int y_stride) {
+  const int p = get_global_id(0) * 2, oc4 = get_global_id(1), n = get_global_id(2);
+  if (p >= hw) return;
+  const bool two = p + 1 < hw;
+  const int ic4s = (in_c + 3) >> 2;
+  float4 a0 = LD4(oc4, bias), a1 = a0;
+  __global const REAL* wp = w + (long)oc4 * ic4s * 16;
+  for (int ic4 = 0; ic4 < ic4s; ++ic4) {
+    const float4 x0 = Load4(x, x_off, x_nc4, n, 0, p, ic4 * 4, 1, hw, in_c);
+    const float4 x1 = two ? Load4(x, x_off, x_nc4, n, 0, p + 1, ic4 * 4, 1, hw, in_c) : (float4)(0.0f);
+    const float4 w0 = LD4(0, wp), w1 = LD4(1, wp), w2 = LD4(2, wp), w3 = LD4(3, wp);
+    a0 = mad((float4)(x0.s0), w0, a0);
+    a0 = mad((float4)(x0.s1), w1, a0);
+    a0 = mad((float4)(x0.s2), w2, a0);
+    a0 = mad((float4)(x0.s3), w3, a0);
+    a1 = mad((float4)(x1.s0), w0, a1);
+    a1 = mad((float4)(x1.s1), w1, a1);
+    a1 = mad((float4)(x1.s2), w2, a1);
+    a1 = mad((float4)(x1.s3), w3, a1);
+    wp += 16;
+  }
+  if (oc4 * 4 < res_c) {
+    a0 += Load4(res, res_off, res_nc4, n, 0, p, oc4 * 4, 1, hw, res_c);
+    if (two) a1 += Load4(res, res_off, res_nc4, n, 0, p + 1, oc4 * 4, 1, hw, res_c);
+  }
+  Store4(Activate4(a0, act), y, y_off, y_nc4, n, 0, p, oc4 * 4, 1, hw, out_c, y_stride);
+  if (two) Store4(Activate4(a1, act), y, y_off, y_nc4, n, 0, p + 1, oc4 * 4, 1, hw, out_c, y_stride);
 }
 
 // TRANSPOSE_CONV_2D: each output gathers the input pixels whose taps land
