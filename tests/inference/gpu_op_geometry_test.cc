@@ -456,6 +456,8 @@ TEST(GpuOpGeometryTest, ChannelBlockedKernelsTakeTheirConvs) {
   EXPECT_FALSE(Nc4Depthwise(dw));
   EXPECT_TRUE(Nc4Pointwise(PointwiseGeometry(2, 28, 28, 192, 13)));
   EXPECT_FALSE(Nc4Pointwise(PointwiseGeometry(2, 28, 28, 193, 13)));  // deep K: the GEMM
+  EXPECT_TRUE(Nc4Pointwise(PointwiseGeometry(1, 56, 56, 24, 192)));
+  EXPECT_FALSE(Nc4Pointwise(PointwiseGeometry(1, 56, 56, 64, 256)));  // wide N (ResNet-50): the GEMM
   EXPECT_TRUE(Pointwise(PointwiseGeometry(2, 28, 28, 193, 13)));
   cpu::ConvParams p = PointwiseGeometry(1, 28, 28, 16, 16);
   p.stride_h = p.stride_w = 2;
@@ -478,6 +480,18 @@ TEST(GpuOpGeometryTest, ChannelBlockedKernelsTakeTheirConvs) {
   w.stride_h = 1;
   w.dilation_w = 2;
   EXPECT_FALSE(Winograd23(w));
+  // Where Winograd pays (the default rule): maps of 28x28 and more.
+  cpu::ConvParams r = PointwiseGeometry(1, 28, 28, 128, 128);
+  r.kernel_h = r.kernel_w = 3;
+  r.pad_top = r.pad_left = 1;
+  EXPECT_TRUE(WinogradPays(r));
+  r.in_h = r.in_w = r.out_h = r.out_w = 14;
+  EXPECT_FALSE(WinogradPays(r));
+  r.out_h = 56;  // a 56x14 map: 784 pixels
+  r.in_h = 56;
+  EXPECT_TRUE(WinogradPays(r));
+  r.stride_h = 2;
+  EXPECT_FALSE(WinogradPays(r));
 }
 
 }  // namespace

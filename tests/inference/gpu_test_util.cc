@@ -272,6 +272,20 @@ void GpuBackendTest::CheckPoolsMeanSoftmax() {
     a.keep_dims = true;
     CheckOp(op.Build(ir::OpType::kMean, {x, op.ConstInts({1, 2})}, a), "mean over H, W");
   }
+  {  // many elements per output (OpenCL: a work group per output), an odd count
+    OneOp op;
+    const int x = op.Input({2, 13, 11, 9});
+    ir::OpAttrs a;
+    a.keep_dims = true;
+    CheckOp(op.Build(ir::OpType::kMean, {x, op.ConstInts({1, 2})}, a), "global average pool 13x11");
+  }
+  {  // the same over the innermost axis
+    OneOp op;
+    const int x = op.Input({1, 3, 2, 130});
+    ir::OpAttrs a;
+    a.keep_dims = false;
+    CheckOp(op.Build(ir::OpType::kMean, {x, op.ConstInts({3})}, a), "mean over 130 channels");
+  }
   {
     OneOp op;
     ir::OpAttrs a;

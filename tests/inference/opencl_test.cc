@@ -187,11 +187,12 @@ TEST_F(OpenClTest, ChannelBlockedChainsMatchTheReference) {
     const std::string f16 = k.precision == Precision::kFp16 ? "_cl_f16" : "_cl";
     if (k.blocked) {
       // a, r, d, z, qz and the last conv; b, c and w; the block. The 3x3
-      // conv stays the GEMM on NHWC.
+      // conv stays on NHWC: the GEMM, or Winograd on a map of 28x28 and
+      // more (opencl.winograd=auto).
       EXPECT_EQ(kernels.count("pointwise_nc4" + f16), 6u) << what;
       EXPECT_EQ(kernels.count("depthwise_nc4" + f16), 3u) << what;
       EXPECT_EQ(kernels.count("depthwise_block_nc4" + f16), 1u) << what;
-      EXPECT_EQ(kernels.count("conv2d_tiled" + f16), 1u) << what;
+      EXPECT_EQ(kernels.count(k.x[1] >= 56 ? "conv2d_winograd" + f16 : "conv2d_tiled" + f16), 1u) << what;
     } else {
       for (const std::string& kernel : kernels) EXPECT_EQ(kernel.find("nc4"), std::string::npos) << what << kernel;
     }
@@ -337,6 +338,21 @@ TEST_F(OpenClTest, Winograd3x3MatchesTheReference) {
   const std::multiset<std::string> kernels = KernelsOf(cl->get());
   EXPECT_EQ(kernels.count("conv2d_winograd_cl"), 13u);  // the 3x3 convs but the 3 strided ones and the stem
   ExpectClose(RunOnce(cl->get(), 8), RunOnce(cpu->get(), 8), 1e-4, "resnet18 winograd");
+  // The default (auto): only the maps of 28x28 and more, layer1's four 56x56
+  // convs and layer2's three unstrided 28x28 ones; 0 turns it off; anything
+  // else is an error naming the option.
+  auto cl_auto = Session::Create(*model, Config());
+  ASSERT_TRUE(cl_auto.ok()) << cl_auto.status().ToString();
+  EXPECT_EQ(KernelsOf(cl_auto->get()).count("conv2d_winograd_cl"), 7u);
+  ExpectClose(RunOnce(cl_auto->get(), 8), RunOnce(cpu->get(), 8), 1e-4, "resnet18 winograd auto");
+  config.backend_options["opencl.winograd"] = "0";
+  auto cl_off = Session::Create(*model, config);
+  ASSERT_TRUE(cl_off.ok()) << cl_off.status().ToString();
+  EXPECT_EQ(KernelsOf(cl_off->get()).count("conv2d_winograd_cl"), 0u);
+  config.backend_options["opencl.winograd"] = "sometimes";
+  auto bad = Session::Create(*model, config);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("opencl.winograd=sometimes"), std::string::npos) << bad.status().ToString();
 }
 
 // opencl.flush_every=N (a clFlush after every N-th launch of a lane) gives

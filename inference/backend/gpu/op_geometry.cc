@@ -120,7 +120,13 @@ bool Winograd23(const cpu::ConvParams& p) {
          p.dilation_w == 1 && p.groups == 1;
 }
 
-bool Nc4Pointwise(const cpu::ConvParams& p) { return Pointwise(p) && p.in_c <= kNc4MaxPointwiseInC; }
+bool WinogradPays(const cpu::ConvParams& p) {
+  return Winograd23(p) && static_cast<long>(p.out_h) * p.out_w >= kWinogradMinPixels;
+}
+
+bool Nc4Pointwise(const cpu::ConvParams& p) {
+  return Pointwise(p) && p.in_c <= kNc4MaxPointwiseInC && p.out_c <= kNc4MaxPointwiseOutC;
+}
 
 long GemmTiles(const cpu::ConvParams& p, int tile_m, int tile_n) {
   return static_cast<long>((p.out_c + tile_n - 1) / tile_n) *

@@ -102,16 +102,31 @@ constexpr int kNc4MinPixels = 28 * 28;
 // with the MACs. It ran 1.6-1.9x faster up to in_c 192, the deepest of
 // those shapes; deeper 1x1 convs (ResNet-50's 256 and 512) keep the GEMM.
 constexpr int kNc4MaxPointwiseInC = 192;
+// Each NC4HW4 1x1 work item computes 4 output channels of one pixel, so wide
+// outputs multiply its passes over the input: on the H200 ResNet-50 ran
+// 2.34 ms with its 56x56 64->256 and 28x28 128->512 1x1 convs on it against
+// 2.21 ms on the GEMM, while MobileNetV2's large-map 1x1s (at most 192
+// outputs) gained 1.23 -> 1.15 ms. So at most this many outputs.
+constexpr int kNc4MaxPointwiseOutC = 192;
 // A depthwise conv an NC4HW4 kernel runs: multiplier 1.
 bool Nc4Depthwise(const cpu::ConvParams& p);
 // A 1x1 conv: stride 1, no dilation, padding or groups.
 bool Pointwise(const cpu::ConvParams& p);
 // A conv the NC4HW4 pointwise kernel runs: a 1x1 conv of at most
-// kNc4MaxPointwiseInC input channels.
+// kNc4MaxPointwiseInC input and kNc4MaxPointwiseOutC output channels.
 bool Nc4Pointwise(const cpu::ConvParams& p);
 
 // A conv Winograd F(2x2, 3x3) runs: 3x3, stride 1, no dilation or groups.
 bool Winograd23(const cpu::ConvParams& p);
+// Measured per layer on the H200 (ResNet-18 and -50, GEMM ms -> Winograd
+// ms): 56x56x64 0.055 -> 0.036 and 0.058 -> 0.040, 28x28x128 0.049 -> 0.042
+// and 0.053 -> 0.045, but 14x14x256 0.054 -> 0.058 and 7x7x512 0.056 ->
+// 0.096 (few tiles for 132 compute units, three launches instead of one).
+// So Winograd where the output map has at least this many pixels.
+constexpr int kWinogradMinPixels = 28 * 28;
+// Winograd23(p) on a map of at least kWinogradMinPixels (option
+// opencl.winograd=auto, the default).
+bool WinogradPays(const cpu::ConvParams& p);
 
 // Output tiles of p's GEMM in tile_m (rows) x tile_n (columns) tiles.
 long GemmTiles(const cpu::ConvParams& p, int tile_m, int tile_n);

@@ -478,8 +478,11 @@ class OpenClBackend : public Backend {
   void set_nc4_min_pixels(int pixels) { nc4_min_pixels_ = pixels; }
   bool pair_convs() const { return pair_convs_; }
   void set_pair_convs(bool on) { pair_convs_ = on; }
-  bool winograd() const { return winograd_; }
-  void set_winograd(bool on) { winograd_ = on; }
+  // Option winograd: auto (gpu::WinogradPays), all (every eligible 3x3
+  // conv) or off.
+  enum class WinogradMode { kAuto, kAll, kOff };
+  WinogradMode winograd() const { return winograd_; }
+  void set_winograd(WinogradMode mode) { winograd_ = mode; }
 
   // Pairs adjacent convs of one input into one launch (ConvExecution).
   Status PlanRun(const std::vector<RunStep>& steps) override;
@@ -561,7 +564,7 @@ class OpenClBackend : public Backend {
   std::array<int, kMaxLanes> launches_{};
   int nc4_min_pixels_ = gpu::kNc4MinPixels;
   bool pair_convs_ = true;
-  bool winograd_ = false;
+  WinogradMode winograd_ = WinogradMode::kAuto;
   mutable std::mutex executions_mu_;
   std::set<ClExecution*> executions_;
 };
@@ -997,7 +1000,17 @@ class ConvExecution : public ClExecution, public StridedOutput {
   static constexpr size_t kWinogradInput = 16, kWinogradGemm = 17, kWinogradOutput = 18;
   Status PrepareWinograd() {
     const cpu::ConvParams& p = c_.p;
-    wino_ = backend_->winograd() && gpu::Winograd23(p);
+    switch (backend_->winograd()) {
+      case OpenClBackend::WinogradMode::kAuto:
+        wino_ = gpu::WinogradPays(p);
+        break;
+      case OpenClBackend::WinogradMode::kAll:
+        wino_ = gpu::Winograd23(p);
+        break;
+      case OpenClBackend::WinogradMode::kOff:
+        wino_ = false;
+        break;
+    }
     if (!wino_) return Status::Ok();
     wino_tiles_ = p.batch * ((p.out_h + 1) / 2) * ((p.out_w + 1) / 2);
     if (!wino_filter_) {
@@ -1232,7 +1245,6 @@ class MeanExecution : public ClExecution {
  public:
   using ClExecution::ClExecution;
   Status Prepare() override {
-    kernel_name_ = "mean";
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs());
     RILL_INF_RETURN_IF_ERROR(UploadConstantInputs({0, 7}));
     gpu::MeanGeometry g;
@@ -1240,14 +1252,23 @@ class MeanExecution : public ClExecution {
     RILL_INF_ASSIGN_OR_RETURN(shape_, UploadInts(g.shape));
     reduced_ = g.reduced;
     count_ = g.count;
-    return Kernel(0, "mean").status();
+    // A work group per output where each sums many elements (nn.cl).
+    group_ = reduced_ >= kMeanGroup;
+    kernel_name_ = group_ ? "mean_group" : "mean";
+    return Kernel(0, group_ ? "mean_group" : "mean").status();
   }
   Status Run() override {
+    if (group_) {
+      return LaunchLocal(kernels_[0], {static_cast<size_t>(count_) * kMeanGroup}, {kMeanGroup}, InMem(0), InOff(0),
+                         OutMem(), OutOff(), shape_, reduced_, count_);
+    }
     return Launch(kernels_[0], {static_cast<size_t>(count_)}, InMem(0), InOff(0), OutMem(), OutOff(), shape_,
                   reduced_, count_);
   }
 
  private:
+  static constexpr size_t kMeanGroup = 64;  // MEAN_GROUP in nn.cl
+  bool group_ = false;
   int count_ = 0, reduced_ = 1;
   cl_mem shape_ = nullptr;
 };
@@ -1560,7 +1581,8 @@ StatusOr<std::unique_ptr<Execution>> OpenClBackend::CreateExecution(const Execut
 // NC4HW4 kernels (default gpu::kNc4MinPixels, 28x28; 0: all of them; a
 // size over any map: none); pair_convs (default 1; 0: off), one launch for
 // a 1x1 and a kxk conv of one input side by side in a concatenation
-// (ConvExecution); winograd (default 0; 1: on), 3x3 stride-1 convs as
+// (ConvExecution); winograd (default auto: the 3x3 stride-1 convs
+// gpu::WinogradPays picks; 1: every 3x3 stride-1 conv; 0: none) as
 // Winograd F(2x2, 3x3) (ConvExecution); gpu_profile=FILE, each command's
 // GPU time (OpenClBackend::CollectProfile); flush_every=N (default 0: none),
 // a clFlush after every N-th launch of a lane (ClExecution::AfterLaunch);
@@ -1590,7 +1612,16 @@ StatusOr<std::unique_ptr<Backend>> CreateOpenCl(const BackendContext& context) {
     backend->set_profile_path(it->second);
   }
   if (auto it = context.options.find("winograd"); it != context.options.end()) {
-    backend->set_winograd(it->second == "1" || it->second == "true");
+    const std::string& v = it->second;
+    if (v == "auto") {
+      backend->set_winograd(OpenClBackend::WinogradMode::kAuto);
+    } else if (v == "1" || v == "true" || v == "all") {
+      backend->set_winograd(OpenClBackend::WinogradMode::kAll);
+    } else if (v == "0" || v == "false" || v == "off") {
+      backend->set_winograd(OpenClBackend::WinogradMode::kOff);
+    } else {
+      return InvalidArgumentError("backend option opencl.winograd=" + v + ": expected auto, 1 (all) or 0 (off)");
+    }
   }
   return std::unique_ptr<Backend>(std::move(backend));
 }
