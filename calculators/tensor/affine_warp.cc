@@ -42,16 +42,23 @@ void ComputeTaps(const WarpSource& src, bool zero_border, int x_row, int y_row,
                  const int* dx, const int* dy, int n, Taps* t) {
   using cv::v_int32x4;
   const v_int32x4 zero = cv::v_setzero_s32(), one = cv::v_setall_s32(1);
-  const v_int32x4 short_min = cv::v_setall_s32(-32768), short_max = cv::v_setall_s32(32767);
-  const v_int32x4 w_last = cv::v_setall_s32(src.width - 1), h_last = cv::v_setall_s32(src.height - 1);
-  const v_int32x4 frac_mask = cv::v_setall_s32(kFracMask), full = cv::v_setall_s32(1 << kWeightBits);
+  const v_int32x4 short_min = cv::v_setall_s32(-32768),
+                  short_max = cv::v_setall_s32(32767);
+  const v_int32x4 w_last = cv::v_setall_s32(src.width - 1),
+                  h_last = cv::v_setall_s32(src.height - 1);
+  const v_int32x4 frac_mask = cv::v_setall_s32(kFracMask),
+                  full = cv::v_setall_s32(1 << kWeightBits);
   const v_int32x4 step = cv::v_setall_s32(static_cast<int>(src.step));
   const v_int32x4 xr = cv::v_setall_s32(x_row), yr = cv::v_setall_s32(y_row);
   for (int i = 0; i < n; i += 4) {
-    const v_int32x4 fx_all = (xr + cv::v_load(dx + i)) >> (kCoordBits - kFracBits);
-    const v_int32x4 fy_all = (yr + cv::v_load(dy + i)) >> (kCoordBits - kFracBits);
-    const v_int32x4 sx = cv::v_min(cv::v_max(fx_all >> kFracBits, short_min), short_max);
-    const v_int32x4 sy = cv::v_min(cv::v_max(fy_all >> kFracBits, short_min), short_max);
+    const v_int32x4 fx_all =
+        (xr + cv::v_load(dx + i)) >> (kCoordBits - kFracBits);
+    const v_int32x4 fy_all =
+        (yr + cv::v_load(dy + i)) >> (kCoordBits - kFracBits);
+    const v_int32x4 sx =
+        cv::v_min(cv::v_max(fx_all >> kFracBits, short_min), short_max);
+    const v_int32x4 sy =
+        cv::v_min(cv::v_max(fy_all >> kFracBits, short_min), short_max);
     const v_int32x4 fx = fx_all & frac_mask, fy = fy_all & frac_mask;
     const v_int32x4 a11 = fx * fy;
     const v_int32x4 a10 = (fy << kFracBits) - a11;
@@ -106,7 +113,8 @@ void WarpRows(const WarpSource& src, const WarpParams& p, const T* lut, T* dst,
   }
   const cv::v_int32x4 half = cv::v_setall_s32(kWeightHalf);
   const bool linear = p.linear;
-  const cv::v_float64x2 scale = cv::v_setall_f64(p.scale), shift = cv::v_setall_f64(p.shift);
+  const cv::v_float64x2 scale = cv::v_setall_f64(p.scale),
+                        shift = cv::v_setall_f64(p.shift);
   const uint8_t* const base = src.data;
   Taps t;
   for (int y = row_begin; y < row_end; ++y) {
@@ -126,19 +134,24 @@ void WarpRows(const WarpSource& src, const WarpParams& p, const T* lut, T* dst,
           // Channel c of (p00, p10) and of (p01, p11) side by side as
           // 16-bit pairs, each pair dotted with its two weights.
           cv::v_uint16x8 left, right, unused;
-          cv::v_zip(cv::v_load_expand(p00), cv::v_load_expand(p10), left, unused);
-          cv::v_zip(cv::v_load_expand(p01), cv::v_load_expand(p11), right, unused);
+          cv::v_zip(cv::v_load_expand(p00), cv::v_load_expand(p10), left,
+                    unused);
+          cv::v_zip(cv::v_load_expand(p01), cv::v_load_expand(p11), right,
+                    unused);
           const cv::v_int32x4 sum =
-              (cv::v_dotprod(cv::v_reinterpret_as_s16(left),
-                             cv::v_reinterpret_as_s16(cv::v_setall_s32(t.w_left[i]))) +
-               cv::v_dotprod(cv::v_reinterpret_as_s16(right),
-                             cv::v_reinterpret_as_s16(cv::v_setall_s32(t.w_right[i]))) +
+              (cv::v_dotprod(
+                   cv::v_reinterpret_as_s16(left),
+                   cv::v_reinterpret_as_s16(cv::v_setall_s32(t.w_left[i]))) +
+               cv::v_dotprod(
+                   cv::v_reinterpret_as_s16(right),
+                   cv::v_reinterpret_as_s16(cv::v_setall_s32(t.w_right[i]))) +
                half) >>
               kWeightBits;
           if constexpr (std::is_same<T, float>::value) {
             if (linear) {
-              const cv::v_float32x4 f = cv::v_cvt_f32(cv::v_cvt_f64(sum) * scale + shift,
-                                                      cv::v_cvt_f64_high(sum) * scale + shift);
+              const cv::v_float32x4 f =
+                  cv::v_cvt_f32(cv::v_cvt_f64(sum) * scale + shift,
+                                cv::v_cvt_f64_high(sum) * scale + shift);
               // Four lanes: the extra ones land on the next pixel, written
               // after this one, except at the end of the chunk.
               if (i + 1 < n) {
@@ -158,8 +171,8 @@ void WarpRows(const WarpSource& src, const WarpParams& p, const T* lut, T* dst,
           const int a00 = t.w_left[i] & 0xffff, a10 = t.w_left[i] >> 16;
           const int a01 = t.w_right[i] & 0xffff, a11 = t.w_right[i] >> 16;
           for (int c = 0; c < kOut; ++c) {
-            d[c] = lut[(p00[c] * a00 + p01[c] * a01 + p10[c] * a10 + p11[c] * a11 +
-                        kWeightHalf) >>
+            d[c] = lut[(p00[c] * a00 + p01[c] * a01 + p10[c] * a10 +
+                        p11[c] * a11 + kWeightHalf) >>
                        kWeightBits];
           }
         }
@@ -170,7 +183,8 @@ void WarpRows(const WarpSource& src, const WarpParams& p, const T* lut, T* dst,
 
 }  // namespace
 
-void FindLinearLut(const float* lut, double scale, double shift, WarpParams* p) {
+void FindLinearLut(const float* lut, double scale, double shift,
+                   WarpParams* p) {
   p->linear = false;
   // convertTo may have rounded its scale and shift to float first.
   const double candidates[2][2] = {

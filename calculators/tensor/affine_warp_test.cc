@@ -26,9 +26,13 @@ struct Case {
 
 std::string Describe(const Case& c) {
   char s[256];
-  std::snprintf(s, sizeof s, "src %dx%dx%d out %dx%d m [%g %g %g; %g %g %g] %s depth %d scale %g shift %g",
-                c.src_w, c.src_h, c.channels, c.out_w, c.out_h, c.m[0], c.m[1], c.m[2], c.m[3],
-                c.m[4], c.m[5], c.zero_border ? "zero" : "replicate", c.depth, c.scale, c.shift);
+  std::snprintf(s, sizeof s,
+                "src %dx%dx%d out %dx%d m [%g %g %g; %g %g %g] %s depth %d "
+                "scale %g shift %g",
+                c.src_w, c.src_h, c.channels, c.out_w, c.out_h, c.m[0], c.m[1],
+                c.m[2], c.m[3], c.m[4], c.m[5],
+                c.zero_border ? "zero" : "replicate", c.depth, c.scale,
+                c.shift);
   return s;
 }
 
@@ -36,9 +40,11 @@ template <typename T>
 void Check(const Case& c, const cv::Mat& src) {
   const int out_c = c.channels == 1 ? 1 : 3;
   cv::Mat warped, expected;
-  cv::warpAffine(src, warped, cv::Matx23d(c.m[0], c.m[1], c.m[2], c.m[3], c.m[4], c.m[5]),
-                 cv::Size(c.out_w, c.out_h), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
-                 c.zero_border ? cv::BORDER_CONSTANT : cv::BORDER_REPLICATE, cv::Scalar::all(0));
+  cv::warpAffine(
+      src, warped, cv::Matx23d(c.m[0], c.m[1], c.m[2], c.m[3], c.m[4], c.m[5]),
+      cv::Size(c.out_w, c.out_h), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+      c.zero_border ? cv::BORDER_CONSTANT : cv::BORDER_REPLICATE,
+      cv::Scalar::all(0));
   if (c.channels == 4) cv::cvtColor(warped, warped, cv::COLOR_RGBA2RGB);
   warped.convertTo(expected, CV_MAKETYPE(c.depth, out_c), c.scale, c.shift);
 
@@ -62,19 +68,27 @@ void Check(const Case& c, const cv::Mat& src) {
   const T* want = expected.ptr<T>();
   size_t mismatches = 0, first = 0;
   for (size_t i = 0; i < got.size(); ++i) {
-    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0 && mismatches++ == 0) first = i;
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0 && mismatches++ == 0)
+      first = i;
   }
-  EXPECT_EQ(mismatches, 0u) << Describe(c) << ": first at element " << first << " got "
-                            << +got[first] << " want " << +want[first];
+  EXPECT_EQ(mismatches, 0u)
+      << Describe(c) << ": first at element " << first << " got " << +got[first]
+      << " want " << +want[first];
 }
 
 void RunCase(const Case& c, cv::RNG& rng) {
   cv::Mat src(c.src_h, c.src_w, CV_8UC(c.channels));
   rng.fill(src, cv::RNG::UNIFORM, 0, 256);
   switch (c.depth) {
-    case CV_32F: Check<float>(c, src); break;
-    case CV_8U: Check<uint8_t>(c, src); break;
-    default: Check<int8_t>(c, src); break;
+    case CV_32F:
+      Check<float>(c, src);
+      break;
+    case CV_8U:
+      Check<uint8_t>(c, src);
+      break;
+    default:
+      Check<int8_t>(c, src);
+      break;
   }
 }
 
@@ -94,20 +108,31 @@ TEST(AffineWarpTest, BitIdenticalToWarpAffineThenConvertTo) {
     const double angle = rng.uniform(-3.3, 3.3);
     const double scale = rng.uniform(0.05, 4.0);
     const double cs = std::cos(angle) * scale, sn = std::sin(angle) * scale;
-    const double tx = rng.uniform(-1.5, 2.5) * c.src_w, ty = rng.uniform(-1.5, 2.5) * c.src_h;
+    const double tx = rng.uniform(-1.5, 2.5) * c.src_w,
+                 ty = rng.uniform(-1.5, 2.5) * c.src_h;
     if (trial % 5 == 0) {  // axis-aligned, as a letterboxed full image
       const double sx = static_cast<double>(c.src_w) / c.out_w;
-      c.m[0] = sx; c.m[1] = 0; c.m[2] = rng.uniform(-20.0, 5.0);
-      c.m[3] = 0; c.m[4] = sx; c.m[5] = rng.uniform(-20.0, 5.0);
+      c.m[0] = sx;
+      c.m[1] = 0;
+      c.m[2] = rng.uniform(-20.0, 5.0);
+      c.m[3] = 0;
+      c.m[4] = sx;
+      c.m[5] = rng.uniform(-20.0, 5.0);
     } else {
-      c.m[0] = cs; c.m[1] = -sn * rng.uniform(0.7, 1.3); c.m[2] = tx;
-      c.m[3] = sn; c.m[4] = cs * rng.uniform(0.7, 1.3); c.m[5] = ty;
+      c.m[0] = cs;
+      c.m[1] = -sn * rng.uniform(0.7, 1.3);
+      c.m[2] = tx;
+      c.m[3] = sn;
+      c.m[4] = cs * rng.uniform(0.7, 1.3);
+      c.m[5] = ty;
     }
     c.zero_border = trial % 2 == 0;
     c.depth = depths[trial % 4];
     const bool signed_range = trial % 7 < 3;
-    c.scale = c.depth == CV_32F ? (signed_range ? 2.0 / 255 : 1.0 / 255) : rng.uniform(0.1, 1.5);
-    c.shift = c.depth == CV_32F ? (signed_range ? -1.0 : 0.0) : rng.uniform(-128.0, 64.0);
+    c.scale = c.depth == CV_32F ? (signed_range ? 2.0 / 255 : 1.0 / 255)
+                                : rng.uniform(0.1, 1.5);
+    c.shift = c.depth == CV_32F ? (signed_range ? -1.0 : 0.0)
+                                : rng.uniform(-128.0, 64.0);
     RunCase(c, rng);
   }
 }
@@ -120,10 +145,47 @@ TEST(AffineWarpTest, TrackingGraphSizes) {
   cv::RNG rng(7);
   const double a = 0.3, s = 1.1;
   const Case cases[] = {
-      {720, 528, 3, 192, 192, {s * std::cos(a), -s * std::sin(a), 300, s * std::sin(a), s * std::cos(a), 120}, true, CV_32F, 1.0 / 255, 0},
-      {720, 528, 3, 224, 224, {1.3, 0.4, 600, -0.4, 1.3, 350}, false, CV_32F, 2.0 / 255, -1},
-      {720, 528, 4, 256, 256, {3.1, -0.2, -100, 0.2, 3.1, -150}, false, CV_32F, 1.0 / 255, 0},
-      {720, 528, 3, 128, 128, {5.625, 0, 0, 0, 5.625, -96}, true, CV_32F, 2.0 / 255, -1},
+      {720,
+       528,
+       3,
+       192,
+       192,
+       {s * std::cos(a), -s * std::sin(a), 300, s * std::sin(a),
+        s * std::cos(a), 120},
+       true,
+       CV_32F,
+       1.0 / 255,
+       0},
+      {720,
+       528,
+       3,
+       224,
+       224,
+       {1.3, 0.4, 600, -0.4, 1.3, 350},
+       false,
+       CV_32F,
+       2.0 / 255,
+       -1},
+      {720,
+       528,
+       4,
+       256,
+       256,
+       {3.1, -0.2, -100, 0.2, 3.1, -150},
+       false,
+       CV_32F,
+       1.0 / 255,
+       0},
+      {720,
+       528,
+       3,
+       128,
+       128,
+       {5.625, 0, 0, 0, 5.625, -96},
+       true,
+       CV_32F,
+       2.0 / 255,
+       -1},
   };
   for (const Case& c : cases) RunCase(c, rng);
 }
@@ -142,7 +204,10 @@ TEST(AffineWarpTest, WritesOnlyItsRows) {
   AffineWarpRows<float>(s, p, lut.data(), out.data(), 1, 3);
   for (int y = 0; y < 4; ++y) {
     for (int i = 0; i < 12; ++i) {
-      const float want = (y == 1 || y == 2) ? (i % 3 == 0 ? 200 : i % 3 == 1 ? 100 : 50) : -1;
+      const float want = (y == 1 || y == 2) ? (i % 3 == 0   ? 200
+                                               : i % 3 == 1 ? 100
+                                                            : 50)
+                                            : -1;
       EXPECT_EQ(out[y * 12 + i], want) << "row " << y << " element " << i;
     }
   }

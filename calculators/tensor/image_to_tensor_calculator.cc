@@ -25,15 +25,16 @@
 // normalized to the image: DetectionProjectionCalculator uses it to put
 // detections back on the image, padding and rotation included.
 //
-// 8-bit images (SRGB, SRGBA with alpha dropped, GRAY8) are warped and
-// converted in one pass straight into the tensor (affine_warp.h), with
-// results bit-identical to OpenCV's warpAffine (bilinear) followed by
-// convertTo, which this calculator used to run (and still runs for VEC32F1
-// images). Output rows are split over OpenCV's threads when the tensor has
-// at least kParallelPixels pixels: on a tracking frame the engine's threads
-// are idle while this runs. SRGB and SRGBA give 3 channels, GRAY8 and
-// VEC32F1 give 1. uint8 images are taken as [0, 255], float images as
-// [0, 1].
+// The warp is OpenCV's warpAffine (bilinear) followed by one conversion pass
+// into the tensor, except where that is slow: warpAffine computes a pixel
+// whose taps leave the image in scalar code, several times its cost for a
+// pixel inside (unless the border is constant and the pixel wholly
+// outside). So a region that leaves an 8-bit image (SRGB, SRGBA, GRAY8)
+// under BORDER_REPLICATE (a pose's body region, a hand at the frame's edge)
+// is warped and converted in one pass by affine_warp.h instead, whose
+// results are bit-identical. SRGB and SRGBA (alpha dropped) give 3
+// channels, GRAY8 and VEC32F1 give 1. uint8 images are taken as [0, 255],
+// float images as [0, 1].
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -66,11 +67,6 @@ struct Roi {
   float cx, cy, w, h, rotation;
 };
 
-// Tensors of at least this many pixels are warped on several threads
-// (cv::parallel_for_): below it, handing half the rows to another thread
-// costs about what it saves.
-constexpr int kParallelPixels = 96 * 96;
-
 // The output value of each 8-bit interpolated value, from convertTo itself.
 template <typename T>
 std::vector<T> ConversionTable(int depth, double scale, double shift) {
@@ -80,25 +76,22 @@ std::vector<T> ConversionTable(int depth, double scale, double shift) {
   return std::vector<T>(table.ptr<T>(), table.ptr<T>() + 256);
 }
 
-template <typename T>
-void Warp(const WarpSource& src, const WarpParams& p, const T* lut, T* dst) {
-  const int stripes =
-      p.out_width * p.out_height >= kParallelPixels ? std::min(cv::getNumThreads(), p.out_height) : 1;
-  if (stripes <= 1) {
-    AffineWarpRows<T>(src, p, lut, dst, 0, p.out_height);
-    return;
+// True when every output pixel's four taps lie inside the image: the
+// output's corners map inside with a pixel to spare (an affine map takes the
+// output rectangle to a parallelogram spanned by its corners; the spare
+// pixel covers the fixed point's rounding and the second tap).
+bool FootprintInside(const cv::Matx23d& m, int out_w, int out_h, int img_w,
+                     int img_h) {
+  for (int corner = 0; corner < 4; ++corner) {
+    const double x = (corner & 1) ? out_w - 1 : 0,
+                 y = (corner & 2) ? out_h - 1 : 0;
+    const double sx = m(0, 0) * x + m(0, 1) * y + m(0, 2);
+    const double sy = m(1, 0) * x + m(1, 1) * y + m(1, 2);
+    if (!(sx >= 1 && sy >= 1 && sx <= img_w - 2 && sy <= img_h - 2))
+      return false;
   }
-  cv::parallel_for_(
-      cv::Range(0, stripes),
-      [&](const cv::Range& r) {
-        for (int i = r.start; i < r.end; ++i) {
-          AffineWarpRows<T>(src, p, lut, dst, p.out_height * i / stripes,
-                            p.out_height * (i + 1) / stripes);
-        }
-      },
-      stripes);
+  return true;
 }
-
 }  // namespace
 
 class ImageToTensorCalculator : public CalculatorBase {
@@ -275,7 +268,9 @@ class ImageToTensorCalculator : public CalculatorBase {
     const bool zero_border =
         options_.border_mode() == ImageToTensorCalculatorOptions::BORDER_ZERO;
     Tensor tensor(out_type_, Tensor::Shape{1, out_h, out_w, channels});
-    if (!is_float && static_cast<int64_t>(frame->WidthStep()) * img_h < (int64_t{1} << 31)) {
+    if (!is_float && !zero_border &&
+        !FootprintInside(warp, out_w, out_h, img_w, img_h) &&
+        static_cast<int64_t>(frame->WidthStep()) * img_h < (int64_t{1} << 31)) {
       const WarpSource source{frame->PixelData(), img_w, img_h,
                               static_cast<size_t>(frame->WidthStep()),
                               frame->NumberOfChannels()};
@@ -291,14 +286,19 @@ class ImageToTensorCalculator : public CalculatorBase {
       warp_.zero_border = zero_border;
       switch (out_type_) {
         case Tensor::ElementType::kFloat32:
-          Warp<float>(source, warp_, lut_f32_.data(), static_cast<float*>(tensor.mutable_raw_data()));
+          AffineWarpRows<float>(source, warp_, lut_f32_.data(),
+                                static_cast<float*>(tensor.mutable_raw_data()),
+                                0, out_h);
           break;
         case Tensor::ElementType::kUInt8:
-          Warp<uint8_t>(source, warp_, lut_u8_.data(),
-                        static_cast<uint8_t*>(tensor.mutable_raw_data()));
+          AffineWarpRows<uint8_t>(
+              source, warp_, lut_u8_.data(),
+              static_cast<uint8_t*>(tensor.mutable_raw_data()), 0, out_h);
           break;
         default:
-          Warp<int8_t>(source, warp_, lut_s8_.data(), static_cast<int8_t*>(tensor.mutable_raw_data()));
+          AffineWarpRows<int8_t>(
+              source, warp_, lut_s8_.data(),
+              static_cast<int8_t*>(tensor.mutable_raw_data()), 0, out_h);
           break;
       }
       return Emit(cc, std::move(tensor), m, padding);
@@ -354,7 +354,7 @@ class ImageToTensorCalculator : public CalculatorBase {
   double range_min_ = 0, range_max_ = 1;
   Tensor::ElementType out_type_ = Tensor::ElementType::kFloat32;
   cv::Mat warped_, rgb_;  // reused across frames (VEC32F1 images)
-  // The 8-bit path: the conversion table of the output type, the warp.
+  // The one-pass warp: the conversion table of the output type, the warp.
   std::vector<float> lut_f32_;
   std::vector<uint8_t> lut_u8_;
   std::vector<int8_t> lut_s8_;
