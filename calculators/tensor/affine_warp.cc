@@ -152,9 +152,9 @@ void WarpRows(const WarpSource& src, const WarpParams& p, const T* lut, T* dst,
               const cv::v_float32x4 f =
                   cv::v_cvt_f32(cv::v_cvt_f64(sum) * scale + shift,
                                 cv::v_cvt_f64_high(sum) * scale + shift);
-              // Four lanes: the extra ones land on the next pixel, written
-              // after this one, except at the end of the chunk.
-              if (i + 1 < n) {
+              // Four lanes: the extra ones land on the next pixels, written
+              // after this one, while they are in the chunk.
+              if ((i + 1) * kOut + 4 - kOut <= n * kOut) {
                 cv::v_store(d, f);
               } else {
                 float v[4];

@@ -5,6 +5,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -22,17 +23,18 @@ struct Case {
   bool zero_border;
   int depth;  // CV_32F, CV_8U or CV_8S
   double scale, shift;
+  bool linear = false;  // float outputs computed, not looked up
 };
 
 std::string Describe(const Case& c) {
   char s[256];
   std::snprintf(s, sizeof s,
                 "src %dx%dx%d out %dx%d m [%g %g %g; %g %g %g] %s depth %d "
-                "scale %g shift %g",
+                "scale %g shift %g%s",
                 c.src_w, c.src_h, c.channels, c.out_w, c.out_h, c.m[0], c.m[1],
                 c.m[2], c.m[3], c.m[4], c.m[5],
-                c.zero_border ? "zero" : "replicate", c.depth, c.scale,
-                c.shift);
+                c.zero_border ? "zero" : "replicate", c.depth, c.scale, c.shift,
+                c.linear ? " linear" : "");
   return s;
 }
 
@@ -59,10 +61,26 @@ void Check(const Case& c, const cv::Mat& src) {
   p.out_height = c.out_h;
   p.out_channels = out_c;
   p.zero_border = c.zero_border;
-  std::vector<T> got(static_cast<size_t>(c.out_w) * c.out_h * out_c);
+  // Float outputs: both the table lookup and the linear path, whose table
+  // is found linear for the usual ranges.
+  const bool linear = std::is_same<T, float>::value && c.linear;
+  if (linear) {
+    FindLinearLut(reinterpret_cast<const float*>(lut.ptr<T>()), c.scale,
+                  c.shift, &p);
+    ASSERT_TRUE(p.linear) << Describe(c);
+  }
+  // Guard elements after the output catch writes past its end; the later
+  // rows are warped first, so that the earlier range writing into them
+  // would show.
+  const size_t size = static_cast<size_t>(c.out_w) * c.out_h * out_c;
+  std::vector<T> got(size + 8, T(77));
   const int split = c.out_h / 3;
-  AffineWarpRows<T>(s, p, lut.ptr<T>(), got.data(), 0, split);
   AffineWarpRows<T>(s, p, lut.ptr<T>(), got.data(), split, c.out_h);
+  AffineWarpRows<T>(s, p, lut.ptr<T>(), got.data(), 0, split);
+  for (size_t i = size; i < got.size(); ++i) {
+    ASSERT_EQ(got[i], T(77)) << Describe(c) << ": wrote past the end";
+  }
+  got.resize(size);
 
   ASSERT_TRUE(expected.isContinuous());
   const T* want = expected.ptr<T>();
@@ -133,6 +151,7 @@ TEST(AffineWarpTest, BitIdenticalToWarpAffineThenConvertTo) {
                                 : rng.uniform(0.1, 1.5);
     c.shift = c.depth == CV_32F ? (signed_range ? -1.0 : 0.0)
                                 : rng.uniform(-128.0, 64.0);
+    c.linear = trial % 8 < 4;
     RunCase(c, rng);
   }
 }
@@ -187,7 +206,12 @@ TEST(AffineWarpTest, TrackingGraphSizes) {
        2.0 / 255,
        -1},
   };
-  for (const Case& c : cases) RunCase(c, rng);
+  for (Case c : cases) {
+    for (bool linear : {false, true}) {
+      c.linear = linear;
+      RunCase(c, rng);
+    }
+  }
 }
 
 // A row range writes only its rows.
