@@ -159,9 +159,11 @@ std::map<std::string, Packet> Sides(const Solution& s, bool use_prev) {
 
 // Where a frame's time goes, mean ms per timed frame, from the profiler's
 // per-calculator totals. Nodes inside a detector subgraph (their expanded
-// name holds "detection": palm, face or pose detection and the detection ->
-// region nodes after them) count as the detector; every InferenceCalculator
-// and ImageToTensorCalculator outside them as the landmark side. `outside`
+// name holds palm_detection, face_detection or pose_detection: the detector
+// and its detection -> region nodes) count as the detector (holistic's face
+// detector on the pose's face region runs on every frame); every
+// InferenceCalculator and ImageToTensorCalculator outside them as the
+// landmark side. `outside`
 // is the frame's mean latency less every Process() call: the scheduler,
 // thread wake-ups and waiting.
 struct Breakdown {
@@ -184,7 +186,9 @@ Breakdown Split(const std::vector<CalculatorStats>& stats, const std::vector<dou
     if (c.node_name.rfind("__sink", 0) == 0) continue;
     const double per_frame = c.total_process_ns * 1e-6 / ms.size();
     total += per_frame;
-    const bool detector = c.node_name.find("detection") != std::string::npos;
+    const bool detector = c.node_name.find("palm_detection") != std::string::npos ||
+                          c.node_name.find("face_detection") != std::string::npos ||
+                          c.node_name.find("pose_detection") != std::string::npos;
     if (detector) {
       (c.calculator == "InferenceCalculator" ? b.det_model : b.det_rest) += per_frame;
     } else if (c.calculator == "InferenceCalculator") {
