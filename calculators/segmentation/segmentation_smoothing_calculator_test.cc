@@ -82,10 +82,10 @@ TEST(SegmentationSmoothingCalculatorTest, EveryPixelIsTheFloatFormula) {
   mask[6] = 0.0f;
   mask[7] = 1.0f;
   const float ratio = 0.7f;
-  auto out = RunGraph(
-      Graph(ratio), {"out"},
-      {{"mask", {MakePacket<Image>(Mask(mask)).At(Timestamp(1))}},
-       {"prev", {MakePacket<Image>(Mask(prev)).At(Timestamp(1))}}});
+  auto out =
+      RunGraph(Graph(ratio), {"out"},
+               {{"mask", {MakePacket<Image>(Mask(mask)).At(Timestamp(1))}},
+                {"prev", {MakePacket<Image>(Mask(prev)).At(Timestamp(1))}}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)["out"].size(), 1u);
   const std::vector<float> v = Values((*out)["out"][0].Get<Image>());
@@ -94,8 +94,8 @@ TEST(SegmentationSmoothingCalculatorTest, EveryPixelIsTheFloatFormula) {
   for (size_t i = 0; i < v.size(); ++i) {
     const float c = mask[i], t = c - 0.5f, x = t * t;
     const float poly =
-        x * (5.68842f +
-             x * (-0.748699f + x * (-57.8051f + x * (291.309f + x * -624.717f))));
+        x * (5.68842f + x * (-0.748699f +
+                             x * (-57.8051f + x * (291.309f + x * -624.717f))));
     const float u = 1.0f - std::min(1.0f, poly);
     EXPECT_EQ(v[i], c + (prev[i] - c) * (u * r)) << "pixel " << i;
   }

@@ -208,7 +208,8 @@ TEST(ImageToTensorCalculatorTest, SrgbaDropsAlphaAndUintRangeGivesBytes) {
 // output the way the calculator derives its warp from it.
 TEST(ImageToTensorCalculatorTest, EightBitImagesMatchWarpAffineThenConvertTo) {
   cv::RNG rng(18);
-  const ImageFormat::Format formats[] = {ImageFormat::SRGB, ImageFormat::SRGBA, ImageFormat::GRAY8};
+  const ImageFormat::Format formats[] = {ImageFormat::SRGB, ImageFormat::SRGBA,
+                                         ImageFormat::GRAY8};
   struct Out {
     int w, h;
     std::string range;
@@ -220,7 +221,8 @@ TEST(ImageToTensorCalculatorTest, EightBitImagesMatchWarpAffineThenConvertTo) {
       {128, 128, "output_tensor_float_range { min: -1 max: 1 }", CV_32F, -1, 1},
       {24, 20, "output_tensor_float_range { min: -1 max: 1 }", CV_32F, -1, 1},
       {112, 100, "output_tensor_uint_range { min: 0 max: 255 }", CV_8U, 0, 255},
-      {100, 100, "output_tensor_int_range { min: -128 max: 127 }", CV_8S, -128, 127},
+      {100, 100, "output_tensor_int_range { min: -128 max: 127 }", CV_8S, -128,
+       127},
   };
   int cases = 0;
   for (ImageFormat::Format format : formats) {
@@ -238,22 +240,29 @@ TEST(ImageToTensorCalculatorTest, EightBitImagesMatchWarpAffineThenConvertTo) {
         rect.set_height(1.1f);
         rect.set_rotation(0.6f);
         const std::string options =
-            "output_tensor_width: " + std::to_string(o.w) + " output_tensor_height: " +
-            std::to_string(o.h) + " keep_aspect_ratio: true " + o.range +
-            (border ? " border_mode: BORDER_ZERO" : " border_mode: BORDER_REPLICATE");
+            "output_tensor_width: " + std::to_string(o.w) +
+            " output_tensor_height: " + std::to_string(o.h) +
+            " keep_aspect_ratio: true " + o.range +
+            (border ? " border_mode: BORDER_ZERO"
+                    : " border_mode: BORDER_REPLICATE");
         auto r = Convert(options, std::move(f), &rect);
         ASSERT_TRUE(r.ok()) << r.status();
         const std::array<float, 16>& m = r->matrix;
         const int iw = 203, ih = 151;
-        cv::Matx23d warp(m[0] * iw / o.w, m[1] * iw / o.h, m[3] * iw, m[4] * ih / o.w,
-                         m[5] * ih / o.h, m[7] * ih);
+        cv::Matx23d warp(m[0] * iw / o.w, m[1] * iw / o.h, m[3] * iw,
+                         m[4] * ih / o.w, m[5] * ih / o.h, m[7] * ih);
         cv::Mat warped, want;
-        cv::warpAffine(src, warped, warp, cv::Size(o.w, o.h), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
-                       border ? cv::BORDER_CONSTANT : cv::BORDER_REPLICATE, cv::Scalar::all(0));
-        if (format == ImageFormat::SRGBA) cv::cvtColor(warped, warped, cv::COLOR_RGBA2RGB);
-        warped.convertTo(want, CV_MAKETYPE(o.depth, warped.channels()), (o.max - o.min) / 255.0, o.min);
+        cv::warpAffine(src, warped, warp, cv::Size(o.w, o.h),
+                       cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                       border ? cv::BORDER_CONSTANT : cv::BORDER_REPLICATE,
+                       cv::Scalar::all(0));
+        if (format == ImageFormat::SRGBA)
+          cv::cvtColor(warped, warped, cv::COLOR_RGBA2RGB);
+        warped.convertTo(want, CV_MAKETYPE(o.depth, warped.channels()),
+                         (o.max - o.min) / 255.0, o.min);
         ASSERT_EQ(r->tensor.bytes(), want.total() * want.elemSize()) << options;
-        EXPECT_EQ(std::memcmp(r->tensor.raw_data(), want.data, r->tensor.bytes()), 0)
+        EXPECT_EQ(
+            std::memcmp(r->tensor.raw_data(), want.data, r->tensor.bytes()), 0)
             << ImageFrame::FormatName(format) << " " << options;
         ++cases;
       }

@@ -90,9 +90,9 @@ class LandmarksToDetectionCalculator : public CalculatorBase {
       NormalizedLandmarkList subset;
       for (int index : options_.selected_landmark_indices()) {
         if (index < 0 || index >= landmarks.landmark_size()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              where(), "selected landmark ", index, " is not in a list of ",
-              landmarks.landmark_size()));
+          return absl::InvalidArgumentError(
+              absl::StrCat(where(), "selected landmark ", index,
+                           " is not in a list of ", landmarks.landmark_size()));
         }
         *subset.add_landmark() = landmarks.landmark(index);
       }

@@ -167,16 +167,17 @@ std::map<std::string, Packet> Sides(const Solution& s, bool use_prev) {
 // is the frame's mean latency less every Process() call: the scheduler,
 // thread wake-ups and waiting.
 struct Breakdown {
-  double frame = 0;         // mean latency
-  double det_model = 0;     // detector InferenceCalculators
-  double det_rest = 0;      // the detector's other nodes (ImageToTensor, decoding, NMS, ...)
-  double lm_model = 0;      // landmark (and re-crop) InferenceCalculators
-  double lm_i2t = 0;        // their ImageToTensorCalculators
-  double other = 0;         // every other calculator
+  double frame = 0;      // mean latency
+  double det_model = 0;  // detector InferenceCalculators
+  double det_rest = 0;   // its other nodes (ImageToTensor, decoding, ...)
+  double lm_model = 0;   // landmark (and re-crop) InferenceCalculators
+  double lm_i2t = 0;     // their ImageToTensorCalculators
+  double other = 0;      // every other calculator
   double outside = 0;
 };
 
-Breakdown Split(const std::vector<CalculatorStats>& stats, const std::vector<double>& ms) {
+Breakdown Split(const std::vector<CalculatorStats>& stats,
+                const std::vector<double>& ms) {
   Breakdown b;
   if (ms.empty()) return b;
   for (double m : ms) b.frame += m;
@@ -186,11 +187,13 @@ Breakdown Split(const std::vector<CalculatorStats>& stats, const std::vector<dou
     if (c.node_name.rfind("__sink", 0) == 0) continue;
     const double per_frame = c.total_process_ns * 1e-6 / ms.size();
     total += per_frame;
-    const bool detector = c.node_name.find("palm_detection") != std::string::npos ||
-                          c.node_name.find("face_detection") != std::string::npos ||
-                          c.node_name.find("pose_detection") != std::string::npos;
+    const bool detector =
+        c.node_name.find("palm_detection") != std::string::npos ||
+        c.node_name.find("face_detection") != std::string::npos ||
+        c.node_name.find("pose_detection") != std::string::npos;
     if (detector) {
-      (c.calculator == "InferenceCalculator" ? b.det_model : b.det_rest) += per_frame;
+      (c.calculator == "InferenceCalculator" ? b.det_model : b.det_rest) +=
+          per_frame;
     } else if (c.calculator == "InferenceCalculator") {
       b.lm_model += per_frame;
     } else if (c.calculator == "ImageToTensorCalculator") {
@@ -328,35 +331,47 @@ int Run(int num_frames, const std::vector<int>& thread_counts,
       for (const auto* l : {&*track, &*detect}) {
         const Breakdown& b = l->split;
         char row[512];
-        std::snprintf(row, sizeof row, "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
-                      s.name.c_str(), threads, l == &*track ? "tracking" : "detection", b.frame,
-                      b.det_model, b.det_rest, b.lm_model, b.lm_i2t, b.other, b.outside);
+        std::snprintf(row, sizeof row,
+                      "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f | "
+                      "%.2f | %.2f |\n",
+                      s.name.c_str(), threads,
+                      l == &*track ? "tracking" : "detection", b.frame,
+                      b.det_model, b.det_rest, b.lm_model, b.lm_i2t, b.other,
+                      b.outside);
         split_rows += row;
       }
       // detect/track if frames cost their models only: the ratio's ceiling.
       const Breakdown& bt = track->split;
       const Breakdown& bd = detect->split;
       char row[256];
-      std::snprintf(row, sizeof row, "| %s | %d | models only: detect/track %.2fx | | | | | | | |\n",
-                    s.name.c_str(), threads,
-                    bt.lm_model + bt.det_model > 0
-                        ? (bd.det_model + bd.lm_model) / (bt.lm_model + bt.det_model)
-                        : 0);
+      std::snprintf(
+          row, sizeof row,
+          "| %s | %d | models only: detect/track %.2fx | | | | | | | |\n",
+          s.name.c_str(), threads,
+          bt.lm_model + bt.det_model > 0
+              ? (bd.det_model + bd.lm_model) / (bt.lm_model + bt.det_model)
+              : 0);
       split_rows += row;
       if (stats) {
         tables.push_back(s.describe + ", " + std::to_string(threads) +
                          " thread(s), tracking, per calculator:\n" + track->table);
         tables.push_back(s.describe + ", " + std::to_string(threads) +
-                         " thread(s), detection, per calculator:\n" + detect->table);
+                         " thread(s), detection, per calculator:\n" +
+                         detect->table);
       }
     }
   }
-  std::printf("\nWhere a frame's time goes (mean ms per frame; detector: the nodes of the detector "
-              "subgraphs; outside: the frame's latency less every calculator's Process):\n\n"
-              "| solution | threads | frames | mean | detector models | detector rest | "
-              "landmark models | landmark ImageToTensor | other calculators | outside calculators |\n"
-              "|---|---|---|---|---|---|---|---|---|---|\n%s",
-              split_rows.c_str());
+  std::printf(
+      "\nWhere a frame's time goes (mean ms per frame; detector: the nodes of "
+      "the detector "
+      "subgraphs; outside: the frame's latency less every calculator's "
+      "Process):\n\n"
+      "| solution | threads | frames | mean | detector models | detector rest "
+      "| "
+      "landmark models | landmark ImageToTensor | other calculators | outside "
+      "calculators |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n%s",
+      split_rows.c_str());
   std::printf("\nInputs:\n");
   for (const Solution& s : Solutions()) {
     if (wanted.empty() || std::find(wanted.begin(), wanted.end(), s.name) != wanted.end())
