@@ -54,7 +54,12 @@ void Check(const Case& c, const cv::Mat& src) {
   for (int v = 0; v < 256; ++v) ramp.at<uint8_t>(v) = static_cast<uint8_t>(v);
   ramp.convertTo(lut, c.depth, c.scale, c.shift);
 
-  WarpSource s{src.data, src.cols, src.rows, src.step, c.channels};
+  // The pixels in a buffer of exactly their size, so that a read past the
+  // last pixel shows under AddressSanitizer (--config=asan).
+  ASSERT_TRUE(src.isContinuous());
+  const std::vector<uint8_t> pixels(src.data,
+                                    src.data + src.total() * src.elemSize());
+  WarpSource s{pixels.data(), src.cols, src.rows, src.step, c.channels};
   WarpParams p;
   for (int i = 0; i < 6; ++i) p.m[i] = c.m[i];
   p.out_width = c.out_w;
