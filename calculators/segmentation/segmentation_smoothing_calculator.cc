@@ -19,6 +19,7 @@
 // Masks are Rill's segmentation masks (TensorsToSegmentationCalculator's
 // MASK): an Image holding a one-channel float ImageFrame.
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -46,6 +47,37 @@ float Uncertainty(float p) {
   const float x = t * t;
   return 1.0f -
          std::min(1.0f, x * (c1 + x * (c2 + x * (c3 + x * (c4 + x * c5)))));
+}
+
+// One row: out = cur + (prev - cur) * (Uncertainty(cur) * ratio), four
+// pixels at a time (GCC/Clang vector extensions; the same operations in
+// the same order per pixel, so bit-identical to the scalar tail), since a
+// pose mask at the image's size is some 400k pixels per frame.
+void SmoothRow(const float* cur, const float* prev, float* out, int n,
+               float ratio) {
+  typedef float F4 __attribute__((vector_size(16)));
+  constexpr float c1 = 5.68842f;
+  constexpr float c2 = -0.748699f;
+  constexpr float c3 = -57.8051f;
+  constexpr float c4 = 291.309f;
+  constexpr float c5 = -624.717f;
+  int x = 0;
+  for (; x + 4 <= n; x += 4) {
+    F4 c, p;
+    std::memcpy(&c, cur + x, sizeof c);
+    std::memcpy(&p, prev + x, sizeof p);
+    const F4 t = c - 0.5f;
+    const F4 q = t * t;
+    const F4 y = q * (c1 + q * (c2 + q * (c3 + q * (c4 + q * c5))));
+    const F4 one = {1.0f, 1.0f, 1.0f, 1.0f};
+    // std::min(1, y): y where y < 1, else 1 (NaN included).
+    const F4 u = 1.0f - (y < one ? y : one);
+    const F4 o = c + (p - c) * (u * ratio);
+    std::memcpy(out + x, &o, sizeof o);
+  }
+  for (; x < n; ++x) {
+    out[x] = cur[x] + (prev[x] - cur[x]) * (Uncertainty(cur[x]) * ratio);
+  }
 }
 
 class SegmentationSmoothingCalculator : public CalculatorBase {
@@ -84,19 +116,22 @@ class SegmentationSmoothingCalculator : public CalculatorBase {
     }
     const Image& current = current_in.Get<Image>();
     const Image& previous = previous_in.Get<Image>();
-    const std::string where =
-        absl::StrCat("SegmentationSmoothingCalculator node \"", cc->NodeName(),
-                     "\" at ", cc->InputTimestamp().DebugString(), ": ");
+    // Only an error spells out where (not every frame).
+    auto where = [cc] {
+      return absl::StrCat("SegmentationSmoothingCalculator node \"",
+                          cc->NodeName(), "\" at ",
+                          cc->InputTimestamp().DebugString(), ": ");
+    };
     if (current.IsEmpty() || current.image_format() != ImageFormat::VEC32F1) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, "MASK must be a one-channel float (VEC32F1) image, got ",
+          where(), "MASK must be a one-channel float (VEC32F1) image, got ",
           ImageFrame::FormatName(current.image_format())));
     }
     if (previous.IsEmpty() || previous.image_format() != ImageFormat::VEC32F1 ||
         previous.width() != current.width() ||
         previous.height() != current.height()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, "MASK_PREVIOUS must be a VEC32F1 image of MASK's size ",
+          where(), "MASK_PREVIOUS must be a VEC32F1 image of MASK's size ",
           current.width(), "x", current.height(), ", got ",
           ImageFrame::FormatName(previous.image_format()), " ",
           previous.width(), "x", previous.height()));
@@ -106,12 +141,10 @@ class SegmentationSmoothingCalculator : public CalculatorBase {
     auto out = std::make_shared<ImageFrame>(ImageFormat::VEC32F1, cur.Width(),
                                             cur.Height());
     for (int y = 0; y < cur.Height(); ++y) {
-      const float* c = reinterpret_cast<const float*>(cur.Row(y));
-      const float* p = reinterpret_cast<const float*>(prev.Row(y));
-      float* o = reinterpret_cast<float*>(out->MutableRow(y));
-      for (int x = 0; x < cur.Width(); ++x) {
-        o[x] = c[x] + (p[x] - c[x]) * (Uncertainty(c[x]) * ratio_);
-      }
+      SmoothRow(reinterpret_cast<const float*>(cur.Row(y)),
+                reinterpret_cast<const float*>(prev.Row(y)),
+                reinterpret_cast<float*>(out->MutableRow(y)), cur.Width(),
+                ratio_);
     }
     cc->Outputs()
         .Tag(kSmoothedMaskTag)

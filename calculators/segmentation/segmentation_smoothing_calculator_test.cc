@@ -70,6 +70,38 @@ TEST(SegmentationSmoothingCalculatorTest, BlendsWhereTheNewMaskIsUncertain) {
   EXPECT_NEAR(v[2], 0.9 + (0.0 - 0.9) * Uncertainty(0.9) * 0.5, 1e-6);
 }
 
+// Rows are blended four pixels at a time: every pixel, those of the
+// 4-wide body and of the tail, equals the formula in float, exactly.
+TEST(SegmentationSmoothingCalculatorTest, EveryPixelIsTheFloatFormula) {
+  std::vector<float> mask, prev;
+  for (int i = 0; i < 203; ++i) {
+    mask.push_back(-0.1f + 1.2f * static_cast<float>((i * 37) % 203) / 202.0f);
+    prev.push_back(static_cast<float>((i * 91) % 203) / 202.0f);
+  }
+  mask[5] = 0.5f;
+  mask[6] = 0.0f;
+  mask[7] = 1.0f;
+  const float ratio = 0.7f;
+  auto out =
+      RunGraph(Graph(ratio), {"out"},
+               {{"mask", {MakePacket<Image>(Mask(mask)).At(Timestamp(1))}},
+                {"prev", {MakePacket<Image>(Mask(prev)).At(Timestamp(1))}}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)["out"].size(), 1u);
+  const std::vector<float> v = Values((*out)["out"][0].Get<Image>());
+  ASSERT_EQ(v.size(), mask.size());
+  const float r = std::stof(std::to_string(ratio));  // as the graph text
+  for (size_t i = 0; i < v.size(); ++i) {
+    const float c = mask[i], t = c - 0.5f, x = t * t;
+    const float poly =
+        x * (5.68842f + x * (-0.748699f +
+                             x * (-57.8051f + x * (291.309f + x * -624.717f))));
+    const float u = 1.0f - std::min(1.0f, poly);
+    EXPECT_EQ(v[i], c + (prev[i] - c) * (u * r)) << "pixel " << i;
+  }
+  EXPECT_FLOAT_EQ(v[5], 0.5f + (prev[5] - 0.5f) * 0.7f);  // fully uncertain
+}
+
 TEST(SegmentationSmoothingCalculatorTest, WithoutPreviousMaskPassesTheMask) {
   auto out = RunGraph(Graph(0.9f), {"out"},
                       {{"mask", {MakePacket<Image>(Mask({0.5f, 0.25f}))

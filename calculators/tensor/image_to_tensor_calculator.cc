@@ -25,10 +25,17 @@
 // normalized to the image: DetectionProjectionCalculator uses it to put
 // detections back on the image, padding and rotation included.
 //
-// The warp is one cv::warpAffine (bilinear) straight from the source pixels,
-// followed by one scaling pass into the tensor's buffer. SRGB and SRGBA
-// (alpha dropped) give 3 channels, GRAY8 and VEC32F1 give 1. uint8 images are
-// taken as [0, 255], float images as [0, 1].
+// The warp is OpenCV's warpAffine (bilinear) followed by one conversion pass
+// into the tensor, except where that is slow: warpAffine computes a pixel
+// whose taps leave the image in scalar code, several times its cost for a
+// pixel inside (unless the border is constant and the pixel wholly
+// outside). So a region that leaves an 8-bit image (SRGB, SRGBA, GRAY8)
+// under BORDER_REPLICATE (a pose's body region, a hand at the frame's edge)
+// is warped and converted in one pass by affine_warp.h instead, whose
+// results are bit-identical. SRGB and SRGBA (alpha dropped) give 3
+// channels, GRAY8 and VEC32F1 give 1. uint8 images are taken as [0, 255],
+// float images as [0, 1].
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -37,6 +44,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "calculators/tensor/affine_warp.h"
 #include "calculators/tensor/image_to_tensor_calculator.pb.h"
 #include "framework/calculator_base.h"
 #include "framework/formats/image.h"
@@ -59,6 +67,31 @@ struct Roi {
   float cx, cy, w, h, rotation;
 };
 
+// The output value of each 8-bit interpolated value, from convertTo itself.
+template <typename T>
+std::vector<T> ConversionTable(int depth, double scale, double shift) {
+  cv::Mat ramp(1, 256, CV_8U), table;
+  for (int v = 0; v < 256; ++v) ramp.at<uint8_t>(v) = static_cast<uint8_t>(v);
+  ramp.convertTo(table, depth, scale, shift);
+  return std::vector<T>(table.ptr<T>(), table.ptr<T>() + 256);
+}
+
+// True when every output pixel's four taps lie inside the image: the
+// output's corners map inside with a pixel to spare (an affine map takes the
+// output rectangle to a parallelogram spanned by its corners; the spare
+// pixel covers the fixed point's rounding and the second tap).
+bool FootprintInside(const cv::Matx23d& m, int out_w, int out_h, int img_w,
+                     int img_h) {
+  for (int corner = 0; corner < 4; ++corner) {
+    const double x = (corner & 1) ? out_w - 1 : 0,
+                 y = (corner & 2) ? out_h - 1 : 0;
+    const double sx = m(0, 0) * x + m(0, 1) * y + m(0, 2);
+    const double sy = m(1, 0) * x + m(1, 1) * y + m(1, 2);
+    if (!(sx >= 1 && sy >= 1 && sx <= img_w - 2 && sy <= img_h - 2))
+      return false;
+  }
+  return true;
+}
 }  // namespace
 
 class ImageToTensorCalculator : public CalculatorBase {
@@ -122,6 +155,20 @@ class ImageToTensorCalculator : public CalculatorBase {
       return absl::InvalidArgumentError(
           "ImageToTensorCalculatorOptions: the output range's min must be "
           "below its max");
+    }
+    // 8-bit images: value_in in [0, 255] -> range_min + value_in * scale.
+    const double scale = (range_max_ - range_min_) / 255.0;
+    switch (out_type_) {
+      case Tensor::ElementType::kFloat32:
+        lut_f32_ = ConversionTable<float>(CV_32F, scale, range_min_);
+        FindLinearLut(lut_f32_.data(), scale, range_min_, &warp_);
+        break;
+      case Tensor::ElementType::kUInt8:
+        lut_u8_ = ConversionTable<uint8_t>(CV_8U, scale, range_min_);
+        break;
+      default:
+        lut_s8_ = ConversionTable<int8_t>(CV_8S, scale, range_min_);
+        break;
     }
     return absl::OkStatus();
   }
@@ -220,6 +267,42 @@ class ImageToTensorCalculator : public CalculatorBase {
     }
     const bool zero_border =
         options_.border_mode() == ImageToTensorCalculatorOptions::BORDER_ZERO;
+    Tensor tensor(out_type_, Tensor::Shape{1, out_h, out_w, channels});
+    if (!is_float && !zero_border &&
+        !FootprintInside(warp, out_w, out_h, img_w, img_h) &&
+        static_cast<int64_t>(frame->WidthStep()) * img_h < (int64_t{1} << 31)) {
+      const WarpSource source{frame->PixelData(), img_w, img_h,
+                              static_cast<size_t>(frame->WidthStep()),
+                              frame->NumberOfChannels()};
+      warp_.m[0] = warp(0, 0);
+      warp_.m[1] = warp(0, 1);
+      warp_.m[2] = warp(0, 2);
+      warp_.m[3] = warp(1, 0);
+      warp_.m[4] = warp(1, 1);
+      warp_.m[5] = warp(1, 2);
+      warp_.out_width = out_w;
+      warp_.out_height = out_h;
+      warp_.out_channels = channels;
+      warp_.zero_border = zero_border;
+      switch (out_type_) {
+        case Tensor::ElementType::kFloat32:
+          AffineWarpRows<float>(source, warp_, lut_f32_.data(),
+                                static_cast<float*>(tensor.mutable_raw_data()),
+                                0, out_h);
+          break;
+        case Tensor::ElementType::kUInt8:
+          AffineWarpRows<uint8_t>(
+              source, warp_, lut_u8_.data(),
+              static_cast<uint8_t*>(tensor.mutable_raw_data()), 0, out_h);
+          break;
+        default:
+          AffineWarpRows<int8_t>(
+              source, warp_, lut_s8_.data(),
+              static_cast<int8_t*>(tensor.mutable_raw_data()), 0, out_h);
+          break;
+      }
+      return Emit(cc, std::move(tensor), m, padding);
+    }
     cv::warpAffine(src, warped_, warp, cv::Size(out_w, out_h),
                    cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
                    zero_border ? cv::BORDER_CONSTANT : cv::BORDER_REPLICATE,
@@ -232,7 +315,6 @@ class ImageToTensorCalculator : public CalculatorBase {
     // value_in in [0, in_max] -> range_min + value_in * scale.
     const double in_max = is_float ? 1.0 : 255.0;
     const double scale = (range_max_ - range_min_) / in_max;
-    Tensor tensor(out_type_, Tensor::Shape{1, out_h, out_w, channels});
     const int mat_type = out_type_ == Tensor::ElementType::kFloat32
                              ? CV_MAKETYPE(CV_32F, channels)
                          : out_type_ == Tensor::ElementType::kUInt8
@@ -240,7 +322,13 @@ class ImageToTensorCalculator : public CalculatorBase {
                              : CV_MAKETYPE(CV_8S, channels);
     cv::Mat dst(out_h, out_w, mat_type, tensor.mutable_raw_data());
     warped_.convertTo(dst, mat_type, scale, range_min_);
+    return Emit(cc, std::move(tensor), m, padding);
+  }
 
+ private:
+  absl::Status Emit(CalculatorContext* cc, Tensor tensor,
+                    const std::array<float, 16>& m,
+                    const std::array<float, 4>& padding) {
     std::vector<Tensor> tensors;
     tensors.push_back(std::move(tensor));
     cc->Outputs()
@@ -262,11 +350,15 @@ class ImageToTensorCalculator : public CalculatorBase {
     return absl::OkStatus();
   }
 
- private:
   ImageToTensorCalculatorOptions options_;
   double range_min_ = 0, range_max_ = 1;
   Tensor::ElementType out_type_ = Tensor::ElementType::kFloat32;
-  cv::Mat warped_, rgb_;  // reused across frames
+  cv::Mat warped_, rgb_;  // reused across frames (VEC32F1 images)
+  // The one-pass warp: the conversion table of the output type, the warp.
+  std::vector<float> lut_f32_;
+  std::vector<uint8_t> lut_u8_;
+  std::vector<int8_t> lut_s8_;
+  WarpParams warp_;
 };
 REGISTER_CALCULATOR(ImageToTensorCalculator);
 

@@ -1,6 +1,8 @@
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 #include <string>
 #include <vector>
 
@@ -198,6 +200,75 @@ TEST(ImageToTensorCalculatorTest, SrgbaDropsAlphaAndUintRangeGivesBytes) {
   EXPECT_THAT(std::vector<int>(r->tensor.data<uint8_t>(),
                                r->tensor.data<uint8_t>() + 3),
               ::testing::ElementsAre(10, 20, 30));
+}
+
+// 8-bit images take the fused warp (affine_warp.h), on several threads for
+// large tensors: the tensor must be bit-identical to OpenCV's warpAffine then
+// convertTo, the calculator's former path, rebuilt here from the MATRIX
+// output the way the calculator derives its warp from it.
+TEST(ImageToTensorCalculatorTest, EightBitImagesMatchWarpAffineThenConvertTo) {
+  cv::RNG rng(18);
+  const ImageFormat::Format formats[] = {ImageFormat::SRGB, ImageFormat::SRGBA,
+                                         ImageFormat::GRAY8};
+  struct Out {
+    int w, h;
+    std::string range;
+    int depth;
+    double min, max;
+  };
+  const Out outs[] = {
+      {192, 160, "output_tensor_float_range { min: 0 max: 1 }", CV_32F, 0, 1},
+      {128, 128, "output_tensor_float_range { min: -1 max: 1 }", CV_32F, -1, 1},
+      {24, 20, "output_tensor_float_range { min: -1 max: 1 }", CV_32F, -1, 1},
+      {112, 100, "output_tensor_uint_range { min: 0 max: 255 }", CV_8U, 0, 255},
+      {100, 100, "output_tensor_int_range { min: -128 max: 127 }", CV_8S, -128,
+       127},
+  };
+  int cases = 0;
+  for (ImageFormat::Format format : formats) {
+    for (const Out& o : outs) {
+      for (int border = 0; border < 2; ++border) {
+        ImageFrame f(format, 203, 151);
+        cv::Mat view = formats::MatView(&f);
+        rng.fill(view, cv::RNG::UNIFORM, 0, 256);
+        cv::Mat src = view.clone();
+        // A rotated region that leaves the image on two sides.
+        NormalizedRect rect;
+        rect.set_x_center(0.7f);
+        rect.set_y_center(0.4f);
+        rect.set_width(0.8f);
+        rect.set_height(1.1f);
+        rect.set_rotation(0.6f);
+        const std::string options =
+            "output_tensor_width: " + std::to_string(o.w) +
+            " output_tensor_height: " + std::to_string(o.h) +
+            " keep_aspect_ratio: true " + o.range +
+            (border ? " border_mode: BORDER_ZERO"
+                    : " border_mode: BORDER_REPLICATE");
+        auto r = Convert(options, std::move(f), &rect);
+        ASSERT_TRUE(r.ok()) << r.status();
+        const std::array<float, 16>& m = r->matrix;
+        const int iw = 203, ih = 151;
+        cv::Matx23d warp(m[0] * iw / o.w, m[1] * iw / o.h, m[3] * iw,
+                         m[4] * ih / o.w, m[5] * ih / o.h, m[7] * ih);
+        cv::Mat warped, want;
+        cv::warpAffine(src, warped, warp, cv::Size(o.w, o.h),
+                       cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                       border ? cv::BORDER_CONSTANT : cv::BORDER_REPLICATE,
+                       cv::Scalar::all(0));
+        if (format == ImageFormat::SRGBA)
+          cv::cvtColor(warped, warped, cv::COLOR_RGBA2RGB);
+        warped.convertTo(want, CV_MAKETYPE(o.depth, warped.channels()),
+                         (o.max - o.min) / 255.0, o.min);
+        ASSERT_EQ(r->tensor.bytes(), want.total() * want.elemSize()) << options;
+        EXPECT_EQ(
+            std::memcmp(r->tensor.raw_data(), want.data, r->tensor.bytes()), 0)
+            << ImageFrame::FormatName(format) << " " << options;
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 30);
 }
 
 TEST(ImageToTensorCalculatorTest, OptionErrors) {

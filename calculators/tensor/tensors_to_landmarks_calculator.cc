@@ -107,26 +107,21 @@ class TensorsToLandmarksCalculator : public CalculatorBase {
     const float* raw = t.data<float>();
     const float w = static_cast<float>(o_.input_image_width());
     const float h = static_cast<float>(o_.input_image_height());
-    LandmarkList pixels;
-    for (int i = 0; i < n; ++i) {
-      const float* v = raw + i * dims;
-      Landmark* lm = pixels.add_landmark();
-      lm->set_x(flip_h_ ? w - v[0] : v[0]);
-      lm->set_y(flip_v_ ? h - v[1] : v[1]);
-      if (dims > 2) lm->set_z(v[2]);
-      if (dims > 3)
-        lm->set_visibility(Activate(o_.visibility_activation(), v[3]));
-      if (dims > 4) lm->set_presence(Activate(o_.presence_activation(), v[4]));
-    }
+    // Each list is built straight from the tensor (no pixel list converted
+    // afterwards): a face mesh has 468 landmarks, each a heap message.
     if (cc->Outputs().HasTag("NORM_LANDMARKS")) {
       NormalizedLandmarkList norm;
-      for (const Landmark& lm : pixels.landmark()) {
+      norm.mutable_landmark()->Reserve(n);
+      for (int i = 0; i < n; ++i) {
+        const float* v = raw + i * dims;
         NormalizedLandmark* nl = norm.add_landmark();
-        nl->set_x(lm.x() / w);
-        nl->set_y(lm.y() / h);
-        nl->set_z(lm.z() / w / o_.normalize_z());
-        if (lm.has_visibility()) nl->set_visibility(lm.visibility());
-        if (lm.has_presence()) nl->set_presence(lm.presence());
+        nl->set_x((flip_h_ ? w - v[0] : v[0]) / w);
+        nl->set_y((flip_v_ ? h - v[1] : v[1]) / h);
+        nl->set_z((dims > 2 ? v[2] : 0.0f) / w / o_.normalize_z());
+        if (dims > 3)
+          nl->set_visibility(Activate(o_.visibility_activation(), v[3]));
+        if (dims > 4)
+          nl->set_presence(Activate(o_.presence_activation(), v[4]));
       }
       cc->Outputs()
           .Tag("NORM_LANDMARKS")
@@ -134,6 +129,19 @@ class TensorsToLandmarksCalculator : public CalculatorBase {
                          .At(cc->InputTimestamp()));
     }
     if (cc->Outputs().HasTag("LANDMARKS")) {
+      LandmarkList pixels;
+      pixels.mutable_landmark()->Reserve(n);
+      for (int i = 0; i < n; ++i) {
+        const float* v = raw + i * dims;
+        Landmark* lm = pixels.add_landmark();
+        lm->set_x(flip_h_ ? w - v[0] : v[0]);
+        lm->set_y(flip_v_ ? h - v[1] : v[1]);
+        if (dims > 2) lm->set_z(v[2]);
+        if (dims > 3)
+          lm->set_visibility(Activate(o_.visibility_activation(), v[3]));
+        if (dims > 4)
+          lm->set_presence(Activate(o_.presence_activation(), v[4]));
+      }
       cc->Outputs()
           .Tag("LANDMARKS")
           .AddPacket(MakePacket<LandmarkList>(std::move(pixels))

@@ -149,12 +149,15 @@ absl::Status DetectionsToRectsCalculator::Process(CalculatorContext* cc) {
   if (rotate_ && !HasPacket(cc, kImageSizeTag)) return absl::OkStatus();
 
   const Timestamp ts = cc->InputTimestamp();
-  std::vector<Detection> detections;
+  // The input detections, read in place: a face mesh's detection carries
+  // its 468 landmarks as keypoints, too many to copy per frame.
+  const Detection* single = nullptr;
+  const std::vector<Detection>* many = nullptr;
   if (cc->Inputs().HasTag(kDetectionTag)) {
-    detections.push_back(cc->Inputs().Tag(kDetectionTag).Get<Detection>());
+    single = &cc->Inputs().Tag(kDetectionTag).Get<Detection>();
   } else {
-    detections = cc->Inputs().Tag(kDetectionsTag).Get<std::vector<Detection>>();
-    if (detections.empty()) {
+    many = &cc->Inputs().Tag(kDetectionsTag).Get<std::vector<Detection>>();
+    if (many->empty()) {
       if (output_zero_rect_for_empty_detections_) {
         // Default rects (every field reads 0, none is set), as MediaPipe
         // emits; RECTS gets nothing.
@@ -176,26 +179,31 @@ absl::Status DetectionsToRectsCalculator::Process(CalculatorContext* cc) {
     }
   }
 
+  const size_t count = single != nullptr ? 1 : many->size();
+  auto detection = [&](size_t i) -> const Detection& {
+    return single != nullptr ? *single : (*many)[i];
+  };
+
   DetectionSpec spec;
   if (HasPacket(cc, kImageSizeTag)) {
     spec.image_size =
         cc->Inputs().Tag(kImageSizeTag).Get<std::pair<int, int>>();
   }
-  // Converts detections[i] (and sets its rotation when asked).
+  // Converts detection(i) (and sets its rotation when asked).
   auto to_rect = [&](size_t i, Rect* rect) -> absl::Status {
-    RILL_RETURN_IF_ERROR(DetectionToRect(detections[i], spec, rect));
+    RILL_RETURN_IF_ERROR(DetectionToRect(detection(i), spec, rect));
     if (rotate_) {
       float rotation = 0.f;
-      RILL_RETURN_IF_ERROR(ComputeRotation(detections[i], spec, &rotation));
+      RILL_RETURN_IF_ERROR(ComputeRotation(detection(i), spec, &rotation));
       rect->set_rotation(rotation);
     }
     return absl::OkStatus();
   };
   auto to_norm_rect = [&](size_t i, NormalizedRect* rect) -> absl::Status {
-    RILL_RETURN_IF_ERROR(DetectionToNormalizedRect(detections[i], spec, rect));
+    RILL_RETURN_IF_ERROR(DetectionToNormalizedRect(detection(i), spec, rect));
     if (rotate_) {
       float rotation = 0.f;
-      RILL_RETURN_IF_ERROR(ComputeRotation(detections[i], spec, &rotation));
+      RILL_RETURN_IF_ERROR(ComputeRotation(detection(i), spec, &rotation));
       rect->set_rotation(rotation);
     }
     return absl::OkStatus();
@@ -213,16 +221,16 @@ absl::Status DetectionsToRectsCalculator::Process(CalculatorContext* cc) {
         MakePacket<NormalizedRect>(rect).At(ts));
   }
   if (cc->Outputs().HasTag(kRectsTag)) {
-    std::vector<Rect> rects(detections.size());
-    for (size_t i = 0; i < detections.size(); ++i) {
+    std::vector<Rect> rects(count);
+    for (size_t i = 0; i < count; ++i) {
       RILL_RETURN_IF_ERROR(to_rect(i, &rects[i]));
     }
     cc->Outputs().Tag(kRectsTag).AddPacket(
         MakePacket<std::vector<Rect>>(std::move(rects)).At(ts));
   }
   if (cc->Outputs().HasTag(kNormRectsTag)) {
-    std::vector<NormalizedRect> rects(detections.size());
-    for (size_t i = 0; i < detections.size(); ++i) {
+    std::vector<NormalizedRect> rects(count);
+    for (size_t i = 0; i < count; ++i) {
       RILL_RETURN_IF_ERROR(to_norm_rect(i, &rects[i]));
     }
     cc->Outputs().Tag(kNormRectsTag).AddPacket(

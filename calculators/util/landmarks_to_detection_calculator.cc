@@ -75,21 +75,24 @@ class LandmarksToDetectionCalculator : public CalculatorBase {
     const InputStreamShard& in = cc->Inputs().Tag(kNormLandmarksTag);
     if (in.IsEmpty()) return absl::OkStatus();
     const auto& landmarks = in.Get<NormalizedLandmarkList>();
-    const std::string where = absl::StrCat(
-        "LandmarksToDetectionCalculator node \"", cc->NodeName(), "\" at ",
-        cc->InputTimestamp().DebugString(), ": ");
+    // Only an error spells out where (not every frame).
+    auto where = [cc] {
+      return absl::StrCat("LandmarksToDetectionCalculator node \"",
+                          cc->NodeName(), "\" at ",
+                          cc->InputTimestamp().DebugString(), ": ");
+    };
     if (landmarks.landmark_size() == 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, "the landmark list is empty"));
+          absl::StrCat(where(), "the landmark list is empty"));
     }
     Detection detection;
     if (options_.selected_landmark_indices_size() > 0) {
       NormalizedLandmarkList subset;
       for (int index : options_.selected_landmark_indices()) {
         if (index < 0 || index >= landmarks.landmark_size()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              where, "selected landmark ", index, " is not in a list of ",
-              landmarks.landmark_size()));
+          return absl::InvalidArgumentError(
+              absl::StrCat(where(), "selected landmark ", index,
+                           " is not in a list of ", landmarks.landmark_size()));
         }
         *subset.add_landmark() = landmarks.landmark(index);
       }

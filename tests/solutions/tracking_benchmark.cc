@@ -3,8 +3,10 @@
 // it prints per-frame latency p50/p99 with one frame in flight, split into
 // tracking frames (landmarks from the previous frame's region, no detector)
 // and detection frames (USE_PREV_LANDMARKS false: the detector runs on every
-// frame), the throughput with every frame pushed at once, and the time per
-// calculator from the graph profiler (tracking run).
+// frame), the throughput with every frame pushed at once, where a frame's
+// time goes (models, ImageToTensor, other calculators, the scheduler) for
+// both kinds of frame, and with --stats the time per calculator from the
+// graph profiler (tracking and detection runs).
 //
 //   bazel build //tests/solutions:tracking_benchmark
 //   bazel-bin/tests/solutions/tracking_benchmark [--frames=150]
@@ -155,9 +157,59 @@ std::map<std::string, Packet> Sides(const Solution& s, bool use_prev) {
   return sides;
 }
 
+// Where a frame's time goes, mean ms per timed frame, from the profiler's
+// per-calculator totals. Nodes inside a detector subgraph (their expanded
+// name holds palm_detection, face_detection or pose_detection: the detector
+// and its detection -> region nodes) count as the detector (holistic's face
+// detector on the pose's face region runs on every frame); every
+// InferenceCalculator and ImageToTensorCalculator outside them as the
+// landmark side. `outside`
+// is the frame's mean latency less every Process() call: the scheduler,
+// thread wake-ups and waiting.
+struct Breakdown {
+  double frame = 0;      // mean latency
+  double det_model = 0;  // detector InferenceCalculators
+  double det_rest = 0;   // its other nodes (ImageToTensor, decoding, ...)
+  double lm_model = 0;   // landmark (and re-crop) InferenceCalculators
+  double lm_i2t = 0;     // their ImageToTensorCalculators
+  double other = 0;      // every other calculator
+  double outside = 0;
+};
+
+Breakdown Split(const std::vector<CalculatorStats>& stats,
+                const std::vector<double>& ms) {
+  Breakdown b;
+  if (ms.empty()) return b;
+  for (double m : ms) b.frame += m;
+  b.frame /= ms.size();
+  double total = 0;
+  for (const CalculatorStats& c : stats) {
+    if (c.node_name.rfind("__sink", 0) == 0) continue;
+    const double per_frame = c.total_process_ns * 1e-6 / ms.size();
+    total += per_frame;
+    const bool detector =
+        c.node_name.find("palm_detection") != std::string::npos ||
+        c.node_name.find("face_detection") != std::string::npos ||
+        c.node_name.find("pose_detection") != std::string::npos;
+    if (detector) {
+      (c.calculator == "InferenceCalculator" ? b.det_model : b.det_rest) +=
+          per_frame;
+    } else if (c.calculator == "InferenceCalculator") {
+      b.lm_model += per_frame;
+    } else if (c.calculator == "ImageToTensorCalculator") {
+      b.lm_i2t += per_frame;
+    } else {
+      b.other += per_frame;
+    }
+  }
+  b.outside = b.frame - total;
+  return b;
+}
+
 struct Latency {
   std::vector<double> ms;
   std::string table;
+  Breakdown split;
   int with_landmarks = 0;
 };
 
@@ -185,12 +237,17 @@ absl::StatusOr<Latency> MeasureLatency(const Solution& s, int threads, bool use_
                                       Adopt(f).At(Timestamp(static_cast<int64_t>(i) * 33333)));
     if (st.ok()) st = graph.WaitUntilIdle();
     // The first frames load caches and, when tracking, detect.
+    // The profiler's totals then cover the timed frames only.
     if (i >= 5) out.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    if (i == 4) graph.Profiler()->Reset();
+  }
+  if (st.ok()) {
+    out.table = graph.Profiler()->StatsTable();
+    out.split = Split(graph.Profiler()->Stats(), out.ms);
   }
   if (st.ok()) st = graph.CloseAllInputStreams();
   if (st.ok()) st = graph.WaitUntilDone();
   if (!st.ok()) return st;
-  out.table = graph.Profiler()->StatsTable();
   return out;
 }
 
@@ -246,6 +303,7 @@ int Run(int num_frames, const std::vector<int>& thread_counts,
   std::printf("| solution | threads | tracking p50 ms | tracking p99 ms | detection p50 ms | "
               "detection p99 ms | detect/track | frames/s |\n|---|---|---|---|---|---|---|---|\n");
   std::vector<std::string> tables;
+  std::string split_rows;
   for (const Solution& s : Solutions()) {
     if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), s.name) == wanted.end()) continue;
     const std::vector<cv::Mat> frames = LoadFrames(s.media, num_frames);
@@ -270,12 +328,50 @@ int Run(int num_frames, const std::vector<int>& thread_counts,
         std::printf("|   (landmarks on only %d of %d tracking frames) | | | | | | | |\n",
                     track->with_landmarks, num_frames);
       }
+      for (const auto* l : {&*track, &*detect}) {
+        const Breakdown& b = l->split;
+        char row[512];
+        std::snprintf(row, sizeof row,
+                      "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f | "
+                      "%.2f | %.2f |\n",
+                      s.name.c_str(), threads,
+                      l == &*track ? "tracking" : "detection", b.frame,
+                      b.det_model, b.det_rest, b.lm_model, b.lm_i2t, b.other,
+                      b.outside);
+        split_rows += row;
+      }
+      // detect/track if frames cost their models only: the ratio's ceiling.
+      const Breakdown& bt = track->split;
+      const Breakdown& bd = detect->split;
+      char row[256];
+      std::snprintf(
+          row, sizeof row,
+          "| %s | %d | models only: detect/track %.2fx | | | | | | | |\n",
+          s.name.c_str(), threads,
+          bt.lm_model + bt.det_model > 0
+              ? (bd.det_model + bd.lm_model) / (bt.lm_model + bt.det_model)
+              : 0);
+      split_rows += row;
       if (stats) {
         tables.push_back(s.describe + ", " + std::to_string(threads) +
                          " thread(s), tracking, per calculator:\n" + track->table);
+        tables.push_back(s.describe + ", " + std::to_string(threads) +
+                         " thread(s), detection, per calculator:\n" +
+                         detect->table);
       }
     }
   }
+  std::printf(
+      "\nWhere a frame's time goes (mean ms per frame; detector: the nodes of "
+      "the detector "
+      "subgraphs; outside: the frame's latency less every calculator's "
+      "Process):\n\n"
+      "| solution | threads | frames | mean | detector models | detector rest "
+      "| "
+      "landmark models | landmark ImageToTensor | other calculators | outside "
+      "calculators |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n%s",
+      split_rows.c_str());
   std::printf("\nInputs:\n");
   for (const Solution& s : Solutions()) {
     if (wanted.empty() || std::find(wanted.begin(), wanted.end(), s.name) != wanted.end())
