@@ -215,8 +215,32 @@ class ResizeBilinearOp : public ResizeSeparableOp {
   }
   void Compute() override {
     if (attrs().antialias) RunSeparable();
-    else if (fast_) kernels().data.resize_bilinear(p_, y_taps_.data(), x_taps_.data(), In(0), Out());
+    else if (fast_) Fast();
     else ResizeBilinearRef(p_, In(0), Out());
+  }
+
+  // Output rows (of all images) in pieces over the threads: the kernel runs
+  // on one image's rows at a time, their taps and output offset, so every
+  // output is computed as in one call.
+  void Fast() const {
+    const long long rows = static_cast<long long>(p_.batch) * p_.out_h;
+    const long long row_floats = static_cast<long long>(p_.out_w) * p_.channels;
+    const long long in_image = static_cast<long long>(p_.in_h) * p_.in_w * p_.channels;
+    const float* x = In(0);
+    float* y = Out();
+    ParallelRange(rows, 1, rows * row_floats * 4, [&](long long begin, long long end) {
+      while (begin < end) {
+        const int n = static_cast<int>(begin / p_.out_h);
+        const int r0 = static_cast<int>(begin % p_.out_h);
+        const int r1 = static_cast<int>(std::min<long long>(end - static_cast<long long>(n) * p_.out_h, p_.out_h));
+        ResizeParams part = p_;
+        part.batch = 1;
+        part.out_h = r1 - r0;
+        kernels().data.resize_bilinear(part, y_taps_.data() + r0, x_taps_.data(), x + n * in_image,
+                                       y + begin * row_floats);
+        begin += r1 - r0;
+      }
+    });
   }
 
  private:
