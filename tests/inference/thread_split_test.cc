@@ -1,0 +1,98 @@
+// Data-movement ops whose outputs the CPU backend splits over its threads
+// (PAD by its outermost axis longer than 1, DEPTH_TO_SPACE by output rows,
+// RESIZE_BILINEAR by output rows of all images): at 1, 2 and 3 threads the
+// optimized kernels give the reference kernels' bits (they only copy, or
+// compute each output as one call would), on shapes large enough to be split
+// (>= 16384 elements), with pieces that start inside the padding, cross an
+// image boundary or hold no input row at all; and ONNX Runtime's values.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "rill/inference/inference.h"
+#include "tests/inference/onnx_op_test_util.h"
+
+namespace rill::inference {
+namespace {
+
+using testing::CountOps;
+using testing::Elements;
+using testing::ExpectMatchesOrt;
+using testing::OnnxGraph;
+using testing::RandomValues;
+using testing::RunEngine;
+
+// The model at 1, 2 and 3 threads on its optimized kernels equals its
+// reference kernels at 1 thread bit for bit; `op` is in the graph.
+void ExpectSameBitsAnyThreads(const OnnxGraph& g, const std::string& op, const std::vector<int64_t>& shape,
+                              const std::string& what) {
+  SCOPED_TRACE(what);
+  auto model = testing::LoadOnnxGraph(g, "thread_split_test.onnx");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(CountOps(*model, op), 1);
+  const std::vector<float> x = RandomValues(static_cast<size_t>(Elements(shape)), -1.0f, 1.0f, 11);
+  const std::vector<float> want = RunEngine(*model, x, AlgorithmPolicy::kReference, 1);
+  for (int threads : {1, 2, 3}) {
+    EXPECT_EQ(want, RunEngine(*model, x, AlgorithmPolicy::kAuto, threads)) << threads << " threads";
+  }
+}
+
+TEST(ThreadSplitTest, PadPiecesOverTheOutermostAxis) {
+  struct Case {
+    std::vector<int64_t> shape, pads;  // ONNX's NCHW, pads [begins..., ends...]
+  };
+  // Batch 1 (split by H), batch 3 with the batch padded (pieces of nothing
+  // but padding), channels only (BlazeFace's channel_padding: every row has
+  // input), H and W with large borders (pieces inside the top padding).
+  const std::vector<Case> cases = {
+      {{1, 16, 40, 37}, {0, 0, 1, 2, 0, 0, 3, 1}},
+      {{3, 8, 30, 25}, {1, 0, 2, 0, 2, 3, 0, 1}},
+      {{1, 24, 32, 32}, {0, 0, 0, 0, 0, 8, 0, 0}},
+      {{1, 4, 20, 50}, {0, 0, 30, 4, 0, 0, 25, 3}},
+  };
+  int index = 0;
+  for (const Case& c : cases) {
+    OnnxGraph g;
+    g.Input("x", c.shape);
+    g.Int64Initializer("pads", {8}, c.pads);
+    g.Initializer("v", {}, {0.5f});
+    g.Node("Pad", {"x", "pads", "v"}, {"y"});
+    g.Output("y");
+    ExpectSameBitsAnyThreads(g, "PAD", c.shape, "pad case " + std::to_string(index++));
+    ExpectMatchesOrt(g, {{"x", c.shape, RandomValues(static_cast<size_t>(Elements(c.shape)))}});
+  }
+}
+
+TEST(ThreadSplitTest, DepthToSpaceRowsOverTheThreads) {
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{1, 64, 21, 23}, {3, 36, 13, 17}}) {
+    const int64_t block = shape[1] == 64 ? 2 : 3;
+    OnnxGraph g;
+    g.Input("x", shape);
+    OnnxGraph::Attr(g.Node("DepthToSpace", {"x"}, {"y"}), "blocksize", block);
+    g.Output("y");
+    ExpectSameBitsAnyThreads(g, "DEPTH_TO_SPACE", shape, "block " + std::to_string(block));
+    ExpectMatchesOrt(g, {{"x", shape, RandomValues(static_cast<size_t>(Elements(shape)))}});
+  }
+}
+
+TEST(ThreadSplitTest, ResizeBilinearRowsOfAllImages) {
+  // Three images of 19 output rows: pieces cross from one image into the next.
+  const std::vector<int64_t> shape = {3, 16, 10, 12};
+  OnnxGraph g(13);
+  g.Input("x", shape);
+  g.Initializer("roi", {0}, {});
+  g.Initializer("scales", {4}, {1.0f, 1.0f, 1.9f, 2.5f});
+  OnnxGraph::Attr(g.Node("Resize", {"x", "roi", "scales"}, {"y"}), "mode", std::string("linear"));
+  g.Output("y");
+  auto model = testing::LoadOnnxGraph(g, "thread_split_resize.onnx");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(CountOps(*model, "RESIZE_BILINEAR"), 1);
+  const std::vector<float> x = RandomValues(static_cast<size_t>(Elements(shape)), -1.0f, 1.0f, 12);
+  const std::vector<float> one = RunEngine(*model, x, AlgorithmPolicy::kAuto, 1);
+  for (int threads : {2, 3}) EXPECT_EQ(one, RunEngine(*model, x, AlgorithmPolicy::kAuto, threads)) << threads;
+  ExpectMatchesOrt(g, {{"x", shape, x}});
+}
+
+}  // namespace
+}  // namespace rill::inference
