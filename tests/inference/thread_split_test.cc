@@ -1,10 +1,12 @@
-// Data-movement ops whose outputs the CPU backend splits over its threads
-// (PAD by its outermost axis longer than 1, DEPTH_TO_SPACE by output rows,
+// Ops whose outputs the CPU backend splits over its threads (PAD and
+// broadcasting binary ops the table has no kernel for by the output's
+// outermost axis longer than 1, DEPTH_TO_SPACE by output rows,
 // RESIZE_BILINEAR by output rows of all images): at 1, 2 and 3 threads the
 // optimized kernels give the reference kernels' bits (they only copy, or
 // compute each output as one call would), on shapes large enough to be split
 // (>= 16384 elements), with pieces that start inside the padding, cross an
 // image boundary or hold no input row at all; and ONNX Runtime's values.
+#include <cctype>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,6 +63,37 @@ TEST(ThreadSplitTest, PadPiecesOverTheOutermostAxis) {
     g.Output("y");
     ExpectSameBitsAnyThreads(g, "PAD", c.shape, "pad case " + std::to_string(index++));
     ExpectMatchesOrt(g, {{"x", c.shape, RandomValues(static_cast<size_t>(Elements(c.shape)))}});
+  }
+}
+
+// Broadcasts of neither operand to the other's shape along one axis only
+// (Swin's shifted-window mask [1, W, 1, N, N] on the scores [1, W, H, N, N]; a
+// constant first operand broadcast against the input for SUB and DIV).
+TEST(ThreadSplitTest, BroadcastBinaryPiecesOverTheOutermostAxis) {
+  struct Case {
+    const char* op;
+    std::vector<int64_t> x, c;  // the input's shape, the constant's
+    bool constant_first;
+  };
+  const std::vector<Case> cases = {
+      {"Add", {1, 8, 3, 29, 31}, {1, 8, 1, 29, 31}, false},
+      {"Add", {7, 3, 29, 31}, {3, 29, 31}, false},
+      {"Sub", {5, 4, 33, 40}, {5, 1, 33, 1}, true},
+      {"Div", {2, 3, 50, 61}, {1, 3, 1, 61}, true},
+      {"Mul", {1, 1, 97, 13, 17}, {1, 1, 97, 1, 17}, false},
+  };
+  int index = 0;
+  for (const Case& c : cases) {
+    OnnxGraph g;
+    g.Input("x", c.x);
+    // Away from zero: DIV by it.
+    g.Initializer("c", c.c, RandomValues(static_cast<size_t>(Elements(c.c)), 0.5f, 2.0f, 13));
+    g.Node(c.op, c.constant_first ? std::vector<std::string>{"c", "x"} : std::vector<std::string>{"x", "c"}, {"y"});
+    g.Output("y");
+    std::string op = c.op;
+    for (char& ch : op) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    ExpectSameBitsAnyThreads(g, op, c.x, std::string(c.op) + " case " + std::to_string(index++));
+    ExpectMatchesOrt(g, {{"x", c.x, RandomValues(static_cast<size_t>(Elements(c.x)))}});
   }
 }
 
