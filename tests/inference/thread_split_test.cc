@@ -1,6 +1,7 @@
 // Ops whose outputs the CPU backend splits over its threads (PAD and
 // broadcasting binary ops the table has no kernel for by the output's
-// outermost axis longer than 1, DEPTH_TO_SPACE by output rows,
+// outermost axis longer than 1, GATHER by output elements, DEPTH_TO_SPACE by
+// output rows,
 // RESIZE_BILINEAR by output rows of all images): at 1, 2 and 3 threads the
 // optimized kernels give the reference kernels' bits (they only copy, or
 // compute each output as one call would), on shapes large enough to be split
@@ -93,6 +94,31 @@ TEST(ThreadSplitTest, BroadcastBinaryPiecesOverTheOutermostAxis) {
     std::string op = c.op;
     for (char& ch : op) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     ExpectSameBitsAnyThreads(g, op, c.x, std::string(c.op) + " case " + std::to_string(index++));
+    ExpectMatchesOrt(g, {{"x", c.x, RandomValues(static_cast<size_t>(Elements(c.x)))}});
+  }
+}
+
+// GATHER with constant indices: one index on the outermost axis (Swin's q,
+// k, v out of [3, B, H, N, D]: one long run split within), several on an
+// inner axis (short runs, pieces starting mid-run), a negative index.
+TEST(ThreadSplitTest, GatherPiecesOfTheOutput) {
+  struct Case {
+    std::vector<int64_t> x, index_shape, indices;
+    int64_t axis;
+  };
+  const std::vector<Case> cases = {
+      {{3, 4, 2, 49, 32}, {}, {1}, 0},
+      {{5, 6, 30, 41}, {4}, {3, 0, -1, 3}, 1},
+      {{2, 7, 1000}, {2, 2}, {6, 0, 2, 2}, 1},
+  };
+  int index = 0;
+  for (const Case& c : cases) {
+    OnnxGraph g;
+    g.Input("x", c.x);
+    g.Int64Initializer("i", c.index_shape, c.indices);
+    OnnxGraph::Attr(g.Node("Gather", {"x", "i"}, {"y"}), "axis", c.axis);
+    g.Output("y");
+    ExpectSameBitsAnyThreads(g, "GATHER", c.x, "gather case " + std::to_string(index++));
     ExpectMatchesOrt(g, {{"x", c.x, RandomValues(static_cast<size_t>(Elements(c.x)))}});
   }
 }

@@ -355,7 +355,24 @@ class GatherOp : public CpuOp {
       const float* idx = In(1);
       for (long long i = 0; i < count_; ++i) indices_[i] = Resolve(idx[i]);
     }
-    GatherRef(outer_, InShape(0)[axis_], inner_, indices_, In(0), Out());
+    if (args_.algorithm == AlgorithmPolicy::kReference) {
+      GatherRef(outer_, InShape(0)[axis_], inner_, indices_, In(0), Out());
+      return;
+    }
+    // The output [outer, count, inner] in pieces of its elements over the
+    // threads (Swin's q, k, v: one index, outer 1, one long run), each
+    // piece its parts of the runs it covers, copied.
+    const long long dim = InShape(0)[axis_], inner = inner_, count = count_;
+    if (outer_ * count * inner == 0) return;
+    const float* x = In(0);
+    float* y = Out();
+    ParallelRange(outer_ * count * inner, 16, outer_ * count * inner, [&](long long begin, long long end) {
+      for (long long r = begin / inner; r * inner < end; ++r) {
+        const long long lo = std::max(begin, r * inner), hi = std::min(end, (r + 1) * inner);
+        const float* src = x + ((r / count) * dim + indices_[r % count]) * inner;
+        std::memcpy(y + lo, src + (lo - r * inner), static_cast<size_t>(hi - lo) * sizeof(float));
+      }
+    });
   }
 
  private:
