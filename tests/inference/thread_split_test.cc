@@ -1,7 +1,7 @@
 // Ops whose outputs the CPU backend splits over its threads (PAD and
 // broadcasting binary ops the table has no kernel for by the output's
-// outermost axis longer than 1, GATHER by output elements, DEPTH_TO_SPACE by
-// output rows,
+// outermost axis longer than 1, GATHER and CONCATENATION of few outer rows
+// by output elements, DEPTH_TO_SPACE by output rows,
 // RESIZE_BILINEAR by output rows of all images): at 1, 2 and 3 threads the
 // optimized kernels give the reference kernels' bits (they only copy, or
 // compute each output as one call would), on shapes large enough to be split
@@ -120,6 +120,29 @@ TEST(ThreadSplitTest, GatherPiecesOfTheOutput) {
     g.Output("y");
     ExpectSameBitsAnyThreads(g, "GATHER", c.x, "gather case " + std::to_string(index++));
     ExpectMatchesOrt(g, {{"x", c.x, RandomValues(static_cast<size_t>(Elements(c.x)))}});
+  }
+}
+
+// Concatenations along an outer axis of one image (Swin's shifted windows:
+// H or W of [1, H, W, C]; fewer outer rows than threads): element pieces
+// that start and end inside the inputs' chunks.
+TEST(ThreadSplitTest, ConcatenationOfFewOuterRows) {
+  for (int64_t axis : {2, 3}) {
+    OnnxGraph g;
+    const std::vector<int64_t> shape = {1, 24, 29, 31};
+    std::vector<int64_t> other = shape;
+    other[axis] = 5;
+    g.Input("x", shape);
+    g.Initializer("a", other, RandomValues(static_cast<size_t>(Elements(other)), -1.0f, 1.0f, 21));
+    g.Initializer("b", {1, 24, 29, 31}, RandomValues(static_cast<size_t>(Elements(shape)), -1.0f, 1.0f, 22));
+    g.Node("Relu", {"x"}, {"r"});
+    // Inputs of the concatenation that are not graph inputs or constants:
+    // an ADD and a RELU of the input.
+    g.Node("Add", {"x", "b"}, {"s"});
+    OnnxGraph::Attr(g.Node("Concat", {"r", "a", "s"}, {"y"}), "axis", axis);
+    g.Output("y");
+    ExpectSameBitsAnyThreads(g, "CONCATENATION", shape, "axis " + std::to_string(axis));
+    ExpectMatchesOrt(g, {{"x", shape, RandomValues(static_cast<size_t>(Elements(shape)))}});
   }
 }
 

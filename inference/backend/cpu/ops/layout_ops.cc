@@ -128,7 +128,23 @@ class ConcatenationOp : public CpuOp {
   }
   void Compute() override {
     for (size_t i = 0; i < pointers_.size(); ++i) pointers_[i] = In(i);
-    if (fast_) {
+    if (fast_ && outer_ < 2LL * threads()) {
+      // Too few outer rows for the threads (a concatenation along H or W of
+      // one image: Swin's shifted windows): pieces of the output's elements,
+      // each copying its parts of the inputs' chunks.
+      float* y = Out();
+      const long long total = outer_ * row_;
+      ParallelRange(total, 16, total, [&](long long begin, long long end) {
+        for (long long o = begin / row_; o * row_ < end; ++o) {
+          long long at = o * row_;  // where input i's chunk of row o starts
+          for (size_t i = 0; i < pointers_.size(); at += chunks_[i], ++i) {
+            const long long lo = std::max(begin, at), hi = std::min(end, at + chunks_[i]);
+            if (lo >= hi) continue;
+            std::memcpy(y + lo, pointers_[i] + o * chunks_[i] + (lo - at), static_cast<size_t>(hi - lo) * sizeof(float));
+          }
+        }
+      });
+    } else if (fast_) {
       // Pieces of the outer dimension over the threads.
       float* y = Out();
       ParallelRange(outer_, 1, outer_ * row_, [&](long long begin, long long end) {
