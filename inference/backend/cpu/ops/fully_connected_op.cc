@@ -70,36 +70,40 @@ class FullyConnectedOp : public CpuOp {
   // to even out what they get (a last, narrower column group; a thread that
   // joins late), few enough that each call keeps its panels busy.
   static constexpr int kTilesPerThread = 4;
-  // Rows of a tile at least (two of the microkernels' 6-row tiles).
+  // Rows of a row block at least (two of the microkernels' 6-row tiles).
   static constexpr int kMinRowBlock = 12;
   struct FcTiling {
-    int row_block = 0;       // rows per tile (the last may have fewer)
-    int row_blocks = 1;
-    int col_groups = 1;      // column tiles per row block
-    int cols_per_tile = 1;   // 128-column groups per column tile
+    int row_blocks = 1;     // of near-equal height
+    int col_groups = 1;     // column tiles per row block
+    int cols_per_tile = 1;  // 128-column groups per column tile
     int tiles() const { return row_blocks * col_groups; }
   };
   // One tile on one thread (the whole GEMM in one call, as before); with
   // more threads, 128-column groups and, where they are fewer than
-  // kTilesPerThread per thread, row blocks (a multiple of 6 rows) as well:
-  // ViT-sized layers (N = 3072) split by columns only, Swin's and
-  // ConvNeXt's 56x56 layers (M = 3136, N = 96 or 384) by rows.
+  // kTilesPerThread per thread, row blocks as well: ViT's 3072-column
+  // layers split by columns only, Swin's and ConvNeXt's 56x56 layers
+  // (M = 3136, N = 96 or 384: one to three column groups) by rows.
   FcTiling Tiling(int threads) const {
     FcTiling t;
-    t.row_block = batch_;
     if (threads <= 1) {
       t.cols_per_tile = (out_dim_ + kColGroup - 1) / kColGroup;
       return t;
     }
     t.col_groups = (out_dim_ + kColGroup - 1) / kColGroup;
     const int want = kTilesPerThread * threads;
-    if (t.col_groups >= want || batch_ < 2 * kMinRowBlock) return t;
-    const int want_row_blocks = (want + t.col_groups - 1) / t.col_groups;
-    int rows = (batch_ + want_row_blocks - 1) / want_row_blocks;
-    rows = std::max(kMinRowBlock, (rows + 5) / 6 * 6);
-    t.row_block = rows;
-    t.row_blocks = (batch_ + rows - 1) / rows;
+    if (t.col_groups < want) {
+      const int by_rows = std::max(1, batch_ / kMinRowBlock);
+      t.row_blocks = std::min(by_rows, (want + t.col_groups - 1) / t.col_groups);
+      // A tile count the threads divide (3 column groups: 4 row blocks, not
+      // 3, which dealt 4 tiles to one thread and 5 to the other).
+      while (t.tiles() % threads != 0 && t.row_blocks < by_rows) ++t.row_blocks;
+    }
     return t;
+  }
+  // Rows [*r0, *r1) of row block rb.
+  void BlockRows(const FcTiling& t, int rb, int* r0, int* r1) const {
+    *r0 = static_cast<int>(static_cast<long long>(batch_) * rb / t.row_blocks);
+    *r1 = static_cast<int>(static_cast<long long>(batch_) * (rb + 1) / t.row_blocks);
   }
 
   void SetUp(ConvAlgo algo) {
@@ -144,7 +148,9 @@ class FullyConnectedOp : public CpuOp {
       const FcTiling tiling = Tiling(use_pool ? threads() : 1);
       auto tile = [&](int t, int) {
         const int rb = t / tiling.col_groups, cg = t % tiling.col_groups;
-        const int r0 = rb * tiling.row_block, m = std::min(tiling.row_block, batch_ - r0);
+        int r0 = 0, r1 = 0;
+        BlockRows(tiling, rb, &r0, &r1);
+        const int m = r1 - r0;
         const int n0 = cg * kColGroup, n = std::min(kColGroup * tiling.cols_per_tile, out_dim_ - n0);
         if (m <= 0 || n <= 0) return;
         panels_.Gemm(m, n, in_dim_, x + static_cast<size_t>(r0) * in_dim_, in_dim_, n0, bias ? bias + n0 : nullptr,
