@@ -47,18 +47,20 @@ int RowTile(const ConvParams& p) {
   return static_cast<int>(std::max<long long>(12, std::min<long long>(kRowTile, rt)));
 }
 
-// Row tiles, and rows [*r0, *r1) of row tile `i`: the rows in near-equal
-// tiles of at most RowTile(p) (a 16x16 map is 8 tiles of 32 rows, not 7 of 36
-// and one of 4, which left one thread of two 4 tiles of 36 rows against the
-// other's 3 of 36 and the 4). Each output's sum does not depend on its tile.
+// Row tiles, and rows [*r0, *r1) of row tile `i`: the rows' 6-row units
+// (the microkernel's) in near-equal tiles of at most RowTile(p), the last
+// tile taking the rows past the last whole unit (a 16x16 map is 8 tiles of
+// 30-36 rows, not 7 of 36 and one of 4, which left one thread of two 4 tiles
+// of 36 rows against the other's 3 of 36 and the 4). Each output's sum does
+// not depend on its tile.
 long long RowTiles(const ConvParams& p) {
   const int rt = RowTile(p);
   return (GemmRows(p) + rt - 1) / rt;
 }
 void TileRows(const ConvParams& p, long long i, long long* r0, long long* r1) {
-  const long long rows = GemmRows(p), tiles = RowTiles(p);
-  *r0 = rows * i / tiles;
-  *r1 = rows * (i + 1) / tiles;
+  const long long rows = GemmRows(p), tiles = RowTiles(p), units = (rows + 5) / 6;
+  *r0 = std::min(rows, 6 * (units * i / tiles));
+  *r1 = i + 1 == tiles ? rows : std::min(rows, 6 * (units * (i + 1) / tiles));
 }
 
 }  // namespace
