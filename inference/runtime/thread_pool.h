@@ -43,7 +43,9 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int num_threads() const { return simulated_threads_ > 0 ? simulated_threads_ : static_cast<int>(workers_.size()) + 1; }
+  int num_threads() const {
+    return simulated_threads_ > 0 ? simulated_threads_ : static_cast<int>(workers_.size()) + 1;
+  }
 
   // How a model's loops would split over the threads, measured without the
   // cores to run them (a machine shared with other work, where timing two

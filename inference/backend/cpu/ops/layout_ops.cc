@@ -140,7 +140,8 @@ class ConcatenationOp : public CpuOp {
           for (size_t i = 0; i < pointers_.size(); at += chunks_[i], ++i) {
             const long long lo = std::max(begin, at), hi = std::min(end, at + chunks_[i]);
             if (lo >= hi) continue;
-            std::memcpy(y + lo, pointers_[i] + o * chunks_[i] + (lo - at), static_cast<size_t>(hi - lo) * sizeof(float));
+            std::memcpy(y + lo, pointers_[i] + o * chunks_[i] + (lo - at),
+                        static_cast<size_t>(hi - lo) * sizeof(float));
           }
         }
       });
