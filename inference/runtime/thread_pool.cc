@@ -1,6 +1,10 @@
 #include "inference/runtime/thread_pool.h"
 
+#include <time.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
 #include "inference/runtime/denormals.h"
@@ -29,15 +33,37 @@ int DefaultSpinMicros() {
   }();
   return spin;
 }
+
+// The calling thread's CPU time in seconds (the simulation's clock: it does
+// not run while the thread waits for a core).
+double ThreadCpuSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads, int spin_micros)
+bool ThreadPool::SimulateByDefault() {
+  static const bool simulate = std::getenv("RILL_POOL_SIMULATE") != nullptr;
+  return simulate;
+}
+
+ThreadPool::ThreadPool(int num_threads, int spin_micros, bool simulate)
     : spin_micros_(spin_micros >= 0 ? spin_micros : DefaultSpinMicros()),
       ranges_(new Range[num_threads > 1 ? num_threads : 1]) {
+  if (simulate) {
+    simulated_threads_ = num_threads > 1 ? num_threads : 1;
+    return;
+  }
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
 
 ThreadPool::~ThreadPool() {
+  if (simulated_threads_ > 0) {
+    std::fprintf(stderr, "pool_simulate threads %d loops %llu task_ms %.3f schedule_ms %.3f between_ms %.3f\n",
+                 simulated_threads_, static_cast<unsigned long long>(simulation_.loops), simulation_.task_ms,
+                 simulation_.schedule_ms, simulation_.between_ms);
+  }
   stop_.store(true);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -103,8 +129,65 @@ void ThreadPool::WorkerLoop(int thread) {
   }
 }
 
+double ThreadPool::ScheduleTime(const std::vector<double>& costs, int threads) {
+  const long long n = static_cast<long long>(costs.size());
+  if (threads < 1) threads = 1;
+  std::vector<long long> next(threads), end(threads);
+  for (int t = 0; t < threads; ++t) {
+    next[t] = n * t / threads;
+    end[t] = n * (t + 1) / threads;
+  }
+  // Each thread, whenever it is the earliest to be free, takes the next task
+  // of its own range, else of the others' in turn; the last to finish ends
+  // the loop.
+  std::vector<double> clock(threads, 0.0);
+  std::vector<bool> done(threads, false);
+  for (;;) {
+    int t = -1;
+    for (int i = 0; i < threads; ++i) {
+      if (!done[i] && (t < 0 || clock[i] < clock[t])) t = i;
+    }
+    if (t < 0) break;
+    long long task = -1;
+    for (int i = 0; i < threads && task < 0; ++i) {
+      const int r = (t + i) % threads;
+      if (next[r] < end[r]) task = next[r]++;
+    }
+    if (task < 0) {
+      done[t] = true;
+    } else {
+      clock[t] += costs[task];
+    }
+  }
+  return *std::max_element(clock.begin(), clock.end());
+}
+
+void ThreadPool::RunSimulated(int tasks, void (*fn)(void*, int, int), void* ctx) {
+  const double start = ThreadCpuSeconds();
+  if (last_loop_end_ >= 0) simulation_.between_ms += (start - last_loop_end_) * 1e3;
+  const int threads = simulated_threads_;
+  task_costs_.assign(tasks, 0.0);
+  double sum = 0;
+  int owner = 0;
+  for (int t = 0; t < tasks; ++t) {
+    while (owner + 1 < threads && static_cast<long long>(tasks) * (owner + 1) / threads <= t) ++owner;
+    const double begin = ThreadCpuSeconds();
+    fn(ctx, t, owner);
+    task_costs_[t] = (ThreadCpuSeconds() - begin) * 1e3;
+    sum += task_costs_[t];
+  }
+  ++simulation_.loops;
+  simulation_.task_ms += sum;
+  simulation_.schedule_ms += ScheduleTime(task_costs_, threads);
+  last_loop_end_ = ThreadCpuSeconds();
+}
+
 void ThreadPool::Run(int tasks, void (*fn)(void*, int, int), void* ctx) {
   if (tasks <= 0) return;
+  if (simulated_threads_ > 0) {
+    RunSimulated(tasks, fn, ctx);
+    return;
+  }
   if (workers_.empty() || tasks == 1) {
     for (int t = 0; t < tasks; ++t) fn(ctx, t, 0);
     return;

@@ -37,12 +37,42 @@ class ThreadPool {
   // `num_threads` counts the caller: 1 means no workers.
   // `spin_micros`: how long an idle worker polls before it sleeps (< 0: the
   // default, kSpinMicros unless RILL_POOL_SPIN_US says otherwise).
-  explicit ThreadPool(int num_threads, int spin_micros = -1);
+  // `simulate`: see Simulation (default: whether RILL_POOL_SIMULATE is set).
+  explicit ThreadPool(int num_threads, int spin_micros = -1, bool simulate = SimulateByDefault());
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+  int num_threads() const {
+    return simulated_threads_ > 0 ? simulated_threads_ : static_cast<int>(workers_.size()) + 1;
+  }
+
+  // How a model's loops would split over the threads, measured without the
+  // cores to run them (a machine shared with other work, where timing two
+  // threads measures the other work): a simulating pool starts no workers;
+  // each loop runs its tasks on the caller in order, each with the thread id
+  // of the range Run would deal it to, times each on the caller's CPU clock,
+  // and adds up the time the loop would take on num_threads() threads dealt
+  // and taking tasks as Run's (ScheduleTime). The caller's CPU time between
+  // loops (ops that do not split, the executor) counts as serial, so
+  // (task_ms + between_ms) / (schedule_ms + between_ms) is the speedup the
+  // splits allow; what it leaves out: waking and joining the threads, and
+  // their contention for caches and memory. An experiment override like
+  // RILL_POOL_SPIN_US: the totals are printed to stderr when the pool is
+  // destroyed.
+  struct Simulation {
+    uint64_t loops = 0;
+    double task_ms = 0;      // the tasks' CPU time, all threads together
+    double schedule_ms = 0;  // the loops' time on num_threads() threads
+    double between_ms = 0;   // the caller's CPU time between loops
+  };
+  // Null unless simulating.
+  const Simulation* simulation() const { return simulated_threads_ > 0 ? &simulation_ : nullptr; }
+  // The time tasks of these costs take on `threads` threads when thread t
+  // first runs tasks [t * n / threads, (t + 1) * n / threads) and then takes
+  // what is left of the others' ranges, in turn from its own (Run's dealing).
+  static double ScheduleTime(const std::vector<double>& costs, int threads);
+  static bool SimulateByDefault();
 
   // Calls fn(ctx, task, thread) for every task in [0, tasks), spread over the
   // threads (thread in [0, num_threads())), and returns when all are done.
@@ -66,6 +96,7 @@ class ThreadPool {
   static uint64_t Epoch(uint64_t state) { return (state & ~kClosed) >> 32; }
 
   void WorkerLoop(int thread);
+  void RunSimulated(int tasks, void (*fn)(void* ctx, int task, int thread), void* ctx);
   // Joins loop `epoch` if it is still open; returns whether it did.
   bool TryJoin(uint64_t epoch);
   void Drain(int thread);
@@ -91,6 +122,11 @@ class ThreadPool {
   std::atomic<int> sleepers_{0};
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> sleeps_{0};
+
+  int simulated_threads_ = 0;  // > 0: simulating this many threads
+  Simulation simulation_;
+  std::vector<double> task_costs_;  // the current simulated loop's
+  double last_loop_end_ = -1;       // the caller's CPU clock after the last loop
 };
 
 }  // namespace rill::inference

@@ -101,11 +101,17 @@ void ExpectFusedMatches(const Case& c) {
   // Fused (optimized and reference ATTENTION) against the unfused graph.
   const std::vector<float> want = RunEngine(*raw, x, AlgorithmPolicy::kReference, 1);
   for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
-    for (int threads : {1, 2}) {
+    for (int threads : {1, 2, 3}) {
       const std::vector<float> got = RunEngine(*fused, x, policy, threads);
       ASSERT_EQ(got.size(), want.size());
       for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 2e-5f) << i << " threads " << threads;
     }
+  }
+  // The optimized ATTENTION and the unfused graph's BATCH_MATMULs (batches
+  // or row blocks over the threads) give the same bits at 1, 2 and 3 threads.
+  for (const Model* m : {fused.get(), raw.get()}) {
+    const std::vector<float> one = RunEngine(*m, x, AlgorithmPolicy::kAuto, 1);
+    for (int threads : {2, 3}) EXPECT_EQ(one, RunEngine(*m, x, AlgorithmPolicy::kAuto, threads)) << threads;
   }
   ExpectMatchesOrt(g, {{"x", shape, x}});
 }
@@ -114,6 +120,8 @@ TEST(AttentionFusionTest, ScaleOnScoresWithAndWithoutBias) {
   ExpectFusedMatches({2, 7, 3, 5, false, false});
   ExpectFusedMatches({2, 7, 3, 5, true, false});
   ExpectFusedMatches({1, 13, 2, 8, true, false});
+  // 35 batches x heads: one task each over the threads.
+  ExpectFusedMatches({5, 9, 7, 4, true, false});
 }
 
 TEST(AttentionFusionTest, ScaleOnQueriesAsViT) {

@@ -114,5 +114,45 @@ TEST(ThreadPoolTest, ManyBackToBackLoopsOfUnevenTasks) {
   EXPECT_EQ(total, 0);
 }
 
+// Run's dealing, as the simulation schedules it: equal tasks split evenly;
+// a long first task leaves the rest of its range to the other thread; more
+// threads than tasks; one thread runs everything in turn.
+TEST(ThreadPoolTest, ScheduleTimeDealsAndTakesAsRun) {
+  EXPECT_DOUBLE_EQ(ThreadPool::ScheduleTime({1, 1, 1, 1}, 2), 2.0);
+  // Thread 0: task 0 (3); thread 1: tasks 2 and 3, then task 1 from 0's range.
+  EXPECT_DOUBLE_EQ(ThreadPool::ScheduleTime({3, 1, 1, 1}, 2), 3.0);
+  // Three tasks on two threads: 1 and 2, the second thread's last one the end.
+  EXPECT_DOUBLE_EQ(ThreadPool::ScheduleTime({2, 2, 2}, 2), 4.0);
+  EXPECT_DOUBLE_EQ(ThreadPool::ScheduleTime({2, 5}, 3), 5.0);
+  EXPECT_DOUBLE_EQ(ThreadPool::ScheduleTime({1, 2, 3}, 1), 6.0);
+  // 8 tasks, the last 4 twice as long: thread 0 takes one of thread 1's.
+  EXPECT_DOUBLE_EQ(ThreadPool::ScheduleTime({1, 1, 1, 1, 2, 2, 2, 2}, 2), 6.0);
+}
+
+// A simulating pool runs every task once on the caller, with the thread id
+// of the range Run deals it to, reports the threads it simulates, and adds up
+// its loops.
+TEST(ThreadPoolTest, SimulationRunsOnTheCallerAndCountsLoops) {
+  ThreadPool pool(3, -1, /*simulate=*/true);
+  ASSERT_NE(pool.simulation(), nullptr);
+  EXPECT_EQ(pool.num_threads(), 3);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::vector<int> thread_of(10, -1);
+  bool on_caller = true;
+  auto f = [&](int task, int thread) {
+    thread_of[task] = thread;
+    on_caller = on_caller && std::this_thread::get_id() == caller;
+  };
+  pool.ParallelFor(10, f);
+  // Tasks [0, 3) to thread 0, [3, 6) to 1, [6, 10) to 2.
+  EXPECT_EQ(thread_of, (std::vector<int>{0, 0, 0, 1, 1, 1, 2, 2, 2, 2}));
+  pool.ParallelFor(1, f);  // one task: the last thread's range, as Run deals it
+  EXPECT_EQ(thread_of[0], 2);
+  EXPECT_TRUE(on_caller);
+  EXPECT_EQ(pool.simulation()->loops, 2u);
+  EXPECT_GE(pool.simulation()->task_ms, pool.simulation()->schedule_ms);
+  EXPECT_EQ(ThreadPool(2, -1, false).simulation(), nullptr);
+}
+
 }  // namespace
 }  // namespace rill::inference

@@ -936,7 +936,8 @@ TEST_F(X86AlgorithmsTest, TransposeConvExecutions) {
 OpResult RunFcOp(int rows, int in_dim, int out_dim, FusedActivation act,
                  const std::vector<float>& x, const std::vector<float>& w,
                  const std::vector<float>& bias, int threads,
-                 const std::string& choice) {
+                 const std::string& choice,
+                 Precision precision = Precision::kFp32) {
   ir::Graph graph;
   graph.source = "x86_algorithms_test";
   ir::Node node;
@@ -963,6 +964,7 @@ OpResult RunFcOp(int rows, int in_dim, int out_dim, FusedActivation act,
   args.backend = &backend;
   args.algorithm = AlgorithmPolicy::kTune;
   args.tuning = &cache;
+  args.precision = precision;
   PrepareAndRun(MakeFullyConnected(args).get(), &r);
   return r;
 }
@@ -1006,6 +1008,56 @@ TEST_F(X86AlgorithmsTest, FcExecutionsAllChoicesOneAndTwoThreads) {
       EXPECT_EQ(one.out, two.out) << one.kernel << ": 1 and 2 threads differ";
     }
   }
+}
+
+// At several threads FULLY_CONNECTED splits into tiles of rows x 128-column
+// groups: Swin's and ConvNeXt's early layers (thousands of rows, 96 or 384
+// columns: one to three column groups) split by rows too. Odd row counts,
+// columns not a multiple of the panel, a last row block shorter than the
+// others: the reference's values, and the same bits at 1, 2 and 3 threads
+// (and with half-precision panels).
+TEST_F(X86AlgorithmsTest, FcExecutionsSplitRowsAndColumns) {
+  const bool avx512 = x86::GetCpuFeatures().avx512f;
+  struct Shape3 {
+    int rows, in_dim, out_dim;
+  };
+  int checked = 0;
+  for (const Shape3& s : {Shape3{397, 40, 96}, Shape3{251, 96, 384}, Shape3{49, 70, 700}, Shape3{25, 17, 130},
+                          Shape3{23, 33, 20}, Shape3{1000, 8, 31}}) {
+    const std::vector<float> x = Random(static_cast<size_t>(s.rows) * s.in_dim, &rng_);
+    const std::vector<float> w = Random(static_cast<size_t>(s.out_dim) * s.in_dim, &rng_);
+    const std::vector<float> bias = Random(s.out_dim, &rng_);
+    std::vector<float> want(static_cast<size_t>(s.rows) * s.out_dim), bound(want.size());
+    FullyConnectedRef(s.rows, s.in_dim, s.out_dim, FusedActivation::kRelu6, x.data(), w.data(), bias.data(),
+                      want.data());
+    const std::vector<float> ax = Abs(x), aw = Abs(w), ab = Abs(bias);
+    FullyConnectedRef(s.rows, s.in_dim, s.out_dim, FusedActivation::kNone, ax.data(), aw.data(), ab.data(),
+                      bound.data());
+    std::vector<std::string> choices = {"gemm_6x16"};
+    if (avx512) choices.push_back("gemm_6x32");
+    for (const std::string& choice : choices) {
+      for (Precision precision : {Precision::kFp32, Precision::kFp16}) {
+        const OpResult one = RunFcOp(s.rows, s.in_dim, s.out_dim, FusedActivation::kRelu6, x, w, bias, 1, choice,
+                                     precision);
+        if (precision == Precision::kFp32) {
+          double worst = 0;
+          for (size_t i = 0; i < want.size(); ++i) {
+            worst = std::max(worst, std::fabs(static_cast<double>(one.out[i]) - want[i]) / (1.0 + bound[i]));
+          }
+          EXPECT_LE(worst, 2e-6) << one.kernel << " m" << s.rows << " k" << s.in_dim << " n" << s.out_dim;
+        }
+        for (int threads : {2, 3}) {
+          EXPECT_EQ(one.out, RunFcOp(s.rows, s.in_dim, s.out_dim, FusedActivation::kRelu6, x, w, bias, threads,
+                                     choice, precision)
+                                 .out)
+              << one.kernel << " at " << threads << " threads, m" << s.rows << " k" << s.in_dim << " n"
+              << s.out_dim;
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, avx512 ? 24 : 12);
 }
 
 // Batch 1 (a classifier head) on AVX-512 is a GEMV over the 6x32 panels,

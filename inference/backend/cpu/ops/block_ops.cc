@@ -86,9 +86,16 @@ class DepthwiseBlockOp : public CpuOp {
     const long long fit_rows = std::max<long long>(dw_.kernel_h, kBandBytes / 4 / std::max<long long>(1, row_floats));
     const int max_band =
         static_cast<int>(std::clamp<long long>((fit_rows - dw_.kernel_h) / dw_.stride_h + 1, 1, dw_.out_h));
-    chunks_ = std::min(dw_.out_h, threads());
     // Bands of equal height within a thread's rows (7 rows at 6 at most: 4 + 3, not 6 + 1).
-    const int chunk_rows = (dw_.out_h + chunks_ - 1) / chunks_;
+    const int shares = std::min(dw_.out_h, threads());
+    const int chunk_rows = (dw_.out_h + shares - 1) / shares;
+    // Each thread's rows in two ranges where there are at least 2 rows per
+    // range, so that a thread done first (the other joined late, or was
+    // preempted) can take the other's second range. A thread that runs its
+    // ranges in turn keeps its expanded rows from one to the next (held_),
+    // so only a taken range recomputes the rows its first windows share.
+    chunks_ = threads() > 1 && dw_.out_h >= 4 * threads() ? 2 * threads() : shares;
+    held_.assign(static_cast<size_t>(3) * threads(), -1);
     const int bands = (chunk_rows + max_band - 1) / max_band;
     band_ = (chunk_rows + bands - 1) / bands;
     expand_floats_ = has_expand_ ? static_cast<size_t>(BandInputRows(band_)) * row_floats : 0;
@@ -109,10 +116,11 @@ class DepthwiseBlockOp : public CpuOp {
       RunReference();
       return;
     }
+    std::fill(held_.begin(), held_.end(), -1);
     auto task = [this](int t, int thread) {
       const int n = t / chunks_, c = t % chunks_;
       RunRows(n, dw_.out_h * c / chunks_, dw_.out_h * (c + 1) / chunks_,
-              Scratch() + (expand_floats_ + mid_floats_) * thread);
+              Scratch() + (expand_floats_ + mid_floats_) * thread, held_.data() + 3 * thread);
     };
     ParallelFor(batch_ * chunks_, task);
   }
@@ -121,8 +129,10 @@ class DepthwiseBlockOp : public CpuOp {
   // Input rows the depthwise windows of `rows` output rows span.
   int BandInputRows(int rows) const { return (rows - 1) * dw_.stride_h + dw_.kernel_h; }
 
-  // Output rows [row_begin, row_end) of image n, band by band.
-  void RunRows(int n, int row_begin, int row_end, float* scratch) const {
+  // Output rows [row_begin, row_end) of image n, band by band. `held`: the
+  // image and the expanded rows [lo, hi) this thread's `scratch` holds from
+  // its previous range ({-1, ...}: none), updated.
+  void RunRows(int n, int row_begin, int row_end, float* scratch, int* held) const {
     float* expanded = scratch;
     float* mid = scratch + expand_floats_;
     const long long in_row = static_cast<long long>(in_w_) * in_c_;
@@ -131,7 +141,8 @@ class DepthwiseBlockOp : public CpuOp {
     const long long out_pixels = static_cast<long long>(dw_.out_h) * dw_.out_w;
     float* y = Out() + n * out_pixels * out_c_;
     const float* residual = residual_c_ ? In(7) + n * out_pixels * residual_c_ : nullptr;
-    int held_lo = 0, held_hi = 0;  // expanded image rows in `expanded`, from its first row
+    // Expanded image rows in `expanded`, from its first row.
+    int held_lo = held[0] == n ? held[1] : 0, held_hi = held[0] == n ? held[2] : 0;
     for (int b0 = row_begin; b0 < row_end; b0 += band_) {
       const int b1 = std::min(row_end, b0 + band_);
       const int first = b0 * dw_.stride_h - dw_.pad_top;
@@ -182,6 +193,9 @@ class DepthwiseBlockOp : public CpuOp {
         if (prelu_) ApplyPRelu(kernels(), In(8), y, out_c_, p0, p1, 0, out_c_);
       }
     }
+    held[0] = n;
+    held[1] = held_lo;
+    held[2] = held_hi;
   }
 
   // The three convs one after the other on whole tensors (the oracle).
@@ -227,6 +241,9 @@ class DepthwiseBlockOp : public CpuOp {
   bool fast_ = false;
   GemmPanels expand_, project_;
   int band_ = 1, chunks_ = 1, sub_rows_ = 1;
+  // Per thread: the image and the expanded rows [lo, hi) its scratch holds
+  // (reset at each run; sized in Prepare).
+  mutable std::vector<int> held_;
   size_t expand_floats_ = 0, mid_floats_ = 0, scratch_floats_ = 0;
 };
 

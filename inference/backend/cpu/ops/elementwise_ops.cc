@@ -92,16 +92,40 @@ class BinaryOp : public CpuOp {
       });
       return;
     }
-    switch (args_.node->type) {
-      case ir::OpType::kAdd: AddRef(p_, In(0), In(1), Out()); break;
-      case ir::OpType::kSub: SubRef(p_, In(0), In(1), Out()); break;
-      case ir::OpType::kMul: MulRef(p_, In(0), In(1), Out()); break;
-      case ir::OpType::kDiv: DivRef(p_, In(0), In(1), Out()); break;
-      default: PReluRef(p_, In(0), In(1), Out()); break;
+    if (args_.algorithm == AlgorithmPolicy::kReference || p_.rank == 0) {
+      Reference(p_, In(0), In(1), Out());
+      return;
     }
+    // Other broadcasts (Swin's attention mask [1, W, 1, N, N] added to the
+    // scores [1, W, H, N, N]) run the reference kernel on pieces of the
+    // output's outermost axis longer than 1, over the threads: each piece a
+    // broadcast of its own, the operands' offsets by their strides.
+    int axis = 0;
+    while (axis + 1 < p_.rank && p_.out_dims[axis] == 1) ++axis;
+    long long out_stride = 1;
+    for (int d = axis + 1; d < p_.rank; ++d) out_stride *= p_.out_dims[d];
+    const float* a = In(0);
+    const float* b = In(1);
+    float* y = Out();
+    ParallelRange(p_.out_dims[axis], 1, p_.out_size, [&](long long begin, long long end) {
+      BroadcastParams piece = p_;
+      piece.out_dims[axis] = static_cast<int>(end - begin);
+      piece.out_size = (end - begin) * out_stride;
+      Reference(piece, a + begin * p_.a_strides[axis], b + begin * p_.b_strides[axis], y + begin * out_stride);
+    });
   }
 
  private:
+  void Reference(const BroadcastParams& p, const float* a, const float* b, float* y) const {
+    switch (args_.node->type) {
+      case ir::OpType::kAdd: AddRef(p, a, b, y); break;
+      case ir::OpType::kSub: SubRef(p, a, b, y); break;
+      case ir::OpType::kMul: MulRef(p, a, b, y); break;
+      case ir::OpType::kDiv: DivRef(p, a, b, y); break;
+      default: PReluRef(p, a, b, y); break;
+    }
+  }
+
   BroadcastParams p_;
   bool fast_ = false;
   bool swapped_ = false;  // the operand with the output's shape is the second

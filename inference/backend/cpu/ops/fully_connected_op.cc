@@ -63,6 +63,49 @@ class FullyConnectedOp : public CpuOp {
                   : kernels().strassen.scratch_floats(std::min(batch_, StrassenRowBlock()), out_dim_, in_dim_, d);
   }
 
+  // Output channels per column group: a multiple of every microkernel's
+  // panel width (16 for AVX2, 32 for AVX-512), so a group starts on a panel.
+  static constexpr int kColGroup = 128;
+  // Tiles a layer splits into at least, per thread: enough for the threads
+  // to even out what they get (a last, narrower column group; a thread that
+  // joins late), few enough that each call keeps its panels busy.
+  static constexpr int kTilesPerThread = 4;
+  // Rows of a row block at least (two of the microkernels' 6-row tiles).
+  static constexpr int kMinRowBlock = 12;
+  struct FcTiling {
+    int row_blocks = 1;     // of near-equal height
+    int col_groups = 1;     // column tiles per row block
+    int cols_per_tile = 1;  // 128-column groups per column tile
+    int tiles() const { return row_blocks * col_groups; }
+  };
+  // One tile on one thread (the whole GEMM in one call, as before); with
+  // more threads, 128-column groups and, where they are fewer than
+  // kTilesPerThread per thread, row blocks as well: ViT's 3072-column
+  // layers split by columns only, Swin's and ConvNeXt's 56x56 layers
+  // (M = 3136, N = 96 or 384: one to three column groups) by rows.
+  FcTiling Tiling(int threads) const {
+    FcTiling t;
+    if (threads <= 1) {
+      t.cols_per_tile = (out_dim_ + kColGroup - 1) / kColGroup;
+      return t;
+    }
+    t.col_groups = (out_dim_ + kColGroup - 1) / kColGroup;
+    const int want = kTilesPerThread * threads;
+    if (t.col_groups < want) {
+      const int by_rows = std::max(1, batch_ / kMinRowBlock);
+      t.row_blocks = std::min(by_rows, (want + t.col_groups - 1) / t.col_groups);
+      // A tile count the threads divide (3 column groups: 4 row blocks, not
+      // 3, which dealt 4 tiles to one thread and 5 to the other).
+      while (t.tiles() % threads != 0 && t.row_blocks < by_rows) ++t.row_blocks;
+    }
+    return t;
+  }
+  // Rows [*r0, *r1) of row block rb.
+  void BlockRows(const FcTiling& t, int rb, int* r0, int* r1) const {
+    *r0 = static_cast<int>(static_cast<long long>(batch_) * rb / t.row_blocks);
+    *r1 = static_cast<int>(static_cast<long long>(batch_) * (rb + 1) / t.row_blocks);
+  }
+
   void SetUp(ConvAlgo algo) {
     algo_ = algo;
     if (prepared_ && prepared_algo_ == algo) return;
@@ -82,26 +125,42 @@ class FullyConnectedOp : public CpuOp {
   void Execute(const float* x, float* y, float* scratch, bool use_pool) {
     const FusedActivation act = ToFused(attrs().activation);
     if (StrassenDepth(algo_) == 0) {
-      // Columns in groups of 128 (whole panels of either microkernel) over
-      // the threads: at batch 1 this is a GEMV bound by reading the weights.
-      constexpr int kGroup = 128;
-      const int groups = (out_dim_ + kGroup - 1) / kGroup;
       const float* bias = In(2);
-      const bool gemv = Gemv();
-      auto columns = [&](int n0, int n) {
-        const float* b = bias ? bias + n0 : nullptr;
-        if (gemv) panels_.Gemv(n, in_dim_, x, n0, b, act, y + n0);
-        else panels_.Gemm(batch_, n, in_dim_, x, in_dim_, n0, b, act, y + n0, out_dim_);
-      };
-      if (!use_pool || groups < 2 || threads() == 1) {
-        columns(0, out_dim_);
+      if (Gemv()) {
+        // Batch 1: a GEMV bound by reading the weights, columns in groups of
+        // 128 (whole panels of either microkernel) over the threads.
+        const int groups = (out_dim_ + kColGroup - 1) / kColGroup;
+        auto group = [&](int g, int) {
+          const int n0 = g * kColGroup;
+          panels_.Gemv(std::min(kColGroup, out_dim_ - n0), in_dim_, x, n0, bias ? bias + n0 : nullptr, act, y + n0);
+        };
+        if (!use_pool || groups < 2 || threads() == 1) {
+          panels_.Gemv(out_dim_, in_dim_, x, 0, bias, act, y);
+          return;
+        }
+        ParallelFor(groups, group);
         return;
       }
-      auto group = [&](int g, int) {
-        const int n0 = g * kGroup;
-        columns(n0, std::min(kGroup, out_dim_ - n0));
+      // Tiles of rows x 128-column groups, numbered row block by row block
+      // (a thread's tiles cover consecutive rows: the next layer finds its
+      // input in that core's cache). Every output is the same dot product
+      // whatever the tiling, so the bits do not depend on the thread count.
+      const FcTiling tiling = Tiling(use_pool ? threads() : 1);
+      auto tile = [&](int t, int) {
+        const int rb = t / tiling.col_groups, cg = t % tiling.col_groups;
+        int r0 = 0, r1 = 0;
+        BlockRows(tiling, rb, &r0, &r1);
+        const int m = r1 - r0;
+        const int n0 = cg * kColGroup, n = std::min(kColGroup * tiling.cols_per_tile, out_dim_ - n0);
+        if (m <= 0 || n <= 0) return;
+        panels_.Gemm(m, n, in_dim_, x + static_cast<size_t>(r0) * in_dim_, in_dim_, n0, bias ? bias + n0 : nullptr,
+                     act, y + static_cast<size_t>(r0) * out_dim_ + n0, out_dim_);
       };
-      ParallelFor(groups, group);
+      if (tiling.tiles() == 1) {
+        tile(0, 0);
+        return;
+      }
+      ParallelFor(tiling.tiles(), tile);
       return;
     }
     const int block_rows = StrassenRowBlock();

@@ -50,11 +50,41 @@ class PadOp : public CpuOp {
     return Status::Ok();
   }
   void Compute() override {
-    if (fast_) kernels().data.pad(p_, In(0), Out());
-    else PadRef(p_, In(0), Out());
+    if (!fast_) {
+      PadRef(p_, In(0), Out());
+      return;
+    }
+    // The output's outermost axis longer than 1 in pieces over the threads:
+    // each piece a PAD of its own (the input rows it covers, the padding
+    // before and after them), so every value is copied as in one call.
+    int a = 0;
+    while (a + 1 < p_.rank && OutDim(a) == 1) ++a;
+    long long in_stride = 1, out_stride = 1, total = 1;
+    for (int d = 0; d < p_.rank; ++d) total *= OutDim(d);
+    for (int d = a + 1; d < p_.rank; ++d) {
+      in_stride *= p_.in_dims[d];
+      out_stride *= OutDim(d);
+    }
+    const float* x = In(0);
+    float* y = Out();
+    if (p_.rank == 0) {
+      kernels().data.pad(p_, x, y);
+      return;
+    }
+    const long long before = p_.before[a], in = p_.in_dims[a];
+    ParallelRange(OutDim(a), 1, total, [&](long long begin, long long end) {
+      PadParams piece = p_;
+      const long long lo = std::max(begin, before), hi = std::min(end, before + in);
+      piece.in_dims[a] = static_cast<int>(std::max(0LL, hi - lo));
+      piece.before[a] = static_cast<int>(std::max(0LL, std::min(end, before) - begin));
+      piece.after[a] = static_cast<int>(end - begin - piece.before[a] - piece.in_dims[a]);
+      kernels().data.pad(piece, x + (hi > lo ? (lo - before) * in_stride : 0), y + begin * out_stride);
+    });
   }
 
  private:
+  long long OutDim(int d) const { return static_cast<long long>(p_.before[d]) + p_.in_dims[d] + p_.after[d]; }
+
   PadParams p_;
   bool fast_ = false;
 };
@@ -98,7 +128,24 @@ class ConcatenationOp : public CpuOp {
   }
   void Compute() override {
     for (size_t i = 0; i < pointers_.size(); ++i) pointers_[i] = In(i);
-    if (fast_) {
+    if (fast_ && outer_ < 2LL * threads()) {
+      // Too few outer rows for the threads (a concatenation along H or W of
+      // one image: Swin's shifted windows): pieces of the output's elements,
+      // each copying its parts of the inputs' chunks.
+      float* y = Out();
+      const long long total = outer_ * row_;
+      ParallelRange(total, 16, total, [&](long long begin, long long end) {
+        for (long long o = begin / row_; o * row_ < end; ++o) {
+          long long at = o * row_;  // where input i's chunk of row o starts
+          for (size_t i = 0; i < pointers_.size(); at += chunks_[i], ++i) {
+            const long long lo = std::max(begin, at), hi = std::min(end, at + chunks_[i]);
+            if (lo >= hi) continue;
+            std::memcpy(y + lo, pointers_[i] + o * chunks_[i] + (lo - at),
+                        static_cast<size_t>(hi - lo) * sizeof(float));
+          }
+        }
+      });
+    } else if (fast_) {
       // Pieces of the outer dimension over the threads.
       float* y = Out();
       ParallelRange(outer_, 1, outer_ * row_, [&](long long begin, long long end) {
@@ -131,12 +178,38 @@ class ConcatenationOp : public CpuOp {
 class DepthToSpaceOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return "depth_to_space_ref"; }
+  std::string name() const override { return Reference() ? "depth_to_space_ref" : "depth_to_space_rows"; }
   Status Prepare() override { return NeedFloatInputs(1); }
   void Compute() override {
     const Shape& x = InShape(0);
-    DepthToSpaceRef(x[0], x[1], x[2], x[3], attrs().block_size, In(0), Out());
+    const int block = attrs().block_size;
+    if (Reference()) {
+      DepthToSpaceRef(x[0], x[1], x[2], x[3], block, In(0), Out());
+      return;
+    }
+    // Output rows over the threads, each pixel's channels one copy (the
+    // reference's values: a permutation).
+    const int in_h = x[1], in_w = x[2], in_c = x[3];
+    const int out_c = in_c / (block * block), out_h = in_h * block, out_w = in_w * block;
+    const long long rows = static_cast<long long>(x[0]) * out_h;
+    const float* in = In(0);
+    float* out = Out();
+    const size_t bytes = static_cast<size_t>(out_c) * sizeof(float);
+    ParallelRange(rows, 1, rows * out_w * out_c, [&](long long begin, long long end) {
+      for (long long r = begin; r < end; ++r) {
+        const long long n = r / out_h;
+        const int oy = static_cast<int>(r % out_h), y = oy / block, dy = oy % block;
+        const float* src_row = in + (n * in_h + y) * in_w * in_c + static_cast<long long>(dy) * block * out_c;
+        float* dst = out + r * out_w * out_c;
+        for (int ox = 0; ox < out_w; ++ox, dst += out_c) {
+          std::memcpy(dst, src_row + static_cast<long long>(ox / block) * in_c + (ox % block) * out_c, bytes);
+        }
+      }
+    });
   }
+
+ private:
+  bool Reference() const { return args_.algorithm == AlgorithmPolicy::kReference; }
 };
 
 // Base of the ops that run separable resampling (RESIZE_BICUBIC, an
@@ -215,8 +288,32 @@ class ResizeBilinearOp : public ResizeSeparableOp {
   }
   void Compute() override {
     if (attrs().antialias) RunSeparable();
-    else if (fast_) kernels().data.resize_bilinear(p_, y_taps_.data(), x_taps_.data(), In(0), Out());
+    else if (fast_) Fast();
     else ResizeBilinearRef(p_, In(0), Out());
+  }
+
+  // Output rows (of all images) in pieces over the threads: the kernel runs
+  // on one image's rows at a time, their taps and output offset, so every
+  // output is computed as in one call.
+  void Fast() const {
+    const long long rows = static_cast<long long>(p_.batch) * p_.out_h;
+    const long long row_floats = static_cast<long long>(p_.out_w) * p_.channels;
+    const long long in_image = static_cast<long long>(p_.in_h) * p_.in_w * p_.channels;
+    const float* x = In(0);
+    float* y = Out();
+    ParallelRange(rows, 1, rows * row_floats * 4, [&](long long begin, long long end) {
+      while (begin < end) {
+        const int n = static_cast<int>(begin / p_.out_h);
+        const int r0 = static_cast<int>(begin % p_.out_h);
+        const int r1 = static_cast<int>(std::min<long long>(end - static_cast<long long>(n) * p_.out_h, p_.out_h));
+        ResizeParams part = p_;
+        part.batch = 1;
+        part.out_h = r1 - r0;
+        kernels().data.resize_bilinear(part, y_taps_.data() + r0, x_taps_.data(), x + n * in_image,
+                                       y + begin * row_floats);
+        begin += r1 - r0;
+      }
+    });
   }
 
  private:

@@ -100,15 +100,19 @@ class BatchMatMulOp : public CpuOp {
     }
     const long long batches = p_.batches;
     if (batches >= threads() || p_.m < 16) {
+      // One task per batch (the pool deals each thread a contiguous range
+      // and lets a thread that is done take the rest of another's): a
+      // thread that joins late or is preempted holds up one batch, not
+      // half of them.
       auto task = [&](int t, int thread) {
         float* packed = Scratch() + per_task_ * thread;
-        for (long long batch = batches * t / threads(); batch < batches * (t + 1) / threads(); ++batch) {
+        for (long long batch = BatchBegin(t); batch < BatchBegin(t + 1); ++batch) {
           const float* panel = nullptr;
           const float* lhs = PackBatch(a, b, batch, packed, &panel);
           Rows(lhs, panel, c + batch * p_.m * p_.n, 0, p_.m);
         }
       };
-      ParallelFor(threads(), task);
+      ParallelFor(BatchTasks(), task);
       return;
     }
     // Few large batches: pack each on the calling thread, rows over the threads.
@@ -124,6 +128,11 @@ class BatchMatMulOp : public CpuOp {
   }
 
  private:
+  // Tasks over the batches: one batch each, or runs of consecutive
+  // batches where there are very many (kMaxBatchTasks tasks at most).
+  static constexpr long long kMaxBatchTasks = 1024;
+  int BatchTasks() const { return static_cast<int>(std::min(p_.batches, kMaxBatchTasks)); }
+  long long BatchBegin(int t) const { return p_.batches * t / BatchTasks(); }
   // Packs batch `batch`'s right operand into `packed` (followed by the
   // scratch of its transpose and, with adj_x, the left operand's), or finds
   // it packed in Prepare (a constant); *panel is the packed operand. Returns
@@ -178,6 +187,7 @@ class BatchMatMulOp : public CpuOp {
 class AttentionOp : public CpuOp {
  public:
   static constexpr int kRowBlock = 64;
+  static constexpr long long kMaxBatchTasks = 1024;
   using CpuOp::CpuOp;
   std::string name() const override { return gemm_ ? std::string("attention_gemm_") + gemm_->name : "attention_ref"; }
   Status Prepare() override {
@@ -232,14 +242,17 @@ class AttentionOp : public CpuOp {
     const long long batches = p_.batches;
     const int blocks = (p_.m + kRowBlock - 1) / kRowBlock;
     if (batches >= threads() || blocks < 2) {
+      // One task per batch (runs of batches where there are very many), as
+      // BATCH_MATMUL: uneven or late threads even out.
+      const int tasks = static_cast<int>(std::min<long long>(batches, kMaxBatchTasks));
       auto task = [&](int t, int thread) {
         float* scratch = Scratch() + per_task_ * thread;
-        for (long long b = batches * t / threads(); b < batches * (t + 1) / threads(); ++b) {
+        for (long long b = batches * t / tasks; b < batches * (t + 1) / tasks; ++b) {
           Pack(b, scratch);
           for (int r = 0; r < p_.m; r += kRowBlock) Rows(b, scratch, scratch, r, std::min(p_.m, r + kRowBlock));
         }
       };
-      ParallelFor(threads(), task);
+      ParallelFor(tasks, task);
       return;
     }
     for (long long b = 0; b < batches; ++b) {
@@ -342,7 +355,24 @@ class GatherOp : public CpuOp {
       const float* idx = In(1);
       for (long long i = 0; i < count_; ++i) indices_[i] = Resolve(idx[i]);
     }
-    GatherRef(outer_, InShape(0)[axis_], inner_, indices_, In(0), Out());
+    if (args_.algorithm == AlgorithmPolicy::kReference) {
+      GatherRef(outer_, InShape(0)[axis_], inner_, indices_, In(0), Out());
+      return;
+    }
+    // The output [outer, count, inner] in pieces of its elements over the
+    // threads (Swin's q, k, v: one index, outer 1, one long run), each
+    // piece its parts of the runs it covers, copied.
+    const long long dim = InShape(0)[axis_], inner = inner_, count = count_;
+    if (outer_ * count * inner == 0) return;
+    const float* x = In(0);
+    float* y = Out();
+    ParallelRange(outer_ * count * inner, 16, outer_ * count * inner, [&](long long begin, long long end) {
+      for (long long r = begin / inner; r * inner < end; ++r) {
+        const long long lo = std::max(begin, r * inner), hi = std::min(end, (r + 1) * inner);
+        const float* src = x + ((r / count) * dim + indices_[r % count]) * inner;
+        std::memcpy(y + lo, src + (lo - r * inner), static_cast<size_t>(hi - lo) * sizeof(float));
+      }
+    });
   }
 
  private:

@@ -47,6 +47,22 @@ int RowTile(const ConvParams& p) {
   return static_cast<int>(std::max<long long>(12, std::min<long long>(kRowTile, rt)));
 }
 
+// Row tiles, and rows [*r0, *r1) of row tile `i`: the rows' 6-row units
+// (the microkernel's) in near-equal tiles of at most RowTile(p), the last
+// tile taking the rows past the last whole unit (a 16x16 map is 8 tiles of
+// 30-36 rows, not 7 of 36 and one of 4, which left one thread of two 4 tiles
+// of 36 rows against the other's 3 of 36 and the 4). Each output's sum does
+// not depend on its tile.
+long long RowTiles(const ConvParams& p) {
+  const int rt = RowTile(p);
+  return (GemmRows(p) + rt - 1) / rt;
+}
+void TileRows(const ConvParams& p, long long i, long long* r0, long long* r1) {
+  const long long rows = GemmRows(p), tiles = RowTiles(p), units = (rows + 5) / 6;
+  *r0 = std::min(rows, 6 * (units * i / tiles));
+  *r1 = i + 1 == tiles ? rows : std::min(rows, 6 * (units * (i + 1) / tiles));
+}
+
 }  // namespace
 
 void PackGemmWeights(const float* w, int n, int k, bool avx512, std::vector<float>* packed) {
@@ -120,18 +136,12 @@ size_t Conv2DGemmScratchFloats(const ConvParams& p) {
   return static_cast<size_t>(kRowTile) * GroupK(p);
 }
 
-int Conv2DGemmTiles(const ConvParams& p) {
-  const int rt = RowTile(p);
-  return static_cast<int>((GemmRows(p) + rt - 1) / rt) * ColGroups(p);
-}
+int Conv2DGemmTiles(const ConvParams& p) { return static_cast<int>(RowTiles(p)) * ColGroups(p); }
 
 void Conv2DGemmTileWindow(const ConvParams& p, int tile, long long* row_begin, long long* row_end, int* col_begin,
                           int* col_end) {
-  const long long rows = GemmRows(p);
-  const int rt = RowTile(p);
   const int groups = ColGroups(p);
-  *row_begin = static_cast<long long>(tile / groups) * rt;
-  *row_end = std::min(rows, *row_begin + rt);
+  TileRows(p, tile / groups, row_begin, row_end);
   int g = 0, col = 0;
   ColGroupStart(p, tile % groups, &g, &col);
   *col_begin = g * GroupOutC(p) + col;
@@ -145,11 +155,10 @@ template <typename W>
 void GemmTile(const ConvParams& p, const float* input, const W* packed_filter, const float* bias, float* scratch,
               float* output, int tile, GemmFn gemm, const float* residual, int res_c) {
   const int k = GroupK(p);
-  const long long rows = GemmRows(p);
-  const int rt = RowTile(p);
   const int groups = ColGroups(p);
-  const long long r0 = static_cast<long long>(tile / groups) * rt;
-  const int m = static_cast<int>(rows - r0 < rt ? rows - r0 : rt);
+  long long r0 = 0, r1 = 0;
+  TileRows(p, tile / groups, &r0, &r1);
+  const int m = static_cast<int>(r1 - r0);
   // Column group: packed panels are kNr columns x k, so column c0 of its
   // channel group (a multiple of kNr) starts at c0 * k floats of the group's
   // packed weights; n0 is the output channel.
