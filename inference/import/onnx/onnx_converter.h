@@ -148,6 +148,14 @@ class ConverterContext {
   // Marks graph node `index` as imported with this one.
   void SkipNode(int index) { done_nodes_.insert(index); }
 
+  // ---- subgraphs (If's branches) ----------------------------------------------
+  // Converts the nodes of `branch` into this graph through their converters,
+  // each node guarded by the guards in force plus `guard` (nullptr: inlined
+  // unguarded, an If whose condition is a constant); *outputs gets the
+  // branch's outputs as NCHW values (constants as float32, converted while
+  // the guard holds). The first node that cannot be converted fails it.
+  Status ConvertBranch(const onnx::GraphProto& branch, const ir::Guard* guard, std::vector<Value>* outputs);
+
   // ---- errors ---------------------------------------------------------------
   // "<model>: node '<name>' (<op>): ", the prefix of this node's errors.
   const std::string& where() const { return where_; }
@@ -162,8 +170,9 @@ class ConverterContext {
   friend class Importer;
 
   int NewTensor(const std::string& name, DataType dtype);
-  // Makes node `index` the current one.
+  // Makes node `index` (of the model's graph) the current one.
   void BeginNode(int index);
+  void BeginNode(const onnx::NodeProto* node, int index);
 
   std::shared_ptr<ir::Graph> graph_;
   const onnx::ModelProto* model_;
@@ -175,6 +184,7 @@ class ConverterContext {
   const onnx::NodeProto* node_ = nullptr;
   std::string node_name_, out_name_, where_;
   std::string unsupported_attribute_;  // set by UnsupportedAttribute for this node
+  std::vector<ir::Guard> guards_;      // of the If branches being converted, outermost first
 };
 
 // Converts ctx.node(): emits IR nodes and defines the node's outputs.

@@ -186,15 +186,30 @@ Status ArgShape(ShapeContext& c) {
   return c.SetOut(ReducedShape(c.In(0), {a->axis}, a->keep_dims));
 }
 
+// K is the attribute, or input 1 when the node has one (a K computed at run
+// time, e.g. min(k, candidates)): unknown before the run, the axis is
+// kDynamicDim; at run time K may be 0.
 Status TopKShape(ShapeContext& c) {
-  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 2));
   RILL_INF_ASSIGN_OR_RETURN(const TopKAttrs* a, Attrs<TopKAttrs>(c));
   RILL_INF_RETURN_IF_ERROR(AxisInRange(c, a->axis, c.In(0).size()));
   Shape out = c.In(0);
-  if (a->k < 1 || a->k > out[a->axis]) {
-    return c.Error("k = " + std::to_string(a->k) + " out of range for " + ShapeToString(out));
+  int64_t k = a->k;
+  if (c.Has(1)) {
+    std::vector<int64_t> v;
+    bool known = false;
+    RILL_INF_RETURN_IF_ERROR(c.Ints(1, &v, &known));
+    if (!known) {
+      out[a->axis] = kDynamicDim;
+      return c.SetOut(out);
+    }
+    if (v.size() != 1) return c.Error("K must hold one value");
+    k = v[0];
   }
-  out[a->axis] = a->k;
+  if (k < (c.at_run() ? 0 : 1) || k > out[a->axis]) {
+    return c.Error("k = " + std::to_string(k) + " out of range for " + ShapeToString(out));
+  }
+  out[a->axis] = static_cast<int>(k);
   return c.SetOut(out);
 }
 

@@ -582,6 +582,7 @@ class TopKOp : public CpuOp {
     RILL_INF_ASSIGN_OR_RETURN(const ir::TopKAttrs* a, TypedAttrsOf<ir::TopKAttrs>(args_));
     values_ = args_.node->type == ir::TopKValuesOp();
     a_ = *a;
+    a_.k = OutShape()[a_.axis];  // the attribute, or the run-time K (input 1)
     SplitAt(InShape(0), a_.axis, &outer_, &inner_);
     order_.resize(InShape(0)[a_.axis]);
     return Status::Ok();

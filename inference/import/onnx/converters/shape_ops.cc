@@ -222,6 +222,11 @@ Status Concat(ConverterContext& c) {
   std::vector<int> ids;
   for (const Value& v : ins) {
     int id = v.id;
+    if (c.IsConst(id) && c.tensor(id).dtype != DataType::kFloat32) {
+      // Shape arithmetic on run-time values (float32, as every run-time
+      // tensor): an int64 constant joins them as float32.
+      id = c.NewFloatConst(c.tensor(id).name + "/f32", c.ShapeOf(id), c.ConstFloats(id));
+    }
     if (any_nhwc) {
       RILL_INF_ASSIGN_OR_RETURN(id, c.ToNhwc(v));
     }
