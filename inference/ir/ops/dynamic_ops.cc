@@ -106,6 +106,21 @@ Status IfShape(ShapeContext& c) {
   return c.SetOut(out);
 }
 
+Status ScatterElementsShape(ShapeContext& c) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(3, 3));
+  const auto* a = c.node().attrs_as<ScatterAttrs>();
+  if (a == nullptr) return c.Error("missing ScatterAttrs");
+  const Shape& data = c.In(0);
+  const Shape& idx = c.In(1);
+  if (idx != c.In(2)) return c.Error("indices " + ShapeToString(idx) + " and updates " + ShapeToString(c.In(2)) + " differ");
+  if (idx.size() != data.size()) return c.Error("indices must have the rank of data " + ShapeToString(data));
+  if (a->axis < 0 || a->axis >= static_cast<int>(data.size())) return c.Error("axis out of range");
+  for (size_t d = 0; d < data.size(); ++d) {
+    if (static_cast<int>(d) != a->axis && idx[d] > data[d]) return c.Error("indices larger than data off the axis");
+  }
+  return c.SetOut(data);
+}
+
 Status ShapeOfShape(ShapeContext& c) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
   return c.SetOut({static_cast<int>(c.In(0).size())});
@@ -129,6 +144,10 @@ OpType NonMaxSuppressionOp() {
   static const OpType t = RegisterOp({OpType::kRegisteredOp, "NON_MAX_SUPPRESSION", NmsShape});
   return t;
 }
+OpType ScatterElementsOp() {
+  static const OpType t = RegisterOp({OpType::kRegisteredOp, "SCATTER_ELEMENTS", ScatterElementsShape});
+  return t;
+}
 OpType IfOp() {
   static const OpType t = RegisterOp({OpType::kRegisteredOp, "IF", IfShape});
   return t;
@@ -146,6 +165,7 @@ const bool kRegistered = [] {
   NonMaxSuppressionOp();
   ShapeOfOp();
   IfOp();
+  ScatterElementsOp();
   return true;
 }();
 }  // namespace

@@ -25,6 +25,12 @@
 //   chosen one's). The join of an ONNX If whose condition is known only at
 //   run time: each branch's nodes are in the graph, guarded by the condition
 //   (ir::Guard), and only the taken branch runs.
+// SCATTER_ELEMENTS: data, indices, updates (same shape as indices, the
+//   rank of data) -> data with updates written (or added, multiplied,
+//   maxed, minned: `reduction`) at `indices` along `axis` (ONNX
+//   ScatterElements; negative indices count from the end). With the ops
+//   above because detection heads scatter per-level results by indices
+//   computed at run time.
 // SHAPE: x -> [rank] holding x's dims (ONNX Shape of a tensor whose sizes
 //   are known only at run time; the importer folds the others).
 #ifndef RILL_INFERENCE_IR_OPS_DYNAMIC_OPS_H_
@@ -42,6 +48,12 @@ struct NmsAttrs : TypedAttrs {
   bool center_point_box = false;
 };
 
+struct ScatterAttrs : TypedAttrs {
+  enum class Reduction { kNone, kAdd, kMul, kMax, kMin };
+  int axis = 0;
+  Reduction reduction = Reduction::kNone;
+};
+
 struct FillAttrs : TypedAttrs {
   float value = 0.0f;
 };
@@ -52,6 +64,7 @@ OpType GatherNdOp();
 OpType NonMaxSuppressionOp();
 OpType ShapeOfOp();
 OpType IfOp();
+OpType ScatterElementsOp();
 
 }  // namespace rill::inference::ir
 

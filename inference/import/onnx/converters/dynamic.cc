@@ -1,5 +1,5 @@
 // Ops whose output sizes depend on data (inference/ir/ops/dynamic_ops.h):
-// NonZero, GatherND, NonMaxSuppression, If, and Shape and ConstantOfShape of
+// NonZero, GatherND, NonMaxSuppression, If, ScatterElements, and Shape and ConstantOfShape of
 // values known only at run time (constant_ops.cc and tensor.cc fold the
 // others). Their outputs
 // and everything downstream whose sizes follow run in the session's dynamic
@@ -65,6 +65,35 @@ Status NonMaxSuppression(ConverterContext& c) {
   }
   while (!ins.empty() && ins.back() < 0) ins.pop_back();
   RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::NonMaxSuppressionOp(), ins, c.out_name(), {}, a));
+  c.Define(out, false);
+  return Status::Ok();
+}
+
+Status ScatterElements(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value data, c.Input(0));
+  RILL_INF_ASSIGN_OR_RETURN(Value indices, c.Input(1));
+  RILL_INF_ASSIGN_OR_RETURN(Value updates, c.Input(2));
+  if (c.IsConst(data.id) && c.IsConst(indices.id) && c.IsConst(updates.id)) {
+    return c.Unsupported("ScatterElements of constants");
+  }
+  auto a = std::make_shared<ir::ScatterAttrs>();
+  const std::string reduction = c.AttrString("reduction", "none");
+  using R = ir::ScatterAttrs::Reduction;
+  if (reduction == "none") a->reduction = R::kNone;
+  else if (reduction == "add") a->reduction = R::kAdd;
+  else if (reduction == "mul") a->reduction = R::kMul;
+  else if (reduction == "max") a->reduction = R::kMax;
+  else if (reduction == "min") a->reduction = R::kMin;
+  else return c.UnsupportedAttribute("reduction", "reduction '" + reduction + "'");
+  const int rank = static_cast<int>(c.OnnxShape(data).size());
+  int64_t axis = c.AttrInt("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return c.UnsupportedAttribute("axis", "axis out of range");
+  a->axis = static_cast<int>(axis);
+  RILL_INF_ASSIGN_OR_RETURN(int d, FloatOperand(c, data));
+  RILL_INF_ASSIGN_OR_RETURN(int i, FloatOperand(c, indices));
+  RILL_INF_ASSIGN_OR_RETURN(int u, FloatOperand(c, updates));
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::ScatterElementsOp(), {d, i, u}, c.out_name(), {}, a));
   c.Define(out, false);
   return Status::Ok();
 }
@@ -135,7 +164,8 @@ Status ConvertConstantOfShapeAtRun(ConverterContext& c, const Value& shape) {
 
 namespace {
 const bool kRegistered = RegisterOnnxConverter({"NonZero"}, NonZero) && RegisterOnnxConverter({"GatherND"}, GatherND) &&
-                         RegisterOnnxConverter({"NonMaxSuppression"}, NonMaxSuppression) && RegisterOnnxConverter({"If"}, If);
+                         RegisterOnnxConverter({"NonMaxSuppression"}, NonMaxSuppression) && RegisterOnnxConverter({"If"}, If) &&
+                         RegisterOnnxConverter({"ScatterElements"}, ScatterElements);
 }  // namespace
 
 }  // namespace rill::inference::onnx_import

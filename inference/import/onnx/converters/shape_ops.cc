@@ -195,14 +195,19 @@ Status Transpose(ConverterContext& c) {
 // NHWC when any input is; int64 constants (shape arithmetic) fold.
 Status Concat(ConverterContext& c) {
   std::vector<Value> ins;
-  bool any_nhwc = false, all_const = true;
+  bool any_nhwc = false, all_const = true, all_int64 = true;
   for (int i = 0; i < c.node().input_size(); ++i) {
     RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(i));
     ins.push_back(v);
     any_nhwc = any_nhwc || v.nhwc;
-    all_const = all_const && c.IsConst(v.id) && c.tensor(v.id).dtype == DataType::kInt64;
+    all_const = all_const && c.IsConst(v.id);
+    all_int64 = all_int64 && c.tensor(v.id).dtype == DataType::kInt64;
   }
   if (ins.empty()) return c.Unsupported("no inputs");
+  // Float constants fold too (a Resize's sizes computed by Floor from the
+  // input's static shape, fasterrcnn's transform): left as a run-time
+  // CONCATENATION they would make everything after them a run-time value.
+  if (all_const && !all_int64) return ConvertConcatConst(c);  // tensor.cc
   if (all_const) {
     for (const Value& v : ins) {
       if (c.ShapeOf(v.id).size() != 1) return ConvertConcatConst(c);  // tensor.cc: any rank

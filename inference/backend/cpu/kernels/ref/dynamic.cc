@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <vector>
 
 namespace rill::inference::cpu {
 
@@ -59,6 +60,45 @@ bool GatherNdRef(const Shape& data_shape, const float* data, const Shape& idx_sh
     }
     const float* src = data + b * per_batch_data + offset * slice;
     std::copy(src, src + slice, out);
+  }
+  return ok;
+}
+
+bool ScatterElementsRef(const Shape& data_shape, const Shape& idx_shape, const float* idx, const float* updates,
+                        int axis, int reduction, float* y) {
+  const int rank = static_cast<int>(idx_shape.size());
+  std::vector<long long> strides(rank, 1);
+  for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * data_shape[d + 1];
+  const long long n = NumElements(idx_shape);
+  bool ok = true;
+  for (long long i = 0; i < n; ++i) {
+    long long rest = i, offset = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      long long k = rest % idx_shape[d];
+      rest /= idx_shape[d];
+      if (d == axis) {
+        k = static_cast<long long>(std::llround(idx[i]));
+        if (k < 0) k += data_shape[d];
+        if (k < 0 || k >= data_shape[d]) {
+          offset = -1;
+          break;
+        }
+      }
+      offset += k * strides[d];
+    }
+    if (offset < 0) {
+      ok = false;
+      continue;
+    }
+    float& v = y[offset];
+    const float u = updates[i];
+    switch (reduction) {
+      case 1: v += u; break;
+      case 2: v *= u; break;
+      case 3: v = std::max(v, u); break;
+      case 4: v = std::min(v, u); break;
+      default: v = u; break;
+    }
   }
   return ok;
 }

@@ -20,6 +20,12 @@ void NonZeroRef(const Shape& x_shape, const float* x, long long count, float* y)
 bool GatherNdRef(const Shape& data_shape, const float* data, const Shape& idx_shape, const float* idx, int batch_dims,
                  float* y);
 
+// SCATTER_ELEMENTS: y (a copy of data, made by the caller) with updates
+// written at indices along `axis` (`reduction`: 0 none, 1 add, 2 mul, 3 max,
+// 4 min). Indices outside the axis are skipped; returns false if any was.
+bool ScatterElementsRef(const Shape& data_shape, const Shape& idx_shape, const float* idx, const float* updates,
+                        int axis, int reduction, float* y);
+
 // NON_MAX_SUPPRESSION: the selected (batch, class, box) triples, in ONNX
 // Runtime's order (batch, class, then descending score, equal scores by
 // box index). `score_threshold` applies only with has_score_threshold
