@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "inference/ir/conv_geometry.h"
 
@@ -62,6 +63,18 @@ Status ShapeContext::Ints(size_t i, std::vector<int64_t>* values, bool* known) {
   }
   *known = true;
   return Status::Ok();
+}
+
+bool ShapeContext::ShapeOperandDims(size_t i, Shape* dims) const {
+  if (at_run() || !Has(i)) return false;
+  const int id = node_.inputs[i];
+  for (const Node& n : g_.nodes) {
+    if (n.outputs.empty() || n.outputs[0] != id) continue;
+    if (std::string(OpTypeName(n.type)) != "SHAPE" || n.inputs.empty() || n.inputs[0] < 0) return false;
+    *dims = (*shapes_)[n.inputs[0]];
+    return true;
+  }
+  return false;
 }
 
 Status CheckWindow(ShapeContext& c, const OpAttrs& a, int kernel_h, int kernel_w) {

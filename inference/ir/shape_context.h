@@ -73,6 +73,10 @@ class ShapeContext {
   // kDynamicDim, and the node is in the dynamic region.
   Status Ints(size_t i, std::vector<int64_t>* values, bool* known);
   bool read_run_time_values() const { return read_run_time_values_; }
+  // Before the run, when input i is a SHAPE's output (a shape computed from
+  // a tensor with some sizes known only at run time): that tensor's shape,
+  // kDynamicDim where unknown. False otherwise.
+  bool ShapeOperandDims(size_t i, Shape* dims) const;
 
 
  private:

@@ -45,19 +45,31 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes, bool
     return Status::Ok();
   }
   // Two sample sizes for the run-time dims; the planned shapes are put back.
-  Shape sample[2];
-  for (int k = 0; k < 2; ++k) {
+  auto infer_at = [&](int size) {
     for (auto& [id, planned] : sized) {
       Shape s = planned;
       for (int& d : s) {
-        if (d == kDynamicDim) d = 2 + k;
+        if (d == kDynamicDim) d = size;
       }
       (*shapes)[id] = std::move(s);
     }
     ShapeContext probe(*this, node, shapes);
     const Status status = op->infer_shapes(probe);
     for (auto& [id, planned] : sized) (*shapes)[id] = planned;
+    return status;
+  };
+  if (dynamic != nullptr) *dynamic = true;
+  Shape sample[2];
+  for (int k = 0; k < 2; ++k) {
+    const Status status = infer_at(2 + k);
     if (!status.ok()) {
+      // A node valid only when a run-time size is 1 (torch's squeeze of a
+      // run-time dim, in the branch an If takes when it is): its rank from
+      // that size, every dim known only at run time, where it is checked.
+      if (infer_at(1).ok()) {
+        (*shapes)[out] = Shape((*shapes)[out].size(), kDynamicDim);
+        return Status::Ok();
+      }
       return Status(status.code(), status.message() + " (inferred with sizes known only at run time)");
     }
     sample[k] = (*shapes)[out];
@@ -69,7 +81,6 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes, bool
     if (sample[0][d] != sample[1][d]) sample[0][d] = kDynamicDim;
   }
   (*shapes)[out] = sample[0];
-  if (dynamic != nullptr) *dynamic = true;
   return Status::Ok();
 }
 

@@ -154,6 +154,62 @@ TEST(OnnxDynamicOpsTest, ConstantOfShapeOfRunTimeShapeMatchesOrt) {
   ExpectMatchesOrt(g, {{"x", {6}, std::vector<float>(6, -1.0f)}});
 }
 
+// ScatterElements of run-time data, indices and updates, each reduction,
+// negative indices; and with a count known only at run time (the rows
+// selected by x > 0 scattered into zeros, as torchvision's MultiScaleRoIAlign
+// merges its levels).
+TEST(OnnxDynamicOpsTest, ScatterElementsMatchesOrt) {
+  for (const char* reduction : {"none", "add", "mul", "max", "min"}) {
+    for (int64_t axis : {0, 1}) {
+      SCOPED_TRACE(std::string(reduction) + " axis=" + std::to_string(axis));
+      OnnxGraph g(18);
+      g.Input("data", {3, 4});
+      g.Input("updates", {2, 3});
+      g.Int64Initializer("idx", {2, 3}, axis == 0 ? std::vector<int64_t>{0, 2, -1, 1, 0, 2}
+                                                   : std::vector<int64_t>{3, 0, -2, 1, 2, -1});
+      onnx::NodeProto* n = g.Node("ScatterElements", {"data", "idx", "updates"}, {"y"});
+      OnnxGraph::Attr(n, "axis", axis);
+      OnnxGraph::Attr(n, "reduction", std::string(reduction));
+      g.Output("y");
+      ExpectMatchesOrt(g, {{"data", {3, 4}, RandomValues(12, -1.0f, 1.0f, 11)},
+                           {"updates", {2, 3}, RandomValues(6, -1.0f, 1.0f, 12)}});
+    }
+  }
+  OnnxGraph g;
+  g.Input("x", {6});
+  g.Input("v", {6});
+  g.Initializer("zero", {}, {0.0f});
+  g.Node("Greater", {"x", "zero"}, {"pos"});
+  g.Node("NonZero", {"pos"}, {"nz"});
+  g.Int64Initializer("flat", {1}, {-1});
+  g.Node("Reshape", {"nz", "flat"}, {"rows"});
+  g.Node("Gather", {"v", "rows"}, {"picked"});
+  g.Node("ScatterElements", {"v", "rows", "picked"}, {"y"});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {6}, {1, -1, 2, -3, 0.5f, -1}}, {"v", {6}, {10, 20, 30, 40, 50, 60}}});
+  ExpectMatchesOrt(g, {{"x", {6}, std::vector<float>(6, -1.0f)}, {"v", {6}, {10, 20, 30, 40, 50, 60}}});
+}
+
+// Expand to a shape computed at run time: x [1, 3] to [count, 3].
+TEST(OnnxDynamicOpsTest, ExpandToRunTimeShapeMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {5});
+  g.Input("row", {1, 3});
+  g.Initializer("zero", {}, {0.0f});
+  g.Int64Initializer("three", {1}, {3});
+  g.Int64Initializer("one", {1}, {1});
+  g.Int64Initializer("end", {1}, {2});
+  g.Node("Greater", {"x", "zero"}, {"pos"});
+  g.Node("NonZero", {"pos"}, {"nz"});
+  g.Node("Shape", {"nz"}, {"s"});
+  g.Node("Slice", {"s", "one", "end"}, {"count"});
+  OnnxGraph::Attr(g.Node("Concat", {"count", "three"}, {"shape"}), "axis", int64_t{0});
+  g.Node("Expand", {"row", "shape"}, {"y"});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {5}, {1, 2, -1, 3, -4}}, {"row", {1, 3}, {7, 8, 9}}});
+  ExpectMatchesOrt(g, {{"x", {5}, std::vector<float>(5, -1.0f)}, {"row", {1, 3}, {7, 8, 9}}});
+}
+
 // A branch graph: `ops` of (op type, inputs, output) and its one output.
 onnx::GraphProto Branch(const std::string& name,
                         const std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>& ops,
@@ -201,6 +257,44 @@ TEST(OnnxDynamicOpsTest, IfWithRunTimeConditionMatchesOrt) {
   ExpectMatchesOrt(g, {{"x", {5}, {1, -0.5f, 2, 0.25f, -1}}});    // then: 3 elements
   ExpectMatchesOrt(g, {{"x", {5}, {-1, -0.5f, 2, -3, -1}}});      // else: 5 elements
   ExpectMatchesOrt(g, {{"x", {5}, {0.5f, -0.25f, 0, 0, 0}}});     // then: 1 element
+}
+
+// torch's squeeze of a run-time dim: If (dim == 1) Squeeze else Identity,
+// branches of different ranks. The IF takes the larger rank ([1] for the
+// squeezed scalar: the same element), so a consumer that broadcasts sees
+// the same values as ONNX Runtime's.
+TEST(OnnxDynamicOpsTest, IfBranchesOfDifferentRanks) {
+  OnnxGraph g;
+  g.Input("x", {4});
+  g.Initializer("zero", {}, {0.0f});
+  g.Int64Initializer("one_i", {}, {1});
+  g.Int64Initializer("zero_i", {}, {0});
+  g.Int64Initializer("axes", {1}, {0});
+  g.Node("Greater", {"x", "zero"}, {"pos"});
+  g.Node("NonZero", {"pos"}, {"nz"});
+  g.Int64Initializer("flat", {1}, {-1});
+  g.Node("Reshape", {"nz", "flat"}, {"rows"});  // [count]
+  g.Node("Gather", {"x", "rows"}, {"picked"});
+  g.Node("Shape", {"picked"}, {"s"});
+  g.Node("Gather", {"s", "zero_i"}, {"n"});
+  g.Node("Equal", {"n", "one_i"}, {"cond"});
+  onnx::NodeProto* n = g.Node("If", {"cond"}, {"y"});
+  SetBranches(n, Branch("then", {{"Squeeze", {"picked", "axes"}, "t"}}, "t"),
+              Branch("else", {{"Identity", {"picked"}, "e"}}, "e"));
+  g.Initializer("ten", {1}, {10.0f});
+  g.Node("Mul", {"y", "ten"}, {"z"});
+  g.Output("z");
+  ExpectMatchesOrt(g, {{"x", {4}, {1, -2, 3, 4}}});  // else: [3]
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "if_ranks");
+  ASSERT_NE(model, nullptr);
+  auto session = Session::Create(model, SessionConfig());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const std::vector<float> x = {-1, -2, 3, -4};  // then: one element, squeezed
+  std::memcpy((*session)->input(0)->data(), x.data(), sizeof(float) * 4);
+  ASSERT_TRUE((*session)->Run().ok());
+  const Tensor* z = (*session)->output(0);
+  EXPECT_EQ(z->shape(), (Shape{1}));  // ONNX Runtime: [] (rank 0); the same element
+  EXPECT_EQ(z->data_as<float>()[0], 30.0f);
 }
 
 // A condition the importer folds inlines its branch: no IF in the graph.

@@ -116,6 +116,13 @@ class ConverterContext {
   // A constant from an initializer or a Constant node's tensor (float, double,
   // int32, int64 and bool become float32 and int64; bools 0 / 1).
   StatusOr<int> ConstantFromProto(const onnx::TensorProto& t, const std::string& name);
+  // A run-time SHAPE's output `id` holds the dims `dims` (kDynamicDim where
+  // known only at run time): a Gather of its known dims folds.
+  void NoteShapeValues(int id, const Shape& dims) { shape_values_[id] = dims; }
+  const Shape* ShapeValues(int id) const {
+    auto it = shape_values_.find(id);
+    return it == shape_values_.end() ? nullptr : &it->second;
+  }
   // Notes that the node's output was folded from the import-time input shapes.
   void NoteShapeFold() { graph_->shape_folds.push_back(node_name_); }
 
@@ -185,6 +192,7 @@ class ConverterContext {
   std::string node_name_, out_name_, where_;
   std::string unsupported_attribute_;  // set by UnsupportedAttribute for this node
   std::vector<ir::Guard> guards_;      // of the If branches being converted, outermost first
+  std::map<int, Shape> shape_values_;  // NoteShapeValues
 };
 
 // Converts ctx.node(): emits IR nodes and defines the node's outputs.

@@ -76,7 +76,13 @@ Status ConstantOfShapeShape(ShapeContext& c) {
   std::vector<int64_t> v;
   bool known = false;
   RILL_INF_RETURN_IF_ERROR(c.Ints(0, &v, &known));
-  if (!known) return c.SetOut(Shape(rank, kDynamicDim));
+  if (!known) {
+    // The shape of a SHAPE's input (torch's full_like): its dims known
+    // before the run stay known.
+    Shape dims;
+    if (c.ShapeOperandDims(0, &dims) && static_cast<int>(dims.size()) == rank) return c.SetOut(dims);
+    return c.SetOut(Shape(rank, kDynamicDim));
+  }
   Shape out;
   for (int64_t d : v) {
     if (d < 0 || d > kMaxElements) return c.Error("dimension " + std::to_string(d) + " out of range");
@@ -85,20 +91,27 @@ Status ConstantOfShapeShape(ShapeContext& c) {
   return c.SetOut(out);
 }
 
+// The IR needs a rank before the run: branches of different ranks (torch
+// exports squeeze of a run-time dim as If(dim == 1, Squeeze, Identity)) give
+// the larger one, the other branch's value taken with leading 1s as numpy
+// aligns ranks (the same elements, in the same order).
+Shape AlignRank(Shape s, size_t rank) {
+  while (s.size() < rank) s.insert(s.begin(), 1);
+  return s;
+}
+
 Status IfShape(ShapeContext& c) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(3, 3));
+  const size_t rank = std::max(c.In(1).size(), c.In(2).size());
   std::vector<int64_t> cond;
   bool known = false;
   RILL_INF_RETURN_IF_ERROR(c.Ints(0, &cond, &known));
   if (known) {
     if (cond.size() != 1) return c.Error("the condition must hold one value");
-    return c.SetOut(c.In(cond[0] != 0 ? 1 : 2));
+    return c.SetOut(AlignRank(c.In(cond[0] != 0 ? 1 : 2), rank));
   }
-  const Shape& a = c.In(1);
-  const Shape& b = c.In(2);
-  if (a.size() != b.size()) {
-    return c.Error("branches of different ranks: " + ShapeToString(a) + " and " + ShapeToString(b));
-  }
+  const Shape a = AlignRank(c.In(1), rank);
+  const Shape b = AlignRank(c.In(2), rank);
   Shape out = a;
   for (size_t d = 0; d < out.size(); ++d) {
     if (a[d] != b[d]) out[d] = kDynamicDim;
@@ -112,11 +125,17 @@ Status ScatterElementsShape(ShapeContext& c) {
   if (a == nullptr) return c.Error("missing ScatterAttrs");
   const Shape& data = c.In(0);
   const Shape& idx = c.In(1);
-  if (idx != c.In(2)) return c.Error("indices " + ShapeToString(idx) + " and updates " + ShapeToString(c.In(2)) + " differ");
-  if (idx.size() != data.size()) return c.Error("indices must have the rank of data " + ShapeToString(data));
+  if (idx.size() != data.size() || c.In(2).size() != data.size()) {
+    return c.Error("indices and updates must have the rank of data " + ShapeToString(data));
+  }
   if (a->axis < 0 || a->axis >= static_cast<int>(data.size())) return c.Error("axis out of range");
-  for (size_t d = 0; d < data.size(); ++d) {
-    if (static_cast<int>(d) != a->axis && idx[d] > data[d]) return c.Error("indices larger than data off the axis");
+  // Their sizes may come from shape arithmetic known only at run time: checked
+  // then.
+  if (c.at_run()) {
+    if (idx != c.In(2)) return c.Error("indices " + ShapeToString(idx) + " and updates " + ShapeToString(c.In(2)) + " differ");
+    for (size_t d = 0; d < data.size(); ++d) {
+      if (static_cast<int>(d) != a->axis && idx[d] > data[d]) return c.Error("indices larger than data off the axis");
+    }
   }
   return c.SetOut(data);
 }

@@ -22,7 +22,8 @@
 //   folds it when the shape is a constant).
 // IF: condition, then_value, else_value -> then_value where condition is
 //   non-zero, else else_value (shapes may differ: the output takes the
-//   chosen one's). The join of an ONNX If whose condition is known only at
+//   chosen one's; of two ranks, the larger, the other value with leading
+//   1s). The join of an ONNX If whose condition is known only at
 //   run time: each branch's nodes are in the graph, guarded by the condition
 //   (ir::Guard), and only the taken branch runs.
 // SCATTER_ELEMENTS: data, indices, updates (same shape as indices, the

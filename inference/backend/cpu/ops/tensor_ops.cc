@@ -368,7 +368,8 @@ class NaryOp : public CpuOp {
     return std::string(ir::OpTypeName(args_.node->type)) == "EXPAND" ? "expand" : "broadcast_nary";
   }
   Status Prepare() override {
-    const size_t n = args_.inputs.size();
+    // EXPAND's input 1 (a run-time shape) is not an operand.
+    const size_t n = args_.node->type == ir::ExpandOp() ? 1 : args_.inputs.size();
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(n));
     std::vector<std::vector<int>> ins;
     for (size_t i = 0; i < n; ++i) ins.push_back(InShape(i));

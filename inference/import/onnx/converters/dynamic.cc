@@ -144,6 +144,7 @@ Status ConvertShapeAtRun(ConverterContext& c, const Value& x) {
   }
   RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNchw(x));
   RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::ShapeOfOp(), {xi}, c.out_name()));
+  c.NoteShapeValues(out, c.ShapeOf(xi));
   c.Define(out, false);
   return Status::Ok();
 }

@@ -292,6 +292,16 @@ namespace {
 
 Status Expand(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  RILL_INF_ASSIGN_OR_RETURN(Value shape_value, c.Input(1));
+  if (!c.IsConst(shape_value.id)) {
+    // A shape computed at run time: EXPAND reads it then (dynamic region).
+    RILL_INF_ASSIGN_OR_RETURN(int xi, Operand(c, x));
+    RILL_INF_ASSIGN_OR_RETURN(int si, c.ToNchw(shape_value));
+    RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::ExpandOp(), {xi, si}, c.out_name(), {},
+                                              std::make_shared<ir::ExpandAttrs>()));
+    c.Define(out, false);
+    return Status::Ok();
+  }
   RILL_INF_ASSIGN_OR_RETURN(std::vector<int64_t> shape, IntsInput(c, 1));
   for (int64_t d : shape) {
     if (d < 1 || d > (int64_t{1} << 30)) return c.Unsupported("Expand to dimension " + std::to_string(d));
