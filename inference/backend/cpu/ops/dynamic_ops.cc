@@ -68,6 +68,7 @@ class NonMaxSuppressionOp : public CpuOp, public DataDependentOutput {
     p_.classes = InShape(1)[1];
     order_.resize(p_.boxes);
     selected_.resize(p_.boxes);
+    corners_.resize(5 * static_cast<size_t>(p_.boxes));
     actual_ = OutShape();
     return Status::Ok();
   }
@@ -80,7 +81,7 @@ class NonMaxSuppressionOp : public CpuOp, public DataDependentOutput {
     p_.iou_threshold = HasInput(3) && NumElements(InShape(3)) > 0 ? In(3)[0] : 0.0f;
     p_.has_score_threshold = HasInput(4) && NumElements(InShape(4)) > 0;
     p_.score_threshold = p_.has_score_threshold ? In(4)[0] : 0.0f;
-    const long long n = NonMaxSuppressionRef(p_, In(0), In(1), order_.data(), selected_.data(), Out());
+    const long long n = NonMaxSuppressionRef(p_, In(0), In(1), order_.data(), selected_.data(), corners_.data(), Out());
     actual_[0] = static_cast<int>(n);
   }
   const Shape& ActualOutputShape() const override { return actual_; }
@@ -88,6 +89,7 @@ class NonMaxSuppressionOp : public CpuOp, public DataDependentOutput {
  private:
   NmsParams p_;
   std::vector<int> order_, selected_;
+  std::vector<float> corners_;
   Shape actual_;
 };
 

@@ -110,6 +110,11 @@ Status ReshapeTarget(ConverterContext& c, const Shape& in, std::vector<int>* tar
     if (axis < 0 || axis > rank) return c.UnsupportedAttribute("axis", "axis out of range");
     int64_t outer = 1, inner = 1;
     for (int i = 0; i < rank; ++i) (i < axis ? outer : inner) *= in[i];
+    for (int i = axis; i < rank; ++i) {
+      // The engine does not yet follow sizes through shape arithmetic that
+      // mixes known and run-time values (fasterrcnn's MultiScaleRoIAlign).
+      if (in[i] == ir::kDynamicDim) return c.Unsupported("Flatten of a dim known only at run time: " + ShapeToString(in));
+    }
     // -1 keeps the leading (batch) dimension free, so a session can resize it.
     *target = {axis >= 1 ? -1 : static_cast<int>(outer), static_cast<int>(inner)};
     return Status::Ok();

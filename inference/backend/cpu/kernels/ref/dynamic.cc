@@ -120,31 +120,34 @@ void Corners(const float* b, bool center, float* c) {
   }
 }
 
-// As ONNX Runtime: no suppression for empty or degenerate boxes.
-bool Suppresses(const float* a, const float* b, bool center, float iou_threshold) {
-  float p[4], q[4];
-  Corners(a, center, p);
-  Corners(b, center, q);
+// As ONNX Runtime: no suppression for empty or degenerate boxes. p and q
+// hold (x_min, y_min, x_max, y_max, area).
+inline bool Suppresses(const float* p, const float* q, float iou_threshold) {
   const float ix0 = std::max(p[0], q[0]), ix1 = std::min(p[2], q[2]);
   if (ix1 <= ix0) return false;
   const float iy0 = std::max(p[1], q[1]), iy1 = std::min(p[3], q[3]);
   if (iy1 <= iy0) return false;
   const float inter = (ix1 - ix0) * (iy1 - iy0);
   if (inter <= 0.0f) return false;
-  const float area_p = (p[2] - p[0]) * (p[3] - p[1]), area_q = (q[2] - q[0]) * (q[3] - q[1]);
-  const float uni = area_p + area_q - inter;
-  if (area_p <= 0.0f || area_q <= 0.0f || uni <= 0.0f) return false;
+  const float uni = p[4] + q[4] - inter;
+  if (p[4] <= 0.0f || q[4] <= 0.0f || uni <= 0.0f) return false;
   return inter / uni > iou_threshold;
 }
 
 }  // namespace
 
 long long NonMaxSuppressionRef(const NmsParams& p, const float* boxes, const float* scores, int* order,
-                               int* selected, float* y) {
+                               int* selected, float* corners, float* y) {
   long long written = 0;
   if (p.max_per_class <= 0) return 0;
   for (int b = 0; b < p.batches; ++b) {
     const float* bb = boxes + static_cast<long long>(b) * p.boxes * 4;
+    // Corners and area of every box once, not per pair.
+    for (int i = 0; i < p.boxes; ++i) {
+      float* c = corners + 5 * static_cast<long long>(i);
+      Corners(bb + 4 * i, p.center_point_box, c);
+      c[4] = (c[2] - c[0]) * (c[3] - c[1]);
+    }
     for (int c = 0; c < p.classes; ++c) {
       const float* s = scores + (static_cast<long long>(b) * p.classes + c) * p.boxes;
       int candidates = 0;
@@ -155,9 +158,10 @@ long long NonMaxSuppressionRef(const NmsParams& p, const float* boxes, const flo
       int kept = 0;
       for (int k = 0; k < candidates && kept < p.max_per_class; ++k) {
         const int i = order[k];
+        const float* ci = corners + 5 * static_cast<long long>(i);
         bool keep = true;
         for (int j = 0; j < kept && keep; ++j) {
-          keep = !Suppresses(bb + 4 * selected[j], bb + 4 * i, p.center_point_box, p.iou_threshold);
+          keep = !Suppresses(corners + 5 * static_cast<long long>(selected[j]), ci, p.iou_threshold);
         }
         if (!keep) continue;
         selected[kept++] = i;

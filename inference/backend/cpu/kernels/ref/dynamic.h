@@ -39,10 +39,11 @@ struct NmsParams {
   float score_threshold = 0.0f;
   bool center_point_box = false;
 };
-// `order` is scratch of `boxes` ints; returns the number of triples
-// written to y (room for batches * classes * min(boxes, max_per_class)).
+// `order` and `selected` are scratch of `boxes` ints, `corners` of 5 *
+// `boxes` floats; returns the number of triples written to y (room for
+// batches * classes * min(boxes, max_per_class)).
 long long NonMaxSuppressionRef(const NmsParams& p, const float* boxes, const float* scores, int* order,
-                               int* selected, float* y);
+                               int* selected, float* corners, float* y);
 
 }  // namespace rill::inference::cpu
 
