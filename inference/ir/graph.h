@@ -160,6 +160,13 @@ struct OpAttrs {
   bool antialias = false;
   int block_size = 0;               // depth-to-space
   std::vector<int> new_shape;       // reshape (when not given as an input)
+  // Reshape that inserts or drops axes of size 1 (ONNX Unsqueeze / Squeeze)
+  // of a tensor with sizes known only at run time: output dim d is the
+  // input's dim new_shape_from[d], or new_shape[d] where that is -1.
+  std::vector<int> new_shape_from;
+  // Reshape as ONNX Flatten of a tensor with sizes known only at run time:
+  // [prod(dims before), prod(dims from)] this axis (-1: not a flatten).
+  int flatten_axis = -1;
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // Padding::kExplicit
   bool ceil_mode = false;           // pools with explicit padding
   float clamp_min = 0.0f, clamp_max = 0.0f;
@@ -167,6 +174,10 @@ struct OpAttrs {
   std::vector<int> perm;            // transpose
   std::vector<long long> slice_start, slice_end;  // slice, one per axis
   std::vector<int> slice_step;
+  // Slice with starts (input 1) and / or ends (input 2) computed at run time:
+  // the axes their values are for, in order (they replace slice_start /
+  // slice_end there; a missing input leaves those).
+  std::vector<int> slice_runtime_axes;
   Activation expand_activation = Activation::kNone;     // depthwise block
   Activation depthwise_activation = Activation::kNone;  // depthwise block
 };
@@ -193,6 +204,11 @@ struct TensorInfo {
   const uint8_t* data = nullptr;
   size_t bytes = 0;
   std::shared_ptr<const SparsityInfo> sparsity;
+  // A run-time shape operand's values as far as they are known before the
+  // run (a Shape of [count, 256, 7, 7]: {kDynamicDim, 256, 7, 7}); empty:
+  // none known. Shape functions that read a shape operand keep its known
+  // dims (ShapeContext::ShapeOperandDims).
+  Shape plan_values;
 
   bool is_constant() const { return data != nullptr; }
 };

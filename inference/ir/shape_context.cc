@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <string>
 
 #include "inference/ir/conv_geometry.h"
 
@@ -67,14 +66,10 @@ Status ShapeContext::Ints(size_t i, std::vector<int64_t>* values, bool* known) {
 
 bool ShapeContext::ShapeOperandDims(size_t i, Shape* dims) const {
   if (at_run() || !Has(i)) return false;
-  const int id = node_.inputs[i];
-  for (const Node& n : g_.nodes) {
-    if (n.outputs.empty() || n.outputs[0] != id) continue;
-    if (std::string(OpTypeName(n.type)) != "SHAPE" || n.inputs.empty() || n.inputs[0] < 0) return false;
-    *dims = (*shapes_)[n.inputs[0]];
-    return true;
-  }
-  return false;
+  const TensorInfo& t = g_.tensors[node_.inputs[i]];
+  if (t.plan_values.empty()) return false;
+  *dims = t.plan_values;
+  return true;
 }
 
 Status CheckWindow(ShapeContext& c, const OpAttrs& a, int kernel_h, int kernel_w) {

@@ -56,7 +56,7 @@ class ShapeContext {
     int64_t n = 1;
     for (int d : s) {
       if (d == kDynamicDim && !at_run()) continue;  // known at run time
-      if (d == 0 && at_run()) continue;             // a data-dependent empty result
+      if (d == 0 && (at_run() || probing_)) continue;  // a data-dependent empty result
       if (d <= 0) return Error("inferred output shape " + ShapeToString(s) + " has a non-positive dimension");
       n *= d;
       if (n > kMaxElements) return Error("inferred output shape " + ShapeToString(s) + " is too large");
@@ -73,9 +73,12 @@ class ShapeContext {
   // kDynamicDim, and the node is in the dynamic region.
   Status Ints(size_t i, std::vector<int64_t>* values, bool* known);
   bool read_run_time_values() const { return read_run_time_values_; }
-  // Before the run, when input i is a SHAPE's output (a shape computed from
-  // a tensor with some sizes known only at run time): that tensor's shape,
-  // kDynamicDim where unknown. False otherwise.
+  // Inference at sample sizes for run-time dims (Graph::InferNodeShapes):
+  // sizes may come out 0 there.
+  void set_probing(bool on) { probing_ = on; }
+  // Before the run, when input i is a run-time shape operand whose values
+  // are partly known (TensorInfo::plan_values): those values, kDynamicDim
+  // where unknown. False otherwise.
   bool ShapeOperandDims(size_t i, Shape* dims) const;
 
 
@@ -85,6 +88,7 @@ class ShapeContext {
   std::vector<Shape>* shapes_;
   const std::vector<const void*>* values_;
   bool read_run_time_values_ = false;
+  bool probing_ = false;
 };
 
 // An error unless the window's kernel, strides and dilations are in range.

@@ -54,6 +54,7 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes, bool
       (*shapes)[id] = std::move(s);
     }
     ShapeContext probe(*this, node, shapes);
+    probe.set_probing(true);
     const Status status = op->infer_shapes(probe);
     for (auto& [id, planned] : sized) (*shapes)[id] = planned;
     return status;
@@ -78,7 +79,9 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes, bool
     return c.Error("its output's rank depends on sizes known only at run time");
   }
   for (size_t d = 0; d < sample[0].size(); ++d) {
-    if (sample[0][d] != sample[1][d]) sample[0][d] = kDynamicDim;
+    // A size that follows the samples, or that is 0 at one (a slice that
+    // may be empty), is known only at run time.
+    if (sample[0][d] != sample[1][d] || sample[0][d] == 0) sample[0][d] = kDynamicDim;
   }
   (*shapes)[out] = sample[0];
   return Status::Ok();

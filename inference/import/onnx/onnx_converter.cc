@@ -442,6 +442,7 @@ Status ConverterContext::ConvertBranch(const onnx::GraphProto& branch, const ir:
       const OnnxConverter convert = FindOnnxConverter(n.domain(), n.op_type());
       if (convert == nullptr) return Unsupported("unsupported op type '" + n.op_type() + "'");
       RILL_INF_RETURN_IF_ERROR(convert(*this));
+      PropagatePlanValues(*this);
     }
     for (const onnx::ValueInfoProto& o : branch.output()) {
       RILL_INF_ASSIGN_OR_RETURN(Value v, Get(o.name()));

@@ -116,12 +116,13 @@ class ConverterContext {
   // A constant from an initializer or a Constant node's tensor (float, double,
   // int32, int64 and bool become float32 and int64; bools 0 / 1).
   StatusOr<int> ConstantFromProto(const onnx::TensorProto& t, const std::string& name);
-  // A run-time SHAPE's output `id` holds the dims `dims` (kDynamicDim where
-  // known only at run time): a Gather of its known dims folds.
-  void NoteShapeValues(int id, const Shape& dims) { shape_values_[id] = dims; }
+  // Run-time tensor `id` holds a shape's values `dims`, kDynamicDim where
+  // known only at run time (ir::TensorInfo::plan_values): a SHAPE's output,
+  // and the shape arithmetic on it (converters/plan_values.cc).
+  void NoteShapeValues(int id, const Shape& dims) { graph_->tensors[id].plan_values = dims; }
   const Shape* ShapeValues(int id) const {
-    auto it = shape_values_.find(id);
-    return it == shape_values_.end() ? nullptr : &it->second;
+    const Shape& v = graph_->tensors[id].plan_values;
+    return v.empty() ? nullptr : &v;
   }
   // Notes that the node's output was folded from the import-time input shapes.
   void NoteShapeFold() { graph_->shape_folds.push_back(node_name_); }
@@ -192,8 +193,14 @@ class ConverterContext {
   std::string node_name_, out_name_, where_;
   std::string unsupported_attribute_;  // set by UnsupportedAttribute for this node
   std::vector<ir::Guard> guards_;      // of the If branches being converted, outermost first
-  std::map<int, Shape> shape_values_;  // NoteShapeValues
 };
+
+// After a node's converter: the values of its one int output as far as they
+// are known before the run, from constants and inputs' plan values (Gather,
+// Unsqueeze, Squeeze, Reshape, Concat, Cast, Equal, Where, Identity of shape
+// values); wholly known, the output becomes a constant
+// (converters/plan_values.cc).
+void PropagatePlanValues(ConverterContext& c);
 
 // Converts ctx.node(): emits IR nodes and defines the node's outputs.
 using OnnxConverter = Status (*)(ConverterContext& ctx);

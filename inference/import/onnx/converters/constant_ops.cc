@@ -45,25 +45,6 @@ Status ShapeOp(ConverterContext& c) {
 Status Gather(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value data, c.Input(0));
   RILL_INF_ASSIGN_OR_RETURN(Value idx_value, c.Input(1));
-  // A run-time Shape's dims that are known before the run fold (the rest of
-  // a [count, 4]: its 4).
-  if (const Shape* dims = c.ShapeValues(data.id); dims != nullptr && c.IsConst(idx_value.id) &&
-                                                  c.AttrInt("axis", 0) == 0) {
-    std::vector<int64_t> r;
-    for (int64_t i : c.ConstInts(idx_value.id)) {
-      const int64_t k = i < 0 ? i + static_cast<int64_t>(dims->size()) : i;
-      if (k < 0 || k >= static_cast<int64_t>(dims->size()) || (*dims)[k] == ir::kDynamicDim) {
-        r.clear();
-        break;
-      }
-      r.push_back((*dims)[k]);
-    }
-    if (!r.empty()) {
-      const Shape scalar;
-      c.Define(c.NewIntConst(c.out_name(), r, c.ShapeOf(idx_value.id).empty() ? &scalar : nullptr), false);
-      return Status::Ok();
-    }
-  }
   // Activations, and constants of other ranks: tensor.cc.
   if (!c.IsConst(data.id) || !c.IsConst(idx_value.id) || c.ShapeOf(data.id).size() != 1 ||
       c.AttrInt("axis", 0) != 0) {

@@ -5,6 +5,7 @@
 // and everything downstream whose sizes follow run in the session's dynamic
 // region (docs/design.md, "Data-dependent sizes"). Integer operands that are
 // constants become float32 constants: run-time values are float32.
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -144,7 +145,11 @@ Status ConvertShapeAtRun(ConverterContext& c, const Value& x) {
   }
   RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNchw(x));
   RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::ShapeOfOp(), {xi}, c.out_name()));
-  c.NoteShapeValues(out, c.ShapeOf(xi));
+  const Shape dims = c.ShapeOf(xi);
+  c.NoteShapeValues(out, dims);  // TensorInfo::plan_values: the dims known before the run
+  if (!std::all_of(dims.begin(), dims.end(), [](int d) { return d == ir::kDynamicDim; })) {
+    c.NoteShapeFold();  // those are the import-time input shapes'
+  }
   c.Define(out, false);
   return Status::Ok();
 }
