@@ -210,6 +210,57 @@ TEST(OnnxDynamicOpsTest, ExpandToRunTimeShapeMatchesOrt) {
   ExpectMatchesOrt(g, {{"x", {5}, std::vector<float>(5, -1.0f)}, {"row", {1, 3}, {7, 8, 9}}});
 }
 
+// x [6] -> rows = the indices of x > 0 ([count]); m = x[rows] as
+// [count, 1] (Unsqueeze); the shape arithmetic torchvision's heads export
+// around such counts: Reshape to a shape computed at run time (count, then
+// the known 1 from a Shape), Slice whose end is computed (count - 1),
+// Unsqueeze / Squeeze / Flatten of several run-time dims.
+OnnxGraph RunTimeShapeArithmetic() {
+  OnnxGraph g;
+  g.Input("x", {6});
+  g.Initializer("zero", {}, {0.0f});
+  g.Int64Initializer("flat", {1}, {-1});
+  g.Int64Initializer("i0", {}, {0});
+  g.Int64Initializer("i1", {}, {1});
+  g.Int64Initializer("ax0", {1}, {0});
+  g.Int64Initializer("ax1", {1}, {1});
+  g.Int64Initializer("ax01", {2}, {0, 1});
+  g.Int64Initializer("minus1", {1}, {-1});
+  g.Node("Greater", {"x", "zero"}, {"pos"});
+  g.Node("NonZero", {"pos"}, {"nz"});
+  g.Node("Reshape", {"nz", "flat"}, {"rows"});
+  g.Node("Gather", {"x", "rows"}, {"v"});         // [count]
+  g.Node("Unsqueeze", {"v", "ax1"}, {"m"});      // [count, 1]
+  g.Node("Shape", {"m"}, {"sm"});                // [count, 1]: the 1 is known
+  g.Node("Gather", {"sm", "i1"}, {"one"});       // folds to 1
+  g.Node("Gather", {"sm", "i0"}, {"count"});     // known only at run time
+  g.Node("Unsqueeze", {"count", "ax0"}, {"count1"});
+  g.Node("Unsqueeze", {"one", "ax0"}, {"one1"});
+  OnnxGraph::Attr(g.Node("Concat", {"one1", "count1"}, {"shape"}), "axis", int64_t{0});
+  g.Node("Reshape", {"m", "shape"}, {"r"});      // [1, count]
+  g.Node("Add", {"count1", "minus1"}, {"end"});  // count - 1
+  g.Node("Slice", {"r", "ax0", "end", "ax1"}, {"s"});  // [1, count - 1]
+  g.Node("Unsqueeze", {"r", "ax01"}, {"u"});     // [1, 1, 1, count]
+  g.Node("Squeeze", {"u", "ax01"}, {"q"});       // [1, count]
+  OnnxGraph::Attr(g.Node("Flatten", {"u"}, {"f"}), "axis", int64_t{2});  // [1, count]
+  g.Output("r");
+  g.Output("s");
+  g.Output("q");
+  g.Output("f");
+  return g;
+}
+
+TEST(OnnxDynamicOpsTest, RunTimeShapeArithmeticMatchesOrt) {
+  const OnnxGraph g = RunTimeShapeArithmetic();
+  ExpectMatchesOrt(g, {{"x", {6}, {1, -1, 2, 3, -1, 4}}});    // count 4
+  ExpectMatchesOrt(g, {{"x", {6}, {-1, -1, 2, -3, -1, -4}}});  // count 1: an empty slice
+  // The known dim folded at import: one Gather of the Shape is a constant,
+  // so one GATHER of shape values is left (the count's), beside x[rows].
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "shape_arithmetic");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(CountOps(*model, "GATHER"), 2);
+}
+
 // A branch graph: `ops` of (op type, inputs, output) and its one output.
 onnx::GraphProto Branch(const std::string& name,
                         const std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>& ops,
