@@ -406,6 +406,36 @@ TEST(OnnxDynamicOpsTest, SessionRunsChangingCountsAndAfterResize) {
   EXPECT_EQ(std::vector<float>(nz, nz + 9), (std::vector<float>{0, 1, 1, 0, 1, 2, 3, 1, 3}));
 }
 
+// A model placed on a device backend: the dynamic region's nodes run on the
+// CPU (the fallback a refused node takes), the static ones on the device,
+// and the results are the CPU-only session's.
+TEST(OnnxDynamicOpsTest, DynamicRegionFallsBackToCpuFromADevice) {
+  const OnnxGraph g = MaskedGather();
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "masked_gather_device");
+  ASSERT_NE(model, nullptr);
+  SessionConfig config;
+  config.backend = "cpu_device";
+  auto session = Session::Create(model, config);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  std::vector<float> x(24, -1.0f);
+  x[5] = 0.5f;
+  x[20] = 0.9f;
+  std::memcpy((*session)->input(0)->data(), x.data(), sizeof(float) * x.size());
+  ASSERT_TRUE((*session)->Run().ok());
+  const Tensor* picked = (*session)->output("picked");
+  ASSERT_NE(picked, nullptr);
+  EXPECT_EQ(std::vector<float>(picked->data_as<float>(), picked->data_as<float>() + picked->num_elements()),
+            (std::vector<float>{0.5f, 0.9f}));
+  bool device_used = false;
+  for (const LayerInfo& l : (*session)->Layers()) {
+    if (l.op == "NON_ZERO" || l.op == "GATHER_ND") {
+      EXPECT_EQ(l.backend, "cpu") << l.name;
+    }
+    device_used = device_used || l.backend == "cpu_device";
+  }
+  EXPECT_TRUE(device_used);  // the static part (GREATER) stays on the device
+}
+
 // The dynamic region's memory counts against max_memory_bytes: an error
 // naming the node when a run needs more than the bound allows.
 TEST(OnnxDynamicOpsTest, DynamicRegionMemoryIsBounded) {
