@@ -70,34 +70,34 @@ bool ScatterElementsRef(const Shape& data_shape, const Shape& idx_shape, const f
   std::vector<long long> strides(rank, 1);
   for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * data_shape[d + 1];
   const long long n = NumElements(idx_shape);
+  // The element's index in idx_shape, counted up as i advances (no
+  // division per element), and its offset in y without the axis' term.
+  std::vector<int> at(rank, 0);
+  long long base = 0;
   bool ok = true;
   for (long long i = 0; i < n; ++i) {
-    long long rest = i, offset = 0;
-    for (int d = rank - 1; d >= 0; --d) {
-      long long k = rest % idx_shape[d];
-      rest /= idx_shape[d];
-      if (d == axis) {
-        k = static_cast<long long>(std::llround(idx[i]));
-        if (k < 0) k += data_shape[d];
-        if (k < 0 || k >= data_shape[d]) {
-          offset = -1;
-          break;
-        }
+    long long k = static_cast<long long>(std::llround(idx[i]));
+    if (k < 0) k += data_shape[axis];
+    if (k >= 0 && k < data_shape[axis]) {
+      float& v = y[base + k * strides[axis]];
+      const float u = updates[i];
+      switch (reduction) {
+        case 1: v += u; break;
+        case 2: v *= u; break;
+        case 3: v = std::max(v, u); break;
+        case 4: v = std::min(v, u); break;
+        default: v = u; break;
       }
-      offset += k * strides[d];
-    }
-    if (offset < 0) {
+    } else {
       ok = false;
-      continue;
     }
-    float& v = y[offset];
-    const float u = updates[i];
-    switch (reduction) {
-      case 1: v += u; break;
-      case 2: v *= u; break;
-      case 3: v = std::max(v, u); break;
-      case 4: v = std::min(v, u); break;
-      default: v = u; break;
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++at[d] < idx_shape[d]) {
+        if (d != axis) base += strides[d];
+        break;
+      }
+      if (d != axis) base -= static_cast<long long>(idx_shape[d] - 1) * strides[d];
+      at[d] = 0;
     }
   }
   return ok;
