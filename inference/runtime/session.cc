@@ -208,7 +208,9 @@ class Session::Impl {
                                                      : "concatenation_in_place";
       info.backend = plan_->backends[task.backend].name;
       info.output_shape = plan_->bindings[n.outputs[0]].shape;
-      if (!shapes_.empty()) info.macs = ir::NodeMacs(n, shapes_);
+      // A node of the dynamic region has no planned size to count.
+      const bool dynamic = i < dynamic_.size() && dynamic_[i];
+      if (!shapes_.empty() && !dynamic) info.macs = ir::NodeMacs(n, shapes_);
       layers.push_back(std::move(info));
     }
     return layers;
