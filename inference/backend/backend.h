@@ -153,6 +153,19 @@ class StridedOutput {
 };
 inline StridedOutput* AsStridedOutput(Execution* e) { return dynamic_cast<StridedOutput*>(e); }
 
+// An optional capability of an execution whose output size is known only
+// once it has computed (NON_ZERO, NON_MAX_SUPPRESSION; docs/design.md,
+// "Data-dependent sizes"). Prepare sees the output at its bound (what the
+// op's shape function gives at run time); Run writes the actual output
+// densely from the start of that memory, and this says its shape (no more
+// elements than the bound).
+class DataDependentOutput {
+ public:
+  virtual ~DataDependentOutput() = default;
+  virtual const Shape& ActualOutputShape() const = 0;
+};
+inline DataDependentOutput* AsDataDependentOutput(Execution* e) { return dynamic_cast<DataDependentOutput*>(e); }
+
 // Measured algorithm choices (AlgorithmPolicy::kTune), keyed by a layer's
 // shape signature and ISA; the session loads and saves them.
 struct TuningCache {

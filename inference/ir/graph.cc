@@ -61,7 +61,7 @@ bool ShapeIsSane(const Shape& s) {
   if (s.size() > 8) return false;
   int64_t n = 1;
   for (int d : s) {
-    if (d < 0) return false;
+    if (d < 0 && d != kDynamicDim) return false;
     n *= std::max(d, 1);
     if (n > kMaxElements) return false;
   }
@@ -103,6 +103,11 @@ Status Graph::Validate() const {
       }
       if (!tensors[id].is_constant() && producer[id] == -2) {
         return InvalidArgumentError(NodeContext(node) + "input '" + tensors[id].name + "' is used before it is produced");
+      }
+    }
+    for (const Guard& g : node.guards) {
+      if (g.tensor < 0 || g.tensor >= nt || (!tensors[g.tensor].is_constant() && producer[g.tensor] == -2)) {
+        return InvalidArgumentError(NodeContext(node) + "its guard is not produced before it");
       }
     }
     if (node.outputs.empty()) return InvalidArgumentError(NodeContext(node) + "has no outputs");

@@ -17,6 +17,19 @@
 
 namespace rill::inference::ir {
 
+// A dimension known only at run time (docs/design.md, "Data-dependent
+// sizes"): NonZero's count, NonMaxSuppression's selection, a Reshape to a
+// shape computed from data. Plan-time shapes hold it; the session infers the
+// node's shapes again at every run, from its inputs' actual shapes and the
+// values of its shape operands.
+inline constexpr int kDynamicDim = -1;
+inline bool HasDynamicDim(const Shape& s) {
+  for (int d : s) {
+    if (d == kDynamicDim) return true;
+  }
+  return false;
+}
+
 enum class OpType {
   // Optional inputs made by the optimizer: [3] a residual (CONV_2D), [4] a
   // fused PRELU's per-channel slope (both).
@@ -147,6 +160,13 @@ struct OpAttrs {
   bool antialias = false;
   int block_size = 0;               // depth-to-space
   std::vector<int> new_shape;       // reshape (when not given as an input)
+  // Reshape that inserts or drops axes of size 1 (ONNX Unsqueeze / Squeeze)
+  // of a tensor with sizes known only at run time: output dim d is the
+  // input's dim new_shape_from[d], or new_shape[d] where that is -1.
+  std::vector<int> new_shape_from;
+  // Reshape as ONNX Flatten of a tensor with sizes known only at run time:
+  // [prod(dims before), prod(dims from)] this axis (-1: not a flatten).
+  int flatten_axis = -1;
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // Padding::kExplicit
   bool ceil_mode = false;           // pools with explicit padding
   float clamp_min = 0.0f, clamp_max = 0.0f;
@@ -154,6 +174,10 @@ struct OpAttrs {
   std::vector<int> perm;            // transpose
   std::vector<long long> slice_start, slice_end;  // slice, one per axis
   std::vector<int> slice_step;
+  // Slice with starts (input 1) and / or ends (input 2) computed at run time:
+  // the axes their values are for, in order (they replace slice_start /
+  // slice_end there; a missing input leaves those).
+  std::vector<int> slice_runtime_axes;
   Activation expand_activation = Activation::kNone;     // depthwise block
   Activation depthwise_activation = Activation::kNone;  // depthwise block
 };
@@ -180,8 +204,22 @@ struct TensorInfo {
   const uint8_t* data = nullptr;
   size_t bytes = 0;
   std::shared_ptr<const SparsityInfo> sparsity;
+  // A run-time shape operand's values as far as they are known before the
+  // run (a Shape of [count, 256, 7, 7]: {kDynamicDim, 256, 7, 7}); empty:
+  // none known. Shape functions that read a shape operand keep its known
+  // dims (ShapeContext::ShapeOperandDims).
+  Shape plan_values;
 
   bool is_constant() const { return data != nullptr; }
+};
+
+// A condition on a node's running: tensor `tensor` (a run-time boolean,
+// 0 / 1 in float) must be non-zero (`when` true) or zero. The branches of an
+// ONNX If whose condition is known only at run time are its nodes, guarded;
+// the IF op after them picks the taken branch's value.
+struct Guard {
+  int tensor = -1;
+  bool when = true;
 };
 
 struct Node {
@@ -189,6 +227,10 @@ struct Node {
   OpType type = OpType::kAdd;
   std::vector<int> inputs;   // tensor ids; -1 for an absent optional input
   std::vector<int> outputs;  // tensor ids
+  // The node runs only when every guard holds, checked in order (an inner
+  // If's condition comes after the outer one's, and is read only when that
+  // holds). Guarded nodes are in the dynamic region.
+  std::vector<Guard> guards;
   OpAttrs attrs;
   std::shared_ptr<const TypedAttrs> typed_attrs;
   // The typed attributes as T, or nullptr when they are not a T.
@@ -239,10 +281,21 @@ class Graph {
   // activations as the model file declares them (may be empty).
   std::vector<Shape> InitialShapes() const;
   // Infers shapes of all activations from the shapes of graph inputs and
-  // constants already in `shapes` (indexed by tensor id).
-  Status InferShapes(std::vector<Shape>* shapes) const;
-  // The same for one node (importers infer as they build).
-  Status InferNodeShapes(const Node& node, std::vector<Shape>* shapes) const;
+  // constants already in `shapes` (indexed by tensor id). Sizes that depend
+  // on data are kDynamicDim; `dynamic` (optional) gets, per node, whether it
+  // is in the dynamic region: an input or output has a kDynamicDim, or its
+  // shape depends on the values of a run-time tensor.
+  Status InferShapes(std::vector<Shape>* shapes, std::vector<bool>* dynamic = nullptr) const;
+  // The same for one node (importers infer as they build). A node whose
+  // inputs hold kDynamicDim is inferred at two sample sizes for those dims:
+  // output dims that differ (or that the op marks) are kDynamicDim.
+  Status InferNodeShapes(const Node& node, std::vector<Shape>* shapes, bool* dynamic = nullptr) const;
+  // Run-time inference of a node of the dynamic region: `shapes` holds its
+  // inputs' actual shapes, `values` (by tensor id) the host address of every
+  // run-time input's float32 values (shape operands, K, sizes); output dims
+  // may be 0.
+  Status InferNodeShapesAtRun(const Node& node, std::vector<Shape>* shapes,
+                              const std::vector<const void*>& values) const;
 
  private:
   std::vector<std::shared_ptr<const void>> blobs_;

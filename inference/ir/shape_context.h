@@ -18,8 +18,11 @@ inline constexpr int64_t kMaxElements = (int64_t{1} << 31) - 1;
 
 class ShapeContext {
  public:
-  ShapeContext(const Graph& g, const Node& node, std::vector<Shape>* shapes)
-      : g_(g), node_(node), shapes_(shapes) {}
+  // `values`: at run time (Graph::InferNodeShapesAtRun), the host address
+  // of each run-time tensor's float32 values by tensor id; null at plan.
+  ShapeContext(const Graph& g, const Node& node, std::vector<Shape>* shapes,
+               const std::vector<const void*>* values = nullptr)
+      : g_(g), node_(node), shapes_(shapes), values_(values) {}
 
   Status Error(const std::string& what) const { return InvalidArgumentError(g_.NodeContext(node_) + what); }
   const Graph& graph() const { return g_; }
@@ -46,9 +49,14 @@ class ShapeContext {
     }
     return Status::Ok();
   }
+  // True while the session runs the dynamic region: every input's shape is
+  // actual, run-time tensors' values are readable and sizes may be 0.
+  bool at_run() const { return values_ != nullptr; }
   Status SetOut(Shape s) {
     int64_t n = 1;
     for (int d : s) {
+      if (d == kDynamicDim && !at_run()) continue;  // known at run time
+      if (d == 0 && (at_run() || probing_)) continue;  // a data-dependent empty result
       if (d <= 0) return Error("inferred output shape " + ShapeToString(s) + " has a non-positive dimension");
       n *= d;
       if (n > kMaxElements) return Error("inferred output shape " + ShapeToString(s) + " is too large");
@@ -58,12 +66,29 @@ class ShapeContext {
   }
   // The values of constant int32 input i (shape operands).
   Status ConstInts(int i, std::vector<int>* values) const { return ReadConstInts(g_, node_, i, values); }
+  // The values of input i as integers (a shape operand, K, a size): a
+  // constant's (int32, int64 or float), or at run time the run-time
+  // tensor's (float32, whole numbers). Sets *known = false at plan time for
+  // a run-time tensor: the op then marks the sizes it cannot know with
+  // kDynamicDim, and the node is in the dynamic region.
+  Status Ints(size_t i, std::vector<int64_t>* values, bool* known);
+  bool read_run_time_values() const { return read_run_time_values_; }
+  // Inference at sample sizes for run-time dims (Graph::InferNodeShapes):
+  // sizes may come out 0 there.
+  void set_probing(bool on) { probing_ = on; }
+  // Before the run, when input i is a run-time shape operand whose values
+  // are partly known (TensorInfo::plan_values): those values, kDynamicDim
+  // where unknown. False otherwise.
+  bool ShapeOperandDims(size_t i, Shape* dims) const;
 
 
  private:
   const Graph& g_;
   const Node& node_;
   std::vector<Shape>* shapes_;
+  const std::vector<const void*>* values_;
+  bool read_run_time_values_ = false;
+  bool probing_ = false;
 };
 
 // An error unless the window's kernel, strides and dilations are in range.

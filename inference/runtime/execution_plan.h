@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "inference/backend/backend.h"
+#include "inference/runtime/dynamic_region.h"
 
 namespace rill::inference {
 
@@ -32,6 +33,9 @@ struct Task {
   bool signals = false;            // a task of another stream waits for it
   bool sync_lane = false;          // another lane of its backend reads what it writes: SyncLane first
   bool elided = false;             // runs as a view (in-place concatenation or reshape)
+  // A node of the dynamic region (runtime/dynamic_region.h): its execution
+  // infers its shapes and binds its outputs' memory at every run.
+  bool dynamic = false;
   // The first / last task of its backend in a run: the backend's BeginRun /
   // EndRun hooks run around it.
   bool begins_backend = false, ends_backend = false;
@@ -65,6 +69,9 @@ struct ExecutionPlan {
   std::vector<std::vector<int>> stream_tasks;  // [0]: the calling thread's
   std::vector<std::pair<int, int>> stream_lane;  // (backend, lane) each stream > 0 runs
   size_t arena_bytes = 0;
+  // The dynamic region's shared state (shape table, memory it holds), when
+  // the graph has one.
+  std::unique_ptr<DynamicRegion> dynamic_region;
 
   // Memory space of a backend: 0 for host memory, else its own.
   int SpaceOf(int backend) const { return backends[backend].backend->host_memory() ? 0 : backend; }

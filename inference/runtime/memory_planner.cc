@@ -22,11 +22,6 @@ size_t DefaultMemoryBound() {
   return static_cast<size_t>(pages) / 2 * static_cast<size_t>(page);
 }
 
-std::string Megabytes(size_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f MB", static_cast<double>(bytes) / 1e6);
-  return buf;
-}
 
 class MemoryPlanner {
  public:
@@ -48,7 +43,7 @@ class MemoryPlanner {
   void LayOut() {
     for (size_t id = 0; id < plan_.bindings.size(); ++id) {
       TensorBinding& b = plan_.bindings[id];
-      if (b.constant) continue;
+      if (b.constant || ir::HasDynamicDim(b.shape)) continue;  // the dynamic region's own
       b.layout = plan_.backends[plan_.memory[id]].backend->StorageFor(b.desc());
     }
   }
@@ -80,7 +75,7 @@ class MemoryPlanner {
     for (size_t ti = 0; ti < plan_.tasks.size(); ++ti) {
       Task& task = plan_.tasks[ti];
       task.elided = false;
-      if (task.node < 0 || task.writes.size() != 1) continue;
+      if (task.node < 0 || task.writes.size() != 1 || task.dynamic) continue;
       const ir::Node& node = graph_.nodes[task.node];
       const int out = task.writes[0];
       const TensorBinding& y = plan_.bindings[out];
@@ -94,7 +89,8 @@ class MemoryPlanner {
       for (int id : task.reads) {
         const int w = plan_.writer[id];
         if (plan_.bindings[id].constant || boundary[id] || readers[id] != 1 || w < 0 || w >= static_cast<int>(ti) ||
-            plan_.tasks[w].node < 0 || plan_.tasks[w].writes.size() != 1 || plan_.tasks[w].backend != task.backend ||
+            plan_.tasks[w].node < 0 || plan_.tasks[w].dynamic || plan_.tasks[w].writes.size() != 1 ||
+            plan_.tasks[w].backend != task.backend ||
             plan_.tasks[w].stream != task.stream || plan_.memory[id] != plan_.memory[out] ||
             !plan_.bindings[id].layout.dense()) {
           break;
@@ -134,7 +130,7 @@ class MemoryPlanner {
     const std::vector<bool> boundary = BoundaryTensors();
     std::vector<bool> view(nb, false);  // an elided reshape's output
     for (Task& task : plan_.tasks) {
-      if (task.node < 0 || task.elided || task.writes.size() != 1 || task.reads.empty()) continue;
+      if (task.node < 0 || task.elided || task.dynamic || task.writes.size() != 1 || task.reads.empty()) continue;
       if (graph_.nodes[task.node].type != ir::OpType::kReshape) continue;
       const int in = task.reads[0], out = task.writes[0];
       const TensorBinding& x = plan_.bindings[in];
@@ -192,7 +188,7 @@ class MemoryPlanner {
     size_t total = 0;
     for (int id = 0; id < nb; ++id) {
       const TensorBinding& b = plan_.bindings[id];
-      if (b.constant || plan_.alias_of[id] >= 0 || first[id] < 0) continue;
+      if (b.constant || plan_.alias_of[id] >= 0 || first[id] < 0 || ir::HasDynamicDim(b.shape)) continue;
       if (b.layout.kind != StorageKind::kBuffer) {
         own_storage.push_back(id);
         total += b.layout.bytes;
@@ -225,7 +221,7 @@ class MemoryPlanner {
       arenas.push_back(PlanGroups(requests[k], group[k], alignment[k]));
       total += arenas.back().total_bytes;
     }
-    const size_t bound = config_.max_memory_bytes != 0 ? config_.max_memory_bytes : DefaultMemoryBound();
+    const size_t bound = MemoryBound(config_);
     if (total > bound) {
       return OutOfRangeError(graph_.source + ": plans " + std::to_string(total) + " bytes (" + Megabytes(total) +
                              ") of activations, over the memory bound of " + std::to_string(bound) + " bytes (" +
@@ -307,6 +303,16 @@ class MemoryPlanner {
 
 Status PlanMemory(const ir::Graph& graph, const SessionConfig& config, ExecutionPlan* plan) {
   return MemoryPlanner(graph, config, plan).Plan();
+}
+
+size_t MemoryBound(const SessionConfig& config) {
+  return config.max_memory_bytes != 0 ? config.max_memory_bytes : DefaultMemoryBound();
+}
+
+std::string Megabytes(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return buf;
 }
 
 }  // namespace rill::inference

@@ -104,6 +104,15 @@ std::vector<Shape> Model::input_shapes() const {
 
 int Model::num_nodes() const { return static_cast<int>(graph_->nodes.size()); }
 
+int Model::dynamic_node_count() const {
+  std::vector<Shape> shapes = graph_->InitialShapes();
+  std::vector<bool> dynamic;
+  if (!graph_->InferShapes(&shapes, &dynamic).ok()) return 0;
+  int n = 0;
+  for (bool d : dynamic) n += d;
+  return n;
+}
+
 std::string Model::Summary() const {
   std::ostringstream s;
   std::map<std::string, int> counts;

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
+
+#include "inference/runtime/memory_planner.h"
 
 namespace rill::inference {
 namespace {
@@ -35,7 +39,12 @@ class Placer {
   Placer(const ir::Graph& graph, const SessionConfig& config, TuningCache* tuning, ExecutionPlan* plan)
       : graph_(graph), config_(config), tuning_(tuning), plan_(*plan) {}
 
-  Status Place(const std::set<int>& host_nodes) {
+  Status Place(const std::set<int>& host_nodes, const std::vector<bool>& dynamic_nodes) {
+    dynamic_ = dynamic_nodes;
+    dynamic_.resize(graph_.nodes.size(), false);
+    if (std::find(dynamic_.begin(), dynamic_.end(), true) != dynamic_.end()) {
+      plan_.dynamic_region = std::make_unique<DynamicRegion>(graph_, MemoryBound(config_));
+    }
     // Backend 0 is the host CPU: graph inputs and outputs live there, and
     // nodes other backends cannot run fall back to it.
     RILL_INF_RETURN_IF_ERROR(AddBackend(kCpuBackend).status());
@@ -59,7 +68,8 @@ class Placer {
     }
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
       int backend = 0;
-      if (!host_nodes.count(static_cast<int>(n))) {
+      // The dynamic region runs on the CPU (runtime/dynamic_region.h).
+      if (!host_nodes.count(static_cast<int>(n)) && !dynamic_[n]) {
         RILL_INF_ASSIGN_OR_RETURN(backend, BackendOf(static_cast<int>(n)));
       }
       Status status = AddNodeTask(static_cast<int>(n), backend);
@@ -194,6 +204,13 @@ class Placer {
       args.outputs.push_back(&plan_.bindings[id]);
       task.writes.push_back(id);
     }
+    // A guarded node (a branch of an If) reads its conditions before it runs.
+    std::vector<RunGuard> guards;
+    for (const ir::Guard& g : node.guards) {
+      const int b = OnSpace(g.tensor, space);
+      guards.push_back(RunGuard{&plan_.bindings[b], g.when});
+      task.reads.push_back(b);
+    }
     StatusOr<std::unique_ptr<Execution>> exec = plan_.backends[backend].backend->CreateExecution(args);
     if (!exec.ok()) {
       while (plan_.bindings.size() > bindings_mark) {
@@ -210,6 +227,11 @@ class Placer {
       return exec.status();
     }
     task.exec = std::move(*exec);
+    if (dynamic_[n]) {
+      task.dynamic = true;
+      task.exec = MakeDynamicExecution(plan_.dynamic_region.get(), node, std::move(task.exec), args.inputs,
+                                       args.outputs, std::move(guards));
+    }
     for (int id : node.outputs) plan_.memory[id] = space;
     plan_.node_task.push_back(static_cast<int>(plan_.tasks.size()));
     AppendTask(std::move(task));
@@ -335,13 +357,14 @@ class Placer {
   ExecutionPlan& plan_;
   std::vector<std::pair<int, int>> copy_log_;  // copies in the order added, to take back
   std::string gpu_;  // what "gpu" resolved to ("" until asked)
+  std::vector<bool> dynamic_;  // nodes of the dynamic region
 };
 
 }  // namespace
 
 Status PlaceGraph(const ir::Graph& graph, const SessionConfig& config, const std::set<int>& host_nodes,
-                  TuningCache* tuning, ExecutionPlan* plan) {
-  return Placer(graph, config, tuning, plan).Place(host_nodes);
+                  const std::vector<bool>& dynamic_nodes, TuningCache* tuning, ExecutionPlan* plan) {
+  return Placer(graph, config, tuning, plan).Place(host_nodes, dynamic_nodes);
 }
 
 }  // namespace rill::inference

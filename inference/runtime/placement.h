@@ -7,6 +7,7 @@
 #define RILL_INFERENCE_RUNTIME_PLACEMENT_H_
 
 #include <set>
+#include <vector>
 
 #include "inference/ir/graph.h"
 #include "inference/runtime/execution_plan.h"
@@ -16,9 +17,12 @@ namespace rill::inference {
 
 // Fills `plan` (empty on entry) for `graph`. Nodes in `host_nodes` run on
 // the CPU whatever the config says (their device execution refused them in
-// Prepare). `tuning` is passed to executions under AlgorithmPolicy::kTune.
+// Prepare); so do the nodes of the dynamic region (`dynamic_nodes`, per
+// node, from Graph::InferShapes), each in a DynamicExecution
+// (dynamic_region.h). `tuning` is passed to executions under
+// AlgorithmPolicy::kTune.
 Status PlaceGraph(const ir::Graph& graph, const SessionConfig& config, const std::set<int>& host_nodes,
-                  TuningCache* tuning, ExecutionPlan* plan);
+                  const std::vector<bool>& dynamic_nodes, TuningCache* tuning, ExecutionPlan* plan);
 
 }  // namespace rill::inference
 

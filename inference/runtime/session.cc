@@ -79,13 +79,16 @@ class Session::Impl {
   // that Run could use.
   Status Plan(std::vector<Shape> shapes) {
     planned_ = false;
-    RILL_INF_RETURN_IF_ERROR(graph_.InferShapes(&shapes));
+    std::vector<bool> dynamic;
+    RILL_INF_RETURN_IF_ERROR(graph_.InferShapes(&shapes, &dynamic));
+    if (plan_ && dynamic != dynamic_) plan_.reset();  // placed for another dynamic region
     for (;;) {
       if (!plan_) {
         executor_.reset();
         auto plan = std::make_unique<ExecutionPlan>();
-        RILL_INF_RETURN_IF_ERROR(PlaceGraph(graph_, config_, host_nodes_, &tuning_, plan.get()));
+        RILL_INF_RETURN_IF_ERROR(PlaceGraph(graph_, config_, host_nodes_, dynamic, &tuning_, plan.get()));
         plan_ = std::move(plan);
+        dynamic_ = dynamic;
       }
       for (size_t i = 0; i < plan_->bindings.size(); ++i) plan_->bindings[i].shape = shapes[plan_->source[i]];
       for (BackendSlot& slot : plan_->backends) RILL_INF_RETURN_IF_ERROR(slot.backend->BeginResize());
@@ -96,6 +99,7 @@ class Session::Impl {
       plan_.reset();
     }
     RILL_INF_RETURN_IF_ERROR(PlanMemory(graph_, config_, plan_.get()));
+    if (plan_->dynamic_region) plan_->dynamic_region->set_arena_bytes(plan_->arena_bytes);
     RILL_INF_RETURN_IF_ERROR(PlanRuns());
     for (BackendSlot& slot : plan_->backends) RILL_INF_RETURN_IF_ERROR(slot.backend->EndResize());
     if (!executor_) {
@@ -167,13 +171,27 @@ class Session::Impl {
 
   Status Run() {
     if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
-    return executor_->Run();
+    RILL_INF_RETURN_IF_ERROR(executor_->Run());
+    RebindDynamicOutputs();
+    return Status::Ok();
   }
 
   Status RunProfiled(std::vector<double>* node_ms) {
     if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
     node_ms->assign(graph_.nodes.size(), 0.0);
-    return executor_->RunProfiled(node_ms);
+    RILL_INF_RETURN_IF_ERROR(executor_->RunProfiled(node_ms));
+    RebindDynamicOutputs();
+    return Status::Ok();
+  }
+
+  // Outputs of the dynamic region take this run's shape and memory (a
+  // graph without one keeps its allocation-free runs).
+  void RebindDynamicOutputs() {
+    if (!plan_->dynamic_region) return;
+    for (size_t i = 0; i < graph_.outputs.size(); ++i) {
+      const TensorBinding& b = plan_->bindings[plan_->host_outputs[i]];
+      if (outputs_[i].shape() != b.shape || outputs_[i].data() != b.host()) outputs_[i].Rebind(b.shape, b.host());
+    }
   }
 
   std::vector<LayerInfo> Layers() const {
@@ -190,7 +208,9 @@ class Session::Impl {
                                                      : "concatenation_in_place";
       info.backend = plan_->backends[task.backend].name;
       info.output_shape = plan_->bindings[n.outputs[0]].shape;
-      if (!shapes_.empty()) info.macs = ir::NodeMacs(n, shapes_);
+      // A node of the dynamic region has no planned size to count.
+      const bool dynamic = i < dynamic_.size() && dynamic_[i];
+      if (!shapes_.empty() && !dynamic) info.macs = ir::NodeMacs(n, shapes_);
       layers.push_back(std::move(info));
     }
     return layers;
@@ -201,6 +221,7 @@ class Session::Impl {
   SessionConfig config_;
   TuningCache tuning_;
   std::set<int> host_nodes_;  // nodes whose device execution refused them in Prepare
+  std::vector<bool> dynamic_;   // nodes of the dynamic region, as placed
   std::unique_ptr<ExecutionPlan> plan_;
   std::unique_ptr<Executor> executor_;  // destroyed before plan_ (declared after it)
   std::vector<Shape> shapes_;           // of the graph's tensors, as last planned

@@ -203,10 +203,10 @@ int Info(const Flags& f, const Model& model, Session& session) {
     ++ops[l.op];
   }
   if (f.json) {
-    std::printf("{\"model\":\"%s\",\"nodes\":%zu,\"macs\":%lld,\"param_bytes\":%zu,\"arena_bytes\":%zu,"
-                "\"packed_weight_bytes\":%zu,\"precision\":\"%s\",\"layers\":[",
-                model.source().c_str(), layers.size(), static_cast<long long>(macs), param_bytes, session.arena_bytes(),
-                session.packed_weight_bytes(), PrecisionName(f.precision));
+    std::printf("{\"model\":\"%s\",\"nodes\":%zu,\"dynamic_nodes\":%d,\"macs\":%lld,\"param_bytes\":%zu,"
+                "\"arena_bytes\":%zu,\"packed_weight_bytes\":%zu,\"precision\":\"%s\",\"layers\":[",
+                model.source().c_str(), layers.size(), model.dynamic_node_count(), static_cast<long long>(macs),
+                param_bytes, session.arena_bytes(), session.packed_weight_bytes(), PrecisionName(f.precision));
     for (size_t i = 0; i < layers.size(); ++i) {
       std::printf("%s{\"name\":\"%s\",\"op\":\"%s\",\"kernel\":\"%s\",\"macs\":%lld}", i ? "," : "",
                   layers[i].name.c_str(), layers[i].op.c_str(), layers[i].kernel.c_str(),
@@ -226,6 +226,12 @@ int Info(const Flags& f, const Model& model, Session& session) {
               session.packed_weight_bytes() / 1048576.0,
               bf16_fell_back ? "bf16 asked; fp32 kernels: bf16 GEMMs are not faster on this CPU"
                              : PrecisionName(f.precision));
+  if (const int dynamic = model.dynamic_node_count()) {
+    // docs/design.md, "Data-dependent sizes".
+    std::printf("  dynamic region: %d of %zu nodes (sizes known only at run time; on the CPU, shapes inferred at "
+                "every run; -1 below is such a size)\n",
+                dynamic, layers.size());
+  }
   for (int i = 0; i < session.num_inputs(); ++i) {
     std::printf("  input  %-24s %s %s\n", session.input(i)->name().c_str(),
                 ShapeToString(session.input(i)->shape()).c_str(), LayoutName(session.input(i)->layout()));

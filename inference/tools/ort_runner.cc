@@ -83,6 +83,9 @@ constexpr int kGraphOptimizationAll = 99;
 constexpr int kArenaAllocator = 1;
 constexpr int kMemTypeDefault = 0;
 constexpr int kElementFloat = 1;
+constexpr int kElementInt32 = 6;
+constexpr int kElementInt64 = 7;
+constexpr int kElementBool = 9;
 
 using AnyFn = void (*)();
 
@@ -376,9 +379,11 @@ Status OrtRunner::Run(const std::vector<OrtTensor>& inputs, std::vector<OrtTenso
     }
     lib->fn<ReleaseFn<OrtTensorTypeAndShapeInfo>>(kReleaseTensorTypeAndShapeInfo)(info);
     if (!s.ok()) break;
-    if (type != kElementFloat) {
+    // Integer and boolean outputs (a detector's labels, NonMaxSuppression's
+    // indices) come back as float32, as the engine holds them.
+    if (type != kElementFloat && type != kElementInt32 && type != kElementInt64 && type != kElementBool) {
       s = UnimplementedError(ctx + ": output " + out.name + " has ONNX element type " + std::to_string(type) +
-                             ", only float32 is supported");
+                             ", only float32, int32, int64 and bool are supported");
       break;
     }
     int64_t n = 1;
@@ -387,7 +392,17 @@ Status OrtRunner::Run(const std::vector<OrtTensor>& inputs, std::vector<OrtTenso
     s = lib->Check(lib->fn<GetTensorMutableDataFn>(kGetTensorMutableData)(results[i], &data), ctx + ": " + out.name);
     if (s.ok()) {
       out.data.resize(static_cast<size_t>(n));
-      if (n > 0) std::memcpy(out.data.data(), data, static_cast<size_t>(n) * sizeof(float));
+      for (int64_t k = 0; k < n; ++k) {
+        if (type == kElementFloat) {
+          std::memcpy(&out.data[k], static_cast<const float*>(data) + k, sizeof(float));
+        } else if (type == kElementInt64) {
+          out.data[k] = static_cast<float>(static_cast<const int64_t*>(data)[k]);
+        } else if (type == kElementInt32) {
+          out.data[k] = static_cast<float>(static_cast<const int32_t*>(data)[k]);
+        } else {
+          out.data[k] = static_cast<const uint8_t*>(data)[k] != 0 ? 1.0f : 0.0f;
+        }
+      }
     }
   }
   release_all();

@@ -124,8 +124,10 @@ std::vector<float> NchwToNhwc(const std::vector<float>& x, const Shape& nchw) {
 ConverterContext::ConverterContext(std::shared_ptr<ir::Graph> graph, const onnx::ModelProto* model, int64_t opset)
     : graph_(std::move(graph)), model_(model), opset_(opset) {}
 
-void ConverterContext::BeginNode(int index) {
-  node_ = &model_->graph().node(index);
+void ConverterContext::BeginNode(int index) { BeginNode(&model_->graph().node(index), index); }
+
+void ConverterContext::BeginNode(const onnx::NodeProto* node, int index) {
+  node_ = node;
   node_name_ =
       node_->name().empty() ? (node_->output_size() ? node_->output(0) : "#" + std::to_string(index)) : node_->name();
   out_name_ = node_->output_size() ? node_->output(0) : node_name_;
@@ -410,6 +412,7 @@ StatusOr<int> ConverterContext::Emit(ir::OpType type, std::vector<int> inputs, c
   node.inputs = std::move(inputs);
   node.attrs = std::move(attrs);
   node.typed_attrs = std::move(typed);
+  node.guards = guards_;
   const int out = NewTensor(out_name, DataType::kFloat32);
   node.outputs = {out};
   graph_->nodes.push_back(std::move(node));
@@ -417,6 +420,61 @@ StatusOr<int> ConverterContext::Emit(ir::OpType type, std::vector<int> inputs, c
   if (!s.ok()) return Status(s.code(), where_ + s.message());
   graph_->tensors[out].shape = shapes_[out];
   return out;
+}
+
+Status ConverterContext::ConvertBranch(const onnx::GraphProto& branch, const ir::Guard* guard,
+                                       std::vector<Value>* outputs) {
+  const onnx::NodeProto* saved_node = node_;
+  const std::string saved_name = node_name_, saved_out = out_name_, saved_where = where_;
+  const std::string saved_attribute = unsupported_attribute_;
+  // Layout conversions made inside a guarded branch run only with it: they
+  // must not be reused after it.
+  const std::map<int, int> saved_nhwc = nhwc_of_, saved_nchw = nchw_of_;
+  if (guard != nullptr) guards_.push_back(*guard);
+  Status status = [&]() -> Status {
+    for (const onnx::TensorProto& t : branch.initializer()) {
+      RILL_INF_ASSIGN_OR_RETURN(int id, ConstantFromProto(t, t.name()));
+      values_[t.name()] = Value{id, false};
+    }
+    for (int i = 0; i < branch.node_size(); ++i) {
+      const onnx::NodeProto& n = branch.node(i);
+      BeginNode(&n, i);
+      const OnnxConverter convert = FindOnnxConverter(n.domain(), n.op_type());
+      if (convert == nullptr) return Unsupported("unsupported op type '" + n.op_type() + "'");
+      RILL_INF_RETURN_IF_ERROR(convert(*this));
+      PropagatePlanValues(*this);
+    }
+    for (const onnx::ValueInfoProto& o : branch.output()) {
+      RILL_INF_ASSIGN_OR_RETURN(Value v, Get(o.name()));
+      int id = v.id;
+      if (IsConst(id)) {
+        if (tensor(id).dtype != DataType::kFloat32) id = NewFloatConst(o.name() + "/f32", ShapeOf(id), ConstFloats(id));
+      } else {
+        RILL_INF_ASSIGN_OR_RETURN(id, ToNchw(v));
+      }
+      outputs->push_back(Value{id, false});
+    }
+    return Status::Ok();
+  }();
+  if (guard != nullptr) {
+    guards_.pop_back();
+    nhwc_of_ = saved_nhwc;
+    nchw_of_ = saved_nchw;
+  }
+  node_ = saved_node;
+  node_name_ = saved_name;
+  out_name_ = saved_out;
+  if (!status.ok() && status.code() == StatusCode::kUnimplemented) {
+    // "in branch: node 'x' (Op): what", under the If's prefix.
+    std::string what = status.message();
+    if (what.compare(0, source().size() + 2, source() + ": ") == 0) what = what.substr(source().size() + 2);
+    where_ = saved_where;
+    unsupported_attribute_ = saved_attribute;
+    return Unsupported("in a branch: " + what);
+  }
+  where_ = saved_where;
+  unsupported_attribute_ = saved_attribute;
+  return status;
 }
 
 void ConverterContext::Define(int id, bool nhwc, int output) {

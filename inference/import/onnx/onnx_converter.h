@@ -116,6 +116,14 @@ class ConverterContext {
   // A constant from an initializer or a Constant node's tensor (float, double,
   // int32, int64 and bool become float32 and int64; bools 0 / 1).
   StatusOr<int> ConstantFromProto(const onnx::TensorProto& t, const std::string& name);
+  // Run-time tensor `id` holds a shape's values `dims`, kDynamicDim where
+  // known only at run time (ir::TensorInfo::plan_values): a SHAPE's output,
+  // and the shape arithmetic on it (converters/plan_values.cc).
+  void NoteShapeValues(int id, const Shape& dims) { graph_->tensors[id].plan_values = dims; }
+  const Shape* ShapeValues(int id) const {
+    const Shape& v = graph_->tensors[id].plan_values;
+    return v.empty() ? nullptr : &v;
+  }
   // Notes that the node's output was folded from the import-time input shapes.
   void NoteShapeFold() { graph_->shape_folds.push_back(node_name_); }
 
@@ -148,6 +156,14 @@ class ConverterContext {
   // Marks graph node `index` as imported with this one.
   void SkipNode(int index) { done_nodes_.insert(index); }
 
+  // ---- subgraphs (If's branches) ----------------------------------------------
+  // Converts the nodes of `branch` into this graph through their converters,
+  // each node guarded by the guards in force plus `guard` (nullptr: inlined
+  // unguarded, an If whose condition is a constant); *outputs gets the
+  // branch's outputs as NCHW values (constants as float32, converted while
+  // the guard holds). The first node that cannot be converted fails it.
+  Status ConvertBranch(const onnx::GraphProto& branch, const ir::Guard* guard, std::vector<Value>* outputs);
+
   // ---- errors ---------------------------------------------------------------
   // "<model>: node '<name>' (<op>): ", the prefix of this node's errors.
   const std::string& where() const { return where_; }
@@ -162,8 +178,9 @@ class ConverterContext {
   friend class Importer;
 
   int NewTensor(const std::string& name, DataType dtype);
-  // Makes node `index` the current one.
+  // Makes node `index` (of the model's graph) the current one.
   void BeginNode(int index);
+  void BeginNode(const onnx::NodeProto* node, int index);
 
   std::shared_ptr<ir::Graph> graph_;
   const onnx::ModelProto* model_;
@@ -175,7 +192,15 @@ class ConverterContext {
   const onnx::NodeProto* node_ = nullptr;
   std::string node_name_, out_name_, where_;
   std::string unsupported_attribute_;  // set by UnsupportedAttribute for this node
+  std::vector<ir::Guard> guards_;      // of the If branches being converted, outermost first
 };
+
+// After a node's converter: the values of its one int output as far as they
+// are known before the run, from constants and inputs' plan values (Gather,
+// Unsqueeze, Squeeze, Reshape, Concat, Cast, Equal, Where, Identity of shape
+// values); wholly known, the output becomes a constant
+// (converters/plan_values.cc).
+void PropagatePlanValues(ConverterContext& c);
 
 // Converts ctx.node(): emits IR nodes and defines the node's outputs.
 using OnnxConverter = Status (*)(ConverterContext& ctx);

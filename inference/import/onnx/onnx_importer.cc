@@ -151,7 +151,10 @@ class Importer {
       return Status::Ok();
     } else {
       s = convert(c);
-      if (s.ok()) return s;
+      if (s.ok()) {
+        PropagatePlanValues(c);
+        return s;
+      }
     }
     if (s.code() != StatusCode::kUnimplemented) return s;
     // Converters' messages start with the node's prefix; other helpers'

@@ -63,9 +63,81 @@ Status Resize(ShapeContext& c, const OpAttrs& a) {
   return c.SetOut({x[0], size[0], size[1], x[3]});
 }
 
+// A shape input that is not a constant (ONNX Reshape to a shape computed at
+// run time) is read at run time, with ONNX's 0 (copy the input's dim);
+// before the run the output has its rank and the dims its plan values
+// know (TensorInfo::plan_values), the rest kDynamicDim.
+Status RuntimeReshape(ShapeContext& c) {
+  std::vector<int64_t> v;
+  bool known = false;
+  RILL_INF_RETURN_IF_ERROR(c.Ints(1, &v, &known));
+  const Shape& in = c.In(0);
+  if (!known) {
+    if (c.In(1).size() != 1 || c.In(1)[0] == kDynamicDim) return c.Error("the new shape's length must be known");
+    Shape out(c.In(1)[0], kDynamicDim), dims;
+    if (c.ShapeOperandDims(1, &dims) && dims.size() == out.size()) {
+      for (size_t d = 0; d < out.size(); ++d) {
+        if (dims[d] > 0) out[d] = dims[d];
+      }
+    }
+    return c.SetOut(out);
+  }
+  Shape target;
+  int infer = -1;
+  int64_t known_elements = 1;
+  for (size_t i = 0; i < v.size(); ++i) {
+    int64_t d = v[i];
+    if (d == 0) {
+      if (i >= in.size()) return c.Error("0 in the new shape beyond the input's rank");
+      d = in[i];
+    }
+    if (d == -1) {
+      if (infer >= 0) return c.Error("more than one -1 in the new shape");
+      infer = static_cast<int>(i);
+      target.push_back(0);
+      continue;
+    }
+    if (d < 0 || d > kMaxElements) return c.Error("invalid new shape value " + std::to_string(d));
+    target.push_back(static_cast<int>(d));
+    known_elements *= d;
+  }
+  const int64_t total = NumElements(in);
+  if (infer >= 0) {
+    if (known_elements == 0 || total % known_elements != 0) return c.Error("cannot infer -1 of the new shape");
+    target[infer] = static_cast<int>(total / known_elements);
+  }
+  if (NumElements(target) != total) {
+    return c.Error("cannot reshape " + ShapeToString(in) + " to " + ShapeToString(target));
+  }
+  return c.SetOut(target);
+}
+
 Status Reshape(ShapeContext& c, const OpAttrs& a) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 2));
+  if (a.flatten_axis >= 0) {
+    const Shape& in = c.In(0);
+    if (a.flatten_axis > static_cast<int>(in.size())) return c.Error("flatten axis out of range");
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < static_cast<int>(in.size()); ++d) (d < a.flatten_axis ? outer : inner) *= in[d];
+    if (outer > kMaxElements || inner > kMaxElements) return c.Error("too large");
+    return c.SetOut({static_cast<int>(outer), static_cast<int>(inner)});
+  }
+  if (!a.new_shape_from.empty()) {
+    const Shape& in = c.In(0);
+    if (a.new_shape_from.size() != a.new_shape.size()) return c.Error("new_shape_from does not match new_shape");
+    Shape out(a.new_shape.size());
+    for (size_t d = 0; d < out.size(); ++d) {
+      const int from = a.new_shape_from[d];
+      if (from >= static_cast<int>(in.size())) return c.Error("new_shape_from out of range");
+      out[d] = from >= 0 ? in[from] : a.new_shape[d];
+    }
+    if (NumElements(out) != NumElements(in)) {
+      return c.Error("cannot reshape " + ShapeToString(in) + " to " + ShapeToString(out));
+    }
+    return c.SetOut(out);
+  }
   std::vector<int> target = a.new_shape;
+  if (c.Has(1) && !c.InTensor(1).is_constant()) return RuntimeReshape(c);
   if (c.Has(1)) RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, &target));
   const int64_t total = NumElements(c.In(0));
   int infer = -1;
@@ -139,18 +211,39 @@ Status Transpose(ShapeContext& c, const OpAttrs& a) {
   return c.SetOut(out);
 }
 
+// Starts / ends as inputs 1 / 2 (computed at run time): before the run the
+// axes they bound are kDynamicDim.
 Status Slice(ShapeContext& c, const OpAttrs& a) {
-  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 3));
   const Shape& x = c.In(0);
   if (x.size() > 6 || a.slice_start.size() != x.size() || a.slice_end.size() != x.size() ||
       a.slice_step.size() != x.size()) {
     return c.Error("starts/ends/steps do not match rank of " + ShapeToString(x));
   }
+  std::vector<long long> bounds[2];
+  bool have[2] = {false, false}, unknown = false;
+  for (int k = 0; k < 2; ++k) {
+    if (!c.Has(1 + k)) continue;
+    std::vector<int64_t> v;
+    bool known = false;
+    RILL_INF_RETURN_IF_ERROR(c.Ints(1 + k, &v, &known));
+    unknown = unknown || !known;
+    bounds[k].assign(v.begin(), v.end());
+    have[k] = true;
+  }
+  std::vector<long long> start, end;
+  if (!SliceBounds(a.slice_start, a.slice_end, a.slice_runtime_axes, have[0] && !unknown ? &bounds[0] : nullptr,
+                   have[1] && !unknown ? &bounds[1] : nullptr, &start, &end)) {
+    return c.Error("run-time starts / ends do not match the sliced axes");
+  }
   Shape out(x.size());
   for (size_t d = 0; d < x.size(); ++d) {
     if (a.slice_step[d] == 0) return c.Error("step 0 on axis " + std::to_string(d));
     int first = 0;
-    SliceAxis(x[d], a.slice_start[d], a.slice_end[d], a.slice_step[d], &first, &out[d]);
+    SliceAxis(x[d], start[d], end[d], a.slice_step[d], &first, &out[d]);
+  }
+  if (unknown) {
+    for (int d : a.slice_runtime_axes) out[d] = kDynamicDim;
   }
   return c.SetOut(out);
 }

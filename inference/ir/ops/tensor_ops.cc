@@ -148,12 +148,41 @@ Status GatherShape(ShapeContext& c) {
   return c.SetOut(out);
 }
 
+// The shape is the attribute, or input 1 when the node has one (computed at
+// run time: before the run its dims are kDynamicDim).
 Status ExpandShape(ShapeContext& c) {
-  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 2));
   RILL_INF_ASSIGN_OR_RETURN(const ExpandAttrs* a, Attrs<ExpandAttrs>(c));
+  Shape target = a->shape;
+  if (c.Has(1)) {
+    std::vector<int64_t> v;
+    bool known = false;
+    RILL_INF_RETURN_IF_ERROR(c.Ints(1, &v, &known));
+    if (!known) {
+      if (c.In(1).size() != 1 || c.In(1)[0] == kDynamicDim) return c.Error("the shape's length must be known");
+      const size_t rank = std::max<size_t>(c.In(0).size(), c.In(1)[0]);
+      Shape dims, out(rank, kDynamicDim);
+      if (c.ShapeOperandDims(1, &dims) && dims.size() == static_cast<size_t>(c.In(1)[0])) {
+        // Expand to another tensor's shape: its known dims stay known
+        // where x's dim is 1 or absent.
+        const Shape& x = c.In(0);
+        for (size_t d = 0; d < rank; ++d) {
+          const int t = d + dims.size() >= rank ? dims[d + dims.size() - rank] : 1;
+          const int xd = d + x.size() >= rank ? x[d + x.size() - rank] : 1;
+          out[d] = t == kDynamicDim ? (xd > 1 ? xd : kDynamicDim) : (xd == 1 || xd == t ? t : kDynamicDim);
+        }
+      }
+      return c.SetOut(out);
+    }
+    target.clear();
+    for (int64_t d : v) {
+      if (d < 0 || d > kMaxElements) return c.Error("cannot expand to dimension " + std::to_string(d));
+      target.push_back(static_cast<int>(d));
+    }
+  }
   Shape out;
-  if (!BroadcastShapes({c.In(0), a->shape}, &out)) {
-    return c.Error(ShapeToString(c.In(0)) + " does not expand to " + ShapeToString(a->shape));
+  if (!BroadcastShapes({c.In(0), target}, &out)) {
+    return c.Error(ShapeToString(c.In(0)) + " does not expand to " + ShapeToString(target));
   }
   if (out.size() > 8) return c.Error("rank > 8");
   return c.SetOut(out);
@@ -186,15 +215,30 @@ Status ArgShape(ShapeContext& c) {
   return c.SetOut(ReducedShape(c.In(0), {a->axis}, a->keep_dims));
 }
 
+// K is the attribute, or input 1 when the node has one (a K computed at run
+// time, e.g. min(k, candidates)): unknown before the run, the axis is
+// kDynamicDim; at run time K may be 0.
 Status TopKShape(ShapeContext& c) {
-  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 2));
   RILL_INF_ASSIGN_OR_RETURN(const TopKAttrs* a, Attrs<TopKAttrs>(c));
   RILL_INF_RETURN_IF_ERROR(AxisInRange(c, a->axis, c.In(0).size()));
   Shape out = c.In(0);
-  if (a->k < 1 || a->k > out[a->axis]) {
-    return c.Error("k = " + std::to_string(a->k) + " out of range for " + ShapeToString(out));
+  int64_t k = a->k;
+  if (c.Has(1)) {
+    std::vector<int64_t> v;
+    bool known = false;
+    RILL_INF_RETURN_IF_ERROR(c.Ints(1, &v, &known));
+    if (!known) {
+      out[a->axis] = kDynamicDim;
+      return c.SetOut(out);
+    }
+    if (v.size() != 1) return c.Error("K must hold one value");
+    k = v[0];
   }
-  out[a->axis] = a->k;
+  if (k < (c.at_run() ? 0 : 1) || k > out[a->axis]) {
+    return c.Error("k = " + std::to_string(k) + " out of range for " + ShapeToString(out));
+  }
+  out[a->axis] = static_cast<int>(k);
   return c.SetOut(out);
 }
 

@@ -2,6 +2,7 @@
 // DEPTH_TO_SPACE; and the resizes (RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR,
 // RESIZE_BICUBIC), SOFTMAX, TRANSPOSE.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -558,15 +559,28 @@ class SliceOp : public CpuOp {
   using CpuOp::CpuOp;
   std::string name() const override { return "slice_rows"; }
   Status Prepare() override {
-    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(3));
     const Shape& x = InShape(0);
     const ir::OpAttrs& a = attrs();
+    // Run-time starts / ends (inputs 1, 2): read here, which the dynamic
+    // region calls at every run.
+    std::vector<long long> values[2];
+    for (int k = 0; k < 2; ++k) {
+      if (!HasInput(1 + k)) continue;
+      const float* v = In(1 + k);
+      for (long long i = 0; i < NumElements(InShape(1 + k)); ++i) values[k].push_back(std::llround(v[i]));
+    }
+    std::vector<long long> start, end;
+    if (!ir::SliceBounds(a.slice_start, a.slice_end, a.slice_runtime_axes, HasInput(1) ? &values[0] : nullptr,
+                         HasInput(2) ? &values[1] : nullptr, &start, &end)) {
+      return Error("run-time starts / ends do not match the sliced axes");
+    }
     p_ = SliceParams{};
     p_.rank = static_cast<int>(x.size());
     for (int d = 0; d < p_.rank; ++d) {
       p_.in_dims[d] = x[d];
       p_.step[d] = a.slice_step[d];
-      ir::SliceAxis(x[d], a.slice_start[d], a.slice_end[d], a.slice_step[d], &p_.begin[d], &p_.out_dims[d]);
+      ir::SliceAxis(x[d], start[d], end[d], a.slice_step[d], &p_.begin[d], &p_.out_dims[d]);
     }
     return Status::Ok();
   }

@@ -398,7 +398,8 @@ class NaryOp : public CpuOp {
     return std::string(ir::OpTypeName(args_.node->type)) == "EXPAND" ? "expand" : "broadcast_nary";
   }
   Status Prepare() override {
-    const size_t n = args_.inputs.size();
+    // EXPAND's input 1 (a run-time shape) is not an operand.
+    const size_t n = args_.node->type == ir::ExpandOp() ? 1 : args_.inputs.size();
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(n));
     std::vector<std::vector<int>> ins;
     for (size_t i = 0; i < n; ++i) ins.push_back(InShape(i));
@@ -612,6 +613,7 @@ class TopKOp : public CpuOp {
     RILL_INF_ASSIGN_OR_RETURN(const ir::TopKAttrs* a, TypedAttrsOf<ir::TopKAttrs>(args_));
     values_ = args_.node->type == ir::TopKValuesOp();
     a_ = *a;
+    a_.k = OutShape()[a_.axis];  // the attribute, or the run-time K (input 1)
     SplitAt(InShape(0), a_.axis, &outer_, &inner_);
     order_.resize(InShape(0)[a_.axis]);
     return Status::Ok();

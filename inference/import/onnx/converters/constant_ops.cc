@@ -36,6 +36,7 @@ Status Constant(ConverterContext& c) {
 Status ShapeOp(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
   const Shape s = c.OnnxShape(x);
+  if (ir::HasDynamicDim(s)) return ConvertShapeAtRun(c, x);  // dynamic.cc
   c.NoteShapeFold();  // valid for the import-time input shapes only
   c.Define(c.NewIntConst(c.out_name(), std::vector<int64_t>(s.begin(), s.end())), false);
   return Status::Ok();

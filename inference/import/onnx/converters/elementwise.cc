@@ -65,6 +65,15 @@ Status Binary(ConverterContext& c) {
                       : op == "Div" ? OpType::kDiv
                                     : OpType::kPRelu;
   int ai = a.id, bi = b.id;
+  // Shape arithmetic on run-time values (float32, as every run-time
+  // tensor): an int64 constant joins as float32.
+  for (int* id : {&ai, &bi}) {
+    if (c.IsConst(*id) && c.tensor(*id).dtype != DataType::kFloat32) {
+      *id = c.NewFloatConst(c.tensor(*id).name + "/f32", c.ShapeOf(*id), c.ConstFloats(*id));
+    }
+  }
+  a.id = ai;
+  b.id = bi;
   const bool nhwc = a.nhwc || b.nhwc;
   if (nhwc) {
     RILL_INF_ASSIGN_OR_RETURN(ai, OperandToNhwc(c, a));

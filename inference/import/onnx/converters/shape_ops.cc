@@ -110,6 +110,12 @@ Status ReshapeTarget(ConverterContext& c, const Shape& in, std::vector<int>* tar
     if (axis < 0 || axis > rank) return c.UnsupportedAttribute("axis", "axis out of range");
     int64_t outer = 1, inner = 1;
     for (int i = 0; i < rank; ++i) (i < axis ? outer : inner) *= in[i];
+    int dynamic = 0;
+    for (int i = 0; i < rank; ++i) dynamic += in[i] == ir::kDynamicDim;
+    if (dynamic > 0 && !(dynamic == 1 && in[0] == ir::kDynamicDim && axis >= 1)) {
+      *target = {};  // ReshapeLike emits a flatten of run-time sizes (OpAttrs::flatten_axis)
+      return Status::Ok();
+    }
     // -1 keeps the leading (batch) dimension free, so a session can resize it.
     *target = {axis >= 1 ? -1 : static_cast<int>(outer), static_cast<int>(inner)};
     return Status::Ok();
@@ -144,6 +150,19 @@ Status ReshapeTarget(ConverterContext& c, const Shape& in, std::vector<int>* tar
 // Reshape, Flatten, Squeeze, Unsqueeze: all a new shape of NCHW bytes.
 Status ReshapeLike(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  if (c.op_type() == "Reshape" && c.HasInput(1)) {
+    RILL_INF_ASSIGN_OR_RETURN(Value shape, c.Input(1));
+    if (!c.IsConst(shape.id)) {
+      // A shape computed at run time: RESHAPE reads it then (the dynamic
+      // region), ONNX's 0 copying the input's dim.
+      if (c.AttrInt("allowzero", 0) != 0) return c.UnsupportedAttribute("allowzero", "allowzero with a run-time shape");
+      RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNchw(x));
+      RILL_INF_ASSIGN_OR_RETURN(int si, c.ToNchw(shape));
+      RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kReshape, {xi, si}, c.out_name()));
+      c.Define(out, false);
+      return Status::Ok();
+    }
+  }
   const Shape in = c.OnnxShape(x);
   std::vector<int> target;
   RILL_INF_RETURN_IF_ERROR(ReshapeTarget(c, in, &target));
@@ -172,6 +191,40 @@ Status ReshapeLike(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNchw(x));
   ir::OpAttrs a;
   a.new_shape = target;
+  if (c.op_type() == "Flatten" && target.empty()) {
+    int axis = static_cast<int>(c.AttrInt("axis", 1));
+    if (axis < 0) axis += static_cast<int>(in.size());
+    a.flatten_axis = axis;
+  }
+  if (std::count(target.begin(), target.end(), -1) > 1 && (c.op_type() == "Squeeze" || c.op_type() == "Unsqueeze")) {
+    // Several sizes known only at run time: each output dim is an input dim
+    // or a 1 (OpAttrs::new_shape_from).
+    const int rank = static_cast<int>(in.size());
+    std::vector<int64_t> axes = c.AttrInts("axes");
+    if (axes.empty() && c.HasInput(1)) {
+      RILL_INF_ASSIGN_OR_RETURN(int id, c.ConstInput(1));
+      axes = c.ConstInts(id);
+    }
+    if (axes.empty()) return c.Unsupported("Squeeze without axes of sizes known only at run time");
+    std::set<int> listed;
+    const int out_rank = c.op_type() == "Unsqueeze" ? rank + static_cast<int>(axes.size()) : rank;
+    for (int64_t ax : axes) listed.insert(static_cast<int>(ax < 0 ? ax + out_rank : ax));
+    a.new_shape.clear();
+    for (int i = 0; i < rank || (c.op_type() == "Unsqueeze" && static_cast<int>(a.new_shape.size()) < out_rank);) {
+      if (c.op_type() == "Unsqueeze" && listed.count(static_cast<int>(a.new_shape.size()))) {
+        a.new_shape.push_back(1);
+        a.new_shape_from.push_back(-1);
+        continue;
+      }
+      if (i >= rank) break;
+      if (c.op_type() == "Squeeze" && listed.count(i)) {
+        ++i;
+        continue;
+      }
+      a.new_shape.push_back(-1);
+      a.new_shape_from.push_back(i++);
+    }
+  }
   RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kReshape, {xi}, c.out_name(), a));
   c.Define(out, false);
   return Status::Ok();
@@ -195,14 +248,19 @@ Status Transpose(ConverterContext& c) {
 // NHWC when any input is; int64 constants (shape arithmetic) fold.
 Status Concat(ConverterContext& c) {
   std::vector<Value> ins;
-  bool any_nhwc = false, all_const = true;
+  bool any_nhwc = false, all_const = true, all_int64 = true;
   for (int i = 0; i < c.node().input_size(); ++i) {
     RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(i));
     ins.push_back(v);
     any_nhwc = any_nhwc || v.nhwc;
-    all_const = all_const && c.IsConst(v.id) && c.tensor(v.id).dtype == DataType::kInt64;
+    all_const = all_const && c.IsConst(v.id);
+    all_int64 = all_int64 && c.tensor(v.id).dtype == DataType::kInt64;
   }
   if (ins.empty()) return c.Unsupported("no inputs");
+  // Float constants fold too (a Resize's sizes computed by Floor from the
+  // input's static shape, fasterrcnn's transform): left as a run-time
+  // CONCATENATION they would make everything after them a run-time value.
+  if (all_const && !all_int64) return ConvertConcatConst(c);  // tensor.cc
   if (all_const) {
     for (const Value& v : ins) {
       if (c.ShapeOf(v.id).size() != 1) return ConvertConcatConst(c);  // tensor.cc: any rank
@@ -222,6 +280,11 @@ Status Concat(ConverterContext& c) {
   std::vector<int> ids;
   for (const Value& v : ins) {
     int id = v.id;
+    if (c.IsConst(id) && c.tensor(id).dtype != DataType::kFloat32) {
+      // Shape arithmetic on run-time values (float32, as every run-time
+      // tensor): an int64 constant joins them as float32.
+      id = c.NewFloatConst(c.tensor(id).name + "/f32", c.ShapeOf(id), c.ConstFloats(id));
+    }
     if (any_nhwc) {
       RILL_INF_ASSIGN_OR_RETURN(id, c.ToNhwc(v));
     }
@@ -245,8 +308,21 @@ Status SliceTensor(ConverterContext& c, const Value& data) {
     *v = c.ConstInts(id);
     return Status::Ok();
   };
-  RILL_INF_RETURN_IF_ERROR(read(1, &starts));
-  RILL_INF_RETURN_IF_ERROR(read(2, &ends));
+  // Starts / ends computed at run time: SLICE reads them then (inputs 1, 2,
+  // the dynamic region), on the axes given.
+  int runtime_bounds[2] = {-1, -1};
+  for (int k = 0; k < 2; ++k) {
+    if (!c.HasInput(1 + k)) continue;
+    RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(1 + k));
+    if (c.IsConst(v.id)) {
+      RILL_INF_RETURN_IF_ERROR(read(1 + k, k == 0 ? &starts : &ends));
+      continue;
+    }
+    const Shape s = c.ShapeOf(v.id);
+    if (s.size() != 1 || s[0] == ir::kDynamicDim) return c.Unsupported("run-time starts / ends of unknown length");
+    RILL_INF_ASSIGN_OR_RETURN(runtime_bounds[k], c.ToNchw(v));
+    (k == 0 ? starts : ends).assign(s[0], 0);  // placeholders; the values come at run time
+  }
   RILL_INF_RETURN_IF_ERROR(read(3, &axes));
   RILL_INF_RETURN_IF_ERROR(read(4, &steps));
   const int rank = static_cast<int>(c.ShapeOf(data.id).size());
@@ -276,8 +352,18 @@ Status SliceTensor(ConverterContext& c, const Value& data) {
     a.slice_start[d] = clamp(starts[i]);
     a.slice_end[d] = clamp(ends[i]);
     a.slice_step[d] = static_cast<int>(steps[i]);
+    a.slice_runtime_axes.push_back(d);
   }
-  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kSlice, {data.id}, c.out_name(), a));
+  std::vector<int> ins = {data.id};
+  if (runtime_bounds[0] < 0 && runtime_bounds[1] < 0) {
+    a.slice_runtime_axes.clear();
+  } else {
+    if (data.nhwc) return c.Unsupported("run-time starts / ends on an NHWC value");
+    ins.push_back(runtime_bounds[0]);
+    ins.push_back(runtime_bounds[1]);
+    if (ins.back() < 0) ins.pop_back();
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kSlice, ins, c.out_name(), a));
   c.Define(out, data.nhwc);
   return Status::Ok();
 }

@@ -252,6 +252,7 @@ Status ConvertGather(ConverterContext& c) {
     return c.Invalid("indices must be integers");
   } else {
     for (int64_t i : c.ConstInts(indices)) {
+      if (ds[axis] == ir::kDynamicDim) break;  // checked at run time
       if (i < -ds[axis] || i >= ds[axis]) return c.Invalid("index " + std::to_string(i) + " out of range");
     }
   }
@@ -291,6 +292,16 @@ namespace {
 
 Status Expand(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  RILL_INF_ASSIGN_OR_RETURN(Value shape_value, c.Input(1));
+  if (!c.IsConst(shape_value.id)) {
+    // A shape computed at run time: EXPAND reads it then (dynamic region).
+    RILL_INF_ASSIGN_OR_RETURN(int xi, Operand(c, x));
+    RILL_INF_ASSIGN_OR_RETURN(int si, c.ToNchw(shape_value));
+    RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::ExpandOp(), {xi, si}, c.out_name(), {},
+                                              std::make_shared<ir::ExpandAttrs>()));
+    c.Define(out, false);
+    return Status::Ok();
+  }
   RILL_INF_ASSIGN_OR_RETURN(std::vector<int64_t> shape, IntsInput(c, 1));
   for (int64_t d : shape) {
     if (d < 1 || d > (int64_t{1} << 30)) return c.Unsupported("Expand to dimension " + std::to_string(d));
@@ -430,6 +441,8 @@ Status Not(ConverterContext& c) {
 // ---- ConstantOfShape, Range ------------------------------------------------------
 
 Status ConstantOfShape(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value shape_value, c.Input(0));
+  if (!c.IsConst(shape_value.id)) return ConvertConstantOfShapeAtRun(c, shape_value);  // dynamic.cc
   RILL_INF_ASSIGN_OR_RETURN(std::vector<int64_t> shape, IntsInput(c, 0));
   Folded out;
   for (int64_t d : shape) {
@@ -827,24 +840,33 @@ Status TopK(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
   if (c.IsConst(x.id)) return c.Unsupported("TopK of a constant");
   int64_t k = c.AttrInt("k", -1);  // opset < 10
+  std::vector<int> ins;
   if (c.HasInput(1)) {
-    RILL_INF_ASSIGN_OR_RETURN(std::vector<int64_t> kv, IntsInput(c, 1));
-    if (kv.size() != 1) return c.Invalid("K must hold one value");
-    k = kv[0];
+    RILL_INF_ASSIGN_OR_RETURN(Value kv, c.Input(1));
+    if (c.IsConst(kv.id)) {
+      const std::vector<int64_t> v = c.ConstInts(kv.id);
+      if (v.size() != 1) return c.Invalid("K must hold one value");
+      k = v[0];
+    } else {
+      ins.push_back(kv.id);  // K computed at run time: the axis's size is known only then
+    }
   }
   RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNchw(x));
+  ins.insert(ins.begin(), xi);
   const Shape s = c.ShapeOf(xi);
   auto a = std::make_shared<ir::TopKAttrs>();
   RILL_INF_ASSIGN_OR_RETURN(a->axis, NormalizeAxis(c, c.AttrInt("axis", -1), static_cast<int>(s.size())));
-  if (k < 1 || k > s[a->axis]) return c.Unsupported("K = " + std::to_string(k) + " (0 or beyond the axis)");
-  a->k = static_cast<int>(k);
+  if (ins.size() == 1 && (k < 1 || (s[a->axis] != ir::kDynamicDim && k > s[a->axis]))) {
+    return c.Unsupported("K = " + std::to_string(k) + " (0 or beyond the axis)");
+  }
+  a->k = static_cast<int>(std::max<int64_t>(k, 1));
   a->largest = c.AttrInt("largest", 1) != 0;
   // sorted = 0 leaves the order unspecified: sorted is one valid order.
   const onnx::NodeProto& node = c.node();
   for (int i = 0; i < std::min(2, node.output_size()); ++i) {
     if (node.output(i).empty()) continue;
     RILL_INF_ASSIGN_OR_RETURN(
-        int out, c.Emit(i == 0 ? ir::TopKValuesOp() : ir::TopKIndicesOp(), {xi}, node.output(i), {}, a));
+        int out, c.Emit(i == 0 ? ir::TopKValuesOp() : ir::TopKIndicesOp(), ins, node.output(i), {}, a));
     c.Define(out, false, i);
   }
   return Status::Ok();

@@ -22,6 +22,10 @@ Status ConvertConcatConst(ConverterContext& c);
 // Add, Sub, Mul, Div of two constants, broadcast (elementwise.cc): int64
 // as integers, float as float.
 Status ConvertBinaryConst(ConverterContext& c);
+// Shape of a value whose sizes are known only at run time (dynamic.cc).
+Status ConvertShapeAtRun(ConverterContext& c, const Value& x);
+// ConstantOfShape of a shape computed at run time (dynamic.cc).
+Status ConvertConstantOfShapeAtRun(ConverterContext& c, const Value& shape);
 
 }  // namespace rill::inference::onnx_import
 

@@ -58,6 +58,10 @@ class Model {
   std::vector<Shape> input_shapes() const;
   // Op counts and a one-line-per-node listing, for tools.
   int num_nodes() const;
+  // Nodes in the dynamic region: those whose sizes are known only at run
+  // time (a NonZero's count and what follows from it), run on the CPU with
+  // shapes inferred at every run (docs/design.md, "Data-dependent sizes").
+  int dynamic_node_count() const;
   std::string Summary() const;
 
   const ir::Graph& graph() const { return *graph_; }

@@ -1,0 +1,72 @@
+// Ops whose output sizes depend on data (docs/design.md, "Data-dependent
+// sizes"), registered ops with typed attributes. Their plan-time shapes hold
+// kDynamicDim; the session runs them, and every node downstream whose sizes
+// follow, in the dynamic region on the CPU. Values at run time are float32
+// (indices are whole numbers in float), as everywhere in the engine.
+//
+// NON_ZERO: x (any rank r) -> [r, count]: the indices of x's non-zero
+//   elements, one column per element in row-major order. At run time its
+//   shape function gives the bound [r, numel(x)]; the execution reports the
+//   count (cpu::DataDependentOutput).
+// GATHER_ND: data, indices [..., q] -> indices.shape[:-1] +
+//   data.shape[batch_dims + q:], ONNX GatherND (negative indices count from
+//   the end).
+// NON_MAX_SUPPRESSION: boxes [B, N, 4], scores [B, C, N], then optional
+//   max_output_boxes_per_class, iou_threshold, score_threshold (scalars or
+//   [1]; absent: 0, 0, none) -> [selected, 3] of (batch, class, box), ONNX
+//   NonMaxSuppression (center_point_box: boxes as (cx, cy, w, h), else
+//   (y1, x1, y2, x2) corners in either order). Bound at run time:
+//   B * C * min(N, max_output_boxes_per_class).
+// CONSTANT_OF_SHAPE: shape (1-D, values known only at run time) -> a tensor
+//   of that shape filled with `value` (ONNX ConstantOfShape; the importer
+//   folds it when the shape is a constant).
+// IF: condition, then_value, else_value -> then_value where condition is
+//   non-zero, else else_value (shapes may differ: the output takes the
+//   chosen one's; of two ranks, the larger, the other value with leading
+//   1s). The join of an ONNX If whose condition is known only at
+//   run time: each branch's nodes are in the graph, guarded by the condition
+//   (ir::Guard), and only the taken branch runs.
+// SCATTER_ELEMENTS: data, indices, updates (same shape as indices, the
+//   rank of data) -> data with updates written (or added, multiplied,
+//   maxed, minned: `reduction`) at `indices` along `axis` (ONNX
+//   ScatterElements; negative indices count from the end). With the ops
+//   above because detection heads scatter per-level results by indices
+//   computed at run time.
+// SHAPE: x -> [rank] holding x's dims (ONNX Shape of a tensor whose sizes
+//   are known only at run time; the importer folds the others).
+#ifndef RILL_INFERENCE_IR_OPS_DYNAMIC_OPS_H_
+#define RILL_INFERENCE_IR_OPS_DYNAMIC_OPS_H_
+
+#include "inference/ir/graph.h"
+
+namespace rill::inference::ir {
+
+struct GatherNdAttrs : TypedAttrs {
+  int batch_dims = 0;
+};
+
+struct NmsAttrs : TypedAttrs {
+  bool center_point_box = false;
+};
+
+struct ScatterAttrs : TypedAttrs {
+  enum class Reduction { kNone, kAdd, kMul, kMax, kMin };
+  int axis = 0;
+  Reduction reduction = Reduction::kNone;
+};
+
+struct FillAttrs : TypedAttrs {
+  float value = 0.0f;
+};
+
+OpType NonZeroOp();
+OpType ConstantOfShapeOp();
+OpType GatherNdOp();
+OpType NonMaxSuppressionOp();
+OpType ShapeOfOp();
+OpType IfOp();
+OpType ScatterElementsOp();
+
+}  // namespace rill::inference::ir
+
+#endif  // RILL_INFERENCE_IR_OPS_DYNAMIC_OPS_H_

@@ -1,0 +1,119 @@
+#include "inference/runtime/dynamic_region.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "inference/runtime/memory_planner.h"
+
+namespace rill::inference {
+
+Status DynamicRegion::Reserve(std::unique_ptr<Buffer>* buffer, size_t bytes, const std::string& what) {
+  const size_t have = *buffer ? (*buffer)->size() : 0;
+  if (bytes <= have) return Status::Ok();
+  // Room for a little more than asked, so that counts creeping up one run
+  // after another do not reallocate every time.
+  const size_t want = std::max<size_t>(bytes + bytes / 4, 256);
+  const size_t total = arena_bytes_ + held_bytes_ - have + want;
+  if (total > bound_) {
+    return OutOfRangeError(graph_.source + ": " + what + " needs " + std::to_string(bytes) +
+                           " bytes at run time; with the arena and the rest of the dynamic region that is " +
+                           std::to_string(total) + " bytes (" + Megabytes(total) + "), over the memory bound of " +
+                           std::to_string(bound_) + " bytes (" + Megabytes(bound_) +
+                           "); raise SessionConfig::max_memory_bytes");
+  }
+  buffer->reset();
+  *buffer = AllocateHostBuffer(want);
+  if (!*buffer) return InternalError(graph_.source + ": " + what + ": cannot allocate " + std::to_string(want) + " bytes");
+  held_bytes_ = held_bytes_ - have + want;
+  return Status::Ok();
+}
+
+namespace {
+
+class DynamicExecution : public Execution {
+ public:
+  DynamicExecution(DynamicRegion* region, const ir::Node& node, std::unique_ptr<Execution> inner,
+                   std::vector<const TensorBinding*> inputs, std::vector<TensorBinding*> outputs,
+                   std::vector<RunGuard> guards)
+      : region_(*region), node_(node), inner_(std::move(inner)), inputs_(std::move(inputs)),
+        outputs_(std::move(outputs)), guards_(std::move(guards)), memory_(outputs_.size()) {}
+
+  std::string name() const override { return inner_->name(); }
+
+  // Shapes are not final before the run: the outputs whose shape is known
+  // (an arena tensor) are checked at every run instead.
+  Status Prepare() override {
+    planned_.clear();
+    for (TensorBinding* out : outputs_) planned_.push_back(out->shape);
+    return Status::Ok();
+  }
+
+  Status Run() override {
+    for (const RunGuard& guard : guards_) {
+      const float* c = static_cast<const float*>(guard.condition->host());
+      if (c == nullptr || NumElements(guard.condition->shape) < 1) {
+        return InternalError(region_.graph().NodeContext(node_) + "its condition has no value");
+      }
+      if ((c[0] != 0.0f) != guard.when) return Status::Ok();  // a branch not taken
+    }
+    const ir::Graph& g = region_.graph();
+    std::vector<Shape>& shapes = region_.shapes();
+    std::vector<const void*>& values = region_.values();
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const int id = node_.inputs[i];
+      if (id < 0 || inputs_[i] == nullptr) continue;
+      shapes[id] = inputs_[i]->shape;
+      values[id] = inputs_[i]->host();
+    }
+    RILL_INF_RETURN_IF_ERROR(g.InferNodeShapesAtRun(node_, &shapes, values));
+    bool empty = false;
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      TensorBinding& out = *outputs_[k];
+      const Shape& shape = shapes[node_.outputs[k]];
+      if (!ir::HasDynamicDim(planned_[k])) {
+        if (shape != planned_[k]) {
+          return InternalError(g.NodeContext(node_) + "inferred " + ShapeToString(shape) + " at run time, planned " +
+                               ShapeToString(planned_[k]));
+        }
+      } else {
+        RILL_INF_RETURN_IF_ERROR(
+            region_.Reserve(&memory_[k], DenseBytes(out.dtype, shape), "node '" + node_.name + "'"));
+        out.shape = shape;
+        out.memory = MemoryRef{memory_[k].get(), 0};
+      }
+      empty = empty || NumElements(shape) == 0;
+    }
+    if (empty) return Status::Ok();  // nothing to compute
+    RILL_INF_RETURN_IF_ERROR(inner_->Prepare());
+    if (const size_t scratch = inner_->scratch_bytes()) {
+      RILL_INF_RETURN_IF_ERROR(region_.Reserve(&scratch_memory_, scratch, "scratch of node '" + node_.name + "'"));
+      inner_->set_scratch(MemoryRef{scratch_memory_.get(), 0});
+    }
+    RILL_INF_RETURN_IF_ERROR(inner_->Run());
+    if (DataDependentOutput* d = AsDataDependentOutput(inner_.get())) outputs_[0]->shape = d->ActualOutputShape();
+    return Status::Ok();
+  }
+
+ private:
+  DynamicRegion& region_;
+  const ir::Node& node_;
+  std::unique_ptr<Execution> inner_;
+  std::vector<const TensorBinding*> inputs_;
+  std::vector<TensorBinding*> outputs_;
+  std::vector<RunGuard> guards_;
+  std::vector<Shape> planned_;
+  std::vector<std::unique_ptr<Buffer>> memory_;
+  std::unique_ptr<Buffer> scratch_memory_;
+};
+
+}  // namespace
+
+std::unique_ptr<Execution> MakeDynamicExecution(DynamicRegion* region, const ir::Node& node,
+                                                std::unique_ptr<Execution> inner,
+                                                std::vector<const TensorBinding*> inputs,
+                                                std::vector<TensorBinding*> outputs, std::vector<RunGuard> guards) {
+  return std::make_unique<DynamicExecution>(region, node, std::move(inner), std::move(inputs), std::move(outputs),
+                                            std::move(guards));
+}
+
+}  // namespace rill::inference

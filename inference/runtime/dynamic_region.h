@@ -1,0 +1,80 @@
+// The dynamic region (docs/design.md, "Data-dependent sizes"): the nodes
+// whose shapes are known only at run time (a NonZero's count, a TopK whose K
+// is computed, everything whose sizes follow from those). The importer and
+// Graph::InferShapes mark them (ir::kDynamicDim); placement runs them on the
+// CPU backend, each execution wrapped in a DynamicExecution, which at every
+// run (unless the node is guarded and its guard fails: an If's branch not
+// taken)
+//   1. infers the node's output shape from its inputs' actual shapes and
+//      the values of its shape operands (Graph::InferNodeShapesAtRun),
+//   2. binds each output whose planned shape held kDynamicDim to memory of
+//      its own that grows and is never given back (the arena keeps the
+//      outputs whose shape was known at plan, e.g. a Shape's [rank]),
+//   3. prepares the CPU execution for those shapes and runs it (not when
+//      its output is empty), and takes the actual shape from executions
+//      whose output size is data (DataDependentOutput: NON_ZERO's count
+//      within its bound).
+// The rest of the graph keeps its planned, allocation-free path; the
+// region's memory stays allocated across runs, so a run that needs no more
+// than an earlier one allocates no tensor memory (shape inference and
+// Prepare still make small allocations). Arena plus region are checked
+// against SessionConfig::max_memory_bytes whenever the region grows.
+#ifndef RILL_INFERENCE_RUNTIME_DYNAMIC_REGION_H_
+#define RILL_INFERENCE_RUNTIME_DYNAMIC_REGION_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "inference/backend/backend.h"
+#include "inference/ir/graph.h"
+
+namespace rill::inference {
+
+// What the dynamic executions of one plan share: the shape and value
+// tables they infer with (by tensor id; only the current node's entries are
+// meaningful) and the memory they hold. Executions of the region run on one
+// stream (the CPU's), one at a time.
+class DynamicRegion {
+ public:
+  DynamicRegion(const ir::Graph& graph, size_t bound)
+      : graph_(graph), bound_(bound), shapes_(graph.tensors.size()), values_(graph.tensors.size(), nullptr) {}
+
+  const ir::Graph& graph() const { return graph_; }
+  std::vector<Shape>& shapes() { return shapes_; }
+  std::vector<const void*>& values() { return values_; }
+  // The planned arena's bytes (set at every plan).
+  void set_arena_bytes(size_t bytes) { arena_bytes_ = bytes; }
+  // Bytes the region's outputs and scratch hold now.
+  size_t held_bytes() const { return held_bytes_; }
+  // `buffer` holding at least `bytes` (grown, never shrunk); an OutOfRange
+  // error naming `what` when arena plus region would pass the bound.
+  Status Reserve(std::unique_ptr<Buffer>* buffer, size_t bytes, const std::string& what);
+
+ private:
+  const ir::Graph& graph_;
+  size_t bound_;
+  size_t arena_bytes_ = 0, held_bytes_ = 0;
+  std::vector<Shape> shapes_;
+  std::vector<const void*> values_;
+};
+
+// A node's guard (ir::Guard) as bound at run time.
+struct RunGuard {
+  const TensorBinding* condition = nullptr;
+  bool when = true;
+};
+
+// A node of the dynamic region: `inner` (its CPU execution, created for the
+// bindings in `inputs` / `outputs`) prepared and run with the sizes of each
+// run (see above), and not at all in a run where one of `guards` fails (a
+// branch of an If not taken).
+std::unique_ptr<Execution> MakeDynamicExecution(DynamicRegion* region, const ir::Node& node,
+                                                std::unique_ptr<Execution> inner,
+                                                std::vector<const TensorBinding*> inputs,
+                                                std::vector<TensorBinding*> outputs, std::vector<RunGuard> guards);
+
+}  // namespace rill::inference
+
+#endif  // RILL_INFERENCE_RUNTIME_DYNAMIC_REGION_H_
