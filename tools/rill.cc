@@ -127,7 +127,9 @@ bytes). MODEL must be a regular, non-empty file.
   bench     median and min latency after warm-up
   compare   the engine against ONNX Runtime 1.30 on the same input: per
             output max abs/rel error; PASS within 1e-4 of the output's range
-            (1e-2 with fp16, 3e-2 with bf16), else exit 1
+            (1e-2 with fp16, 3e-2 with bf16), else exit 1; with
+            --output_dir=DIR both engines' outputs are also written, as
+            DIR/NAME.npy and DIR/NAME.onnxruntime.npy
   run       one inference on given inputs; every output is written to
             DIR/NAME.npy (NAME with characters other than letters, digits,
             -_. replaced by _), and its shape, dtype, layout and range are

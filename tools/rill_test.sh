@@ -415,6 +415,17 @@ assert o["shape"] == [1, 1000] and o["pass"] is True, o
 assert 0 <= o["max_rel_error"] <= 1e-4 and o["max_abs_error"] <= 1e-4 * o["range"], o
 '; then passed=$((passed + 1)); else echo "FAIL model compare json fields"; failed=$((failed + 1)); fi
   fi
+  # --output_dir: both engines' outputs as .npy files of the same shape.
+  check_rc "model compare output_dir" 0 $RILL model compare $ONNX --threads=2 --output_dir=$TMP/compare_out
+  if [[ -s $TMP/compare_out/output.npy && -s $TMP/compare_out/output.onnxruntime.npy &&
+        $(stat -c %s $TMP/compare_out/output.npy) == $(stat -c %s $TMP/compare_out/output.onnxruntime.npy) &&
+        $(stat -c %s $TMP/compare_out/output.npy) -gt 4000 ]]; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL model compare output_dir: missing or unequal files"; ls -l $TMP/compare_out; failed=$((failed + 1))
+  fi
+  check_rc "model compare output_dir not a folder" 1 $RILL model compare $ONNX --output_dir=/dev/null
+  expect "model compare output_dir not a folder" "/dev/null: --output_dir is not a folder"
   check_rc "model compare bad input size" 1 $RILL model compare $ONNX --input=/dev/null
   expect "model compare bad input size" "/dev/null: 0 bytes"
   check_rc "model compare missing input file" 1 $RILL model compare $ONNX --input=/nonexistent/in.f32

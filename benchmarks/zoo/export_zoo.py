@@ -61,6 +61,34 @@ ZOO = {
 }
 
 
+def decisive_detection_heads(model):
+    """Spreads a random-weight detector's class and objectness scores.
+
+    With torchvision's initialisation and random weights every class score
+    is about 1/91 and equal to within 1e-7 across boxes, whatever the input:
+    the order of TopK and NonMaxSuppression then rests on rounding, and two
+    correct engines disagree (or, below the score threshold, both return
+    nothing). Scaling the score layers' weights (fixed seed, as the rest)
+    gives scores that differ by far more than rounding, so the comparison
+    tests the detector's post-processing instead of its ties."""
+    g = torch.Generator().manual_seed(2)
+    layers = []
+    scale = 4.0
+    head = getattr(model, "head", None)
+    if head is not None and hasattr(head, "classification_head"):  # SSD / SSDlite
+        layers += [m for m in head.classification_head.modules() if isinstance(m, torch.nn.Conv2d)][-6:]
+    roi = getattr(model, "roi_heads", None)
+    if roi is not None:  # Faster R-CNN: the box classifier and the RPN's objectness
+        layers.append(roi.box_predictor.cls_score)
+        layers.append(model.rpn.head.cls_logits)
+        scale = 24.0  # the box head's features are small: spread its logits further
+    with torch.no_grad():
+        for m in layers:
+            m.weight.copy_(torch.randn(m.weight.shape, generator=g) * (scale / m.weight[0].numel() ** 0.5))
+            if m.bias is not None:
+                m.bias.copy_(torch.randn(m.bias.shape, generator=g))
+
+
 def flat(outputs):
     if isinstance(outputs, torch.Tensor):
         return [outputs]
@@ -79,6 +107,8 @@ def export(name, out_dir):
     torch.manual_seed(0)
     model = make().eval()
     lively_batch_norm(model)
+    if task == "detection":
+        decisive_detection_heads(model)
     x = torch.rand(*shape, generator=torch.Generator().manual_seed(1))
     if task == "detection":
         x_in = [x[0]]

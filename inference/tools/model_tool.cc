@@ -4,6 +4,7 @@
 //   rill_model bench MODEL [--threads=N] [--runs=N] [--pause_ms=N] [--reference] [--tune[=CACHE_FILE]] [--profile]
 //       [--precision=P] [--json]
 //   rill_model compare MODEL.onnx [--threads=N] [--input=FILE.f32] [--reference] [--precision=P] [--json]
+//                     [--output_dir=DIR]  (both engines' outputs: NAME.npy, NAME.onnxruntime.npy)
 //   rill_model run MODEL --input=[NAME=]FILE... --output_dir=DIR [--format=npy|raw] [--json]
 //
 // --input_shape=NAME:D,D,... (repeatable): LoadOptions::input_shapes, for
@@ -140,7 +141,9 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     else if (a.rfind("--tune=", 0) == 0) f->tune = true, f->tuning_cache = a.substr(7);
     else if (a.rfind("--input=", 0) == 0 && f->command == "compare") f->input_file = a.substr(8);
     else if (a.rfind("--input=", 0) == 0 && f->command == "run") f->run_inputs.push_back(a.substr(8));
-    else if (a.rfind("--output_dir=", 0) == 0 && f->command == "run") f->output_dir = a.substr(13);
+    else if (a.rfind("--output_dir=", 0) == 0 && (f->command == "run" || f->command == "compare")) {
+      f->output_dir = a.substr(13);
+    }
     else if (a == "--format=npy" && f->command == "run") f->raw_outputs = false;
     else if (a == "--format=raw" && f->command == "run") f->raw_outputs = true;
     else if (a.rfind("--output=", 0) == 0 && f->command == "export") f->export_path = a.substr(9);
@@ -411,6 +414,23 @@ Status FillInput(const std::string& model, Tensor* t, const std::string& file) {
   return Status::Ok();
 }
 
+// --output_dir: made if missing; an error naming it when it is not a
+// writable folder.
+Status PrepareOutputDir(const std::string& dir) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0) {
+    if (::mkdir(dir.c_str(), 0755) != 0) {
+      return NotFoundError(dir + ": cannot create the output folder: " + std::strerror(errno));
+    }
+  } else if (!S_ISDIR(st.st_mode)) {
+    return InvalidArgumentError(dir + ": --output_dir is not a folder");
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    return InvalidArgumentError(dir + ": cannot write to the output folder: " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
 int RunOnInput(const Flags& f, Session& session) {
   // Inputs: NAME=FILE binds by name; a bare FILE takes the next unbound
   // input in the session's order.
@@ -457,17 +477,7 @@ int RunOnInput(const Flags& f, Session& session) {
     if (!s.ok()) return Fail(s);
   }
   // The output folder: made if missing, checked before the run.
-  struct stat st;
-  if (::stat(f.output_dir.c_str(), &st) != 0) {
-    if (::mkdir(f.output_dir.c_str(), 0755) != 0) {
-      return Fail(NotFoundError(f.output_dir + ": cannot create the output folder: " + std::strerror(errno)));
-    }
-  } else if (!S_ISDIR(st.st_mode)) {
-    return Fail(InvalidArgumentError(f.output_dir + ": --output_dir is not a folder"));
-  }
-  if (::access(f.output_dir.c_str(), W_OK) != 0) {
-    return Fail(InvalidArgumentError(f.output_dir + ": cannot write to the output folder: " + std::strerror(errno)));
-  }
+  if (Status d = PrepareOutputDir(f.output_dir); !d.ok()) return Fail(d);
   const auto t0 = std::chrono::steady_clock::now();
   Status run = session.Run();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -592,6 +602,32 @@ int Compare(const Flags& f, Session& session) {
   s = ort.Run(ort_inputs, &expected);
   if (!s.ok()) return Fail(s);
 
+  // --output_dir: both engines' outputs as .npy, for comparisons beyond
+  // element order (detections listed in another order among equal scores).
+  if (!f.output_dir.empty()) {
+    if (Status d = PrepareOutputDir(f.output_dir); !d.ok()) return Fail(d);
+    std::map<std::string, int> stems;
+    for (size_t o = 0; o < expected.size(); ++o) {
+      const ort::OrtTensor& ref = expected[o];
+      const Tensor* ours = session.output(ref.name);
+      if (ours == nullptr && static_cast<int>(o) < session.num_outputs()) ours = session.output(static_cast<int>(o));
+      if (ours == nullptr) continue;  // reported below
+      std::string stem = FileStem(ref.name);
+      if (stems[stem]++ > 0) stem += "_" + std::to_string(o);
+      std::vector<int64_t> shape(ref.shape.begin(), ref.shape.end());
+      if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; })) {
+        shape.assign(ours->shape().begin(), ours->shape().end());
+      }
+      Status w = npy::Write(f.output_dir + "/" + stem + ".npy", ours->dtype(),
+                            std::vector<int64_t>(ours->shape().begin(), ours->shape().end()), ours->data(),
+                            static_cast<size_t>(ours->num_elements()) * DataTypeSize(ours->dtype()));
+      if (w.ok()) {
+        w = npy::Write(f.output_dir + "/" + stem + ".onnxruntime.npy", DataType::kFloat32, shape, ref.data.data(),
+                       ref.data.size() * sizeof(float));
+      }
+      if (!w.ok()) return Fail(w);
+    }
+  }
   std::vector<OutputRow> diffs;
   bool all_pass = true;
   for (size_t o = 0; o < expected.size(); ++o) {
