@@ -116,6 +116,17 @@ __kernel void conv2d(__global const REAL* x, int x_off, __global const REAL* w, 
 // paired 1x1 and kxk convs, e.g. a SqueezeNet fire module's expands).
 #define TILE 64
 #define TILE_K 16
+// One staged TILE_K slice's products into an item's 4x4 sums (pixels
+// ty + 16i, channels tx + 16j); shared by conv2d_tiled and winograd_gemm.
+inline void TileProducts(__local float (*as)[TILE], __local float (*bs)[TILE], int tx, int ty, float acc[4][4]) {
+  for (int kk = 0; kk < TILE_K; ++kk) {
+    float a[4], b[4];
+    for (int i = 0; i < 4; ++i) a[i] = as[kk][ty + 16 * i];
+    for (int j = 0; j < 4; ++j) b[j] = bs[kk][tx + 16 * j];
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) acc[i][j] = mad(a[i], b[j], acc[i][j]);
+  }
+}
 // Split over K (layers with few output tiles, e.g. 7x7x512: too few work
 // groups to fill the device): group z sums K range [z * k_chunk, ...) and,
 // with splits > 1, writes its raw sums to `partial` [z][M][out_c] for
@@ -168,13 +179,7 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void conv2d_tiled(
       bs[kb][nn] = (kf < K && c < out_c) ? LD(w, (long)kf * out_c + c) : 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int kk = 0; kk < TILE_K; ++kk) {
-      float a[4], b[4];
-      for (int i = 0; i < 4; ++i) a[i] = as[kk][ty + 16 * i];
-      for (int j = 0; j < 4; ++j) b[j] = bs[kk][tx + 16 * j];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) acc[i][j] = mad(a[i], b[j], acc[i][j]);
-    }
+    TileProducts(as, bs, tx, ty, acc);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   for (int i = 0; i < 4; ++i) {
@@ -264,13 +269,7 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void winograd_gemm(
       bs[kb][nn] = (kf < in_c && c < out_c) ? LD(uz, (long)kf * out_c + c) : 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int kk = 0; kk < TILE_K; ++kk) {
-      float a[4], b[4];
-      for (int i = 0; i < 4; ++i) a[i] = as[kk][ty + 16 * i];
-      for (int j = 0; j < 4; ++j) b[j] = bs[kk][tx + 16 * j];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) acc[i][j] = mad(a[i], b[j], acc[i][j]);
-    }
+    TileProducts(as, bs, tx, ty, acc);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   __global float* mz = m + m_off + (long)z * tiles * out_c;
