@@ -97,7 +97,9 @@ class ConverterContext {
   const Value* Find(const std::string& name) const;
 
   // ---- tensors and constants ----------------------------------------------
-  const ir::TensorInfo& tensor(int id) const { return graph_->tensors[id]; }
+  // A copy (as ShapeOf): the tensor table grows as converters add tensors,
+  // so a reference into it would dangle.
+  ir::TensorInfo tensor(int id) const { return graph_->tensors[id]; }
   // The shape as the engine stores it (NHWC for NHWC values). A copy: adding
   // a tensor (NewFloatConst, AddNode...) grows the table, so a reference
   // held across such a call would dangle.
