@@ -7,9 +7,11 @@
 
 namespace rill::inference {
 
-Status DynamicRegion::Reserve(std::unique_ptr<Buffer>* buffer, size_t bytes, const std::string& what) {
+Status DynamicRegion::Reserve(std::unique_ptr<Buffer>* buffer, size_t bytes, const std::string& node,
+                              bool scratch) {
   const size_t have = *buffer ? (*buffer)->size() : 0;
   if (bytes <= have) return Status::Ok();
+  const std::string what = (scratch ? "scratch of node '" : "node '") + node + "'";
   // Room for a little more than asked, so that counts creeping up one run
   // after another do not reallocate every time.
   const size_t want = std::max<size_t>(bytes + bytes / 4, 256);
@@ -77,7 +79,7 @@ class DynamicExecution : public Execution {
         }
       } else {
         RILL_INF_RETURN_IF_ERROR(
-            region_.Reserve(&memory_[k], DenseBytes(out.dtype, shape), "node '" + node_.name + "'"));
+            region_.Reserve(&memory_[k], DenseBytes(out.dtype, shape), node_.name, /*scratch=*/false));
         out.shape = shape;
         out.memory = MemoryRef{memory_[k].get(), 0};
       }
@@ -86,7 +88,7 @@ class DynamicExecution : public Execution {
     if (empty) return Status::Ok();  // nothing to compute
     RILL_INF_RETURN_IF_ERROR(inner_->Prepare());
     if (const size_t scratch = inner_->scratch_bytes()) {
-      RILL_INF_RETURN_IF_ERROR(region_.Reserve(&scratch_memory_, scratch, "scratch of node '" + node_.name + "'"));
+      RILL_INF_RETURN_IF_ERROR(region_.Reserve(&scratch_memory_, scratch, node_.name, /*scratch=*/true));
       inner_->set_scratch(MemoryRef{scratch_memory_.get(), 0});
     }
     RILL_INF_RETURN_IF_ERROR(inner_->Run());

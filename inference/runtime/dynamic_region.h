@@ -48,9 +48,11 @@ class DynamicRegion {
   void set_arena_bytes(size_t bytes) { arena_bytes_ = bytes; }
   // Bytes the region's outputs and scratch hold now.
   size_t held_bytes() const { return held_bytes_; }
-  // `buffer` holding at least `bytes` (grown, never shrunk); an OutOfRange
-  // error naming `what` when arena plus region would pass the bound.
-  Status Reserve(std::unique_ptr<Buffer>* buffer, size_t bytes, const std::string& what);
+  // `buffer` holding at least `bytes` (grown, never shrunk) for node `node`'s
+  // output or, with `scratch`, its scratch; an OutOfRange error naming them
+  // when arena plus region would pass the bound. Called at every run: the
+  // message is spelled only on error.
+  Status Reserve(std::unique_ptr<Buffer>* buffer, size_t bytes, const std::string& node, bool scratch);
 
  private:
   const ir::Graph& graph_;
