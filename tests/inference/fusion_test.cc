@@ -503,52 +503,45 @@ TEST(DepthwiseBlockTest, PatternsThatMustNotFuse) {
   }
 }
 
+// Session::Create's status for a graph of one hand-built DEPTHWISE_BLOCK
+// named `name` (expand 8 -> 12, a depthwise filter of `wd_channels`, project
+// 12 -> 4) on a `side` x `side` map, with `dilation`.
+Status HandBuiltBlockStatus(const std::string& name, int side, int wd_channels, int dilation) {
+  Builder b;
+  const int x = b.Activation("x", {1, side, side, 8});
+  b.g.inputs = {x};
+  ir::Node n;
+  n.name = name;
+  n.type = ir::OpType::kDepthwiseBlock;
+  n.attrs.padding = ir::Padding::kSame;
+  n.attrs.dilation_h = dilation;
+  n.attrs.dilation_w = dilation;
+  n.inputs = {x, b.Floats("we", {12, 1, 1, 8}), -1, b.Floats("wd", {1, 3, 3, wd_channels}), -1,
+              b.Floats("wp", {4, 1, 1, 12}), -1, -1};
+  n.outputs = {b.Activation("y", {1, side, side, 4})};
+  b.g.nodes.push_back(n);
+  b.g.outputs = {n.outputs[0]};
+  auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(b.g));
+  return Session::Create(model, SessionConfig{}).status();
+}
+
 // A dilated depthwise conv inside a block is refused by its shape function
 // (the block kernels have no dilation; the optimizer never builds one), not
 // run as if undilated.
 TEST(DepthwiseBlockTest, DilatedBlockIsAnError) {
-  Builder b;
-  const int x = b.Activation("x", {1, 9, 9, 8});
-  b.g.inputs = {x};
-  ir::Node n;
-  n.name = "dilated_block";
-  n.type = ir::OpType::kDepthwiseBlock;
-  n.attrs.padding = ir::Padding::kSame;
-  n.attrs.dilation_h = 2;
-  n.attrs.dilation_w = 2;
-  n.inputs = {x, b.Floats("we", {12, 1, 1, 8}), -1, b.Floats("wd", {1, 3, 3, 12}), -1, b.Floats("wp", {4, 1, 1, 12}),
-              -1, -1};
-  n.outputs = {b.Activation("y", {1, 9, 9, 4})};
-  b.g.nodes.push_back(n);
-  b.g.outputs = {n.outputs[0]};
-  auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(b.g));
-  auto session = Session::Create(model, SessionConfig{});
-  ASSERT_FALSE(session.ok());
-  EXPECT_NE(session.status().message().find("dilation 2x2"), std::string::npos) << session.status().ToString();
-  EXPECT_NE(session.status().message().find("'dilated_block'"), std::string::npos) << session.status().ToString();
+  const Status status = HandBuiltBlockStatus("dilated_block", 9, 12, 2);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("dilation 2x2"), std::string::npos) << status.ToString();
+  EXPECT_NE(status.message().find("'dilated_block'"), std::string::npos) << status.ToString();
 }
 
 // A block whose filters do not fit is an error naming the node, not a crash.
 TEST(DepthwiseBlockTest, MisfitFiltersAreErrors) {
-  Builder b;
-  const int x = b.Activation("x", {1, 6, 6, 8});
-  b.g.inputs = {x};
-  ir::Node n;
-  n.name = "block";
-  n.type = ir::OpType::kDepthwiseBlock;
-  n.attrs.padding = ir::Padding::kSame;
-  n.inputs = {x, b.Floats("we", {12, 1, 1, 8}), -1, b.Floats("wd", {1, 3, 3, 11}), -1, b.Floats("wp", {4, 1, 1, 12}),
-              -1, -1};
-  n.outputs = {b.Activation("y", {1, 6, 6, 4})};
-  b.g.nodes.push_back(n);
-  b.g.outputs = {n.outputs[0]};
-  auto model = std::make_shared<Model>(std::make_shared<const ir::Graph>(b.g));
-  auto session = Session::Create(model, SessionConfig{});
-  ASSERT_FALSE(session.ok());
-  EXPECT_NE(session.status().message().find("depthwise filter [1,3,3,11] does not match 12 channels"),
-            std::string::npos)
-      << session.status().ToString();
-  EXPECT_NE(session.status().message().find("'block'"), std::string::npos) << session.status().ToString();
+  const Status status = HandBuiltBlockStatus("block", 6, 11, 1);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("depthwise filter [1,3,3,11] does not match 12 channels"), std::string::npos)
+      << status.ToString();
+  EXPECT_NE(status.message().find("'block'"), std::string::npos) << status.ToString();
 }
 
 // ---- Concatenations written in place.
