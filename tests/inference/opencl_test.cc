@@ -48,6 +48,15 @@ testing::GpuBackendUnderTest OpenCl() {
 class OpenClTest : public testing::GpuBackendTest {
  protected:
   OpenClTest() : GpuBackendTest(OpenCl()) {}
+  // `model` run once on the CPU's reference kernels, inputs from `seed`.
+  testing::Outputs ReferenceRun(const std::shared_ptr<const Model>& model, uint32_t seed) {
+    SessionConfig ref;
+    ref.algorithm = AlgorithmPolicy::kReference;
+    auto cpu = Session::Create(model, ref);
+    EXPECT_TRUE(cpu.ok()) << cpu.status().ToString();
+    if (!cpu.ok()) return {};
+    return RunOnce(cpu->get(), seed);
+  }
 };
 
 // The ops against the CPU's reference kernels (gpu_test_util.h).
@@ -358,12 +367,9 @@ TEST_F(OpenClTest, Winograd3x3MatchesTheReference) {
 // opencl.flush_every=N (a clFlush after every N-th launch of a lane) gives
 // the same results, one lane or two (the multi-task model's heads).
 TEST_F(OpenClTest, FlushEveryNthLaunchKeepsTheResults) {
-  SessionConfig ref;
-  ref.algorithm = AlgorithmPolicy::kReference;
   const auto model = FireModule({2, 7, 6, 5}, 32, 128, 37, ir::Activation::kRelu, &rng_);
-  auto cpu = Session::Create(model, ref);
-  ASSERT_TRUE(cpu.ok());
-  const auto want = RunOnce(cpu->get(), 4);
+  const testing::Outputs want = ReferenceRun(model, 4);
+  ASSERT_FALSE(want.empty());
   for (const char* n : {"1", "2", "0"}) {
     SessionConfig config = Config();
     config.backend_options["opencl.flush_every"] = n;
@@ -388,12 +394,9 @@ TEST_F(OpenClTest, FlushEveryNthLaunchKeepsTheResults) {
 // 132-unit GPU): every conv splits that can (1), none does (a K over any
 // layer's); the fire module and SqueezeNet give the same results.
 TEST_F(OpenClTest, SplitFloorKeepsTheResults) {
-  SessionConfig ref;
-  ref.algorithm = AlgorithmPolicy::kReference;
   const auto model = FireModule({2, 7, 6, 5}, 32, 128, 37, ir::Activation::kRelu, &rng_);
-  auto cpu = Session::Create(model, ref);
-  ASSERT_TRUE(cpu.ok());
-  const auto want = RunOnce(cpu->get(), 4);
+  const testing::Outputs want = ReferenceRun(model, 4);
+  ASSERT_FALSE(want.empty());
   const std::string path = testing::ModelPath("squeezenet1_1.onnx");
   auto squeezenet = Model::FromFile(path);
   auto cpu_sq = squeezenet.ok() ? Session::Create(*squeezenet) : squeezenet.status();
