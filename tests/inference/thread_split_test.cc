@@ -67,21 +67,43 @@ TEST(ThreadSplitTest, PadPiecesOverTheOutermostAxis) {
   }
 }
 
-// Broadcasts of neither operand to the other's shape along one axis only
-// (Swin's shifted-window mask [1, W, 1, N, N] on the scores [1, W, H, N, N]; a
-// constant first operand broadcast against the input for SUB and DIV).
+// The kernel the CPU backend chose for the model's one `op` node.
+std::string KernelOf(const Model& model, const std::string& op) {
+  auto shared = std::shared_ptr<const Model>(&model, [](const Model*) {});
+  auto session = Session::Create(shared, SessionConfig{});
+  EXPECT_TRUE(session.ok()) << session.status().ToString();
+  if (!session.ok()) return "";
+  for (const LayerInfo& l : (*session)->Layers()) {
+    if (l.op == op) return l.kernel;
+  }
+  return "";
+}
+
+// Broadcasts of neither operand to the other's shape (Swin's shifted-window
+// mask [1, W, 1, N, N] on the scores [1, W, H, N, N] and its position bias
+// [H, N, N] on [W, H, N, N]; a constant first operand broadcast against the
+// input for SUB and DIV). Where the innermost run (axes merged while both
+// operands step alike) is at least 16 long, the first operand contiguous in
+// it and the second contiguous or one value (swapped for ADD and MUL), the
+// table's kernel runs once per run; else the reference kernel, in pieces of
+// the outermost axis.
 TEST(ThreadSplitTest, BroadcastBinaryPiecesOverTheOutermostAxis) {
   struct Case {
     const char* op;
     std::vector<int64_t> x, c;  // the input's shape, the constant's
     bool constant_first;
+    bool runs;  // the table's kernel per run (else the reference's pieces)
   };
   const std::vector<Case> cases = {
-      {"Add", {1, 8, 3, 29, 31}, {1, 8, 1, 29, 31}, false},
-      {"Add", {7, 3, 29, 31}, {3, 29, 31}, false},
-      {"Sub", {5, 4, 33, 40}, {5, 1, 33, 1}, true},
-      {"Div", {2, 3, 50, 61}, {1, 3, 1, 61}, true},
-      {"Mul", {1, 1, 97, 13, 17}, {1, 1, 97, 1, 17}, false},
+      {"Add", {1, 8, 3, 29, 31}, {1, 8, 1, 29, 31}, false, true},  // runs of 29 * 31, c contiguous
+      {"Add", {7, 3, 29, 31}, {3, 29, 31}, false, true},           // one run per outer index
+      {"Sub", {5, 4, 33, 40}, {5, 1, 33, 1}, true, false},         // the first operand one value per run
+      {"Div", {2, 3, 50, 61}, {1, 3, 1, 61}, true, true},          // runs of 61, both contiguous
+      {"Mul", {1, 1, 97, 13, 17}, {1, 1, 97, 1, 17}, false, true},  // runs of 17
+      {"Mul", {3, 40, 1}, {3, 40, 50}, false, true},                // x one value per run of c: swapped
+      {"Sub", {6, 70, 20}, {6, 1, 20}, false, true},                 // runs of 20
+      {"Add", {4, 50, 7, 9}, {4, 1, 7, 1}, false, false},            // runs of 1 (c one value per 9)
+      {"Add", {5, 30, 64}, {5, 30, 1}, false, true},                 // c one value per run of 64
   };
   int index = 0;
   for (const Case& c : cases) {
@@ -93,8 +115,14 @@ TEST(ThreadSplitTest, BroadcastBinaryPiecesOverTheOutermostAxis) {
     g.Output("y");
     std::string op = c.op;
     for (char& ch : op) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    ExpectSameBitsAnyThreads(g, op, c.x, std::string(c.op) + " case " + std::to_string(index++));
+    const std::string what = std::string(c.op) + " case " + std::to_string(index++);
+    ExpectSameBitsAnyThreads(g, op, c.x, what);
     ExpectMatchesOrt(g, {{"x", c.x, RandomValues(static_cast<size_t>(Elements(c.x)))}});
+    auto model = testing::LoadOnnxGraph(g, "thread_split_test.onnx");
+    ASSERT_NE(model, nullptr);
+    const std::string kernel = KernelOf(*model, op);
+    const bool reference = kernel.size() > 4 && kernel.compare(kernel.size() - 4, 4, "_ref") == 0;
+    EXPECT_EQ(reference, !c.runs) << what << ": " << kernel;
   }
 }
 

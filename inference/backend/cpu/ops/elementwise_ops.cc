@@ -23,7 +23,7 @@ class BinaryOp : public CpuOp {
     if (args_.node->type == ir::OpType::kPRelu) {
       return std::string("prelu_") + (fast_ ? kernels().elementwise.prelu_isa : "ref");
     }
-    const std::string suffix = std::string("_") + (fast_ ? kernels().elementwise.isa : "ref");
+    const std::string suffix = std::string("_") + (fast_ || runs_ ? kernels().elementwise.isa : "ref");
     switch (args_.node->type) {
       case ir::OpType::kAdd: return "add" + suffix;
       case ir::OpType::kSub: return "sub" + suffix;
@@ -63,6 +63,8 @@ class BinaryOp : public CpuOp {
             : t == ir::OpType::kMul ? BinaryKind::kMul : BinaryKind::kDiv;
       }
     }
+    runs_ = !fast_ && has_kernel && t != ir::OpType::kPRelu && args_.algorithm != AlgorithmPolicy::kReference &&
+            PlanRuns(commutes);
     return Status::Ok();
   }
   void Compute() override {
@@ -92,14 +94,18 @@ class BinaryOp : public CpuOp {
       });
       return;
     }
+    if (runs_) {
+      ComputeRuns();
+      return;
+    }
     if (args_.algorithm == AlgorithmPolicy::kReference || p_.rank == 0) {
       Reference(p_, In(0), In(1), Out());
       return;
     }
-    // Other broadcasts (Swin's attention mask [1, W, 1, N, N] added to the
-    // scores [1, W, H, N, N]) run the reference kernel on pieces of the
-    // output's outermost axis longer than 1, over the threads: each piece a
-    // broadcast of its own, the operands' offsets by their strides.
+    // Other broadcasts (short runs; a first operand broadcast along the
+    // innermost axis of a SUB or DIV) run the reference kernel on pieces of
+    // the output's outermost axis longer than 1, over the threads: each
+    // piece a broadcast of its own, the operands' offsets by their strides.
     int axis = 0;
     while (axis + 1 < p_.rank && p_.out_dims[axis] == 1) ++axis;
     long long out_stride = 1;
@@ -126,8 +132,72 @@ class BinaryOp : public CpuOp {
     }
   }
 
+  // Any other broadcast whose innermost run (the output's innermost axes
+  // merged while both operands step through them alike) is long: the
+  // table's kernel once per run, the first operand contiguous along it and
+  // the second contiguous or one value (Swin's attention mask [1, W, 1, N,
+  // N] on the scores [1, W, H, N, N]: runs of N * N; its position bias [H,
+  // N, N] on [W, H, N, N]: one run of H * N * N per window). An ADD or MUL
+  // whose first operand is the broadcast one swaps them.
+  static constexpr long long kMinRun = 16;
+  bool PlanRuns(bool commutes) {
+    dims_ = 0;
+    for (int d = 0; d < p_.rank; ++d) {
+      if (p_.out_dims[d] == 1) continue;
+      const long long sa = p_.a_strides[d], sb = p_.b_strides[d], n = p_.out_dims[d];
+      if (dims_ > 0 && run_a_[dims_ - 1] == sa * n && run_b_[dims_ - 1] == sb * n) {
+        run_dims_[dims_ - 1] *= n;
+        run_a_[dims_ - 1] = sa;
+        run_b_[dims_ - 1] = sb;
+        continue;
+      }
+      run_dims_[dims_] = n;
+      run_a_[dims_] = sa;
+      run_b_[dims_] = sb;
+      ++dims_;
+    }
+    if (dims_ == 0) return false;
+    const int in = dims_ - 1;
+    runs_swapped_ = false;
+    if (run_a_[in] != 1 && commutes && run_b_[in] == 1) {
+      runs_swapped_ = true;
+      for (int d = 0; d < dims_; ++d) std::swap(run_a_[d], run_b_[d]);
+    }
+    if (run_a_[in] != 1 || (run_b_[in] != 1 && run_b_[in] != 0) || run_dims_[in] < kMinRun) return false;
+    op_ = args_.node->type == ir::OpType::kAdd   ? BinaryKind::kAdd
+          : args_.node->type == ir::OpType::kSub ? BinaryKind::kSub
+          : args_.node->type == ir::OpType::kMul ? BinaryKind::kMul
+                                                 : BinaryKind::kDiv;
+    return true;
+  }
+  void ComputeRuns() {
+    const auto binary = kernels().elementwise.binary;
+    const int in = dims_ - 1;
+    const long long run = run_dims_[in], period = run_b_[in] == 1 ? run : 1;
+    const float* a = In(runs_swapped_ ? 1 : 0);
+    const float* b = In(runs_swapped_ ? 0 : 1);
+    float* y = Out();
+    ParallelRange(p_.out_size / run, 1, p_.out_size, [&](long long begin, long long end) {
+      for (long long r = begin; r < end; ++r) {
+        long long oa = 0, ob = 0, rest = r;
+        for (int d = in - 1; d >= 0; --d) {
+          const long long i = rest % run_dims_[d];
+          rest /= run_dims_[d];
+          oa += i * run_a_[d];
+          ob += i * run_b_[d];
+        }
+        binary(op_, run, a + oa, b + ob, period, p_.activation, y + r * run);
+      }
+    });
+  }
+
   BroadcastParams p_;
   bool fast_ = false;
+  bool runs_ = false;          // ComputeRuns
+  bool runs_swapped_ = false;  // its first operand is the node's second
+  int dims_ = 0;               // the merged loop nest, outermost first
+  long long run_dims_[BroadcastParams::kMaxRank] = {};
+  long long run_a_[BroadcastParams::kMaxRank] = {}, run_b_[BroadcastParams::kMaxRank] = {};
   bool swapped_ = false;  // the operand with the output's shape is the second
   long long n_ = 0, period_ = 1;
   long long image_ = 0;  // elements per image of a per-image b (else n_)
