@@ -3,7 +3,12 @@
 //
 // Unary, elementwise (output shape = input shape), one op per function:
 //   SQRT, EXP, LOG, NEG, RECIPROCAL, ABS, TANH, ERF, SIN, COS, FLOOR, CEIL,
-//   ROUND (halves to even),
+//   ROUND (halves to even), SIGN (-1, 0, 1), SOFTSIGN x / (1 + |x|), TAN,
+//   ASIN, ACOS, ATAN, SINH, COSH, ASINH, ACOSH, ATANH,
+//   CELU       max(0, x) + min(0, alpha * (exp(x / alpha) - 1)),
+//   THRESHOLDED_RELU  x > alpha ? x : 0,
+//   SHRINK     x < -alpha ? x + gamma : x > alpha ? x - gamma : 0 (ONNX's
+//              lambd and bias),
 //   SOFTPLUS   log(1 + exp(x)), computed as max(x, 0) + log1p(exp(-|x|)),
 //   MISH       x * tanh(softplus(x)),
 //   ELU        x >= 0 ? x : alpha * (exp(x) - 1),
@@ -48,10 +53,25 @@ enum class UnaryFn {
   kFloor,
   kCeil,
   kRound,
+  kSign,
+  kSoftsign,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kSinh,
+  kCosh,
+  kAsinh,
+  kAcosh,
+  kAtanh,
+  kCelu,
+  kThresholdedRelu,
+  kShrink,
 };
-constexpr int kNumUnaryFns = static_cast<int>(UnaryFn::kRound) + 1;
+constexpr int kNumUnaryFns = static_cast<int>(UnaryFn::kShrink) + 1;
 
-// ELU's alpha; SELU's alpha and gamma; GELU's approximation.
+// ELU's, CELU's and THRESHOLDED_RELU's alpha; SELU's alpha and gamma;
+// SHRINK's lambd (alpha) and bias (gamma); GELU's approximation.
 struct UnaryMathAttrs : TypedAttrs {
   float alpha = 1.0f;
   float gamma = 1.0f;
