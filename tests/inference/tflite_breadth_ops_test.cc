@@ -5,7 +5,8 @@
 // (one operator lowered into several engine nodes), the reductions
 // (keep_dims both ways, negative and repeated axes, a 4-D NHWC input),
 // ARG_MAX / ARG_MIN (ties), GATHER (constant and run-time indices, negative
-// ones, any axis), the unary and binary math, L2_NORMALIZATION and
+// ones, any axis), the unary and binary math, L2_NORMALIZATION,
+// LOCAL_RESPONSE_NORMALIZATION and
 // LOG_SOFTMAX, the comparisons and logic ops, SELECT / SELECT_V2, CAST,
 // TILE, BROADCAST_TO, STRIDED_SLICE's ellipsis / new-axis / shrink / offset,
 // SPACE_TO_DEPTH, TOPK_V2, REVERSE_V2, ADD_N, FLOOR_DIV, ROUND, RELU_0_TO_1;
@@ -438,6 +439,34 @@ TEST(TfliteBreadthOpsTest, L2NormalizationAndLogSoftmax) {
   }
   const auto ls = testing::OneOpTflite(50, {{"x", {2, 3}, {}, {}}, {"y", {2, 3}, {}, {}}}, {0}, {1});
   ExpectOutputs(ls, {z}, {{{2, 3}, want}}, 1e-5f);
+}
+
+// LocalResponseNormalizationOptions: radius 1, bias 2, alpha 0.5, beta 0.75.
+flatbuffers::uoffset_t LrnOptions(flatbuffers::FlatBufferBuilder* b) {
+  const auto start = b->StartTable();
+  b->AddElement<int32_t>(flatbuffers::FieldIndexToOffset(0), 1, 0);
+  b->AddElement<float>(flatbuffers::FieldIndexToOffset(1), 2.0f, 0.0f);
+  b->AddElement<float>(flatbuffers::FieldIndexToOffset(2), 0.5f, 0.0f);
+  b->AddElement<float>(flatbuffers::FieldIndexToOffset(3), 0.75f, 0.0f);
+  return b->EndTable(start);
+}
+
+// LOCAL_RESPONSE_NORMALIZATION (13) over the channels of [1, 1, 2, 5]: each
+// value over (bias + alpha * the squares of itself and its neighbours)^beta,
+// worked out here in double.
+TEST(TfliteBreadthOpsTest, LocalResponseNormalization) {
+  const std::vector<float> x = {1, -2, 3, 0.5f, -1.5f, 2, 0, -1, 4, 0.25f};
+  std::vector<float> want;
+  for (int p = 0; p < 2; ++p) {
+    for (int ch = 0; ch < 5; ++ch) {
+      double sum = 0;
+      for (int j = std::max(0, ch - 1); j <= std::min(4, ch + 1); ++j) sum += double(x[p * 5 + j]) * x[p * 5 + j];
+      want.push_back(static_cast<float>(x[p * 5 + ch] / std::pow(2.0 + 0.5 * sum, 0.75)));
+    }
+  }
+  const auto model = testing::OneOpTflite(13, {{"x", {1, 1, 2, 5}, {}, {}}, {"y", {1, 1, 2, 5}, {}, {}}}, {0}, {1},
+                                          13, LrnOptions);
+  ExpectOutputs(model, {x}, {{{1, 1, 2, 5}, want}}, 1e-6f);
 }
 
 // ---- comparisons, logic, SELECT, CAST ---------------------------------------------------

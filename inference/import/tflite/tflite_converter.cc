@@ -35,6 +35,7 @@ std::string BuiltinName(int32_t code) {
       {8, "FLOOR"},
       {9, "FULLY_CONNECTED"},
       {11, "L2_NORMALIZATION"},
+      {13, "LOCAL_RESPONSE_NORMALIZATION"},
       {14, "LOGISTIC"},
       {16, "LSTM"},
       {17, "MAX_POOL_2D"},
