@@ -183,6 +183,49 @@ TEST(OnnxMathOpsTest, ComposedReductionsMatchOrt) {
   }
 }
 
+// CumSum along every axis (negative too), exclusive and reverse; a large
+// one over two threads; and of a constant, folded.
+TEST(OnnxMathOpsTest, CumSumMatchesOrt) {
+  const std::vector<int64_t> shape = {3, 4, 5};
+  for (int64_t axis : {0, 1, 2, -1}) {
+    for (int exclusive : {0, 1}) {
+      for (int reverse : {0, 1}) {
+        SCOPED_TRACE("axis " + std::to_string(axis) + " exclusive " + std::to_string(exclusive) + " reverse " +
+                     std::to_string(reverse));
+        OnnxGraph g(17);
+        g.Input("x", shape);
+        g.Int64Initializer("axis", {}, {axis});
+        onnx::NodeProto* n = g.Node("CumSum", {"x", "axis"}, {"y"});
+        OnnxGraph::Attr(n, "exclusive", static_cast<int64_t>(exclusive));
+        OnnxGraph::Attr(n, "reverse", static_cast<int64_t>(reverse));
+        g.Output("y");
+        ExpectMatchesOrt(g, {{"x", shape, RandomValues(60, -2.0f, 2.0f, 42)}});
+      }
+    }
+  }
+  {
+    OnnxGraph g(17);
+    g.Input("x", {6, 4000});
+    g.Int64Initializer("axis", {}, {1});
+    g.Node("CumSum", {"x", "axis"}, {"y"});
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", {6, 4000}, RandomValues(24000, -1.0f, 1.0f, 43)}});
+  }
+  {
+    OnnxGraph g(17);
+    g.Input("x", {2, 3});
+    g.Initializer("c", {2, 3}, {1, 2, 3, 4, 5, 6});
+    g.Int64Initializer("axis", {}, {1});
+    OnnxGraph::Attr(g.Node("CumSum", {"c", "axis"}, {"s"}), "reverse", int64_t{1});
+    g.Node("Add", {"x", "s"}, {"y"});
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", {2, 3}, RandomValues(6, -1.0f, 1.0f, 44)}});
+    const auto model = Load(g);
+    ASSERT_NE(model, nullptr);
+    for (const std::string& op : Ops(*model)) EXPECT_NE(op, "CUMSUM") << "the constant's CumSum folds";
+  }
+}
+
 TEST(OnnxMathOpsTest, MishAndItsDecompositionMatchOrt) {
   ExpectUnary("Mish", {2, 3, 7}, RandomValues(42, -6.0f, 6.0f, 13), 18);
   // Before opset 18: x * tanh(softplus(x)), kept as it is.

@@ -441,6 +441,14 @@ TEST(TfliteBreadthOpsTest, L2NormalizationAndLogSoftmax) {
   ExpectOutputs(ls, {z}, {{{2, 3}, want}}, 1e-5f);
 }
 
+// CumsumOptions: exclusive and reverse.
+flatbuffers::uoffset_t CumsumExclusiveReverse(flatbuffers::FlatBufferBuilder* b) {
+  const auto start = b->StartTable();
+  b->AddElement<int8_t>(flatbuffers::FieldIndexToOffset(0), 1, 0);
+  b->AddElement<int8_t>(flatbuffers::FieldIndexToOffset(1), 1, 0);
+  return b->EndTable(start);
+}
+
 // LocalResponseNormalizationOptions: radius 1, bias 2, alpha 0.5, beta 0.75.
 flatbuffers::uoffset_t LrnOptions(flatbuffers::FlatBufferBuilder* b) {
   const auto start = b->StartTable();
@@ -467,6 +475,19 @@ TEST(TfliteBreadthOpsTest, LocalResponseNormalization) {
   const auto model = testing::OneOpTflite(13, {{"x", {1, 1, 2, 5}, {}, {}}, {"y", {1, 1, 2, 5}, {}, {}}}, {0}, {1},
                                           13, LrnOptions);
   ExpectOutputs(model, {x}, {{{1, 1, 2, 5}, want}}, 1e-6f);
+}
+
+// CUMSUM (128) along axis 1 of [2, 3]: inclusive, then exclusive and
+// reversed (CumsumOptions).
+TEST(TfliteBreadthOpsTest, Cumsum) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  auto model = [](flatbuffers::uoffset_t (*options)(flatbuffers::FlatBufferBuilder*)) {
+    return testing::OneOpTflite(128,
+                                {{"x", {2, 3}, {}, {}}, {"axis", {}, {}, {1}}, {"y", {2, 3}, {}, {}}},
+                                {0, 1}, {2}, 124, options);
+  };
+  ExpectOutputs(model(ByteOption<0, 0>), {x}, {{{2, 3}, {1, 3, 6, 4, 9, 15}}});
+  ExpectOutputs(model(CumsumExclusiveReverse), {x}, {{{2, 3}, {5, 3, 0, 11, 6, 0}}});
 }
 
 // ---- comparisons, logic, SELECT, CAST ---------------------------------------------------

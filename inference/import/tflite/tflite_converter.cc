@@ -120,6 +120,7 @@ std::string BuiltinName(int32_t code) {
       {123, "SELECT_V2"},
       {124, "DENSIFY"},
       {126, "BATCH_MATMUL"},
+      {128, "CUMSUM"},
       {130, "BROADCAST_TO"},
       {140, "REDUCE_ALL"},
       {150, "GELU"},
