@@ -6,9 +6,12 @@
 // Shape and ConstantOfShape of run-time sizes, If with a run-time condition
 // (each branch taken) and with a constant one (inlined); each also with an
 // empty result. Then the session's side: one session run with inputs whose
-// counts change (more, none, fewer), after Resize, the dynamic region's
-// memory bound, and what the model says about its region.
+// counts change (more, none, fewer), after Resize, steady-state runs that
+// allocate nothing (this binary counts operator new: counting_new.h), the
+// dynamic region's memory bound, and what the model says about its region.
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -16,7 +19,9 @@
 
 #include "gtest/gtest.h"
 #include "rill/inference/inference.h"
+#include "tests/inference/counting_new.h"
 #include "tests/inference/onnx_op_test_util.h"
+#include "tests/inference/test_util.h"
 
 namespace rill::inference::testing {
 namespace {
@@ -434,6 +439,109 @@ TEST(OnnxDynamicOpsTest, DynamicRegionFallsBackToCpuFromADevice) {
     device_used = device_used || l.backend == "cpu_device";
   }
   EXPECT_TRUE(device_used);  // the static part (GREATER) stays on the device
+}
+
+// NonZero + GatherND beside NonMaxSuppression + Gather of the kept boxes:
+// x [2, 3, 4] as MaskedGather; boxes [1, 8, 4], scores [1, 2, 8] -> the
+// selected triples and the boxes they select.
+OnnxGraph MaskAndNms() {
+  OnnxGraph g = MaskedGather();
+  g.Input("boxes", {1, 8, 4});
+  g.Input("scores", {1, 2, 8});
+  g.Int64Initializer("max", {1}, {3});
+  g.Initializer("iou", {1}, {0.5f});
+  g.Initializer("score", {1}, {0.25f});
+  g.Int64Initializer("two_i", {}, {2});
+  g.Int64Initializer("rows", {2}, {8, 4});
+  g.Node("NonMaxSuppression", {"boxes", "scores", "max", "iou", "score"}, {"sel"});
+  OnnxGraph::Attr(g.Node("Gather", {"sel", "two_i"}, {"which"}), "axis", int64_t{1});
+  g.Node("Reshape", {"boxes", "rows"}, {"boxes2d"});
+  g.Node("Gather", {"boxes2d", "which"}, {"kept"});
+  CastToFloat(g, "sel", "sel_f");
+  g.Output("sel_f");
+  g.Output("kept");
+  return g;
+}
+
+// ONNX Runtime's outputs for `inputs`.
+std::vector<ort::OrtTensor> OrtOutputs(const OnnxGraph& g, const std::vector<ort::OrtTensor>& inputs) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/dynamic_steady.onnx";
+  {
+    const std::string bytes = g.Serialize();
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  auto runner = ort::OrtRunner::Create(path);
+  EXPECT_TRUE(runner.ok()) << runner.status().ToString();
+  std::vector<ort::OrtTensor> outputs;
+  if (runner.ok()) {
+    const Status st = (*runner)->Run(inputs, &outputs);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
+  return outputs;
+}
+
+// Steady state: a run whose run-time sizes (and the values its shapes are
+// computed from) repeat the previous run's allocates nothing (each dynamic
+// execution keeps the shapes it inferred and stays prepared); a run with
+// new counts infers and prepares again and still gives ONNX Runtime's
+// answer, and is steady from its second run on.
+TEST(OnnxDynamicOpsTest, SteadyStateRunsDoNotAllocate) {
+  RILL_REQUIRE(FileExists(ort::DefaultLibraryPath()),
+               ort::DefaultLibraryPath() << " is missing: run scripts/fetch_models.sh (ONNX Runtime)");
+  const OnnxGraph g = MaskAndNms();
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "mask_and_nms");
+  ASSERT_NE(model, nullptr);
+  ASSERT_GT(model->dynamic_node_count(), 0);
+  const std::vector<float> corners = {
+      0.0f, 0.0f, 1.0f,  1.0f,   0.0f, 0.1f, 1.0f, 1.1f,  0.0f, -0.1f, 1.0f,  0.9f,  0.0f, 10.0f, 1.0f, 11.0f,
+      0.0f, 10.1f, 1.0f, 11.1f,  1.0f, 1.0f, 0.0f, 0.0f,  0.0f, 100.f, 1.0f, 101.f,  0.5f, 0.5f, 0.5f, 0.5f,
+  };
+  const std::vector<float> scores_a = {0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f, 0.2f, 0.4f,
+                                       0.1f, 0.8f,  0.7f, 0.05f, 0.6f, 0.9f, 0.3f, 0.2f};
+  std::vector<float> scores_b = scores_a;
+  for (float& s : scores_b) s = 1.0f - s;  // other boxes kept, another count
+  const std::vector<std::vector<ort::OrtTensor>> cases = {
+      {{"x", {2, 3, 4}, RandomValues(24, -1.0f, 1.0f, 3)},
+       {"boxes", {1, 8, 4}, corners},
+       {"scores", {1, 2, 8}, scores_a}},
+      {{"x", {2, 3, 4}, RandomValues(24, -1.0f, 1.0f, 11)},
+       {"boxes", {1, 8, 4}, corners},
+       {"scores", {1, 2, 8}, scores_b}},
+      {{"x", {2, 3, 4}, std::vector<float>(24, -1.0f)},  // nothing: empty results
+       {"boxes", {1, 8, 4}, corners},
+       {"scores", {1, 2, 8}, std::vector<float>(16, 0.1f)}},
+  };
+  for (int threads : {1, 2}) {
+    SessionConfig config;
+    config.num_threads = threads;
+    auto session = Session::Create(model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    Session& s = **session;
+    for (size_t c = 0; c < cases.size(); ++c) {
+      SCOPED_TRACE("case " + std::to_string(c) + ", " + std::to_string(threads) + " thread(s)");
+      const std::vector<ort::OrtTensor> want = OrtOutputs(g, cases[c]);
+      ASSERT_EQ(want.size(), 4u);
+      for (const ort::OrtTensor& in : cases[c]) {
+        std::memcpy(s.input(in.name)->data(), in.data.data(), in.data.size() * sizeof(float));
+      }
+      for (int run = 0; run < 4; ++run) {
+        if (run > 0) rill::testing::StartCountingAllocations();
+        const Status st = s.Run();
+        const long allocations = run > 0 ? rill::testing::StopCountingAllocations() : 0;
+        ASSERT_TRUE(st.ok()) << st.ToString();
+        EXPECT_EQ(allocations, 0) << "run " << run;
+        for (const ort::OrtTensor& w : want) {
+          const Tensor* got = s.output(w.name);
+          ASSERT_NE(got, nullptr) << w.name;
+          ASSERT_EQ(std::vector<int64_t>(got->shape().begin(), got->shape().end()), w.shape) << w.name;
+          EXPECT_EQ(std::vector<float>(got->data_as<float>(), got->data_as<float>() + got->num_elements()), w.data)
+              << w.name << " run " << run;
+        }
+      }
+    }
+  }
 }
 
 // The dynamic region's memory counts against max_memory_bytes: an error

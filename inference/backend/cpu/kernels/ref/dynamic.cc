@@ -154,7 +154,10 @@ long long NonMaxSuppressionRef(const NmsParams& p, const float* boxes, const flo
       for (int i = 0; i < p.boxes; ++i) {
         if (!p.has_score_threshold || s[i] > p.score_threshold) order[candidates++] = i;
       }
-      std::stable_sort(order, order + candidates, [&](int u, int v) { return s[u] > s[v]; });
+      // By score, ties by index (what a stable sort gives; std::sort
+      // allocates nothing, steady-state runs allocate nothing).
+      std::sort(order, order + candidates,
+                [&](int u, int v) { return s[u] > s[v] || (!(s[v] > s[u]) && u < v); });
       int kept = 0;
       for (int k = 0; k < candidates && kept < p.max_per_class; ++k) {
         const int i = order[k];
