@@ -316,10 +316,10 @@ TEST(OnnxDynamicOpsTest, IfWithRunTimeConditionMatchesOrt) {
 }
 
 // torch's squeeze of a run-time dim: If (dim == 1) Squeeze else Identity,
-// branches of different ranks. The IF takes the larger rank ([1] for the
-// squeezed scalar: the same element), so a consumer that broadcasts sees
-// the same values as ONNX Runtime's.
-TEST(OnnxDynamicOpsTest, IfBranchesOfDifferentRanks) {
+// branches of different ranks. The IF's output takes the taken branch's
+// rank at run time: a scalar when the squeeze is taken, as in ONNX Runtime;
+// a consumer that broadcasts follows it. Both branches in one session too.
+TEST(OnnxDynamicOpsTest, IfBranchesOfDifferentRanksMatchOrt) {
   OnnxGraph g;
   g.Input("x", {4});
   g.Initializer("zero", {}, {0.0f});
@@ -337,20 +337,81 @@ TEST(OnnxDynamicOpsTest, IfBranchesOfDifferentRanks) {
   onnx::NodeProto* n = g.Node("If", {"cond"}, {"y"});
   SetBranches(n, Branch("then", {{"Squeeze", {"picked", "axes"}, "t"}}, "t"),
               Branch("else", {{"Identity", {"picked"}, "e"}}, "e"));
-  g.Initializer("ten", {1}, {10.0f});
+  g.Initializer("ten", {}, {10.0f});
   g.Node("Mul", {"y", "ten"}, {"z"});
+  g.Initializer("ten1", {1}, {10.0f});
+  g.Node("Mul", {"y", "ten1"}, {"z1"});
+  g.Output("y");
   g.Output("z");
-  ExpectMatchesOrt(g, {{"x", {4}, {1, -2, 3, 4}}});  // else: [3]
+  g.Output("z1");
+  ExpectMatchesOrt(g, {{"x", {4}, {1, -2, 3, 4}}});    // else: [3]
+  ExpectMatchesOrt(g, {{"x", {4}, {-1, -2, 3, -4}}});  // then: [] (one element, squeezed)
+  ExpectMatchesOrt(g, {{"x", {4}, {-1, -2, -3, -4}}});  // else: [0]
   std::shared_ptr<const Model> model = LoadOnnxGraph(g, "if_ranks");
   ASSERT_NE(model, nullptr);
   auto session = Session::Create(model, SessionConfig());
   ASSERT_TRUE(session.ok()) << session.status().ToString();
-  const std::vector<float> x = {-1, -2, 3, -4};  // then: one element, squeezed
-  std::memcpy((*session)->input(0)->data(), x.data(), sizeof(float) * 4);
+  for (const auto& [x, y_shape, z_first] : {std::tuple{std::vector<float>{-1, -2, 3, -4}, Shape{}, 30.0f},
+                                            std::tuple{std::vector<float>{1, 2, -3, -4}, Shape{2}, 10.0f},
+                                            std::tuple{std::vector<float>{-1, -2, -3, 5}, Shape{}, 50.0f}}) {
+    std::memcpy((*session)->input(0)->data(), x.data(), sizeof(float) * 4);
+    ASSERT_TRUE((*session)->Run().ok());
+    EXPECT_EQ((*session)->output("y")->shape(), y_shape);
+    EXPECT_EQ((*session)->output("z")->shape(), y_shape);
+    EXPECT_EQ((*session)->output("z1")->shape(), y_shape.empty() ? Shape{1} : y_shape);  // [] x [1] is [1]
+    EXPECT_EQ((*session)->output("z")->data_as<float>()[0], z_first);
+  }
+}
+
+// ONNX's integer Div truncates toward zero: run-time int64 quotients
+// (operands cast from float inputs) with negative operands and values up
+// to 2^24 (where float32, the engine's run-time type, is still exact), a
+// constant divisor, and the static path (no run-time size involved).
+TEST(OnnxDynamicOpsTest, IntegerDivTruncatesLikeOrt) {
+  OnnxGraph g;
+  g.Input("a", {10});
+  g.Input("b", {10});
+  OnnxGraph::Attr(g.Node("Cast", {"a"}, {"ai"}), "to", int64_t{7});
+  OnnxGraph::Attr(g.Node("Cast", {"b"}, {"bi"}), "to", int64_t{7});
+  g.Node("Div", {"ai", "bi"}, {"q"});
+  g.Int64Initializer("minus3", {}, {-3});
+  g.Node("Div", {"ai", "minus3"}, {"q3"});
+  // The quotient as a size: the count of x > 0 divided by 2 (torchvision's
+  // anchor arithmetic), through the dynamic region.
+  g.Initializer("zero", {}, {0.0f});
+  g.Int64Initializer("two", {}, {2});
+  g.Int64Initializer("zero_i", {}, {0});
+  g.Node("Greater", {"a", "zero"}, {"pos"});
+  g.Node("NonZero", {"pos"}, {"nz"});
+  g.Node("Shape", {"nz"}, {"s"});
+  g.Int64Initializer("one_i", {}, {1});
+  g.Node("Gather", {"s", "one_i"}, {"count"});
+  g.Node("Div", {"count", "two"}, {"half"});
+  CastToFloat(g, "q", "q_f");
+  CastToFloat(g, "q3", "q3_f");
+  CastToFloat(g, "half", "half_f");
+  g.Output("q_f");
+  g.Output("q3_f");
+  g.Output("half_f");
+  const std::vector<float> a = {7, -7, 7, -7, 16777214, -16777213, 0, 9999991, 16777215, 5};
+  const std::vector<float> b = {2, 2, -2, -2, -3, 10, 5, 16777215, 16777214, -1};
+  ExpectMatchesOrt(g, {{"a", {10}, a}, {"b", {10}, b}}, 0.0);
+  // The same quotients computed here, independently of both runtimes.
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "integer_div");
+  ASSERT_NE(model, nullptr);
+  auto session = Session::Create(model, SessionConfig());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  std::memcpy((*session)->input("a")->data(), a.data(), sizeof(float) * a.size());
+  std::memcpy((*session)->input("b")->data(), b.data(), sizeof(float) * b.size());
   ASSERT_TRUE((*session)->Run().ok());
-  const Tensor* z = (*session)->output(0);
-  EXPECT_EQ(z->shape(), (Shape{1}));  // ONNX Runtime: [] (rank 0); the same element
-  EXPECT_EQ(z->data_as<float>()[0], 30.0f);
+  const float* q = (*session)->output("q_f")->data_as<float>();
+  const float* q3 = (*session)->output("q3_f")->data_as<float>();
+  for (size_t i = 0; i < a.size(); ++i) {
+    const int64_t ai = static_cast<int64_t>(a[i]), bi = static_cast<int64_t>(b[i]);
+    EXPECT_EQ(static_cast<int64_t>(q[i]), ai / bi) << ai << " / " << bi;  // C++ truncates toward zero too
+    EXPECT_EQ(static_cast<int64_t>(q3[i]), ai / -3) << ai << " / -3";
+  }
+  EXPECT_EQ((*session)->output("half_f")->data_as<float>()[0], 3.0f);  // 7 of 10 positive: 7 / 2
 }
 
 // A condition the importer folds inlines its branch: no IF in the graph.

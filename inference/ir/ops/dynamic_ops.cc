@@ -92,11 +92,14 @@ Status ConstantOfShapeShape(ShapeContext& c) {
 }
 
 // The IR needs a rank before the run: branches of different ranks (torch
-// exports squeeze of a run-time dim as If(dim == 1, Squeeze, Identity)) give
-// the larger one, the other branch's value taken with leading 1s as numpy
-// aligns ranks (the same elements, in the same order).
+// exports squeeze of a run-time dim as If(dim == 1, Squeeze, Identity)) are
+// planned with the larger one, the other branch's value aligned with
+// leading dims as numpy aligns ranks, and those leading dims known only at
+// run time: the output is then the region's, and at run time it takes the
+// taken branch's own shape (a scalar stays a scalar, as in ONNX Runtime);
+// the nodes after it infer their shapes from it.
 Shape AlignRank(Shape s, size_t rank) {
-  while (s.size() < rank) s.insert(s.begin(), 1);
+  while (s.size() < rank) s.insert(s.begin(), kDynamicDim);
   return s;
 }
 
@@ -108,7 +111,10 @@ Status IfShape(ShapeContext& c) {
   RILL_INF_RETURN_IF_ERROR(c.Ints(0, &cond, &known));
   if (known) {
     if (cond.size() != 1) return c.Error("the condition must hold one value");
-    return c.SetOut(AlignRank(c.In(cond[0] != 0 ? 1 : 2), rank));
+    if (c.at_run()) return c.SetOut(c.In(cond[0] != 0 ? 1 : 2));
+    Shape out = c.In(cond[0] != 0 ? 1 : 2);
+    while (out.size() < rank) out.insert(out.begin(), 1);
+    return c.SetOut(out);
   }
   const Shape a = AlignRank(c.In(1), rank);
   const Shape b = AlignRank(c.In(2), rank);
