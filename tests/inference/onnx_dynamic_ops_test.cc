@@ -4,8 +4,9 @@
 // NonMaxSuppression (both box formats, the three optional inputs, the
 // INT64_MAX "all" torchvision exports), TopK with a K computed at run time,
 // Shape and ConstantOfShape of run-time sizes, If with a run-time condition
-// (each branch taken) and with a constant one (inlined); each also with an
-// empty result. Then the session's side: one session run with inputs whose
+// (each branch taken, branches of different ranks) and with a constant one
+// (inlined), ScatterND of activations (each reduction, run-time indices),
+// integer Div (truncation); each also with an empty result. Then the session's side: one session run with inputs whose
 // counts change (more, none, fewer), after Resize, steady-state runs that
 // allocate nothing (this binary counts operator new: counting_new.h), the
 // dynamic region's memory bound, and what the model says about its region.
@@ -500,6 +501,44 @@ TEST(OnnxDynamicOpsTest, DynamicRegionFallsBackToCpuFromADevice) {
     device_used = device_used || l.backend == "cpu_device";
   }
   EXPECT_TRUE(device_used);  // the static part (GREATER) stays on the device
+}
+
+// ScatterND of activations, each reduction (repeated indices with the
+// reductions; opset 18 for max / min), slices and element tuples, and
+// indices computed at run time (the positive elements of x doubled in
+// place: NonZero -> GatherND -> ScatterND).
+TEST(OnnxDynamicOpsTest, ScatterNdMatchesOrt) {
+  for (const char* reduction : {"none", "add", "mul", "max", "min"}) {
+    SCOPED_TRACE(reduction);
+    const bool repeats = std::string(reduction) != "none";  // ONNX leaves repeats undefined without reduction
+    OnnxGraph g(18);
+    g.Input("data", {4, 3, 2});
+    g.Input("u", {3, 3, 2});
+    g.Input("ue", {3});
+    g.Int64Initializer("rows", {3, 1}, {1, repeats ? 1 : 3, -4});
+    g.Int64Initializer("elems", {3, 3}, {0, 2, 1, 3, 0, 0, 0, 2, repeats ? 1 : 0});
+    OnnxGraph::Attr(g.Node("ScatterND", {"data", "rows", "u"}, {"y"}), "reduction", std::string(reduction));
+    OnnxGraph::Attr(g.Node("ScatterND", {"data", "elems", "ue"}, {"z"}), "reduction", std::string(reduction));
+    g.Output("y");
+    g.Output("z");
+    ExpectMatchesOrt(g, {{"data", {4, 3, 2}, RandomValues(24, -1.0f, 1.0f, 21)},
+                         {"u", {3, 3, 2}, RandomValues(18, -1.0f, 1.0f, 22)},
+                         {"ue", {3}, {0.5f, -3.0f, 2.0f}}},
+                     0.0);
+  }
+  OnnxGraph g;
+  g.Input("x", {6});
+  g.Initializer("zero", {}, {0.0f});
+  g.Initializer("two", {}, {2.0f});
+  g.Node("Greater", {"x", "zero"}, {"pos"});
+  g.Node("NonZero", {"pos"}, {"nz"});
+  OnnxGraph::Attr(g.Node("Transpose", {"nz"}, {"idx"}), "perm", std::vector<int64_t>{1, 0});
+  g.Node("GatherND", {"x", "idx"}, {"picked"});
+  g.Node("Mul", {"picked", "two"}, {"doubled"});
+  g.Node("ScatterND", {"x", "idx", "doubled"}, {"y"});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {6}, {1, -2, 3, 0, -5, 6}}}, 0.0);
+  ExpectMatchesOrt(g, {{"x", {6}, {-1, -2, -3, 0, -5, -6}}}, 0.0);  // no index: x as is
 }
 
 // NonZero + GatherND beside NonMaxSuppression + Gather of the kept boxes:

@@ -146,6 +146,32 @@ Status ScatterElementsShape(ShapeContext& c) {
   return c.SetOut(data);
 }
 
+Status ScatterNdShape(ShapeContext& c) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(3, 3));
+  if (c.node().attrs_as<ScatterAttrs>() == nullptr) return c.Error("missing ScatterAttrs");
+  const Shape& data = c.In(0);
+  const Shape& idx = c.In(1);
+  const Shape& updates = c.In(2);
+  if (idx.empty()) return c.Error("indices must have rank >= 1");
+  const int q = idx.back();
+  if (q == kDynamicDim) return c.Error("the last dim of indices must be known before the run");
+  if (q < 1 || q > static_cast<int>(data.size())) {
+    return c.Error("indices " + ShapeToString(idx) + " index too many dims of data " + ShapeToString(data));
+  }
+  Shape want(idx.begin(), idx.end() - 1);
+  want.insert(want.end(), data.begin() + q, data.end());
+  if (updates.size() != want.size()) {
+    return c.Error("updates " + ShapeToString(updates) + " must have shape " + ShapeToString(want));
+  }
+  for (size_t d = 0; d < want.size(); ++d) {
+    // Sizes known only at run time are checked then.
+    if (updates[d] != want[d] && updates[d] != kDynamicDim && want[d] != kDynamicDim) {
+      return c.Error("updates " + ShapeToString(updates) + " must have shape " + ShapeToString(want));
+    }
+  }
+  return c.SetOut(data);
+}
+
 Status ShapeOfShape(ShapeContext& c) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(1, 1));
   return c.SetOut({static_cast<int>(c.In(0).size())});
@@ -177,6 +203,10 @@ OpType IfOp() {
   static const OpType t = RegisterOp({OpType::kRegisteredOp, "IF", IfShape});
   return t;
 }
+OpType ScatterNdOp() {
+  static const OpType t = RegisterOp({OpType::kRegisteredOp, "SCATTER_ND", ScatterNdShape});
+  return t;
+}
 OpType ShapeOfOp() {
   static const OpType t = RegisterOp({OpType::kRegisteredOp, "SHAPE", ShapeOfShape});
   return t;
@@ -191,6 +221,7 @@ const bool kRegistered = [] {
   ShapeOfOp();
   IfOp();
   ScatterElementsOp();
+  ScatterNdOp();
   return true;
 }();
 }  // namespace

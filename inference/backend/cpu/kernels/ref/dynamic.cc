@@ -103,6 +103,40 @@ bool ScatterElementsRef(const Shape& data_shape, const Shape& idx_shape, const f
   return ok;
 }
 
+bool ScatterNdRef(const Shape& data_shape, const Shape& idx_shape, const float* idx, const float* updates,
+                  int reduction, float* y) {
+  const int q = idx_shape.back();
+  long long slice = 1;  // elements each index tuple addresses
+  for (size_t d = q; d < data_shape.size(); ++d) slice *= data_shape[d];
+  const long long tuples = q > 0 ? NumElements(idx_shape) / q : 0;
+  bool ok = true;
+  for (long long t = 0; t < tuples; ++t) {
+    long long offset = 0;
+    bool inside = true;
+    for (int k = 0; k < q; ++k) {
+      const int dim = data_shape[k];
+      long long i = static_cast<long long>(std::llround(idx[t * q + k]));
+      if (i < 0) i += dim;
+      if (i < 0 || i >= dim) inside = false;
+      offset = offset * dim + i;
+    }
+    if (!inside) {
+      ok = false;
+      continue;
+    }
+    float* v = y + offset * slice;
+    const float* u = updates + t * slice;
+    switch (reduction) {
+      case 1: for (long long j = 0; j < slice; ++j) v[j] += u[j]; break;
+      case 2: for (long long j = 0; j < slice; ++j) v[j] *= u[j]; break;
+      case 3: for (long long j = 0; j < slice; ++j) v[j] = std::max(v[j], u[j]); break;
+      case 4: for (long long j = 0; j < slice; ++j) v[j] = std::min(v[j], u[j]); break;
+      default: std::copy(u, u + slice, v); break;
+    }
+  }
+  return ok;
+}
+
 namespace {
 
 // Corners of box i as (x_min, y_min, x_max, y_max).
