@@ -541,9 +541,10 @@ TEST(OnnxDynamicOpsTest, ScatterNdMatchesOrt) {
   ExpectMatchesOrt(g, {{"x", {6}, {-1, -2, -3, 0, -5, -6}}}, 0.0);  // no index: x as is
 }
 
-// NonZero + GatherND beside NonMaxSuppression + Gather of the kept boxes:
+// NonZero + GatherND beside NonMaxSuppression, Gather and ScatterElements:
 // x [2, 3, 4] as MaskedGather; boxes [1, 8, 4], scores [1, 2, 8] -> the
-// selected triples and the boxes they select.
+// selected triples, the boxes they select, and the scores with the
+// selected boxes' zeroed.
 OnnxGraph MaskAndNms() {
   OnnxGraph g = MaskedGather();
   g.Input("boxes", {1, 8, 4});
@@ -557,9 +558,18 @@ OnnxGraph MaskAndNms() {
   OnnxGraph::Attr(g.Node("Gather", {"sel", "two_i"}, {"which"}), "axis", int64_t{1});
   g.Node("Reshape", {"boxes", "rows"}, {"boxes2d"});
   g.Node("Gather", {"boxes2d", "which"}, {"kept"});
+  // The kept boxes' class-0 scores zeroed: ScatterElements at run-time
+  // indices (as MultiScaleRoIAlign scatters its levels' results).
+  g.Int64Initializer("flat16", {1}, {16});
+  g.Initializer("zero_f", {}, {0.0f});
+  g.Node("Reshape", {"scores", "flat16"}, {"all_scores"});  // [16]: class 0's 8, then class 1's
+  g.Node("Gather", {"all_scores", "which"}, {"kept_scores"});
+  g.Node("Mul", {"kept_scores", "zero_f"}, {"zeros"});
+  g.Node("ScatterElements", {"all_scores", "which", "zeros"}, {"zeroed"});
   CastToFloat(g, "sel", "sel_f");
   g.Output("sel_f");
   g.Output("kept");
+  g.Output("zeroed");
   return g;
 }
 
@@ -622,7 +632,7 @@ TEST(OnnxDynamicOpsTest, SteadyStateRunsDoNotAllocate) {
     for (size_t c = 0; c < cases.size(); ++c) {
       SCOPED_TRACE("case " + std::to_string(c) + ", " + std::to_string(threads) + " thread(s)");
       const std::vector<ort::OrtTensor> want = OrtOutputs(g, cases[c]);
-      ASSERT_EQ(want.size(), 4u);
+      ASSERT_EQ(want.size(), 5u);
       for (const ort::OrtTensor& in : cases[c]) {
         std::memcpy(s.input(in.name)->data(), in.data.data(), in.data.size() * sizeof(float));
       }

@@ -67,12 +67,26 @@ bool GatherNdRef(const Shape& data_shape, const float* data, const Shape& idx_sh
 bool ScatterElementsRef(const Shape& data_shape, const Shape& idx_shape, const float* idx, const float* updates,
                         int axis, int reduction, float* y) {
   const int rank = static_cast<int>(idx_shape.size());
-  std::vector<long long> strides(rank, 1);
-  for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * data_shape[d + 1];
-  const long long n = NumElements(idx_shape);
+  // On the stack up to rank 8: steady-state runs allocate nothing.
+  constexpr int kStackRank = 8;
+  long long strides_stack[kStackRank];
+  int at_stack[kStackRank];
+  std::vector<long long> strides_heap;
+  std::vector<int> at_heap;
+  if (rank > kStackRank) {
+    strides_heap.resize(rank);
+    at_heap.resize(rank);
+  }
+  long long* strides = rank > kStackRank ? strides_heap.data() : strides_stack;
   // The element's index in idx_shape, counted up as i advances (no
   // division per element), and its offset in y without the axis' term.
-  std::vector<int> at(rank, 0);
+  int* at = rank > kStackRank ? at_heap.data() : at_stack;
+  for (int d = 0; d < rank; ++d) {
+    strides[d] = 1;
+    at[d] = 0;
+  }
+  for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * data_shape[d + 1];
+  const long long n = NumElements(idx_shape);
   long long base = 0;
   bool ok = true;
   for (long long i = 0; i < n; ++i) {
