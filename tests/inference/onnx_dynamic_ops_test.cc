@@ -364,6 +364,23 @@ TEST(OnnxDynamicOpsTest, IfBranchesOfDifferentRanksMatchOrt) {
   }
 }
 
+// Branches whose shapes are both known before the run but differ in rank
+// (a scalar and [1]): the IF's output is still the region's, and takes
+// the taken branch's rank.
+TEST(OnnxDynamicOpsTest, IfBranchesOfKnownShapesAndDifferentRanksMatchOrt) {
+  OnnxGraph g;
+  g.Input("x", {4});
+  g.Initializer("zero", {}, {0.0f});
+  OnnxGraph::Attr(g.Node("ReduceSum", {"x"}, {"sum"}), "keepdims", int64_t{0});
+  g.Node("Greater", {"sum", "zero"}, {"cond"});
+  onnx::NodeProto* n = g.Node("If", {"cond"}, {"y"});
+  SetBranches(n, Branch("then", {{"ReduceMax", {"x"}, "t1"}, {"Squeeze", {"t1"}, "t"}}, "t"),  // []
+              Branch("else", {{"ReduceMin", {"x"}, "e"}}, "e"));                             // [1]
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {4}, {1, -2, 3, 4}}});     // then: 4, a scalar
+  ExpectMatchesOrt(g, {{"x", {4}, {-1, -2, 3, -4}}});   // else: [-4]
+}
+
 // ONNX's integer Div truncates toward zero: run-time int64 quotients
 // (operands cast from float inputs) with negative operands and values up
 // to 2^24 (where float32, the engine's run-time type, is still exact), a
