@@ -432,6 +432,34 @@ TEST(OnnxDynamicOpsTest, IntegerDivTruncatesLikeOrt) {
   EXPECT_EQ((*session)->output("half_f")->data_as<float>()[0], 3.0f);  // 7 of 10 positive: 7 / 2
 }
 
+// An If whose branches give integers (the count of x > 0, or x's length):
+// the IF's value is an integer too, so n * n / (n + n), with no other
+// integer operand, truncates (n / 2).
+TEST(OnnxDynamicOpsTest, IntegerDivOfAnIfMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {5});
+  g.Initializer("zero", {}, {0.0f});
+  g.Int64Initializer("one_i", {}, {1});
+  g.Int64Initializer("zero_i", {}, {0});
+  OnnxGraph::Attr(g.Node("ReduceSum", {"x"}, {"sum"}), "keepdims", int64_t{0});
+  g.Node("Greater", {"sum", "zero"}, {"cond"});
+  g.Node("Greater", {"x", "zero"}, {"pos"});
+  g.Node("NonZero", {"pos"}, {"nz"});
+  onnx::GraphProto then_branch = Branch("then", {{"Shape", {"nz"}, "s"}, {"Gather", {"s", "one_i"}, "t"}}, "t");
+  onnx::GraphProto else_branch = Branch("else", {{"Shape", {"x"}, "sx"}, {"Gather", {"sx", "zero_i"}, "e"}}, "e");
+  for (onnx::GraphProto* b : {&then_branch, &else_branch}) {
+    b->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  }
+  SetBranches(g.Node("If", {"cond"}, {"n"}), then_branch, else_branch);
+  g.Node("Mul", {"n", "n"}, {"n2"});
+  g.Node("Add", {"n", "n"}, {"twice"});
+  g.Node("Div", {"n2", "twice"}, {"half"});
+  CastToFloat(g, "half", "half_f");
+  g.Output("half_f");
+  ExpectMatchesOrt(g, {{"x", {5}, {1, -0.5f, 2, 0.25f, -1}}}, 0.0);  // then: 9 / 6 = 1
+  ExpectMatchesOrt(g, {{"x", {5}, {-1, -0.5f, 2, -3, -1}}}, 0.0);    // else: 25 / 10 = 2
+}
+
 // A condition the importer folds inlines its branch: no IF in the graph.
 TEST(OnnxDynamicOpsTest, IfWithConstantConditionIsInlined) {
   OnnxGraph g;

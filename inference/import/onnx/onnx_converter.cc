@@ -463,6 +463,14 @@ void ConverterContext::NoteIntegerOutputs() {
       integer = integer_type(AttrInt("to", kFloat));
     } else if (op == "Where") {
       integer = integer_input(1) || integer_input(2);
+    } else if (op == "If") {
+      // The branches' outputs (converted into this graph with their names).
+      for (const char* branch : {"then_branch", "else_branch"}) {
+        const onnx::AttributeProto* g = FindAttr(branch);
+        if (g != nullptr && g->has_g() && k < g->g().output_size()) {
+          integer = integer || IsIntegerValue(g->g().output(k).name());
+        }
+      }
     } else if (op == "ConstantOfShape") {
       const onnx::AttributeProto* a = FindAttr("value");
       integer = a != nullptr && a->has_t() && integer_type(a->t().data_type());
