@@ -293,9 +293,11 @@ class Graph {
   // Run-time inference of a node of the dynamic region: `shapes` holds its
   // inputs' actual shapes, `values` (by tensor id) the host address of every
   // run-time input's float32 values (shape operands, K, sizes); output dims
-  // may be 0.
-  Status InferNodeShapesAtRun(const Node& node, std::vector<Shape>* shapes,
-                              const std::vector<const void*>& values) const;
+  // may be 0. `inputs_read` (optional): which inputs' run-time values the
+  // shape function read (ShapeContext::run_time_inputs_read), so that the
+  // shapes can be reused while those values and every input shape repeat.
+  Status InferNodeShapesAtRun(const Node& node, std::vector<Shape>* shapes, const std::vector<const void*>& values,
+                              uint64_t* inputs_read = nullptr) const;
 
  private:
   std::vector<std::shared_ptr<const void>> blobs_;

@@ -232,7 +232,7 @@ int Info(const Flags& f, const Model& model, Session& session) {
   if (const int dynamic = model.dynamic_node_count()) {
     // docs/design.md, "Data-dependent sizes".
     std::printf("  dynamic region: %d of %zu nodes (sizes known only at run time; on the CPU, shapes inferred at "
-                "every run; -1 below is such a size)\n",
+                "run time when they change; -1 below is such a size)\n",
                 dynamic, layers.size());
   }
   for (int i = 0; i < session.num_inputs(); ++i) {

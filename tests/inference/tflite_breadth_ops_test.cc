@@ -9,7 +9,8 @@
 // LOCAL_RESPONSE_NORMALIZATION and
 // LOG_SOFTMAX, the comparisons and logic ops, SELECT / SELECT_V2, CAST,
 // TILE, BROADCAST_TO, STRIDED_SLICE's ellipsis / new-axis / shrink / offset,
-// SPACE_TO_DEPTH, TOPK_V2, REVERSE_V2, ADD_N, FLOOR_DIV, ROUND, RELU_0_TO_1;
+// SPACE_TO_DEPTH, TOPK_V2, REVERSE_V2, ADD_N, FLOOR_DIV, ROUND, RELU_0_TO_1,
+// GATHER_ND and SCATTER_ND (repeated indices summed);
 // and the errors of what the engine cannot do. Then one model of many of
 // these ops, exported to ONNX (onnx_exporter.h) and run by
 // ONNX Runtime: the independent check of the engine's results.
@@ -351,7 +352,7 @@ TEST(TfliteBreadthOpsTest, GatherConstantAndRuntimeIndices) {
   ExpectOutputs(testing::OneOpTflite(36, {{"p", {3, 4}, p, {}}, {"i", {2, 2}, {}, {}}, {"y", {2, 2, 4}, {}, {}}},
                                      {0, 1}, {2}, 23, IntOptions<0, 0>),
                 {{1, 0, 2, 2}}, {{{2, 2, 4}, rows({1, 0, 2, 2})}});
-  // batch_dims 1 and GATHER_ND are refused, naming the node, op and option.
+  // batch_dims 1 is refused, naming the node, op and option.
   const std::string batch = ImportError(
       testing::OneOpTflite(36, {{"p", {3, 4}, {}, {}}, {"i", {3, 1}, {}, {0, 1, 2}}, {"y", {3, 1}, {}, {}}}, {0, 1},
                            {2}, 23, IntOptions<0, 1, 1, 1>),
@@ -359,10 +360,67 @@ TEST(TfliteBreadthOpsTest, GatherConstantAndRuntimeIndices) {
   EXPECT_NE(batch.find("node #0"), std::string::npos) << batch;
   EXPECT_NE(batch.find("(GATHER)"), std::string::npos) << batch;
   EXPECT_NE(batch.find("batch_dims"), std::string::npos) << batch;
-  const std::string nd = ImportError(
-      testing::OneOpTflite(107, {{"p", {3, 4}, {}, {}}, {"i", {2, 1}, {}, {0, 2}}, {"y", {2, 4}, {}, {}}}, {0, 1}, {2}),
-      "gather_nd.tflite");
-  EXPECT_NE(nd.find("GATHER_ND"), std::string::npos) << nd;
+}
+
+// ---- GATHER_ND, SCATTER_ND ----------------------------------------------------------------
+
+TEST(TfliteBreadthOpsTest, GatherNdTuplesAndSlices) {
+  // params [3, 4, 2]; GATHER_ND (107) picks whole tuples, rows or elements.
+  const std::vector<float> p = Iota(24, 1);
+  auto at = [&](int i, int j, int k) { return p[(i * 4 + j) * 2 + k]; };
+  // indices [2, 3]: two elements.
+  ExpectOutputs(testing::OneOpTflite(
+                    107, {{"p", {3, 4, 2}, {}, {}}, {"i", {2, 3}, {}, {2, 3, 1, 0, 1, 0}}, {"y", {2}, {}, {}}}, {0, 1}, {2}),
+                {p}, {{{2}, {at(2, 3, 1), at(0, 1, 0)}}});
+  // indices [2, 1, 2]: [2, 1] pairs, each a [2] slice.
+  ExpectOutputs(testing::OneOpTflite(107,
+                                     {{"p", {3, 4, 2}, {}, {}}, {"i", {2, 1, 2}, {}, {1, 2, 0, 3}}, {"y", {2, 1, 2}, {}, {}}},
+                                     {0, 1}, {2}),
+                {p}, {{{2, 1, 2}, {at(1, 2, 0), at(1, 2, 1), at(0, 3, 0), at(0, 3, 1)}}});
+  // indices [3, 1] at run time into constant params: rows [4, 2] each.
+  std::vector<float> rows;
+  for (int i : {2, 0, 2})
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 2; ++k) rows.push_back(at(i, j, k));
+  ExpectOutputs(testing::OneOpTflite(107, {{"p", {3, 4, 2}, p, {}}, {"i", {3, 1}, {}, {}}, {"y", {3, 4, 2}, {}, {}}},
+                                     {0, 1}, {2}),
+                {{2, 0, 2}}, {{{3, 4, 2}, rows}});
+}
+
+TEST(TfliteBreadthOpsTest, ScatterNdSumsRepeatedIndicesIntoZeros) {
+  // SCATTER_ND (122): rows of updates [4, 3] at indices {0, 2, 0, 3} into
+  // zeros [5, 3]: row 0 gets updates 0 + 2.
+  const std::vector<float> u = Iota(12, 1, 0.5f);
+  std::vector<float> want(15, 0.0f);
+  const int rows[] = {0, 2, 0, 3};
+  for (int t = 0; t < 4; ++t)
+    for (int j = 0; j < 3; ++j) want[rows[t] * 3 + j] += u[t * 3 + j];
+  ExpectOutputs(testing::OneOpTflite(122,
+                                     {{"i", {4, 1}, {}, {0, 2, 0, 3}},
+                                      {"u", {4, 3}, {}, {}},
+                                      {"shape", {2}, {}, {5, 3}},
+                                      {"y", {5, 3}, {}, {}}},
+                                     {0, 1, 2}, {3}),
+                {u}, {{{5, 3}, want}});
+  // Element tuples into [2, 2, 2] (negative indices count from the end, as
+  // the engine's GATHER_ND): (0, 1, 1) twice and (1, 0, 0).
+  const std::vector<float> e = {5, -2, 7};
+  std::vector<float> cube(8, 0.0f);
+  cube[0 * 4 + 1 * 2 + 1] = 5 + 7;
+  cube[1 * 4 + 0 * 2 + 0] = -2;
+  ExpectOutputs(testing::OneOpTflite(122,
+                                     {{"i", {3, 3}, {}, {0, 1, 1, 1, 0, 0, 0, -1, 1}},
+                                      {"u", {3}, {}, {}},
+                                      {"shape", {3}, {}, {2, 2, 2}},
+                                      {"y", {2, 2, 2}, {}, {}}},
+                                     {0, 1, 2}, {3}),
+                {e}, {{{2, 2, 2}, cube}});
+  // A shape that is not a constant is refused, naming the operator.
+  const std::string err = ImportError(
+      testing::OneOpTflite(122, {{"i", {1, 1}, {}, {0}}, {"u", {1}, {}, {}}, {"shape", {1}, {}, {}}, {"y", {2}, {}, {}}},
+                           {0, 1, 2}, {3}),
+      "scatter_nd.tflite");
+  EXPECT_NE(err.find("SCATTER_ND"), std::string::npos) << err;
 }
 
 // ---- math -----------------------------------------------------------------------------

@@ -153,6 +153,7 @@ class Importer {
       s = convert(c);
       if (s.ok()) {
         PropagatePlanValues(c);
+        c.NoteIntegerOutputs();
         return s;
       }
     }

@@ -117,6 +117,7 @@ std::string BuiltinName(int32_t code) {
       {114, "QUANTIZE"},
       {116, "ROUND"},
       {117, "HARD_SWISH"},
+      {122, "SCATTER_ND"},
       {123, "SELECT_V2"},
       {124, "DENSIFY"},
       {126, "BATCH_MATMUL"},

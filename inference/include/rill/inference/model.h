@@ -60,7 +60,8 @@ class Model {
   int num_nodes() const;
   // Nodes in the dynamic region: those whose sizes are known only at run
   // time (a NonZero's count and what follows from it), run on the CPU with
-  // shapes inferred at every run (docs/design.md, "Data-dependent sizes").
+  // shapes inferred at run time, again whenever they change (docs/design.md,
+  // "Data-dependent sizes").
   int dynamic_node_count() const;
   std::string Summary() const;
 
