@@ -427,6 +427,15 @@ bool WriteRegistered(Writer& w, const Node& n, Status* status) {
     } else if (fn == ir::UnaryFn::kElu || fn == ir::UnaryFn::kCelu || fn == ir::UnaryFn::kThresholdedRelu) {
       const char* name = fn == ir::UnaryFn::kElu ? "Elu" : fn == ir::UnaryFn::kCelu ? "Celu" : "ThresholdedRelu";
       Writer::Attr(w.Emit(name, {x}, out), "alpha", attrs.alpha);
+    } else if (fn == ir::UnaryFn::kIsNan || fn == ir::UnaryFn::kIsInf) {
+      // ONNX's bool output, cast to the engine's float 0 / 1.
+      const std::string flags = w.Fresh(out + "_bool");
+      onnx::NodeProto* p = w.Emit(fn == ir::UnaryFn::kIsNan ? "IsNaN" : "IsInf", {x}, flags);
+      if (fn == ir::UnaryFn::kIsInf) {
+        Writer::Attr(p, "detect_negative", static_cast<int64_t>(attrs.alpha != 0.0f));
+        Writer::Attr(p, "detect_positive", static_cast<int64_t>(attrs.gamma != 0.0f));
+      }
+      Writer::Attr(w.Emit("Cast", {flags}, out), "to", static_cast<int64_t>(1));
     } else if (fn == ir::UnaryFn::kShrink) {
       onnx::NodeProto* p = w.Emit("Shrink", {x}, out);
       Writer::Attr(p, "lambd", attrs.alpha);

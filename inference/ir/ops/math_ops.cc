@@ -71,7 +71,7 @@ const char* const kUnaryNames[kNumUnaryFns] = {"SQRT", "EXP", "LOG",  "NEG",    
                                                "SIN",  "COS",      "FLOOR", "CEIL", "ROUND",
                                                "SIGN", "SOFTSIGN", "TAN", "ASIN", "ACOS", "ATAN",
                                                "SINH", "COSH", "ASINH", "ACOSH", "ATANH", "CELU",
-                                               "THRESHOLDED_RELU", "SHRINK"};
+                                               "THRESHOLDED_RELU", "SHRINK", "IS_NAN", "IS_INF"};
 const char* const kNaryNames[kNumNaryFns] = {"POW", "MINIMUM", "MAXIMUM", "ADD_N", "MEAN_N"};
 
 Status PowShape(ShapeContext& c) { return NaryShape(c, 2, 2); }
@@ -165,6 +165,9 @@ float ApplyUnary(UnaryFn fn, const UnaryMathAttrs& a, float x) {
     case UnaryFn::kCelu: return std::max(x, 0.0f) + std::min(0.0f, a.alpha * (std::exp(x / a.alpha) - 1.0f));
     case UnaryFn::kThresholdedRelu: return x > a.alpha ? x : 0.0f;
     case UnaryFn::kShrink: return x < -a.alpha ? x + a.gamma : x > a.alpha ? x - a.gamma : 0.0f;
+    case UnaryFn::kIsNan: return std::isnan(x) ? 1.0f : 0.0f;
+    case UnaryFn::kIsInf:
+      return (std::isinf(x) && ((x < 0 && a.alpha != 0.0f) || (x > 0 && a.gamma != 0.0f))) ? 1.0f : 0.0f;
     case UnaryFn::kGelu:
       if (a.tanh_approximation) {
         constexpr float kSqrt2OverPi = 0.7978845608028654f;

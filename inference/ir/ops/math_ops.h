@@ -9,6 +9,9 @@
 //   THRESHOLDED_RELU  x > alpha ? x : 0,
 //   SHRINK     x < -alpha ? x + gamma : x > alpha ? x - gamma : 0 (ONNX's
 //              lambd and bias),
+//   IS_NAN, IS_INF  1 or 0 (the engine's booleans); IS_INF counts -inf
+//              where alpha != 0 and +inf where gamma != 0 (ONNX's
+//              detect_negative, detect_positive),
 //   SOFTPLUS   log(1 + exp(x)), computed as max(x, 0) + log1p(exp(-|x|)),
 //   MISH       x * tanh(softplus(x)),
 //   ELU        x >= 0 ? x : alpha * (exp(x) - 1),
@@ -67,8 +70,10 @@ enum class UnaryFn {
   kCelu,
   kThresholdedRelu,
   kShrink,
+  kIsNan,
+  kIsInf,
 };
-constexpr int kNumUnaryFns = static_cast<int>(UnaryFn::kShrink) + 1;
+constexpr int kNumUnaryFns = static_cast<int>(UnaryFn::kIsInf) + 1;
 
 // ELU's, CELU's and THRESHOLDED_RELU's alpha; SELU's alpha and gamma;
 // SHRINK's lambd (alpha) and bias (gamma); GELU's approximation.

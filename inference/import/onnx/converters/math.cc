@@ -36,7 +36,8 @@ Status Unary(ConverterContext& c) {
       {"Asin", UnaryFn::kAsin},     {"Acos", UnaryFn::kAcos},     {"Atan", UnaryFn::kAtan},
       {"Sinh", UnaryFn::kSinh},     {"Cosh", UnaryFn::kCosh},     {"Asinh", UnaryFn::kAsinh},
       {"Acosh", UnaryFn::kAcosh},   {"Atanh", UnaryFn::kAtanh},   {"Celu", UnaryFn::kCelu},
-      {"ThresholdedRelu", UnaryFn::kThresholdedRelu}, {"Shrink", UnaryFn::kShrink}};
+      {"ThresholdedRelu", UnaryFn::kThresholdedRelu}, {"Shrink", UnaryFn::kShrink},
+      {"IsNaN", UnaryFn::kIsNan},   {"IsInf", UnaryFn::kIsInf}};
   const UnaryFn fn = kFns.at(op);
   switch (fn) {
     case UnaryFn::kElu:
@@ -49,6 +50,10 @@ Status Unary(ConverterContext& c) {
     case UnaryFn::kShrink:
       attrs->alpha = c.AttrFloat("lambd", 0.5f);
       attrs->gamma = c.AttrFloat("bias", 0.0f);
+      break;
+    case UnaryFn::kIsInf:
+      attrs->alpha = c.AttrInt("detect_negative", 1) != 0 ? 1.0f : 0.0f;
+      attrs->gamma = c.AttrInt("detect_positive", 1) != 0 ? 1.0f : 0.0f;
       break;
     case UnaryFn::kGelu: {
       const std::string approximate = c.AttrString("approximate", "none");
@@ -238,7 +243,7 @@ const bool kRegistered =
     RegisterOnnxConverter({"Sqrt", "Exp", "Log", "Neg", "Reciprocal", "Abs", "Tanh", "Erf", "Softplus", "Mish", "Elu",
                            "Selu", "Gelu", "Sin", "Cos", "Floor", "Ceil", "Round", "Sign", "Softsign", "Tan", "Asin",
                            "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Celu", "ThresholdedRelu",
-                           "Shrink"},
+                           "Shrink", "IsNaN", "IsInf"},
                           Unary) &&
     RegisterOnnxConverter({"Pow", "Min", "Max", "Sum", "Mean"}, Nary) &&
     RegisterOnnxConverter({"LayerNormalization"}, LayerNormalization);
