@@ -4,6 +4,8 @@
 // other shapes imports the model again at them: after every resize the
 // outputs must match ONNX Runtime's run of the same file at that size, and
 // be bit-identical to a session created fresh for that size.
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <random>
@@ -321,6 +323,65 @@ TEST(OnnxSymbolicResizeTest, ResizeTheModelCannotTakeIsAnError) {
   EXPECT_EQ((*session)->input(0)->shape(), Shape({1, 3, 8, 8}));
   bool ort_missing = false;
   CheckAtSize(session->get(), path, {1, 3, 8, 8}, &rng, &ort_missing);
+}
+
+// A copy of model `file` whose input `x` has symbolic batch, height and
+// width (as torch.onnx.export with dynamic_axes writes them), its graph
+// input renamed to "x"; "" when the file is missing.
+std::string WriteSymbolicCopy(const std::string& file) {
+  const std::string path = testing::ModelPath(file);
+  if (!testing::FileExists(path)) return "";
+  const std::vector<uint8_t> bytes = testing::ReadBytes(path);
+  onnx::ModelProto m;
+  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return "";
+  onnx::GraphProto* g = m.mutable_graph();
+  const std::string old_name = g->input(0).name();
+  g->mutable_input(0)->set_name("x");
+  for (onnx::NodeProto& n : *g->mutable_node()) {
+    for (std::string& in : *n.mutable_input()) {
+      if (in == old_name) in = "x";
+    }
+  }
+  auto* dims = g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  const char* names[] = {"batch", "", "height", "width"};
+  for (int d : {0, 2, 3}) dims->mutable_dim(d)->set_dim_param(names[d]);
+  g->clear_value_info();  // shapes inferred at the export's size
+  for (onnx::ValueInfoProto& out : *g->mutable_output()) out.mutable_type()->mutable_tensor_type()->clear_shape();
+  return testing::SaveOnnxModel(m, "symbolic_" + file);
+}
+
+// Torchvision models with symbolic batch and image size, resized to other
+// sizes; each resize timed (printed: the cost of importing again).
+TEST(OnnxSymbolicResizeTest, TorchvisionModelsFollowResizes) {
+  for (const std::string file : {"mobilenet_v2.onnx", "resnet50.onnx"}) {
+    SCOPED_TRACE(file);
+    const std::string path = WriteSymbolicCopy(file);
+    RILL_SKIP_IF_MISSING(testing::ModelPath(file));
+    ASSERT_FALSE(path.empty());
+    std::mt19937 rng(8);
+    LoadOptions options;
+    options.input_shapes = {{"x", {1, 3, 224, 224}}};
+    auto t0 = std::chrono::steady_clock::now();
+    auto model = Model::FromFile(path, options);
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    auto t1 = std::chrono::steady_clock::now();
+    auto session = Session::Create(*model, SessionConfig{});
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    auto t2 = std::chrono::steady_clock::now();
+    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    std::printf("%s: load %.1f ms, create %.1f ms\n", file.c_str(), ms(t0, t1), ms(t1, t2));
+    bool ort_missing = false;
+    for (const std::vector<int>& size : std::vector<std::vector<int>>{{2, 3, 160, 192}, {1, 3, 224, 224}, {1, 3, 96, 128}}) {
+      auto r0 = std::chrono::steady_clock::now();
+      const Status resized = (*session)->Resize({{"x", Shape(size.begin(), size.end())}});
+      auto r1 = std::chrono::steady_clock::now();
+      ASSERT_TRUE(resized.ok()) << resized.ToString();
+      std::printf("%s: Resize to %s %.1f ms\n", file.c_str(), ShapeToString(Shape(size.begin(), size.end())).c_str(),
+                  ms(r0, r1));
+      CheckAtSize(session->get(), path, size, &rng, &ort_missing);
+    }
+    if (ort_missing) GTEST_SKIP() << ort::DefaultLibraryPath() << " is missing: checked against fresh sessions only";
+  }
 }
 
 }  // namespace
