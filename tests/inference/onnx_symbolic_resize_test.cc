@@ -53,10 +53,15 @@ onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op, const std::
 // -> c; tokens = Reshape(c, Concat(Shape(c)[0], Shape(c)[1], -1)) (the
 // flatten(2) of a patch embedding) -> Transpose [batch, L, 8] -> MatMul
 // [8, 6] + bias -> y [batch, L, 6].
-std::string WriteConvTokensModel(std::mt19937* rng) {
+// `fixed`: the input is [1, 3, 8, 8] in the file, no dimension symbolic.
+std::string WriteConvTokensModel(std::mt19937* rng, bool fixed = false) {
   onnx::ModelProto m = testing::NewOnnxModel(13, "rill onnx_symbolic_resize_test");
   onnx::GraphProto* g = m.mutable_graph();
-  SetSymbolicInput(g->add_input(), "x", {1, 3, 1, 1}, {"batch", "", "height", "width"});
+  if (fixed) {
+    testing::SetFloatValueInfo(g->add_input(), "x", {1, 3, 8, 8});
+  } else {
+    SetSymbolicInput(g->add_input(), "x", {1, 3, 1, 1}, {"batch", "", "height", "width"});
+  }
   testing::AddFloatInitializer(g, "w", testing::RandomFloats(8 * 3 * 9, rng), {8, 3, 3, 3});
   testing::AddFloatInitializer(g, "b", testing::RandomFloats(8, rng), {8});
   testing::AddFloatInitializer(g, "wm", testing::RandomFloats(8 * 6, rng), {8, 6});
@@ -77,7 +82,7 @@ std::string WriteConvTokensModel(std::mt19937* rng) {
   AddNode(g, "MatMul", {"tokens", "wm"}, "mm");
   AddNode(g, "Add", {"mm", "bm"}, "y");
   AddOutput(g, "y");
-  return testing::SaveOnnxModel(m, "conv_tokens.onnx");
+  return testing::SaveOnnxModel(m, fixed ? "conv_tokens_fixed.onnx" : "conv_tokens.onnx");
 }
 
 // x [batch, 3, height, width] -> Conv 1x1 3 -> 4 -> Flatten (axis 1) -> y
@@ -236,8 +241,42 @@ TEST(OnnxSymbolicResizeTest, AttentionHeadReshapesFollowResizes) {
   }
 }
 
-// A resize that changes nothing, or goes back to the shapes the session was
-// created with, plans the graph it has: no import.
+// Dimensions fixed in the file resize as symbolic ones do (as
+// LoadOptions::input_shapes overrides them): the model imported again at
+// the new shapes. ONNX Runtime refuses other sizes of a fixed dimension, so
+// the same weights with symbolic dimensions are its reference.
+TEST(OnnxSymbolicResizeTest, FixedDimsResizeTheSameWay) {
+  std::mt19937 rng_fixed(1), rng_symbolic(1);
+  const std::string fixed = WriteConvTokensModel(&rng_fixed, true);
+  const std::string symbolic = WriteConvTokensModel(&rng_symbolic);
+  auto model = Model::FromFile(fixed);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_TRUE((*model)->symbolic_dims().empty());
+  EXPECT_TRUE((*model)->graph().symbolic_inputs.empty());
+  auto session = Session::Create(*model, SessionConfig{});
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  std::mt19937 rng(12);
+  for (const std::vector<int>& size : std::vector<std::vector<int>>{{2, 3, 12, 10}, {1, 3, 8, 8}, {1, 3, 3, 17}}) {
+    ASSERT_TRUE((*session)->Resize({{"x", Shape(size.begin(), size.end())}}).ok());
+    Tensor* in = (*session)->input(0);
+    const std::vector<float> x = testing::RandomFloats(static_cast<size_t>(in->num_elements()), &rng);
+    std::copy(x.begin(), x.end(), in->data_as<float>());
+    ASSERT_TRUE((*session)->Run().ok());
+    // The symbolic model's session resized to this size: the same graph.
+    auto reference_model = Model::FromFile(symbolic);
+    ASSERT_TRUE(reference_model.ok());
+    auto reference = Session::Create(*reference_model, SessionConfig{});
+    ASSERT_TRUE(reference.ok());
+    ASSERT_TRUE((*reference)->Resize({{"x", Shape(size.begin(), size.end())}}).ok());
+    bool ort_missing = false;
+    std::copy(x.begin(), x.end(), (*reference)->input(0)->data_as<float>());
+    CheckAtSize(reference->get(), symbolic, size, &rng, &ort_missing);  // against ONNX Runtime (new input)
+    std::copy(x.begin(), x.end(), (*reference)->input(0)->data_as<float>());
+    ASSERT_TRUE((*reference)->Run().ok());
+    EXPECT_EQ(Values(*(*session)->output(0)), Values(*(*reference)->output(0))) << ShapeToString(Shape(size.begin(), size.end()));
+  }
+}
+
 TEST(OnnxSymbolicResizeTest, SymbolicDimsAreListed) {
   std::mt19937 rng(4);
   const std::string path = WriteConvTokensModel(&rng);
