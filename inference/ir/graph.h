@@ -249,11 +249,27 @@ class Graph {
   std::vector<int> outputs;
   // Layout of 4-D activations (NHWC for TFLite).
   Layout layout = Layout::kNHWC;
+  // The importer built the graph for the input shapes it was given (ONNX:
+  // converters resolve Flatten's inner size, Squeeze / Unsqueeze / Reshape 0
+  // targets, layout reshapes and folded Shape ops from the import-time
+  // shapes), so it computes the model's function only at those shapes:
+  // Session::Resize to others imports the model again at the new shapes
+  // (Model::WithInputShapes) instead of re-planning this graph. False
+  // (TFLite, whose files carry their reshape targets): any input shape the
+  // ops accept is planned on this graph.
+  bool specialized_to_input_shapes = false;
   // Nodes whose results the importer computed from the graph inputs' shapes
-  // at load (an ONNX Shape folded into a constant): the model is valid for
-  // those input shapes only, so Session::Resize refuses others (reload with
-  // LoadOptions::input_shapes instead). Empty: shapes may change freely.
+  // at load (an ONNX Shape folded into a constant), for messages; they make
+  // the graph specialized_to_input_shapes.
   std::vector<std::string> shape_folds;
+  // A symbolic dimension of a graph input (ONNX dim_param, or an unnamed
+  // dynamic one: "?"), whether or not LoadOptions::input_shapes set it.
+  struct SymbolicDim {
+    int input = 0;     // index into `inputs`
+    int axis = 0;      // in the model's own layout (NCHW for ONNX)
+    std::string name;  // "batch", "height", "?"
+  };
+  std::vector<SymbolicDim> symbolic_dims;
   // Graph inputs whose symbolic dimensions (a dynamic batch, height, width)
   // the importer took as 1 because LoadOptions::input_shapes did not give
   // them, e.g. "input 'x' has symbolic dimensions batch, h, w". Tools say so:
