@@ -72,7 +72,14 @@ StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path, 
     return DataLossError(path + ": short read");
   }
   if (bytes->empty()) return InvalidArgumentError(path + ": is empty, not a model file");
-  return Import(std::move(bytes), path, options);
+  RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Import(std::move(bytes), path, options));
+  if (model->bytes_ == nullptr) return model;
+  // A file is read again if a Resize needs it, rather than held in memory.
+  auto copy = std::make_shared<Model>(model->graph_, nullptr, options);
+  copy->file_ = std::make_shared<const SourceFile>(
+      SourceFile{path, static_cast<long long>(st.st_size),
+                 static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec});
+  return std::shared_ptr<const Model>(std::move(copy));
 }
 
 StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_t size, const std::string& name,
@@ -101,6 +108,19 @@ std::vector<Model::SymbolicDim> Model::symbolic_dims() const {
 
 StatusOr<std::shared_ptr<const Model>> Model::WithInputShapes(
     const std::map<std::string, std::vector<int>>& input_shapes) const {
+  if (!bytes_ && file_) {
+    struct stat st;
+    if (stat(file_->path.c_str(), &st) != 0 ||
+        static_cast<long long>(st.st_size) != file_->size ||
+        static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec != file_->mtime_ns) {
+      return FailedPreconditionError(file_->path +
+                                     ": the model file is gone or changed since it was loaded; it cannot be imported "
+                                     "again at other input shapes (load it again)");
+    }
+    LoadOptions options = options_;
+    for (const auto& [name, shape] : input_shapes) options.input_shapes[name] = shape;
+    return FromFile(file_->path, options);
+  }
   if (!bytes_) {
     return FailedPreconditionError(graph_->source + ": the model cannot be imported again at other input shapes (" +
                                    (graph_->specialized_to_input_shapes

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -312,6 +314,39 @@ TEST(OnnxSymbolicResizeTest, WithInputShapesImportsAgain) {
   auto bad = (*model)->WithInputShapes({{"nope", {1, 3, 4, 4}}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("'nope', which is not an input"), std::string::npos) << bad.status().message();
+}
+
+// A model from a file reads the file again to import it at other shapes
+// (it does not hold the bytes); a file rewritten since the load is an error
+// naming it. A model from a buffer holds a copy of its bytes.
+TEST(OnnxSymbolicResizeTest, FileReadAgainBufferKept) {
+  std::mt19937 rng(9);
+  const std::string path = WriteConvTokensModel(&rng);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_TRUE((*model)->can_reimport());
+  auto again = (*model)->WithInputShapes({{"x", {1, 3, 6, 6}}});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*again)->input_shapes()[0], Shape({1, 3, 6, 6}));
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(bytes.empty());
+  auto from_buffer = Model::FromBuffer(bytes.data(), bytes.size(), "conv_tokens_buffer");
+  ASSERT_TRUE(from_buffer.ok()) << from_buffer.status().ToString();
+  bytes.assign(bytes.size(), '\0');  // the caller's buffer may go
+  auto from_copy = (*from_buffer)->WithInputShapes({{"x", {1, 3, 6, 6}}});
+  ASSERT_TRUE(from_copy.ok()) << from_copy.status().ToString();
+  EXPECT_EQ((*from_copy)->input_shapes()[0], Shape({1, 3, 6, 6}));
+  // Rewrite the file (another model, another size): the first model refuses.
+  std::mt19937 other(10);
+  const std::string rewritten = WriteConvTokensModel(&other, /*fixed=*/true);
+  ASSERT_EQ(std::rename(rewritten.c_str(), path.c_str()), 0);
+  auto stale = (*model)->WithInputShapes({{"x", {1, 3, 4, 4}}});
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(stale.status().message().find(path), std::string::npos) << stale.status().message();
+  EXPECT_NE(stale.status().message().find("changed since it was loaded"), std::string::npos)
+      << stale.status().message();
 }
 
 // Without the bytes to import again, a resize the graph cannot follow is an

@@ -31,15 +31,17 @@ struct LoadOptions {
   // importer resolves sizes from these shapes (shape arithmetic such as
   // PyTorch's x.view(x.size(0), -1), Flatten, Squeeze ...), so the graph is
   // valid at them only: Session::Resize to other shapes imports the model
-  // again from its kept bytes (keep_source_for_resize). Give the shapes here
+  // again from its source (keep_source_for_resize). Give the shapes here
   // to start at the size you run (a symbolic image size that stays at 1 may
   // not even import). TFLite models keep their shapes; resize them with
   // Session::Resize.
   std::map<std::string, std::vector<int>> input_shapes;
-  // ONNX: keep the file's bytes with the model (as much memory again as the
-  // file) so that Session::Resize can import it again at new input shapes.
-  // false: such a Resize is a FailedPrecondition error naming the input and
-  // dimension (reload with input_shapes instead).
+  // ONNX: keep what Session::Resize needs to import the model again at new
+  // input shapes: for Model::FromFile the file's path, size and time (the
+  // file is read again then, and a file changed since is an error), for
+  // Model::FromBuffer a copy of the bytes (as much memory again as the
+  // model). false: such a Resize is a FailedPrecondition error naming the
+  // input and dimension (reload with input_shapes instead).
   bool keep_source_for_resize = true;
 };
 
@@ -92,8 +94,9 @@ class Model {
   bool specialized_to_input_shapes() const;
   // Whether WithInputShapes can import the model again (an ONNX model loaded
   // with LoadOptions::keep_source_for_resize).
-  bool can_reimport() const { return bytes_ != nullptr; }
-  // The model imported again from its kept bytes, with the same load options
+  bool can_reimport() const { return bytes_ != nullptr || file_ != nullptr; }
+  // The model imported again from its source (the file, read again, or the
+  // kept bytes), with the same load options
   // but `input_shapes` replacing LoadOptions::input_shapes for the inputs it
   // names. Costs what the first load did (parse, convert, optimize).
   // FailedPrecondition when the model kept no bytes.
@@ -105,6 +108,12 @@ class Model {
  private:
   std::shared_ptr<const ir::Graph> graph_;
   std::shared_ptr<const std::vector<uint8_t>> bytes_;  // for WithInputShapes; null: not kept
+  // Or the file to read again (FromFile), as it was when loaded.
+  struct SourceFile {
+    std::string path;
+    long long size = 0, mtime_ns = 0;
+  };
+  std::shared_ptr<const SourceFile> file_;
   LoadOptions options_;
 };
 
