@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/import/onnx/converters/axis_view.h"
 #include "inference/import/onnx/onnx_converter.h"
 #include "inference/ir/ops/tensor_ops.h"
 
@@ -76,41 +77,16 @@ Status OneHot(ConverterContext& c) {
 // 1 at the first maximum along the axis, 0 elsewhere (before opset 13 over
 // the 2-D view from the axis).
 Status Hardmax(ConverterContext& c) {
-  RILL_INF_ASSIGN_OR_RETURN(Value xv, c.Input(0));
-  RILL_INF_ASSIGN_OR_RETURN(int x, c.ToNchw(xv));
-  const Shape s = c.ShapeOf(x);
-  const int rank = static_cast<int>(s.size());
-  int axis = static_cast<int>(c.AttrInt("axis", c.opset() >= 13 ? -1 : 1));
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return c.UnsupportedAttribute("axis", "axis out of range");
+  RILL_INF_ASSIGN_OR_RETURN(AxisView v, SoftmaxAxisView(c));
   const std::string base = c.out_name();
-  int in = x, a = axis, r = rank, n = s[axis];
-  bool coerced = false;
-  for (int d = axis + 1; c.opset() < 13 && d < rank; ++d) coerced = coerced || s[d] != 1;
-  if (coerced) {
-    int inner = 1;
-    for (int d = axis; d < rank; ++d) inner *= s[d];
-    ir::OpAttrs flat;
-    flat.new_shape = {-1, inner};
-    RILL_INF_ASSIGN_OR_RETURN(in, c.Emit(OpType::kReshape, {x}, base + "/2d", flat));
-    a = 1;
-    r = 2;
-    n = inner;
-  }
   auto arg = std::make_shared<ir::ArgAttrs>();
-  arg->axis = a;
+  arg->axis = v.axis;
   arg->keep_dims = true;
-  RILL_INF_ASSIGN_OR_RETURN(int am, c.Emit(ir::ArgMaxOp(), {in}, base + "/argmax", {}, arg));
-  const int pos = Positions(c, r, a, n, base + "/positions");
+  RILL_INF_ASSIGN_OR_RETURN(int am, c.Emit(ir::ArgMaxOp(), {v.x}, base + "/argmax", {}, arg));
+  const int pos = Positions(c, v.rank, v.axis, v.length, base + "/positions");
   RILL_INF_ASSIGN_OR_RETURN(int eq, c.Emit(ir::CompareOp(ir::CompareKind::kEqual), {am, pos}, base + "/hot"));
-  RILL_INF_ASSIGN_OR_RETURN(int out, Select(c, eq, 1.0f, 0.0f, coerced ? base + "/2d_out" : base));
-  if (coerced) {
-    ir::OpAttrs back;
-    back.new_shape.assign(s.begin(), s.end());
-    RILL_INF_ASSIGN_OR_RETURN(out, c.Emit(OpType::kReshape, {out}, base, back));
-  }
-  c.Define(out, false);
-  return Status::Ok();
+  RILL_INF_ASSIGN_OR_RETURN(int out, Select(c, eq, 1.0f, 0.0f, AxisViewOutName(c, v)));
+  return DefineFromAxisView(c, v, out);
 }
 
 // The upper (j - i >= k) or lower (j - i <= k) triangle of the last two

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/import/onnx/converters/axis_view.h"
 #include "inference/import/onnx/onnx_converter.h"
 #include "inference/ir/ops/math_ops.h"
 #include "inference/ir/ops/tensor_ops.h"
@@ -117,34 +118,11 @@ StatusOr<int> LogSumExpShifted(ConverterContext& c, int x, const std::vector<int
 // x - max - log(sum(exp(x - max))) over `axis` (before opset 13 over the 2-D
 // view from it, as Softmax).
 Status LogSoftmax(ConverterContext& c) {
-  RILL_INF_ASSIGN_OR_RETURN(Value xv, c.Input(0));
-  RILL_INF_ASSIGN_OR_RETURN(int x, c.ToNchw(xv));
-  const Shape s = c.ShapeOf(x);
-  const int rank = static_cast<int>(s.size());
-  int axis = static_cast<int>(c.AttrInt("axis", c.opset() >= 13 ? -1 : 1));
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return c.UnsupportedAttribute("axis", "axis out of range");
-  bool coerced = false;
-  for (int d = axis + 1; c.opset() < 13 && d < rank; ++d) coerced = coerced || s[d] != 1;
-  int in = x, reduce_axis = axis;
-  if (coerced) {
-    int inner = 1;
-    for (int d = axis; d < rank; ++d) inner *= s[d];
-    ir::OpAttrs flat;
-    flat.new_shape = {-1, inner};
-    RILL_INF_ASSIGN_OR_RETURN(in, c.Emit(OpType::kReshape, {x}, c.out_name() + "/2d", flat));
-    reduce_axis = 1;
-  }
+  RILL_INF_ASSIGN_OR_RETURN(AxisView v, SoftmaxAxisView(c));
   int shifted = -1;
-  RILL_INF_ASSIGN_OR_RETURN(int log, LogSumExpShifted(c, in, {reduce_axis}, true, &shifted));
-  RILL_INF_ASSIGN_OR_RETURN(int y, c.Emit(OpType::kSub, {shifted, log}, coerced ? c.out_name() + "/2d_out" : c.out_name()));
-  if (coerced) {
-    ir::OpAttrs back;
-    back.new_shape = std::vector<int>(s.begin(), s.end());
-    RILL_INF_ASSIGN_OR_RETURN(y, c.Emit(OpType::kReshape, {y}, c.out_name(), back));
-  }
-  c.Define(y, false);
-  return Status::Ok();
+  RILL_INF_ASSIGN_OR_RETURN(int log, LogSumExpShifted(c, v.x, {v.axis}, true, &shifted));
+  RILL_INF_ASSIGN_OR_RETURN(int y, c.Emit(OpType::kSub, {shifted, log}, AxisViewOutName(c, v)));
+  return DefineFromAxisView(c, v, y);
 }
 
 // ReduceL1 (|x| summed), ReduceSumSquare (x * x summed), ReduceLogSum
@@ -207,4 +185,44 @@ const bool kRegistered =
     RegisterOnnxConverter({"ReduceL1", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}, ComposedReduce);
 
 }  // namespace
+
+StatusOr<AxisView> SoftmaxAxisView(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value xv, c.Input(0));
+  AxisView v;
+  RILL_INF_ASSIGN_OR_RETURN(v.x, c.ToNchw(xv));
+  v.shape = c.ShapeOf(v.x);
+  v.rank = static_cast<int>(v.shape.size());
+  int axis = static_cast<int>(c.AttrInt("axis", c.opset() >= 13 ? -1 : 1));
+  if (axis < 0) axis += v.rank;
+  if (axis < 0 || axis >= v.rank) return c.UnsupportedAttribute("axis", "axis out of range");
+  v.axis = axis;
+  v.length = v.shape[axis];
+  for (int d = axis + 1; c.opset() < 13 && d < v.rank; ++d) v.coerced = v.coerced || v.shape[d] != 1;
+  if (v.coerced) {
+    int inner = 1;
+    for (int d = axis; d < v.rank; ++d) inner *= v.shape[d];
+    ir::OpAttrs flat;
+    flat.new_shape = {-1, inner};
+    RILL_INF_ASSIGN_OR_RETURN(v.x, c.Emit(OpType::kReshape, {v.x}, c.out_name() + "/2d", flat));
+    v.axis = 1;
+    v.rank = 2;
+    v.length = inner;
+  }
+  return v;
+}
+
+std::string AxisViewOutName(ConverterContext& c, const AxisView& v) {
+  return v.coerced ? c.out_name() + "/2d_out" : c.out_name();
+}
+
+Status DefineFromAxisView(ConverterContext& c, const AxisView& v, int y) {
+  if (v.coerced) {
+    ir::OpAttrs back;
+    back.new_shape = std::vector<int>(v.shape.begin(), v.shape.end());
+    RILL_INF_ASSIGN_OR_RETURN(y, c.Emit(OpType::kReshape, {y}, c.out_name(), back));
+  }
+  c.Define(y, false);
+  return Status::Ok();
+}
+
 }  // namespace rill::inference::onnx_import
