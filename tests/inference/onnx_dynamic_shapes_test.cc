@@ -19,26 +19,8 @@
 namespace rill::inference {
 namespace {
 
-// An input whose dimensions are symbolic where `names` has a name ("" keeps
-// `dims`' value).
-void SetSymbolicInput(onnx::ValueInfoProto* info, const std::string& name, const std::vector<int64_t>& dims,
-                      const std::vector<std::string>& names) {
-  testing::SetFloatValueInfo(info, name, dims);
-  auto* shape = info->mutable_type()->mutable_tensor_type()->mutable_shape();
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (!names[i].empty()) shape->mutable_dim(static_cast<int>(i))->set_dim_param(names[i]);
-  }
-}
-
-onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in,
-                         const std::string& out) {
-  onnx::NodeProto* n = g->add_node();
-  n->set_name(out);
-  n->set_op_type(op);
-  for (const std::string& i : in) n->add_input(i);
-  n->add_output(out);
-  return n;
-}
+using testing::AddNode;
+using testing::SetSymbolicInput;
 
 // x [batch, 3, height, width] -> Conv 3x3 (no padding) 3 -> 8 -> Relu ->
 // GlobalAveragePool -> Flatten -> y [batch, 8].
