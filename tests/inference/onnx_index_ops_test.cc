@@ -1,4 +1,5 @@
-// OneHot, Hardmax, Trilu, Size, IsNaN and IsInf on the engine against ONNX
+// GatherElements, OneHot, Hardmax, Trilu, Size, IsNaN, IsInf,
+// MeanVarianceNormalization and LpNormalization on the engine against ONNX
 // Runtime (onnx_op_test_util.h: optimized and reference kernels, 1 and 2
 // threads). ONNX Runtime's runner reads and writes float32, so integer and
 // bool values pass through Cast nodes in the test graphs.
@@ -91,6 +92,74 @@ TEST(OnnxIndexOpsTest, TriluZeroesInfinitiesOutsideItsTriangle) {
     EXPECT_EQ(y[1], -inf);
     EXPECT_EQ(y[2], 0.0f);
     EXPECT_EQ(y[3], 2.0f);
+  }
+}
+
+// GatherElements on every axis: run-time indices (cast from the float input,
+// negative ones included), constant ones, and both constant (folded).
+TEST(OnnxIndexOpsTest, GatherElementsEveryAxis) {
+  const std::vector<int64_t> ds = {3, 4, 5};
+  for (int64_t axis : {0, 1, 2, -1}) {
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    const int a = static_cast<int>(axis < 0 ? axis + 3 : axis);
+    std::vector<int64_t> is = {2, 3, 4};  // smaller than data off the axis
+    is[a] = 6;                            // longer than data along it
+    std::vector<float> idx(Elements(is));
+    for (size_t i = 0; i < idx.size(); ++i) {
+      idx[i] = static_cast<float>(static_cast<int64_t>((i * 7) % (2 * ds[a])) - ds[a]);  // -dim .. dim-1
+    }
+    {
+      OnnxGraph g;
+      g.Input("data", ds);
+      g.Input("i", is);
+      OnnxGraph::Attr(g.Node("Cast", {"i"}, {"idx"}), "to", int64_t{7});
+      OnnxGraph::Attr(g.Node("GatherElements", {"data", "idx"}, {"y"}), "axis", axis);
+      g.Output("y");
+      ExpectMatchesOrt(g, {{"data", ds, RandomValues(60, -2.0f, 2.0f, 65)}, {"i", is, idx}});
+    }
+    {
+      OnnxGraph g;
+      g.Input("data", ds);
+      g.Int64Initializer("idx", is, std::vector<int64_t>(idx.begin(), idx.end()));
+      OnnxGraph::Attr(g.Node("GatherElements", {"data", "idx"}, {"y"}), "axis", axis);
+      g.Output("y");
+      ExpectMatchesOrt(g, {{"data", ds, RandomValues(60, -2.0f, 2.0f, 66)}});
+    }
+  }
+  OnnxGraph g;
+  g.Input("x", {2, 2});
+  g.Initializer("c", {2, 3}, {1, 2, 3, 4, 5, 6});
+  g.Int64Initializer("idx", {2, 2}, {2, 0, -1, 1});
+  OnnxGraph::Attr(g.Node("GatherElements", {"c", "idx"}, {"t"}), "axis", int64_t{1});
+  g.Node("Add", {"x", "t"}, {"y"});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {2, 2}, RandomValues(4, -1.0f, 1.0f, 67)}});
+  auto model = LoadOnnxGraph(g, "gather_elements_const.onnx");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(CountOps(*model, "GATHER_ELEMENTS"), 0) << "constants fold";
+}
+
+TEST(OnnxIndexOpsTest, MeanVarianceAndLpNormalization) {
+  const std::vector<int64_t> shape = {2, 3, 4, 5};
+  const std::vector<float> x = RandomValues(120, -3.0f, 3.0f, 68);
+  for (const std::vector<int64_t>& axes : {std::vector<int64_t>{}, std::vector<int64_t>{1}, std::vector<int64_t>{2, 3}}) {
+    OnnxGraph g;
+    g.Input("x", shape);
+    onnx::NodeProto* n = g.Node("MeanVarianceNormalization", {"x"}, {"y"});
+    if (!axes.empty()) OnnxGraph::Attr(n, "axes", axes);
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", shape, x}});
+  }
+  for (int64_t p : {1, 2}) {
+    for (int64_t axis : {-1, 1}) {
+      OnnxGraph g;
+      g.Input("x", shape);
+      onnx::NodeProto* n = g.Node("LpNormalization", {"x"}, {"y"});
+      OnnxGraph::Attr(n, "p", p);
+      OnnxGraph::Attr(n, "axis", axis);
+      g.Output("y");
+      ExpectMatchesOrt(g, {{"x", shape, x}});
+    }
   }
 }
 

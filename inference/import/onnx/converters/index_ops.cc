@@ -1,4 +1,5 @@
-// OneHot, Hardmax, Trilu and Size, lowered to existing ops: OneHot and
+// GatherElements (GATHER_ELEMENTS); OneHot, Hardmax, Trilu and Size,
+// lowered to existing ops: OneHot and
 // Hardmax compare indices against a constant 0..depth-1 along their axis
 // (EQUAL, broadcast) and pick one of two values (WHERE); Trilu keeps its
 // triangle with a constant mask (WHERE, so an infinity or NaN outside the
@@ -10,6 +11,7 @@
 
 #include "inference/import/onnx/converters/axis_view.h"
 #include "inference/import/onnx/onnx_converter.h"
+#include "inference/ir/ops/gather_elements_ops.h"
 #include "inference/ir/ops/tensor_ops.h"
 
 namespace rill::inference::onnx_import {
@@ -133,7 +135,59 @@ Status Size(ConverterContext& c) {
   return Status::Ok();
 }
 
-const bool kRegistered = RegisterOnnxConverter({"OneHot"}, OneHot) && RegisterOnnxConverter({"Hardmax"}, Hardmax) &&
+// GatherElements (GATHER_ELEMENTS): constant integer indices become a float
+// constant (the engine's run-time indices are float); both constant: folded.
+Status GatherElements(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value dv, c.Input(0));
+  RILL_INF_ASSIGN_OR_RETURN(Value iv, c.Input(1));
+  RILL_INF_ASSIGN_OR_RETURN(int data, c.ToNchw(dv));
+  RILL_INF_ASSIGN_OR_RETURN(int idx, c.ToNchw(iv));
+  const Shape ds = c.ShapeOf(data), is = c.ShapeOf(idx);
+  const int rank = static_cast<int>(ds.size());
+  int axis = static_cast<int>(c.AttrInt("axis", 0));
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return c.UnsupportedAttribute("axis", "axis out of range");
+  if (c.IsConst(idx)) {
+    const std::vector<int64_t> v = c.ConstInts(idx);
+    for (int64_t k : v) {
+      if (k < -ds[axis] || k >= ds[axis]) return c.Invalid("index " + std::to_string(k) + " out of range");
+    }
+    if (c.IsConst(data)) {  // fold, in the data's own type
+      const bool is_int = c.tensor(data).dtype == DataType::kInt64;
+      const std::vector<int64_t> di = is_int ? c.ConstInts(data) : std::vector<int64_t>{};
+      const std::vector<float> df = is_int ? std::vector<float>{} : c.ConstFloats(data);
+      std::vector<int64_t> oi;
+      std::vector<float> of;
+      std::vector<long long> strides(rank, 1);
+      for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * ds[d + 1];
+      for (size_t i = 0; i < v.size(); ++i) {
+        long long rest = static_cast<long long>(i), offset = 0;
+        for (int d = rank - 1; d >= 0; --d) {
+          const long long coord = rest % is[d];
+          rest /= is[d];
+          offset += (d == axis ? (v[i] < 0 ? v[i] + ds[axis] : v[i]) : coord) * strides[d];
+        }
+        if (is_int) {
+          oi.push_back(di[offset]);
+        } else {
+          of.push_back(df[offset]);
+        }
+      }
+      c.Define(is_int ? c.NewIntConst(c.out_name(), oi, &is) : c.NewFloatConst(c.out_name(), is, of), false);
+      return Status::Ok();
+    }
+    std::vector<float> f(v.begin(), v.end());
+    idx = c.NewFloatConst(c.out_name() + "/indices", is, f);
+  }
+  auto a = std::make_shared<ir::GatherElementsAttrs>();
+  a->axis = axis;
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::GatherElementsOp(), {data, idx}, c.out_name(), {}, a));
+  c.Define(out, false);
+  return Status::Ok();
+}
+
+const bool kRegistered = RegisterOnnxConverter({"GatherElements"}, GatherElements) &&
+                         RegisterOnnxConverter({"OneHot"}, OneHot) && RegisterOnnxConverter({"Hardmax"}, Hardmax) &&
                          RegisterOnnxConverter({"Trilu"}, Trilu) && RegisterOnnxConverter({"Size"}, Size);
 
 }  // namespace

@@ -179,7 +179,64 @@ Status ComposedReduce(ConverterContext& c) {
   return Status::Ok();
 }
 
+// MeanVarianceNormalization: (x - mean) / sqrt(mean((x - mean)^2)) over
+// `axes` (default 0, 2, 3), without an epsilon (as ONNX's definition).
+Status MeanVarianceNormalization(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value xv, c.Input(0));
+  RILL_INF_ASSIGN_OR_RETURN(int x, c.ToNchw(xv));
+  const int rank = static_cast<int>(c.ShapeOf(x).size());
+  std::vector<int64_t> axes = c.AttrInts("axes");
+  if (c.FindAttr("axes") == nullptr) axes = {0, 2, 3};
+  std::vector<int> ax;
+  for (int64_t v : axes) {
+    const int a = static_cast<int>(v < 0 ? v + rank : v);
+    if (a < 0 || a >= rank) return c.UnsupportedAttribute("axes", "axis " + std::to_string(v) + " out of range");
+    ax.push_back(a);
+  }
+  std::sort(ax.begin(), ax.end());
+  const std::string base = c.out_name();
+  RILL_INF_ASSIGN_OR_RETURN(int mean, Reduce(c, ir::ReduceKind::kSum, x, ax, true, base + "/sum"));
+  float count = 1.0f;
+  for (int a : ax) count *= static_cast<float>(c.ShapeOf(x)[a]);
+  const int inv = c.NewFloatConst(base + "/inv_count", {}, {1.0f / count});
+  RILL_INF_ASSIGN_OR_RETURN(int m, c.Emit(OpType::kMul, {mean, inv}, base + "/mean"));
+  RILL_INF_ASSIGN_OR_RETURN(int centred, c.Emit(OpType::kSub, {x, m}, base + "/centred"));
+  RILL_INF_ASSIGN_OR_RETURN(int sq, c.Emit(OpType::kMul, {centred, centred}, base + "/squared"));
+  RILL_INF_ASSIGN_OR_RETURN(int var_sum, Reduce(c, ir::ReduceKind::kSum, sq, ax, true, base + "/var_sum"));
+  RILL_INF_ASSIGN_OR_RETURN(int var, c.Emit(OpType::kMul, {var_sum, inv}, base + "/variance"));
+  RILL_INF_ASSIGN_OR_RETURN(int sd, Unary(c, ir::UnaryFn::kSqrt, var, base + "/sd"));
+  RILL_INF_ASSIGN_OR_RETURN(int y, c.Emit(OpType::kDiv, {centred, sd}, base));
+  c.Define(y, false);
+  return Status::Ok();
+}
+
+// LpNormalization: x / ||x||_p along `axis` (p 1 or 2), as ONNX Runtime
+// divides (a zero norm gives its IEEE quotient).
+Status LpNormalization(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value xv, c.Input(0));
+  RILL_INF_ASSIGN_OR_RETURN(int x, c.ToNchw(xv));
+  const int rank = static_cast<int>(c.ShapeOf(x).size());
+  int axis = static_cast<int>(c.AttrInt("axis", -1));
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return c.UnsupportedAttribute("axis", "axis out of range");
+  const int64_t p = c.AttrInt("p", 2);
+  if (p != 1 && p != 2) return c.UnsupportedAttribute("p", "p " + std::to_string(p) + " (1 and 2 are)");
+  const std::string base = c.out_name();
+  int norm = -1;
+  if (p == 2) {
+    RILL_INF_ASSIGN_OR_RETURN(norm, Reduce(c, ir::ReduceKind::kL2, x, {axis}, true, base + "/norm"));
+  } else {
+    RILL_INF_ASSIGN_OR_RETURN(int abs, Unary(c, ir::UnaryFn::kAbs, x, base + "/abs"));
+    RILL_INF_ASSIGN_OR_RETURN(norm, Reduce(c, ir::ReduceKind::kSum, abs, {axis}, true, base + "/norm"));
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int y, c.Emit(OpType::kDiv, {x, norm}, base));
+  c.Define(y, false);
+  return Status::Ok();
+}
+
 const bool kRegistered =
+    RegisterOnnxConverter({"MeanVarianceNormalization"}, MeanVarianceNormalization) &&
+    RegisterOnnxConverter({"LpNormalization"}, LpNormalization) &&
     RegisterOnnxConverter({"ReduceMean"}, ReduceMean) && RegisterOnnxConverter({"Softmax"}, Softmax) &&
     RegisterOnnxConverter({"LogSoftmax"}, LogSoftmax) &&
     RegisterOnnxConverter({"ReduceL1", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}, ComposedReduce);
