@@ -3,8 +3,8 @@
 // (rows of steps x batch, split over the threads) and each step's state by R
 // with the table's GEMM (a GEMV for batch 1), both on weights packed at
 // Prepare; the directions then run their steps on threads of their own. The
-// gates are the reference kernel's code (kernels/ref/recurrent.h), so only
-// the products' summation order differs from it.
+// gates are the reference kernel's code (kernels/ref/recurrent.h), with
+// sigmoid and tanh on the table's vector kernels over whole gates.
 #include <algorithm>
 #include <cctype>
 #include <memory>
@@ -88,6 +88,18 @@ class RecurrentOp : public CpuOp {
                  xw + static_cast<size_t>(r0) * gh, gh);
     };
     ParallelFor(dirs * blocks, input_block);
+    // Sigmoid and tanh, the gates' usual functions, on the table's vector
+    // kernels; the others element by element.
+    const TranscendentalKernels& tk = kernels().transcendental;
+    RecurrentActivate activate = [&tk](const ir::RecurrentFunction& f, float* v, int n) {
+      if (f.fn == ir::RecurrentActivation::kSigmoid && tk.logistic != nullptr) {
+        tk.logistic(n, v, v);
+      } else if (f.fn == ir::RecurrentActivation::kTanh && tk.tanh_in_place != nullptr) {
+        tk.tanh_in_place(v, n);
+      } else {
+        ScalarRecurrentActivate(f, v, n);
+      }
+    };
     auto direction = [&](int d, int) {
       const float* rb = b ? b + static_cast<size_t>(d) * 2 * gh + gh : nullptr;
       RecurrentProduct product = [&, d, rb](int n_rows, const float* hs, int gate0, int gates, float* o, int ldo) {
@@ -103,7 +115,8 @@ class RecurrentOp : public CpuOp {
       float* xw = scratch + d * per_dir;
       const size_t state = static_cast<size_t>(d) * dims_.batch * h;
       RunRecurrentDirection(*attrs_, dims_, d, xw, In(4) ? In(4) + state : nullptr, In(5) ? In(5) + state : nullptr,
-                            In(6) ? In(6) + static_cast<size_t>(d) * 3 * h : nullptr, product, xw + XwFloats(), Out());
+                            In(6) ? In(6) + static_cast<size_t>(d) * 3 * h : nullptr, product, activate,
+                            xw + XwFloats(), Out());
     };
     ParallelFor(dirs, direction);
   }

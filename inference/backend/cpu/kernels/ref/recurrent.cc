@@ -21,9 +21,14 @@ size_t RecurrentScratchFloats(const ir::RecurrentAttrs& a, const RecurrentDims& 
   return rows * h * 2 + rows * h * ir::GatesOf(a.kind) + rows * h * 2;
 }
 
+void ScalarRecurrentActivate(const ir::RecurrentFunction& f, float* v, int n) {
+  for (int i = 0; i < n; ++i) v[i] = ir::ApplyRecurrentActivation(f, v[i]);
+}
+
 void RunRecurrentDirection(const ir::RecurrentAttrs& a, const RecurrentDims& d, int dir, const float* xw,
                            const float* init_h, const float* init_c, const float* peep,
-                           const RecurrentProduct& product, float* scratch, float* out) {
+                           const RecurrentProduct& product, const RecurrentActivate& activate, float* scratch,
+                           float* out) {
   const int S = d.steps, B = d.batch, H = d.hidden, G = ir::GatesOf(a.kind), D = a.directions;
   const size_t bh = static_cast<size_t>(B) * H, gh = static_cast<size_t>(G) * H;
   float* h = scratch;
@@ -59,7 +64,8 @@ void RunRecurrentDirection(const ir::RecurrentAttrs& a, const RecurrentDims& d, 
         const int t = reversed ? len_of(b) - 1 - s : s;
         const float* xg = xw + (static_cast<size_t>(t) * B + b) * gh;
         float* g = hr + static_cast<size_t>(b) * gh;
-        for (int u = 0; u < 2 * H; ++u) g[u] = ir::ApplyRecurrentActivation(fns[0], Clip(xg[u] + g[u], a.clip));
+        for (int u = 0; u < 2 * H; ++u) g[u] = Clip(xg[u] + g[u], a.clip);
+        activate(fns[0], g, 2 * H);
         if (!a.linear_before_reset) {
           for (int u = 0; u < H; ++u) rh[static_cast<size_t>(b) * H + u] = g[H + u] * h[static_cast<size_t>(b) * H + u];
         }
@@ -77,38 +83,46 @@ void RunRecurrentDirection(const ir::RecurrentAttrs& a, const RecurrentDims& d, 
       float* cb = c + static_cast<size_t>(b) * H;
       switch (a.kind) {
         case RecurrentKind::kLstm: {
-          for (int u = 0; u < H; ++u) {
-            const float pi = xg[u] + g[u] + (peep ? peep[u] * cb[u] : 0.0f);
-            const float i = ir::ApplyRecurrentActivation(fns[0], Clip(pi, a.clip));
-            float f;
-            if (a.input_forget) {
-              f = 1.0f - i;
-            } else {
-              const float pf = xg[2 * H + u] + g[2 * H + u] + (peep ? peep[2 * H + u] * cb[u] : 0.0f);
-              f = ir::ApplyRecurrentActivation(fns[0], Clip(pf, a.clip));
+          // Gates i, o, f, c in g; each finished in place, then C and h.
+          float* gi = g;
+          float* go = g + H;
+          float* gf = g + 2 * H;
+          float* gc = g + 3 * H;
+          for (int u = 0; u < H; ++u) gi[u] = Clip(xg[u] + gi[u] + (peep ? peep[u] * cb[u] : 0.0f), a.clip);
+          activate(fns[0], gi, H);
+          if (a.input_forget) {
+            for (int u = 0; u < H; ++u) gf[u] = 1.0f - gi[u];
+          } else {
+            for (int u = 0; u < H; ++u) {
+              gf[u] = Clip(xg[2 * H + u] + gf[u] + (peep ? peep[2 * H + u] * cb[u] : 0.0f), a.clip);
             }
-            const float cell = ir::ApplyRecurrentActivation(fns[1], Clip(xg[3 * H + u] + g[3 * H + u], a.clip));
-            const float cn = f * cb[u] + i * cell;
-            const float po = xg[H + u] + g[H + u] + (peep ? peep[H + u] * cn : 0.0f);
-            const float o = ir::ApplyRecurrentActivation(fns[0], Clip(po, a.clip));
-            cb[u] = cn;
-            hb[u] = o * ir::ApplyRecurrentActivation(fns[2], cn);
+            activate(fns[0], gf, H);
           }
+          for (int u = 0; u < H; ++u) gc[u] = Clip(xg[3 * H + u] + gc[u], a.clip);
+          activate(fns[1], gc, H);
+          for (int u = 0; u < H; ++u) cb[u] = gf[u] * cb[u] + gi[u] * gc[u];
+          for (int u = 0; u < H; ++u) go[u] = Clip(xg[H + u] + go[u] + (peep ? peep[H + u] * cb[u] : 0.0f), a.clip);
+          activate(fns[0], go, H);
+          std::copy(cb, cb + H, gi);  // h(C) of the unclipped state, in i's place
+          activate(fns[2], gi, H);
+          for (int u = 0; u < H; ++u) hb[u] = go[u] * gi[u];
           break;
         }
         case RecurrentKind::kGru: {
           // g: z, r activated; the h gate's product in g (linear before
-          // reset: h R_h^T + Rbh, to multiply by r) or in rh.
+          // reset: h R_h^T + Rbh, to multiply by r) or in hn.
+          float* n = g + 2 * H;
           for (int u = 0; u < H; ++u) {
-            const float z = g[u], r = g[H + u];
-            const float hr_n = a.linear_before_reset ? r * g[2 * H + u] : hn[static_cast<size_t>(b) * H + u];
-            const float n = ir::ApplyRecurrentActivation(fns[1], Clip(xg[2 * H + u] + hr_n, a.clip));
-            hb[u] = (1.0f - z) * n + z * hb[u];
+            const float hr_n = a.linear_before_reset ? g[H + u] * n[u] : hn[static_cast<size_t>(b) * H + u];
+            n[u] = Clip(xg[2 * H + u] + hr_n, a.clip);
           }
+          activate(fns[1], n, H);
+          for (int u = 0; u < H; ++u) hb[u] = (1.0f - g[u]) * n[u] + g[u] * hb[u];
           break;
         }
         case RecurrentKind::kRnn: {
-          for (int u = 0; u < H; ++u) hb[u] = ir::ApplyRecurrentActivation(fns[0], Clip(xg[u] + g[u], a.clip));
+          for (int u = 0; u < H; ++u) hb[u] = Clip(xg[u] + g[u], a.clip);
+          activate(fns[0], hb, H);
           break;
         }
       }
@@ -159,7 +173,7 @@ void RecurrentRef(const ir::RecurrentAttrs& a, const RecurrentDims& d, const flo
     };
     RunRecurrentDirection(a, d, dir, xw.data(), init_h ? init_h + static_cast<size_t>(dir) * B * H : nullptr,
                           init_c ? init_c + static_cast<size_t>(dir) * B * H : nullptr, p ? p + dir * 3 * H : nullptr,
-                          product, scratch.data(), out);
+                          product, ScalarRecurrentActivate, scratch.data(), out);
   }
 }
 

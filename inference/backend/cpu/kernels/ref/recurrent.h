@@ -21,6 +21,12 @@ struct RecurrentDims {
 using RecurrentProduct =
     std::function<void(int rows, const float* h, int gate0, int gates, float* out, int ldo)>;
 
+// Applies `f` to v[0, n) in place (the reference: ApplyRecurrentActivation
+// element by element; the CPU execution: the kernel table's vector
+// logistic and tanh).
+using RecurrentActivate = std::function<void(const ir::RecurrentFunction& f, float* v, int n)>;
+void ScalarRecurrentActivate(const ir::RecurrentFunction& f, float* v, int n);
+
 // Floats of scratch RunRecurrentDirection needs.
 size_t RecurrentScratchFloats(const ir::RecurrentAttrs& a, const RecurrentDims& d);
 
@@ -29,10 +35,12 @@ size_t RecurrentScratchFloats(const ir::RecurrentAttrs& a, const RecurrentDims& 
 // product's); `init_h`, `init_c` [B, H] of this direction or null (zeros);
 // `peep` [3 H] or null. Writes out's rows of this direction (ONNX's Y, then
 // Y_h, then LSTM's Y_c: ir::RecurrentAttrs). The product is called once per
-// step for all B rows (twice for GRU without linear_before_reset).
+// step for all B rows (twice for GRU without linear_before_reset); the
+// activations run on whole gates of a row.
 void RunRecurrentDirection(const ir::RecurrentAttrs& a, const RecurrentDims& d, int dir, const float* xw,
                            const float* init_h, const float* init_c, const float* peep,
-                           const RecurrentProduct& product, float* scratch, float* out);
+                           const RecurrentProduct& product, const RecurrentActivate& activate, float* scratch,
+                           float* out);
 
 // The whole op with scalar products: x [S, B, I], w [D, G H, I], r [D, G H,
 // H], b [D, 2 G H] or null, init_h / init_c [D, B, H] or null, p [D, 3 H]
