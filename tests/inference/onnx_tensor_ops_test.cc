@@ -599,6 +599,41 @@ TEST(OnnxTensorOpsTest, TransposeConcatSliceModScatterOfConstantsFold) {
                        {"w", {3}, RandomValues(3, -1, 1, 3)}});
 }
 
+// Integer Mod of run-time values, as a detector's `topk_idxs % num_classes`
+// (RetinaNet, FCOS): Python's %, the result takes the divisor's sign, on
+// values up to 2^24 - 1 (exact) and an activation divisor as well as a
+// constant one.
+TEST(OnnxTensorOpsTest, IntegerModOfActivationsMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {2, 6});
+  g.Input("d", {6});
+  CastTo(g, "x", "xi", kInt64Type);
+  CastTo(g, "d", "di", kInt64Type);
+  g.Int64Initializer("classes", {}, {91});
+  g.Node("Mod", {"xi", "classes"}, {"by_classes"});
+  g.Node("Mod", {"xi", "di"}, {"by_d"});  // divisors of both signs
+  CastTo(g, "by_classes", "y1", kFloatType);
+  CastTo(g, "by_d", "y2", kFloatType);
+  g.Output("y1");
+  g.Output("y2");
+  const std::vector<float> x = {0, 90, 91, 182, 16777215, 16777214, -1, -90, -91, -92, 12345, -12346};
+  ExpectMatchesOrt(g, {{"x", {2, 6}, x}, {"d", {6}, {7, -7, 91, -3, 1000, -1000}}});
+  // The values themselves, against Python's % (not only ORT's).
+  OnnxGraph h;
+  h.Input("x", {12});
+  CastTo(h, "x", "xi", kInt64Type);
+  h.Int64Initializer("classes", {}, {91});
+  h.Node("Mod", {"xi", "classes"}, {"m"});
+  CastTo(h, "m", "y", kFloatType);
+  h.Output("y");
+  std::shared_ptr<const Model> model = LoadOnnxGraph(h, "mod");
+  ASSERT_NE(model, nullptr);
+  const std::vector<float> y = RunEngine(*model, x, AlgorithmPolicy::kAuto, 1);
+  ASSERT_EQ(y.size(), 12u);
+  const std::vector<float> want = {0, 90, 0, 0, 0, 90, 90, 1, 0, 90, 60, 30};
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_EQ(y[i], want[i]) << i;
+}
+
 TEST(OnnxTensorOpsTest, SwinAttentionMaskFoldsWhole) {
   // swin_t's shifted-window mask: region ids [w, n], their pairwise
   // differences, != 0 -> -100 else 0, added to the scores.
