@@ -108,10 +108,13 @@ def decisive_detection_heads(model, x_in):
     correct engines disagree (or, below the score threshold, both return
     nothing). Scaling the score layers' weights (fixed seed, as the rest)
     gives scores that differ by far more than rounding, so the comparison
-    tests the detector's post-processing instead of its ties."""
+    tests the detector's post-processing instead of its ties. SSDlite's are
+    scaled by a fixed factor; the others' are set from a run on the input
+    (calibrate) to a given mean and spread of their outputs, the box
+    regressors' too where random deltas draw degenerate boxes."""
     g = torch.Generator().manual_seed(2)
     layers = []
-    scale = 4.0
+    scale = 4.0  # SSDlite
     head = getattr(model, "head", None)
     if head is not None and hasattr(head.classification_head, "cls_logits"):  # RetinaNet, FCOS
         # Their towers' features are large and vary by level, so a fixed
@@ -122,30 +125,44 @@ def decisive_detection_heads(model, x_in):
         calibrated = [(head.classification_head.cls_logits, -6.0, 1.5)]
         if hasattr(head.regression_head, "bbox_ctrness"):  # FCOS scores sqrt(class x centerness)
             calibrated.append((head.regression_head.bbox_ctrness, 0.0, 1.0))
-        with torch.no_grad():
-            for m, mean, std in calibrated:
-                m.weight.copy_(torch.randn(m.weight.shape, generator=g))
-                m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.5)
-                seen = []
-                hook = m.register_forward_hook(lambda _m, _i, out: seen.append(out.flatten()))
-                model(x_in)
-                hook.remove()
-                logits = torch.cat(seen)
-                a = std / float(logits.std())
-                m.weight.mul_(a)
-                m.bias.mul_(a).add_(mean - float(logits.mean()) * a)
-    elif head is not None and hasattr(head, "classification_head"):  # SSD / SSDlite
+        calibrate(model, x_in, calibrated, g)
+    elif head is not None and all(isinstance(m, torch.nn.Conv2d) for m in head.classification_head.module_list):
+        # SSD300: VGG's features saturate the softmax the same way; logits
+        # of deviation 2 per level keep the scores between 0.01 and ~0.5.
+        calibrate(model, x_in, [(m, 0.0, 2.0) for m in head.classification_head.module_list], g)
+    elif head is not None and hasattr(head, "classification_head"):  # SSDlite
         layers += [m for m in head.classification_head.modules() if isinstance(m, torch.nn.Conv2d)][-6:]
     roi = getattr(model, "roi_heads", None)
-    if roi is not None:  # Faster/Mask/Keypoint R-CNN: the box classifier and the RPN's objectness
-        layers.append(roi.box_predictor.cls_score)
-        layers.append(model.rpn.head.cls_logits)
-        scale = 24.0  # the box head's features are small: spread its logits further
+    if roi is not None:  # Faster/Mask/Keypoint R-CNN
+        # The RPN's objectness and box deltas, then (on the proposals those
+        # give) the box classifier's and regressor's: a fixed scale
+        # saturated ResNet-50's class scores at 1 and its deltas drew
+        # boxes a pixel thin, sensitive to every rounding. Deviation 2 for
+        # the logits (softmax scores up to ~0.5), 0.5 for the deltas.
+        calibrate(model, x_in, [(model.rpn.head.cls_logits, 0.0, 2.0), (model.rpn.head.bbox_pred, 0.0, 0.5)], g)
+        calibrate(model, x_in, [(roi.box_predictor.cls_score, 0.0, 2.0), (roi.box_predictor.bbox_pred, 0.0, 0.5)], g)
     with torch.no_grad():
         for m in layers:
             m.weight.copy_(torch.randn(m.weight.shape, generator=g) * (scale / m.weight[0].numel() ** 0.5))
             if m.bias is not None:
                 m.bias.copy_(torch.randn(m.bias.shape, generator=g))
+
+
+def calibrate(model, x_in, layers, g):
+    """Random weights for each (layer, mean, std), scaled so that the layer's
+    outputs on x_in have that mean and standard deviation."""
+    with torch.no_grad():
+        for m, mean, std in layers:
+            m.weight.copy_(torch.randn(m.weight.shape, generator=g))
+            m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.5)
+            seen = []
+            hook = m.register_forward_hook(lambda _m, _i, out: seen.append(out.flatten()))
+            model(x_in)
+            hook.remove()
+            logits = torch.cat(seen)
+            a = std / float(logits.std())
+            m.weight.mul_(a)
+            m.bias.mul_(a).add_(mean - float(logits.mean()) * a)
 
 
 def flat(outputs):
@@ -165,7 +182,10 @@ def recipe(name):
     changed recipe exports again instead of reusing a stale file."""
     parts = [inspect.getsource(ZOO[name][1]), repr(ZOO[name][0]), repr(ZOO[name][2]), repr(AT_320),
              torch.__version__, torchvision.__version__]
-    parts += [inspect.getsource(f) for f in (export, decisive_detection_heads, flat, lively_batch_norm)]
+    makers = [export, flat, lively_batch_norm]
+    if ZOO[name][0] == "detection":
+        makers += [decisive_detection_heads, calibrate]
+    parts += [inspect.getsource(f) for f in makers]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
