@@ -634,6 +634,25 @@ TEST(OnnxTensorOpsTest, IntegerModOfActivationsMatchesOrt) {
   for (size_t i = 0; i < y.size(); ++i) EXPECT_EQ(y[i], want[i]) << i;
 }
 
+// Slice of a convolution's output (NHWC inside the engine) with starts and
+// ends computed at run time, as Keypoint R-CNN crops its heatmaps: the value
+// goes back to NCHW, whose axes the bounds index.
+TEST(OnnxTensorOpsTest, RunTimeSliceOfAConvOutputMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {1, 4, 6, 6});
+  g.Input("b", {2});
+  g.Initializer("w", {4, 4, 1, 1}, RandomValues(16, -1.0f, 1.0f, 5));
+  g.Node("Conv", {"x", "w"}, {"c"});
+  CastTo(g, "b", "starts", kInt64Type);
+  g.Int64Initializer("ends", {2}, {6, 5});
+  g.Int64Initializer("axes", {2}, {1, 3});
+  g.Node("Slice", {"c", "starts", "ends", "axes"}, {"y"});
+  g.Output("y");
+  const std::vector<float> x = RandomValues(144, -1.0f, 1.0f, 6);
+  ExpectMatchesOrt(g, {{"x", {1, 4, 6, 6}, x}, {"b", {2}, {1, 2}}});  // channels 1..3, columns 2..4
+  ExpectMatchesOrt(g, {{"x", {1, 4, 6, 6}, x}, {"b", {2}, {3, 0}}});  // channel 3, columns 0..4
+}
+
 TEST(OnnxTensorOpsTest, SwinAttentionMaskFoldsWhole) {
   // swin_t's shifted-window mask: region ids [w, n], their pairwise
   // differences, != 0 -> -100 else 0, added to the scores.
