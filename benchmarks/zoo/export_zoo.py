@@ -11,7 +11,9 @@ Needs Debian's python3-torch and python3-torchvision. Skips models already
 exported with the same recipe (OUT/<name>.recipe holds a hash of the model's
 ZOO entry, the functions that build it and the torch versions; a changed
 recipe deletes OUT/<name>.* and exports again); a model that does not export
-is listed in OUT/<name>.export_error (its last error line).
+is listed in OUT/<name>.export_error (its last error line), as is one whose
+export process died unfinished (OUT/<name>.exporting left behind: killed out
+of memory) at the next run, instead of trying again.
 """
 import glob
 import hashlib
@@ -197,8 +199,20 @@ def export(name, out_dir):
     have = open(stamp).read().strip() if os.path.exists(stamp) else None
     if have == want and (os.path.exists(path) or os.path.exists(path[:-5] + ".export_error")):
         return
+    marker = path[:-5] + ".exporting"
+    if have == want and os.path.exists(marker):
+        # An export of this recipe started and never finished: the process
+        # died (mvit_v2_s: killed by the kernel out of memory at 22 GB).
+        # Say so instead of trying again; delete OUT/<name>.* to retry.
+        with open(path[:-5] + ".export_error", "w") as f:
+            f.write("an earlier export of this recipe died unfinished (killed: out of memory?)\n")
+        os.remove(marker)
+        return
     for f in glob.glob(os.path.join(glob.escape(out_dir), glob.escape(name) + ".*")):
         os.remove(f)  # a stale export (another recipe, or one from before recipes were kept)
+    with open(stamp, "w") as f:
+        f.write(want + "\n")
+    open(marker, "w").close()
     torch.manual_seed(0)
     model = make().eval()
     lively_batch_norm(model)
@@ -226,14 +240,12 @@ def export(name, out_dir):
             f.write(traceback.format_exc().strip().splitlines()[-1] + "\n")
         if os.path.exists(path):
             os.remove(path)
-        with open(stamp, "w") as f:
-            f.write(want + "\n")
+        os.remove(marker)
         return
     x.numpy().astype("<f4").tofile(os.path.join(out_dir, name + ".input.f32"))
     for i, y in enumerate(outs):
         y.numpy().astype("<f4").tofile(os.path.join(out_dir, "%s.output%d.f32" % (name, i)))
-    with open(stamp, "w") as f:  # last: an interrupted export has no stamp and runs again
-        f.write(want + "\n")
+    os.remove(marker)  # last: the export is whole
 
 
 def main():
