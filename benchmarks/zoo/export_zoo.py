@@ -6,6 +6,14 @@ model as raw little-endian float32:
 
   OUT/<name>.onnx, OUT/<name>.input.f32, OUT/<name>.output<i>.f32
 
+Sizes: classifiers at 224 (inception_v3 299, efficientnet_b1 240, swin_v2_t
+256), segmenters at 256, detectors at 320 (built with min_size = max_size =
+320: torchvision's default resize is 800), ssd300 at 300, video 8x112x112
+(S3D and MViT 16x224x224, as they are built). A detector's score layers (and
+the R-CNNs' box deltas) get weights that spread its scores
+(decisive_detection_heads). Not in the zoo: the other sizes of a family
+present (same ops), torchvision's quantized models, RAFT (two inputs).
+
 usage: /usr/bin/python3 benchmarks/zoo/export_zoo.py OUT [NAME...]
 Needs Debian's python3-torch and python3-torchvision. Skips models already
 exported with the same recipe (OUT/<name>.recipe holds a hash of the model's
