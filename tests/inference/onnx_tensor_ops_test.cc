@@ -3,8 +3,10 @@
 // Runtime on small models (onnx_op_test_util.h): MatMul of two activations,
 // Softmax on any axis, Split, Expand, Tile, Where, the comparisons and logic
 // ops, Cast, ConstantOfShape, Range, Gather, the reductions, ArgMax / ArgMin,
-// TopK and Einsum; each op's constant folding (the shape arithmetic of
-// exported transformers) feeding an activation; the ops' shapes after
+// TopK and Einsum, integer Mod of activations, a run-time Slice of an NHWC
+// value, sequences and Loops of a constant trip count (unrolled; a run-time
+// trip count is unsupported); each op's constant folding (the shape
+// arithmetic of exported transformers) feeding an activation; the ops' shapes after
 // Session::Resize, and TFLite's BATCH_MATMUL with adj_x / adj_y, against
 // hand-computed values.
 #include <onnx/onnx_pb.h>
@@ -766,6 +768,51 @@ TEST(OnnxTensorOpsTest, ConstantTripCountLoopIsUnrolled) {
   const std::vector<float> y = RunEngine(*model, x, AlgorithmPolicy::kReference, 1);
   ASSERT_EQ(y.size(), x.size());
   for (size_t i = 0; i < x.size(); ++i) EXPECT_FLOAT_EQ(y[i], 8.0f * x[i] + 4.0f) << i;
+}
+
+// SequenceConstruct, SequenceInsert at a position, SequenceAt from the end
+// and SequenceLength: [a, c, b] after inserting c at 1; at(-1) - at(1) =
+// b - c, length 3 added to a.
+TEST(OnnxTensorOpsTest, SequenceOpsAtConstantPositionsMatchOrt) {
+  OnnxGraph g;
+  g.Input("a", {2, 3});
+  g.Input("b", {2, 3});
+  g.Input("c", {2, 3});
+  g.Int64Initializer("at1", {}, {1});
+  g.Int64Initializer("last", {}, {-1});
+  g.Node("SequenceConstruct", {"a", "b"}, {"ab"});
+  g.Node("SequenceInsert", {"ab", "c", "at1"}, {"acb"});
+  g.Node("SequenceAt", {"acb", "last"}, {"y_last"});
+  g.Node("SequenceAt", {"acb", "at1"}, {"y_1"});
+  g.Node("SequenceLength", {"acb"}, {"n"});
+  CastTo(g, "n", "n_f", kFloatType);
+  g.Node("Add", {"a", "n_f"}, {"y_n"});
+  g.Node("Sub", {"y_last", "y_1"}, {"b_minus_c"});  // an engine output may not be a graph input
+  g.Output("b_minus_c");
+  g.Output("y_n");
+  ExpectMatchesOrt(g, {{"a", {2, 3}, RandomValues(6, -1, 1, 11)},
+                       {"b", {2, 3}, RandomValues(6, -1, 1, 12)},
+                       {"c", {2, 3}, RandomValues(6, -1, 1, 13)}});
+}
+
+// A Loop whose trip count is computed at run time (Mask and Keypoint
+// R-CNN's loop over their detections) is not unrolled: unsupported, saying
+// why.
+TEST(OnnxTensorOpsTest, LoopWithARunTimeTripCountIsUnsupported) {
+  OnnxGraph g;
+  g.Input("x", {4});
+  g.Input("m", {});
+  CastTo(g, "m", "trips", kInt64Type);
+  onnx::GraphProto body = LoopBody({{"Add", {"y_in", "y_in"}, "y_out"}, {"Identity", {"cond_in"}, "cond_out"}},
+                                   {"i", "cond_in", "y_in"}, {"cond_out", "y_out"}, {false});
+  SetBody(g.Node("Loop", {"trips", "", "x"}, {"y"}), body);
+  g.Output("y");
+  const std::string bytes = g.Serialize();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "loop.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(model.status().message().find("trip count known only at run time"), std::string::npos)
+      << model.status().message();
 }
 
 TEST(OnnxTensorOpsTest, SwinAttentionMaskFoldsWhole) {
