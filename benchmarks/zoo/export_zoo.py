@@ -198,14 +198,14 @@ def recipe(name):
     functions below that build and change the model, and the PyTorch and
     torchvision versions. Kept beside the export (OUT/<name>.recipe) so a
     changed recipe exports again instead of reusing a stale file."""
-    parts = [inspect.getsource(ZOO[name][1]), repr(ZOO[name][0]), repr(ZOO[name][2]), repr(AT_320),
+    parts = [_source(ZOO[name][1]), repr(ZOO[name][0]), repr(ZOO[name][2]), repr(AT_320),
              torch.__version__, torchvision.__version__]
     makers = [export, flat, lively_batch_norm]
     if ZOO[name][0] == "detection":
         makers += [decisive_detection_heads, calibrate]
     if name.startswith("swin_v2"):
         makers.append(onnx_zero)
-    parts += [inspect.getsource(f) for f in makers]
+    parts += [_source(f) for f in makers]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
@@ -266,6 +266,18 @@ def export(name, out_dir):
     for i, y in enumerate(outs):
         y.numpy().astype("<f4").tofile(os.path.join(out_dir, "%s.output%d.f32" % (name, i)))
     os.remove(marker)  # last: the export is whole
+
+
+# The source of the code as loaded: inspect reads the file at each call, so
+# an edit during a long run would otherwise change the hashes of the models
+# not yet reached (and export them again under the old code).
+_SOURCES = {id(f): inspect.getsource(f) for f in
+            [z[1] for z in ZOO.values()] + [export, flat, lively_batch_norm, decisive_detection_heads,
+                                             calibrate, onnx_zero]}
+
+
+def _source(f):
+    return _SOURCES[id(f)]
 
 
 def main():
