@@ -147,7 +147,9 @@ flags:
   --reference                  reference kernels only
   --tune[=CACHE_FILE]          time the candidate kernels per layer
   --precision=fp32|fp16|bf16   fp16 weights / bf16 GEMMs (default fp32)
-  --input_shape=NAME:D,D,...   fix an ONNX input's shape (repeatable)
+  --input_shape=NAME:D,D,...   an ONNX input's shape (repeatable): sets its
+                               symbolic dims (batch, height, width: `info`
+                               lists them) or overrides fixed ones
   --backend=NAME               cpu (default), opencl or vulkan
   --backend_option=NAME.KEY=V  a backend's option (repeatable), e.g.
                                vulkan.gpu_profile=FILE: GPU time per dispatch

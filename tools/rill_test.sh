@@ -433,6 +433,30 @@ assert 0 <= o["max_rel_error"] <= 1e-4 and o["max_abs_error"] <= 1e-4 * o["range
 else
   echo "SKIP model compare: run scripts/fetch_models.sh (models and ONNX Runtime)"
 fi
+# An ONNX model with symbolic batch / height / width and shape arithmetic
+# (conv -> Reshape to [Shape[0], Shape[1], -1] -> MatMul): `info` lists the
+# symbolic dims and how to set them; --input_shape runs it at a chosen size,
+# checked against ONNX Runtime at that size.
+SYM=tools/testdata/symbolic_tokens.onnx
+if [[ -f $SYM ]]; then
+  check_rc "model info symbolic" 0 $RILL model info $SYM --input_shape=x:2,3,20,16
+  expect "model info symbolic shape" "input  x +\[2,3,20,16\] NCHW"
+  expect "model info symbolic dims" "symbolic: batch \(dim 0\), height \(dim 2\), width \(dim 3\); set with --input_shape=x:"
+  expect "model info symbolic output" "output y +\[2,80,6\]"
+  check_rc "model info symbolic json" 0 $RILL model info $SYM --input_shape=x:2,3,20,16 --json
+  expect "model info symbolic json" '"inputs":\[\{"name":"x","shape":\[2,3,20,16\],"symbolic":\[\{"dim":0,"name":"batch"\},\{"dim":2,"name":"height"\},\{"dim":3,"name":"width"\}\]\}\]'
+  # Without --input_shape the symbolic dims stand at 1: a note says so.
+  check_rc "model info symbolic at 1" 0 $RILL model info $SYM
+  expect "model info symbolic at 1" "note: .*input 'x' has symbolic dimensions batch, height, width, taken as 1"
+  if [[ -f third_party/onnxruntime/libonnxruntime.so.1 ]]; then
+    for shape in 2,3,20,16 1,3,33,9; do
+      check_rc "model compare symbolic $shape" 0 $RILL model compare $SYM --input_shape=x:$shape
+      expect "model compare symbolic $shape" "PASS"
+    done
+  fi
+else
+  echo "FAIL model symbolic: $SYM is missing"; failed=$((failed + 1))
+fi
 # rill model run: outputs of any model as .npy / raw files.
 MV2=third_party/models/mobilenet_v2.onnx
 if [[ -f $MV2 && -f third_party/models/rill_multitask.onnx ]]; then

@@ -416,12 +416,30 @@ bool WriteRegistered(Writer& w, const Node& n, Status* status) {
         {ir::UnaryFn::kNeg, "Neg"},     {ir::UnaryFn::kReciprocal, "Reciprocal"}, {ir::UnaryFn::kAbs, "Abs"},
         {ir::UnaryFn::kTanh, "Tanh"},   {ir::UnaryFn::kErf, "Erf"},         {ir::UnaryFn::kSoftplus, "Softplus"},
         {ir::UnaryFn::kSin, "Sin"},     {ir::UnaryFn::kCos, "Cos"},         {ir::UnaryFn::kFloor, "Floor"},
-        {ir::UnaryFn::kCeil, "Ceil"},   {ir::UnaryFn::kRound, "Round"}};
+        {ir::UnaryFn::kCeil, "Ceil"},   {ir::UnaryFn::kRound, "Round"},     {ir::UnaryFn::kSign, "Sign"},
+        {ir::UnaryFn::kSoftsign, "Softsign"}, {ir::UnaryFn::kTan, "Tan"},   {ir::UnaryFn::kAsin, "Asin"},
+        {ir::UnaryFn::kAcos, "Acos"},   {ir::UnaryFn::kAtan, "Atan"},       {ir::UnaryFn::kSinh, "Sinh"},
+        {ir::UnaryFn::kCosh, "Cosh"},   {ir::UnaryFn::kAsinh, "Asinh"},     {ir::UnaryFn::kAcosh, "Acosh"},
+        {ir::UnaryFn::kAtanh, "Atanh"}};
     auto direct = kDirect.find(fn);
     if (direct != kDirect.end()) {
       w.Emit(direct->second, {x}, out);
-    } else if (fn == ir::UnaryFn::kElu) {
-      Writer::Attr(w.Emit("Elu", {x}, out), "alpha", attrs.alpha);
+    } else if (fn == ir::UnaryFn::kElu || fn == ir::UnaryFn::kCelu || fn == ir::UnaryFn::kThresholdedRelu) {
+      const char* name = fn == ir::UnaryFn::kElu ? "Elu" : fn == ir::UnaryFn::kCelu ? "Celu" : "ThresholdedRelu";
+      Writer::Attr(w.Emit(name, {x}, out), "alpha", attrs.alpha);
+    } else if (fn == ir::UnaryFn::kIsNan || fn == ir::UnaryFn::kIsInf) {
+      // ONNX's bool output, cast to the engine's float 0 / 1.
+      const std::string flags = w.Fresh(out + "_bool");
+      onnx::NodeProto* p = w.Emit(fn == ir::UnaryFn::kIsNan ? "IsNaN" : "IsInf", {x}, flags);
+      if (fn == ir::UnaryFn::kIsInf) {
+        Writer::Attr(p, "detect_negative", static_cast<int64_t>(attrs.alpha != 0.0f));
+        Writer::Attr(p, "detect_positive", static_cast<int64_t>(attrs.gamma != 0.0f));
+      }
+      Writer::Attr(w.Emit("Cast", {flags}, out), "to", static_cast<int64_t>(1));
+    } else if (fn == ir::UnaryFn::kShrink) {
+      onnx::NodeProto* p = w.Emit("Shrink", {x}, out);
+      Writer::Attr(p, "lambd", attrs.alpha);
+      Writer::Attr(p, "bias", attrs.gamma);
     } else if (fn == ir::UnaryFn::kSelu) {
       onnx::NodeProto* p = w.Emit("Selu", {x}, out);
       Writer::Attr(p, "alpha", attrs.alpha);

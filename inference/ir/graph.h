@@ -249,11 +249,27 @@ class Graph {
   std::vector<int> outputs;
   // Layout of 4-D activations (NHWC for TFLite).
   Layout layout = Layout::kNHWC;
+  // The importer built the graph for the input shapes it was given (ONNX:
+  // converters resolve Flatten's inner size, Squeeze / Unsqueeze / Reshape 0
+  // targets, layout reshapes and folded Shape ops from the import-time
+  // shapes), so it computes the model's function only at those shapes:
+  // Session::Resize to others imports the model again at the new shapes
+  // (Model::WithInputShapes) instead of re-planning this graph. False
+  // (TFLite, whose files carry their reshape targets): any input shape the
+  // ops accept is planned on this graph.
+  bool specialized_to_input_shapes = false;
   // Nodes whose results the importer computed from the graph inputs' shapes
-  // at load (an ONNX Shape folded into a constant): the model is valid for
-  // those input shapes only, so Session::Resize refuses others (reload with
-  // LoadOptions::input_shapes instead). Empty: shapes may change freely.
+  // at load (an ONNX Shape folded into a constant), for messages; they make
+  // the graph specialized_to_input_shapes.
   std::vector<std::string> shape_folds;
+  // A symbolic dimension of a graph input (ONNX dim_param, or an unnamed
+  // dynamic one: "?"), whether or not LoadOptions::input_shapes set it.
+  struct SymbolicDim {
+    int input = 0;     // index into `inputs`
+    int axis = 0;      // in the model's own layout (NCHW for ONNX)
+    std::string name;  // "batch", "height", "?"
+  };
+  std::vector<SymbolicDim> symbolic_dims;
   // Graph inputs whose symbolic dimensions (a dynamic batch, height, width)
   // the importer took as 1 because LoadOptions::input_shapes did not give
   // them, e.g. "input 'x' has symbolic dimensions batch, h, w". Tools say so:
@@ -293,9 +309,11 @@ class Graph {
   // Run-time inference of a node of the dynamic region: `shapes` holds its
   // inputs' actual shapes, `values` (by tensor id) the host address of every
   // run-time input's float32 values (shape operands, K, sizes); output dims
-  // may be 0.
-  Status InferNodeShapesAtRun(const Node& node, std::vector<Shape>* shapes,
-                              const std::vector<const void*>& values) const;
+  // may be 0. `inputs_read` (optional): which inputs' run-time values the
+  // shape function read (ShapeContext::run_time_inputs_read), so that the
+  // shapes can be reused while those values and every input shape repeat.
+  Status InferNodeShapesAtRun(const Node& node, std::vector<Shape>* shapes, const std::vector<const void*>& values,
+                              uint64_t* inputs_read = nullptr) const;
 
  private:
   std::vector<std::shared_ptr<const void>> blobs_;

@@ -38,6 +38,7 @@ Status ShapeContext::Ints(size_t i, std::vector<int64_t>* values, bool* known) {
       return Status::Ok();
     }
     data = static_cast<const uint8_t*>((*values_)[id]);
+    run_time_inputs_read_ |= uint64_t{1} << std::min<size_t>(i, 63);
     dtype = DataType::kFloat32;  // every run-time tensor is float32
     if (data == nullptr && n > 0) return Error("input " + std::to_string(i) + " has no values at run time");
   }

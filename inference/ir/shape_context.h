@@ -73,6 +73,9 @@ class ShapeContext {
   // kDynamicDim, and the node is in the dynamic region.
   Status Ints(size_t i, std::vector<int64_t>* values, bool* known);
   bool read_run_time_values() const { return read_run_time_values_; }
+  // At run time: bit i set when Ints read run-time input i's values (inputs
+  // past 63 share bit 63). The dynamic region keys its cached shapes on them.
+  uint64_t run_time_inputs_read() const { return run_time_inputs_read_; }
   // Inference at sample sizes for run-time dims (Graph::InferNodeShapes):
   // sizes may come out 0 there.
   void set_probing(bool on) { probing_ = on; }
@@ -88,6 +91,7 @@ class ShapeContext {
   std::vector<Shape>* shapes_;
   const std::vector<const void*>* values_;
   bool read_run_time_values_ = false;
+  uint64_t run_time_inputs_read_ = 0;
   bool probing_ = false;
 };
 

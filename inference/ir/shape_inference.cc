@@ -88,11 +88,13 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes, bool
 }
 
 Status Graph::InferNodeShapesAtRun(const Node& node, std::vector<Shape>* shapes,
-                                   const std::vector<const void*>& values) const {
+                                   const std::vector<const void*>& values, uint64_t* inputs_read) const {
   ShapeContext c(*this, node, shapes, &values);
   const OpDescriptor* op = FindOp(node.type);
   if (op == nullptr || op->infer_shapes == nullptr) return c.Error("op has no registered shape function");
-  return op->infer_shapes(c);
+  const Status status = op->infer_shapes(c);
+  if (inputs_read != nullptr) *inputs_read = c.run_time_inputs_read();
+  return status;
 }
 
 }  // namespace rill::inference::ir

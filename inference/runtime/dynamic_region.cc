@@ -1,6 +1,8 @@
 #include "inference/runtime/dynamic_region.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "inference/runtime/memory_planner.h"
@@ -38,15 +40,18 @@ class DynamicExecution : public Execution {
                    std::vector<const TensorBinding*> inputs, std::vector<TensorBinding*> outputs,
                    std::vector<RunGuard> guards)
       : region_(*region), node_(node), inner_(std::move(inner)), inputs_(std::move(inputs)),
-        outputs_(std::move(outputs)), guards_(std::move(guards)), memory_(outputs_.size()) {}
+        outputs_(std::move(outputs)), guards_(std::move(guards)), last_shapes_(inputs_.size()),
+        out_shapes_(outputs_.size()), last_values_(inputs_.size()), memory_(outputs_.size()) {}
 
   std::string name() const override { return inner_->name(); }
 
   // Shapes are not final before the run: the outputs whose shape is known
-  // (an arena tensor) are checked at every run instead.
+  // (an arena tensor) are checked at every run instead. A new plan (Resize)
+  // drops what the last run cached.
   Status Prepare() override {
     planned_.clear();
     for (TensorBinding* out : outputs_) planned_.push_back(out->shape);
+    cached_ = prepared_ = false;
     return Status::Ok();
   }
 
@@ -58,6 +63,56 @@ class DynamicExecution : public Execution {
       }
       if ((c[0] != 0.0f) != guard.when) return Status::Ok();  // a branch not taken
     }
+    if (!SameAsLastRun()) {
+      cached_ = prepared_ = false;
+      RILL_INF_RETURN_IF_ERROR(InferAndBind());
+      cached_ = true;
+    }
+    bool empty = false;
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      // A data-dependent output was given its actual shape by the last run:
+      // its bound again.
+      if (ir::HasDynamicDim(planned_[k])) outputs_[k]->shape = out_shapes_[k];
+      empty = empty || NumElements(out_shapes_[k]) == 0;
+    }
+    if (empty) return Status::Ok();  // nothing to compute
+    if (!prepared_) {
+      RILL_INF_RETURN_IF_ERROR(inner_->Prepare());
+      if (const size_t scratch = inner_->scratch_bytes()) {
+        RILL_INF_RETURN_IF_ERROR(region_.Reserve(&scratch_memory_, scratch, node_.name, /*scratch=*/true));
+        inner_->set_scratch(MemoryRef{scratch_memory_.get(), 0});
+      }
+      prepared_ = true;
+    }
+    RILL_INF_RETURN_IF_ERROR(inner_->Run());
+    if (DataDependentOutput* d = AsDataDependentOutput(inner_.get())) outputs_[0]->shape = d->ActualOutputShape();
+    return Status::Ok();
+  }
+
+ private:
+  bool ReadsValues(size_t i) const { return (inputs_read_ >> std::min<size_t>(i, 63)) & 1; }
+
+  // Every input's shape, and the run-time values the shape function read,
+  // as at the last run that inferred: its output shapes and the prepared
+  // execution hold (an execution's Prepare reads no run-time value its
+  // op's shape function does not).
+  bool SameAsLastRun() const {
+    if (!cached_) return false;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (node_.inputs[i] < 0 || inputs_[i] == nullptr) continue;
+      if (inputs_[i]->shape != last_shapes_[i]) return false;
+      const std::vector<float>& v = last_values_[i];
+      if (ReadsValues(i) && !v.empty() && std::memcmp(inputs_[i]->host(), v.data(), v.size() * sizeof(float)) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Infers the output shapes from this run's inputs, binds the outputs
+  // whose shape was not known at plan to the region's memory, and keeps
+  // what SameAsLastRun compares.
+  Status InferAndBind() {
     const ir::Graph& g = region_.graph();
     std::vector<Shape>& shapes = region_.shapes();
     std::vector<const void*>& values = region_.values();
@@ -67,8 +122,7 @@ class DynamicExecution : public Execution {
       shapes[id] = inputs_[i]->shape;
       values[id] = inputs_[i]->host();
     }
-    RILL_INF_RETURN_IF_ERROR(g.InferNodeShapesAtRun(node_, &shapes, values));
-    bool empty = false;
+    RILL_INF_RETURN_IF_ERROR(g.InferNodeShapesAtRun(node_, &shapes, values, &inputs_read_));
     for (size_t k = 0; k < outputs_.size(); ++k) {
       TensorBinding& out = *outputs_[k];
       const Shape& shape = shapes[node_.outputs[k]];
@@ -80,23 +134,22 @@ class DynamicExecution : public Execution {
       } else {
         RILL_INF_RETURN_IF_ERROR(
             region_.Reserve(&memory_[k], DenseBytes(out.dtype, shape), node_.name, /*scratch=*/false));
-        out.shape = shape;
         out.memory = MemoryRef{memory_[k].get(), 0};
       }
-      empty = empty || NumElements(shape) == 0;
+      out_shapes_[k] = shape;
     }
-    if (empty) return Status::Ok();  // nothing to compute
-    RILL_INF_RETURN_IF_ERROR(inner_->Prepare());
-    if (const size_t scratch = inner_->scratch_bytes()) {
-      RILL_INF_RETURN_IF_ERROR(region_.Reserve(&scratch_memory_, scratch, node_.name, /*scratch=*/true));
-      inner_->set_scratch(MemoryRef{scratch_memory_.get(), 0});
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      last_values_[i].clear();
+      if (node_.inputs[i] < 0 || inputs_[i] == nullptr) continue;
+      last_shapes_[i] = inputs_[i]->shape;
+      if (ReadsValues(i)) {
+        const float* v = static_cast<const float*>(inputs_[i]->host());
+        if (v != nullptr) last_values_[i].assign(v, v + NumElements(inputs_[i]->shape));
+      }
     }
-    RILL_INF_RETURN_IF_ERROR(inner_->Run());
-    if (DataDependentOutput* d = AsDataDependentOutput(inner_.get())) outputs_[0]->shape = d->ActualOutputShape();
     return Status::Ok();
   }
 
- private:
   DynamicRegion& region_;
   const ir::Node& node_;
   std::unique_ptr<Execution> inner_;
@@ -104,6 +157,12 @@ class DynamicExecution : public Execution {
   std::vector<TensorBinding*> outputs_;
   std::vector<RunGuard> guards_;
   std::vector<Shape> planned_;
+  // What the last inferring run saw and inferred (SameAsLastRun), and
+  // whether `inner_` is prepared for it.
+  bool cached_ = false, prepared_ = false;
+  uint64_t inputs_read_ = 0;
+  std::vector<Shape> last_shapes_, out_shapes_;
+  std::vector<std::vector<float>> last_values_;
   std::vector<std::unique_ptr<Buffer>> memory_;
   std::unique_ptr<Buffer> scratch_memory_;
 };

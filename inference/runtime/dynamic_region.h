@@ -14,11 +14,16 @@
 //      its output is empty), and takes the actual shape from executions
 //      whose output size is data (DataDependentOutput: NON_ZERO's count
 //      within its bound).
+// Steps 1-3 are skipped when every input's shape and the run-time values
+// the shape function read (ShapeContext::run_time_inputs_read) equal those
+// of the last run that took them: the shapes inferred then are reused and
+// the execution stays prepared. So a run whose run-time sizes equal the
+// previous run's allocates nothing (onnx_dynamic_ops_test); an execution's
+// Prepare must read no run-time value its op's shape function does not.
 // The rest of the graph keeps its planned, allocation-free path; the
 // region's memory stays allocated across runs, so a run that needs no more
-// than an earlier one allocates no tensor memory (shape inference and
-// Prepare still make small allocations). Arena plus region are checked
-// against SessionConfig::max_memory_bytes whenever the region grows.
+// than an earlier one allocates no tensor memory. Arena plus region are
+// checked against SessionConfig::max_memory_bytes whenever the region grows.
 #ifndef RILL_INFERENCE_RUNTIME_DYNAMIC_REGION_H_
 #define RILL_INFERENCE_RUNTIME_DYNAMIC_REGION_H_
 

@@ -34,7 +34,8 @@ struct Task {
   bool sync_lane = false;          // another lane of its backend reads what it writes: SyncLane first
   bool elided = false;             // runs as a view (in-place concatenation or reshape)
   // A node of the dynamic region (runtime/dynamic_region.h): its execution
-  // infers its shapes and binds its outputs' memory at every run.
+  // infers its shapes and binds its outputs' memory at run time (again only
+  // when its input shapes or the values they are computed from change).
   bool dynamic = false;
   // The first / last task of its backend in a run: the backend's BeginRun /
   // EndRun hooks run around it.

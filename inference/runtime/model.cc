@@ -16,9 +16,13 @@
 namespace rill::inference {
 namespace {
 
-StatusOr<std::shared_ptr<const Model>> Finish(std::shared_ptr<ir::Graph> graph, const LoadOptions& options) {
+StatusOr<std::shared_ptr<const Model>> Finish(std::shared_ptr<ir::Graph> graph, const LoadOptions& options,
+                                              std::shared_ptr<const std::vector<uint8_t>> bytes = nullptr) {
   if (options.optimize) RILL_INF_RETURN_IF_ERROR(optimize::Optimize(graph.get()));
-  return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(graph)));
+  // A graph built for its input shapes keeps the bytes to be built again
+  // for others (Session::Resize).
+  if (!graph->specialized_to_input_shapes || !options.keep_source_for_resize) bytes = nullptr;
+  return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(graph), std::move(bytes), options));
 }
 
 StatusOr<std::shared_ptr<const Model>> Import(std::shared_ptr<const std::vector<uint8_t>> bytes,
@@ -34,9 +38,8 @@ StatusOr<std::shared_ptr<const Model>> Import(std::shared_ptr<const std::vector<
   std::string known = "tflite";
   for (const ModelImporter& importer : RegisteredModelImporters()) {
     if (importer.sniff(bytes->data(), bytes->size(), name)) {
-      RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> graph,
-                                importer.import(std::move(bytes), name, options.input_shapes));
-      return Finish(std::move(graph), options);
+      RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> graph, importer.import(bytes, name, options.input_shapes));
+      return Finish(std::move(graph), options, std::move(bytes));
     }
     known += ", " + importer.format;
   }
@@ -69,7 +72,14 @@ StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path, 
     return DataLossError(path + ": short read");
   }
   if (bytes->empty()) return InvalidArgumentError(path + ": is empty, not a model file");
-  return Import(std::move(bytes), path, options);
+  RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Import(std::move(bytes), path, options));
+  if (model->bytes_ == nullptr) return model;
+  // A file is read again if a Resize needs it, rather than held in memory.
+  auto copy = std::make_shared<Model>(model->graph_, nullptr, options);
+  copy->file_ = std::make_shared<const SourceFile>(
+      SourceFile{path, static_cast<long long>(st.st_size),
+                 static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec});
+  return std::shared_ptr<const Model>(std::move(copy));
 }
 
 StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_t size, const std::string& name,
@@ -81,6 +91,47 @@ StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_
 }
 
 Model::Model(std::shared_ptr<const ir::Graph> graph) : graph_(std::move(graph)) {}
+
+Model::Model(std::shared_ptr<const ir::Graph> graph, std::shared_ptr<const std::vector<uint8_t>> bytes,
+             const LoadOptions& options)
+    : graph_(std::move(graph)), bytes_(std::move(bytes)), options_(options) {}
+
+bool Model::specialized_to_input_shapes() const { return graph_->specialized_to_input_shapes; }
+
+std::vector<Model::SymbolicDim> Model::symbolic_dims() const {
+  std::vector<SymbolicDim> dims;
+  for (const ir::Graph::SymbolicDim& d : graph_->symbolic_dims) {
+    dims.push_back({graph_->tensors[graph_->inputs[d.input]].name, d.axis, d.name});
+  }
+  return dims;
+}
+
+StatusOr<std::shared_ptr<const Model>> Model::WithInputShapes(
+    const std::map<std::string, std::vector<int>>& input_shapes) const {
+  if (!bytes_ && file_) {
+    struct stat st;
+    if (stat(file_->path.c_str(), &st) != 0 ||
+        static_cast<long long>(st.st_size) != file_->size ||
+        static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec != file_->mtime_ns) {
+      return FailedPreconditionError(file_->path +
+                                     ": the model file is gone or changed since it was loaded; it cannot be imported "
+                                     "again at other input shapes (load it again)");
+    }
+    LoadOptions options = options_;
+    for (const auto& [name, shape] : input_shapes) options.input_shapes[name] = shape;
+    return FromFile(file_->path, options);
+  }
+  if (!bytes_) {
+    return FailedPreconditionError(graph_->source + ": the model cannot be imported again at other input shapes (" +
+                                   (graph_->specialized_to_input_shapes
+                                        ? "loaded with LoadOptions::keep_source_for_resize false"
+                                        : "its graph is not built for its input shapes; resize it in the session") +
+                                   ")");
+  }
+  LoadOptions options = options_;
+  for (const auto& [name, shape] : input_shapes) options.input_shapes[name] = shape;
+  return Import(bytes_, graph_->source, options);
+}
 
 const std::string& Model::source() const { return graph_->source; }
 

@@ -22,54 +22,115 @@ namespace rill::inference {
 class Session::Impl {
  public:
   Impl(std::shared_ptr<const Model> model, const SessionConfig& config)
-      : model_(std::move(model)), graph_(model_->graph()), config_(config) {}
+      : model_(std::move(model)), current_(model_), graph_(&model_->graph()), config_(config) {}
 
   Status Init() {
-    if (config_.num_threads < 1) return InvalidArgumentError(graph_.source + ": num_threads must be >= 1");
-    if (config_.num_threads > 256) return InvalidArgumentError(graph_.source + ": num_threads must be <= 256");
+    if (config_.num_threads < 1) return InvalidArgumentError(graph_->source + ": num_threads must be >= 1");
+    if (config_.num_threads > 256) return InvalidArgumentError(graph_->source + ": num_threads must be <= 256");
     if (config_.tune_log.empty()) {
       if (const char* env = std::getenv("RILL_TUNE_LOG")) config_.tune_log = env;  // experiments only
     }
     tuning_.log_path = config_.tune_log;
     if (config_.algorithm == AlgorithmPolicy::kTune && !config_.tuning_cache.empty()) LoadTuningCache();
-    const Layout layout = graph_.layout;
-    for (int id : graph_.inputs) {
-      const ir::TensorInfo& t = graph_.tensors[id];
+    const Layout layout = graph_->layout;
+    for (int id : graph_->inputs) {
+      const ir::TensorInfo& t = graph_->tensors[id];
       inputs_.emplace_back(t.name, t.dtype, t.shape.size() == 4 ? layout : Layout::kAny, t.shape, nullptr);
     }
-    for (int id : graph_.outputs) {
-      const ir::TensorInfo& t = graph_.tensors[id];
+    for (int id : graph_->outputs) {
+      const ir::TensorInfo& t = graph_->tensors[id];
       outputs_.emplace_back(t.name, t.dtype, t.shape.size() == 4 ? layout : Layout::kAny, t.shape, nullptr);
     }
-    return Plan(graph_.InitialShapes());
+    return Plan(graph_->InitialShapes());
   }
 
   Status Resize(const std::map<std::string, Shape>& input_shapes) {
-    std::vector<Shape> shapes = graph_.InitialShapes();
-    for (size_t i = 0; i < graph_.inputs.size(); ++i) shapes[graph_.inputs[i]] = inputs_[i].shape();
+    // The inputs' shapes after this resize; inputs not named keep theirs.
+    std::vector<Shape> wanted;
+    for (const Tensor& t : inputs_) wanted.push_back(t.shape());
     for (const auto& [name, shape] : input_shapes) {
       bool found = false;
-      for (int id : graph_.inputs) {
-        if (graph_.tensors[id].name != name) continue;
+      for (size_t i = 0; i < graph_->inputs.size(); ++i) {
+        if (graph_->tensors[graph_->inputs[i]].name != name) continue;
         for (int d : shape) {
-          if (d <= 0) return InvalidArgumentError(graph_.source + ": input '" + name + "' resized to " + ShapeToString(shape));
+          if (d <= 0) return InvalidArgumentError(graph_->source + ": input '" + name + "' resized to " + ShapeToString(shape));
         }
-        if (!graph_.shape_folds.empty() && shape != graph_.tensors[id].shape) {
-          // The importer computed shapes from this one at load (ONNX
-          // Shape): a new shape would run those folded constants as they
-          // are, a silent wrong answer.
-          return FailedPreconditionError(
-              graph_.source + ": input '" + name + "' cannot be resized from " + ShapeToString(graph_.tensors[id].shape) +
-              " to " + ShapeToString(shape) + ": the model computes shapes from its inputs (node '" +
-              graph_.shape_folds.front() + "'), which the importer folded for the shapes it loaded with; load it again with LoadOptions::input_shapes {\"" +
-              name + "\": " + ShapeToString(shape) + "}");
-        }
-        shapes[id] = shape;
+        wanted[i] = shape;
         found = true;
       }
-      if (!found) return NotFoundError(graph_.source + ": no input named '" + name + "'");
+      if (!found) return NotFoundError(graph_->source + ": no input named '" + name + "'");
     }
+    // A graph built for its input shapes (ONNX) computes the model at those
+    // only: other shapes take the graph imported for them.
+    if (graph_->specialized_to_input_shapes && wanted != InputShapes(*graph_)) {
+      RILL_INF_RETURN_IF_ERROR(SwitchModel(wanted));
+    }
+    std::vector<Shape> shapes = graph_->InitialShapes();
+    for (size_t i = 0; i < graph_->inputs.size(); ++i) shapes[graph_->inputs[i]] = wanted[i];
     return Plan(std::move(shapes));
+  }
+
+  static std::vector<Shape> InputShapes(const ir::Graph& g) {
+    std::vector<Shape> shapes;
+    for (int id : g.inputs) shapes.push_back(g.tensors[id].shape);
+    return shapes;
+  }
+
+  // Makes the session plan the model as imported for input shapes `wanted`:
+  // the model it was created with when those are its shapes, else that
+  // model imported again at them (Model::WithInputShapes; only the latest
+  // such import is kept). The plan starts afresh: placement, kernels,
+  // packed weights. On error the session keeps its graph and plan.
+  Status SwitchModel(const std::vector<Shape>& wanted) {
+    std::shared_ptr<const Model> next;
+    if (InputShapes(model_->graph()) == wanted) {
+      next = model_;
+    } else if (InputShapes(current_->graph()) == wanted) {
+      next = current_;
+    } else {
+      std::string changes;  // "input 'x' dimension 2 (height) 8 -> 16"
+      for (size_t i = 0; i < wanted.size(); ++i) {
+        const ir::TensorInfo& t = graph_->tensors[graph_->inputs[i]];
+        if (wanted[i].size() != t.shape.size()) {
+          return InvalidArgumentError(graph_->source + ": input '" + t.name + "' has rank " +
+                                      std::to_string(t.shape.size()) + ", resized to " + ShapeToString(wanted[i]));
+        }
+        for (size_t d = 0; d < wanted[i].size(); ++d) {
+          if (wanted[i][d] == t.shape[d]) continue;
+          std::string what = "fixed in the model file";
+          for (const ir::Graph::SymbolicDim& sd : graph_->symbolic_dims) {
+            if (sd.input == static_cast<int>(i) && sd.axis == static_cast<int>(d)) what = "symbolic '" + sd.name + "'";
+          }
+          changes += std::string(changes.empty() ? "" : ", ") + "input '" + t.name + "' dimension " + std::to_string(d) +
+                     " (" + what + ") " + std::to_string(t.shape[d]) + " -> " + std::to_string(wanted[i][d]);
+        }
+      }
+      if (!model_->can_reimport()) {
+        const std::string why =
+            graph_->shape_folds.empty() ? "" : " (shape arithmetic folded at node '" + graph_->shape_folds.front() + "')";
+        return FailedPreconditionError(graph_->source + ": cannot resize " + changes +
+                                       ": the importer built the graph for the input shapes it loaded with" + why +
+                                       ", and the model kept no bytes to import it again at others; load it with "
+                                       "LoadOptions::input_shapes (or LoadOptions::keep_source_for_resize)");
+      }
+      std::map<std::string, std::vector<int>> shapes;
+      for (size_t i = 0; i < wanted.size(); ++i) shapes[graph_->tensors[graph_->inputs[i]].name] = wanted[i];
+      StatusOr<std::shared_ptr<const Model>> imported = model_->WithInputShapes(shapes);
+      if (!imported.ok()) {
+        return Status(imported.status().code(), "resizing " + changes + " (the model imported again at the new shapes): " +
+                                                    imported.status().message());
+      }
+      next = *imported;
+    }
+    executor_.reset();
+    plan_.reset();
+    host_nodes_.clear();
+    dynamic_.clear();
+    shapes_.clear();
+    planned_ = false;
+    current_ = std::move(next);
+    graph_ = &current_->graph();
+    return Status::Ok();
   }
 
   // Places the graph if it is not placed, infers shapes, prepares the
@@ -80,13 +141,13 @@ class Session::Impl {
   Status Plan(std::vector<Shape> shapes) {
     planned_ = false;
     std::vector<bool> dynamic;
-    RILL_INF_RETURN_IF_ERROR(graph_.InferShapes(&shapes, &dynamic));
+    RILL_INF_RETURN_IF_ERROR(graph_->InferShapes(&shapes, &dynamic));
     if (plan_ && dynamic != dynamic_) plan_.reset();  // placed for another dynamic region
     for (;;) {
       if (!plan_) {
         executor_.reset();
         auto plan = std::make_unique<ExecutionPlan>();
-        RILL_INF_RETURN_IF_ERROR(PlaceGraph(graph_, config_, host_nodes_, dynamic, &tuning_, plan.get()));
+        RILL_INF_RETURN_IF_ERROR(PlaceGraph(*graph_, config_, host_nodes_, dynamic, &tuning_, plan.get()));
         plan_ = std::move(plan);
         dynamic_ = dynamic;
       }
@@ -98,7 +159,7 @@ class Session::Impl {
       host_nodes_.insert(refused);
       plan_.reset();
     }
-    RILL_INF_RETURN_IF_ERROR(PlanMemory(graph_, config_, plan_.get()));
+    RILL_INF_RETURN_IF_ERROR(PlanMemory(*graph_, config_, plan_.get()));
     if (plan_->dynamic_region) plan_->dynamic_region->set_arena_bytes(plan_->arena_bytes);
     RILL_INF_RETURN_IF_ERROR(PlanRuns());
     for (BackendSlot& slot : plan_->backends) RILL_INF_RETURN_IF_ERROR(slot.backend->EndResize());
@@ -107,11 +168,11 @@ class Session::Impl {
       executor_->set_tracing(tracing_);
     }
     shapes_ = std::move(shapes);
-    for (size_t i = 0; i < graph_.inputs.size(); ++i) {
-      const TensorBinding& b = plan_->bindings[graph_.inputs[i]];
+    for (size_t i = 0; i < graph_->inputs.size(); ++i) {
+      const TensorBinding& b = plan_->bindings[graph_->inputs[i]];
       inputs_[i].Rebind(b.shape, b.host());
     }
-    for (size_t i = 0; i < graph_.outputs.size(); ++i) {
+    for (size_t i = 0; i < graph_->outputs.size(); ++i) {
       const TensorBinding& b = plan_->bindings[plan_->host_outputs[i]];
       outputs_[i].Rebind(b.shape, b.host());
     }
@@ -170,15 +231,15 @@ class Session::Impl {
   }
 
   Status Run() {
-    if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
+    if (!planned_) return FailedPreconditionError(graph_->source + ": session is not planned (a resize failed)");
     RILL_INF_RETURN_IF_ERROR(executor_->Run());
     RebindDynamicOutputs();
     return Status::Ok();
   }
 
   Status RunProfiled(std::vector<double>* node_ms) {
-    if (!planned_) return FailedPreconditionError(graph_.source + ": session is not planned (a resize failed)");
-    node_ms->assign(graph_.nodes.size(), 0.0);
+    if (!planned_) return FailedPreconditionError(graph_->source + ": session is not planned (a resize failed)");
+    node_ms->assign(graph_->nodes.size(), 0.0);
     RILL_INF_RETURN_IF_ERROR(executor_->RunProfiled(node_ms));
     RebindDynamicOutputs();
     return Status::Ok();
@@ -188,7 +249,7 @@ class Session::Impl {
   // graph without one keeps its allocation-free runs).
   void RebindDynamicOutputs() {
     if (!plan_->dynamic_region) return;
-    for (size_t i = 0; i < graph_.outputs.size(); ++i) {
+    for (size_t i = 0; i < graph_->outputs.size(); ++i) {
       const TensorBinding& b = plan_->bindings[plan_->host_outputs[i]];
       if (outputs_[i].shape() != b.shape || outputs_[i].data() != b.host()) outputs_[i].Rebind(b.shape, b.host());
     }
@@ -197,8 +258,8 @@ class Session::Impl {
   std::vector<LayerInfo> Layers() const {
     std::vector<LayerInfo> layers;
     if (!plan_) return layers;
-    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
-      const ir::Node& n = graph_.nodes[i];
+    for (size_t i = 0; i < graph_->nodes.size(); ++i) {
+      const ir::Node& n = graph_->nodes[i];
       const Task& task = plan_->tasks[plan_->node_task[i]];
       LayerInfo info;
       info.name = n.name;
@@ -216,8 +277,9 @@ class Session::Impl {
     return layers;
   }
 
-  std::shared_ptr<const Model> model_;
-  const ir::Graph& graph_;
+  std::shared_ptr<const Model> model_;    // as created
+  std::shared_ptr<const Model> current_;  // whose graph is planned: model_, or model_ imported again (SwitchModel)
+  const ir::Graph* graph_;                // current_'s
   SessionConfig config_;
   TuningCache tuning_;
   std::set<int> host_nodes_;  // nodes whose device execution refused them in Prepare
@@ -299,7 +361,7 @@ std::vector<TaskSpan> Session::LastRunTrace() const {
     const Task& t = plan.tasks[i];
     if (t.elided) continue;
     TaskSpan s;
-    s.name = t.node >= 0 ? impl_->graph_.nodes[t.node].name : t.exec->name();
+    s.name = t.node >= 0 ? impl_->graph_->nodes[t.node].name : t.exec->name();
     s.kernel = t.exec->name();
     s.backend = plan.backends[t.backend].name;
     s.stream = t.stream;

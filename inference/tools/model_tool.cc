@@ -8,7 +8,8 @@
 //   rill_model run MODEL --input=[NAME=]FILE... --output_dir=DIR [--format=npy|raw] [--json]
 //
 // --input_shape=NAME:D,D,... (repeatable): LoadOptions::input_shapes, for
-// ONNX models with symbolic dimensions or shape arithmetic.
+// ONNX models with symbolic dimensions (a batch, an image size: `info` lists
+// them per input) or shape arithmetic: the model is imported at that shape.
 // --backend=NAME: SessionConfig::backend ("cpu", "opencl", "vulkan"); nodes
 // it cannot run fall back to the CPU (`info` lists each layer's backend).
 // --backend_option=NAME.KEY=VALUE (repeatable): SessionConfig::backend_options,
@@ -207,9 +208,25 @@ int Info(const Flags& f, const Model& model, Session& session) {
   }
   if (f.json) {
     std::printf("{\"model\":\"%s\",\"nodes\":%zu,\"dynamic_nodes\":%d,\"macs\":%lld,\"param_bytes\":%zu,"
-                "\"arena_bytes\":%zu,\"packed_weight_bytes\":%zu,\"precision\":\"%s\",\"layers\":[",
+                "\"arena_bytes\":%zu,\"packed_weight_bytes\":%zu,\"precision\":\"%s\",\"inputs\":[",
                 model.source().c_str(), layers.size(), model.dynamic_node_count(), static_cast<long long>(macs),
                 param_bytes, session.arena_bytes(), session.packed_weight_bytes(), PrecisionName(f.precision));
+    // Each input's shape as planned and its symbolic dimensions (settable
+    // with --input_shape).
+    for (int i = 0; i < session.num_inputs(); ++i) {
+      const Tensor& t = *session.input(i);
+      std::printf("%s{\"name\":\"%s\",\"shape\":[", i ? "," : "", t.name().c_str());
+      for (size_t d = 0; d < t.shape().size(); ++d) std::printf("%s%d", d ? "," : "", t.shape()[d]);
+      std::printf("],\"symbolic\":[");
+      bool first = true;
+      for (const Model::SymbolicDim& d : model.symbolic_dims()) {
+        if (d.input != t.name()) continue;
+        std::printf("%s{\"dim\":%d,\"name\":\"%s\"}", first ? "" : ",", d.axis, d.name.c_str());
+        first = false;
+      }
+      std::printf("]}");
+    }
+    std::printf("],\"layers\":[");
     for (size_t i = 0; i < layers.size(); ++i) {
       std::printf("%s{\"name\":\"%s\",\"op\":\"%s\",\"kernel\":\"%s\",\"macs\":%lld}", i ? "," : "",
                   layers[i].name.c_str(), layers[i].op.c_str(), layers[i].kernel.c_str(),
@@ -232,12 +249,22 @@ int Info(const Flags& f, const Model& model, Session& session) {
   if (const int dynamic = model.dynamic_node_count()) {
     // docs/design.md, "Data-dependent sizes".
     std::printf("  dynamic region: %d of %zu nodes (sizes known only at run time; on the CPU, shapes inferred at "
-                "every run; -1 below is such a size)\n",
+                "run time when they change; -1 below is such a size)\n",
                 dynamic, layers.size());
   }
   for (int i = 0; i < session.num_inputs(); ++i) {
-    std::printf("  input  %-24s %s %s\n", session.input(i)->name().c_str(),
-                ShapeToString(session.input(i)->shape()).c_str(), LayoutName(session.input(i)->layout()));
+    const std::string& name = session.input(i)->name();
+    std::printf("  input  %-24s %s %s\n", name.c_str(), ShapeToString(session.input(i)->shape()).c_str(),
+                LayoutName(session.input(i)->layout()));
+    // Symbolic dimensions: what --input_shape (Session::Resize) may set.
+    std::string dims;
+    for (const Model::SymbolicDim& d : model.symbolic_dims()) {
+      if (d.input == name) dims += (dims.empty() ? "" : ", ") + d.name + " (dim " + std::to_string(d.axis) + ")";
+    }
+    if (!dims.empty()) {
+      std::printf("         symbolic: %s; set with --input_shape=%s:D,D,... (Session::Resize imports again)\n",
+                  dims.c_str(), name.c_str());
+    }
   }
   for (int i = 0; i < session.num_outputs(); ++i) {
     std::printf("  output %-24s %s\n", session.output(i)->name().c_str(), ShapeToString(session.output(i)->shape()).c_str());

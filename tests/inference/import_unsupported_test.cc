@@ -34,7 +34,7 @@ void AddStringAttribute(onnx::NodeProto* node, const std::string& name, const st
   a->set_s(value);
 }
 
-// x -> Relu -> TopK-like "Frobnicate" -> Relu -> Add(., Hardmax(x)) -> y:
+// x -> Relu -> TopK-like "Frobnicate" -> Relu -> Add(., Det(x)) -> y:
 // two op types without a converter (one reading the other's output through a
 // Relu) and, on x, a Resize whose nearest_mode is not supported.
 TEST(ImportUnsupportedTest, OnnxListsEveryUnsupportedNode) {
@@ -46,7 +46,7 @@ TEST(ImportUnsupportedTest, OnnxListsEveryUnsupportedNode) {
   AddNode(g, "Relu", "relu", {"x"}, "r");
   AddNode(g, "Frobnicate", "first_unknown", {"r"}, "f");
   AddNode(g, "Relu", "after_unknown", {"f"}, "fr");
-  AddNode(g, "Hardmax", "second_unknown", {"x"}, "h");
+  AddNode(g, "Det", "second_unknown", {"x"}, "h");
   AddNode(g, "Add", "sum", {"fr", "h"}, "y");
   testing::AddFloatInitializer(g, "scales", {1, 1, 2, 2});
   onnx::NodeProto* resize = AddNode(g, "Resize", "the_resize", {"x", "", "scales"}, "z");
@@ -59,7 +59,7 @@ TEST(ImportUnsupportedTest, OnnxListsEveryUnsupportedNode) {
   EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented) << message;
   EXPECT_EQ(message.substr(0, message.find('\n')), path + ": 3 unsupported nodes:") << message;
   EXPECT_TRUE(Contains(message, "\n  node 'first_unknown' (Frobnicate): unsupported op type 'Frobnicate'")) << message;
-  EXPECT_TRUE(Contains(message, "\n  node 'second_unknown' (Hardmax): unsupported op type 'Hardmax'")) << message;
+  EXPECT_TRUE(Contains(message, "\n  node 'second_unknown' (Det): unsupported op type 'Det'")) << message;
   EXPECT_TRUE(Contains(message, "\n  node 'the_resize' (Resize), attribute 'nearest_mode': nearest_mode 'sideways'"))
       << message;
   // The nodes downstream of an unconverted one are not checked, and say so.

@@ -4,11 +4,15 @@
 // NonMaxSuppression (both box formats, the three optional inputs, the
 // INT64_MAX "all" torchvision exports), TopK with a K computed at run time,
 // Shape and ConstantOfShape of run-time sizes, If with a run-time condition
-// (each branch taken) and with a constant one (inlined); each also with an
-// empty result. Then the session's side: one session run with inputs whose
-// counts change (more, none, fewer), after Resize, the dynamic region's
-// memory bound, and what the model says about its region.
+// (each branch taken, branches of different ranks) and with a constant one
+// (inlined), ScatterND of activations (each reduction, run-time indices),
+// integer Div (truncation); each also with an empty result. Then the session's side: one session run with inputs whose
+// counts change (more, none, fewer), after Resize, steady-state runs that
+// allocate nothing (this binary counts operator new: counting_new.h), the
+// dynamic region's memory bound, and what the model says about its region.
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -16,7 +20,9 @@
 
 #include "gtest/gtest.h"
 #include "rill/inference/inference.h"
+#include "tests/inference/counting_new.h"
 #include "tests/inference/onnx_op_test_util.h"
+#include "tests/inference/test_util.h"
 
 namespace rill::inference::testing {
 namespace {
@@ -311,10 +317,10 @@ TEST(OnnxDynamicOpsTest, IfWithRunTimeConditionMatchesOrt) {
 }
 
 // torch's squeeze of a run-time dim: If (dim == 1) Squeeze else Identity,
-// branches of different ranks. The IF takes the larger rank ([1] for the
-// squeezed scalar: the same element), so a consumer that broadcasts sees
-// the same values as ONNX Runtime's.
-TEST(OnnxDynamicOpsTest, IfBranchesOfDifferentRanks) {
+// branches of different ranks. The IF's output takes the taken branch's
+// rank at run time: a scalar when the squeeze is taken, as in ONNX Runtime;
+// a consumer that broadcasts follows it. Both branches in one session too.
+TEST(OnnxDynamicOpsTest, IfBranchesOfDifferentRanksMatchOrt) {
   OnnxGraph g;
   g.Input("x", {4});
   g.Initializer("zero", {}, {0.0f});
@@ -332,20 +338,126 @@ TEST(OnnxDynamicOpsTest, IfBranchesOfDifferentRanks) {
   onnx::NodeProto* n = g.Node("If", {"cond"}, {"y"});
   SetBranches(n, Branch("then", {{"Squeeze", {"picked", "axes"}, "t"}}, "t"),
               Branch("else", {{"Identity", {"picked"}, "e"}}, "e"));
-  g.Initializer("ten", {1}, {10.0f});
+  g.Initializer("ten", {}, {10.0f});
   g.Node("Mul", {"y", "ten"}, {"z"});
+  g.Initializer("ten1", {1}, {10.0f});
+  g.Node("Mul", {"y", "ten1"}, {"z1"});
+  g.Output("y");
   g.Output("z");
-  ExpectMatchesOrt(g, {{"x", {4}, {1, -2, 3, 4}}});  // else: [3]
+  g.Output("z1");
+  ExpectMatchesOrt(g, {{"x", {4}, {1, -2, 3, 4}}});    // else: [3]
+  ExpectMatchesOrt(g, {{"x", {4}, {-1, -2, 3, -4}}});  // then: [] (one element, squeezed)
+  ExpectMatchesOrt(g, {{"x", {4}, {-1, -2, -3, -4}}});  // else: [0]
   std::shared_ptr<const Model> model = LoadOnnxGraph(g, "if_ranks");
   ASSERT_NE(model, nullptr);
   auto session = Session::Create(model, SessionConfig());
   ASSERT_TRUE(session.ok()) << session.status().ToString();
-  const std::vector<float> x = {-1, -2, 3, -4};  // then: one element, squeezed
-  std::memcpy((*session)->input(0)->data(), x.data(), sizeof(float) * 4);
+  for (const auto& [x, y_shape, z_first] : {std::tuple{std::vector<float>{-1, -2, 3, -4}, Shape{}, 30.0f},
+                                            std::tuple{std::vector<float>{1, 2, -3, -4}, Shape{2}, 10.0f},
+                                            std::tuple{std::vector<float>{-1, -2, -3, 5}, Shape{}, 50.0f}}) {
+    std::memcpy((*session)->input(0)->data(), x.data(), sizeof(float) * 4);
+    ASSERT_TRUE((*session)->Run().ok());
+    EXPECT_EQ((*session)->output("y")->shape(), y_shape);
+    EXPECT_EQ((*session)->output("z")->shape(), y_shape);
+    EXPECT_EQ((*session)->output("z1")->shape(), y_shape.empty() ? Shape{1} : y_shape);  // [] x [1] is [1]
+    EXPECT_EQ((*session)->output("z")->data_as<float>()[0], z_first);
+  }
+}
+
+// Branches whose shapes are both known before the run but differ in rank
+// (a scalar and [1]): the IF's output is still the region's, and takes
+// the taken branch's rank.
+TEST(OnnxDynamicOpsTest, IfBranchesOfKnownShapesAndDifferentRanksMatchOrt) {
+  OnnxGraph g;
+  g.Input("x", {4});
+  g.Initializer("zero", {}, {0.0f});
+  OnnxGraph::Attr(g.Node("ReduceSum", {"x"}, {"sum"}), "keepdims", int64_t{0});
+  g.Node("Greater", {"sum", "zero"}, {"cond"});
+  onnx::NodeProto* n = g.Node("If", {"cond"}, {"y"});
+  SetBranches(n, Branch("then", {{"ReduceMax", {"x"}, "t1"}, {"Squeeze", {"t1"}, "t"}}, "t"),  // []
+              Branch("else", {{"ReduceMin", {"x"}, "e"}}, "e"));                             // [1]
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {4}, {1, -2, 3, 4}}});     // then: 4, a scalar
+  ExpectMatchesOrt(g, {{"x", {4}, {-1, -2, 3, -4}}});   // else: [-4]
+}
+
+// ONNX's integer Div truncates toward zero: run-time int64 quotients
+// (operands cast from float inputs) with negative operands and values up
+// to 2^24 (where float32, the engine's run-time type, is still exact), a
+// constant divisor, and the static path (no run-time size involved).
+TEST(OnnxDynamicOpsTest, IntegerDivTruncatesLikeOrt) {
+  OnnxGraph g;
+  g.Input("a", {10});
+  g.Input("b", {10});
+  OnnxGraph::Attr(g.Node("Cast", {"a"}, {"ai"}), "to", int64_t{7});
+  OnnxGraph::Attr(g.Node("Cast", {"b"}, {"bi"}), "to", int64_t{7});
+  g.Node("Div", {"ai", "bi"}, {"q"});
+  g.Int64Initializer("minus3", {}, {-3});
+  g.Node("Div", {"ai", "minus3"}, {"q3"});
+  // The quotient as a size: the count of x > 0 divided by 2 (torchvision's
+  // anchor arithmetic), through the dynamic region.
+  g.Initializer("zero", {}, {0.0f});
+  g.Int64Initializer("two", {}, {2});
+  g.Int64Initializer("zero_i", {}, {0});
+  g.Node("Greater", {"a", "zero"}, {"pos"});
+  g.Node("NonZero", {"pos"}, {"nz"});
+  g.Node("Shape", {"nz"}, {"s"});
+  g.Int64Initializer("one_i", {}, {1});
+  g.Node("Gather", {"s", "one_i"}, {"count"});
+  g.Node("Div", {"count", "two"}, {"half"});
+  CastToFloat(g, "q", "q_f");
+  CastToFloat(g, "q3", "q3_f");
+  CastToFloat(g, "half", "half_f");
+  g.Output("q_f");
+  g.Output("q3_f");
+  g.Output("half_f");
+  const std::vector<float> a = {7, -7, 7, -7, 16777214, -16777213, 0, 9999991, 16777215, 5};
+  const std::vector<float> b = {2, 2, -2, -2, -3, 10, 5, 16777215, 16777214, -1};
+  ExpectMatchesOrt(g, {{"a", {10}, a}, {"b", {10}, b}}, 0.0);
+  // The same quotients computed here, independently of both runtimes.
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "integer_div");
+  ASSERT_NE(model, nullptr);
+  auto session = Session::Create(model, SessionConfig());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  std::memcpy((*session)->input("a")->data(), a.data(), sizeof(float) * a.size());
+  std::memcpy((*session)->input("b")->data(), b.data(), sizeof(float) * b.size());
   ASSERT_TRUE((*session)->Run().ok());
-  const Tensor* z = (*session)->output(0);
-  EXPECT_EQ(z->shape(), (Shape{1}));  // ONNX Runtime: [] (rank 0); the same element
-  EXPECT_EQ(z->data_as<float>()[0], 30.0f);
+  const float* q = (*session)->output("q_f")->data_as<float>();
+  const float* q3 = (*session)->output("q3_f")->data_as<float>();
+  for (size_t i = 0; i < a.size(); ++i) {
+    const int64_t ai = static_cast<int64_t>(a[i]), bi = static_cast<int64_t>(b[i]);
+    EXPECT_EQ(static_cast<int64_t>(q[i]), ai / bi) << ai << " / " << bi;  // C++ truncates toward zero too
+    EXPECT_EQ(static_cast<int64_t>(q3[i]), ai / -3) << ai << " / -3";
+  }
+  EXPECT_EQ((*session)->output("half_f")->data_as<float>()[0], 3.0f);  // 7 of 10 positive: 7 / 2
+}
+
+// An If whose branches give integers (the count of x > 0, or x's length):
+// the IF's value is an integer too, so n * n / (n + n), with no other
+// integer operand, truncates (n / 2).
+TEST(OnnxDynamicOpsTest, IntegerDivOfAnIfMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {5});
+  g.Initializer("zero", {}, {0.0f});
+  g.Int64Initializer("one_i", {}, {1});
+  g.Int64Initializer("zero_i", {}, {0});
+  OnnxGraph::Attr(g.Node("ReduceSum", {"x"}, {"sum"}), "keepdims", int64_t{0});
+  g.Node("Greater", {"sum", "zero"}, {"cond"});
+  g.Node("Greater", {"x", "zero"}, {"pos"});
+  g.Node("NonZero", {"pos"}, {"nz"});
+  onnx::GraphProto then_branch = Branch("then", {{"Shape", {"nz"}, "s"}, {"Gather", {"s", "one_i"}, "t"}}, "t");
+  onnx::GraphProto else_branch = Branch("else", {{"Shape", {"x"}, "sx"}, {"Gather", {"sx", "zero_i"}, "e"}}, "e");
+  for (onnx::GraphProto* b : {&then_branch, &else_branch}) {
+    b->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  }
+  SetBranches(g.Node("If", {"cond"}, {"n"}), then_branch, else_branch);
+  g.Node("Mul", {"n", "n"}, {"n2"});
+  g.Node("Add", {"n", "n"}, {"twice"});
+  g.Node("Div", {"n2", "twice"}, {"half"});
+  CastToFloat(g, "half", "half_f");
+  g.Output("half_f");
+  ExpectMatchesOrt(g, {{"x", {5}, {1, -0.5f, 2, 0.25f, -1}}}, 0.0);  // then: 9 / 6 = 1
+  ExpectMatchesOrt(g, {{"x", {5}, {-1, -0.5f, 2, -3, -1}}}, 0.0);    // else: 25 / 10 = 2
 }
 
 // A condition the importer folds inlines its branch: no IF in the graph.
@@ -434,6 +546,157 @@ TEST(OnnxDynamicOpsTest, DynamicRegionFallsBackToCpuFromADevice) {
     device_used = device_used || l.backend == "cpu_device";
   }
   EXPECT_TRUE(device_used);  // the static part (GREATER) stays on the device
+}
+
+// ScatterND of activations, each reduction (repeated indices with the
+// reductions; opset 18 for max / min), slices and element tuples, and
+// indices computed at run time (the positive elements of x doubled in
+// place: NonZero -> GatherND -> ScatterND).
+TEST(OnnxDynamicOpsTest, ScatterNdMatchesOrt) {
+  for (const char* reduction : {"none", "add", "mul", "max", "min"}) {
+    SCOPED_TRACE(reduction);
+    const bool repeats = std::string(reduction) != "none";  // ONNX leaves repeats undefined without reduction
+    OnnxGraph g(18);
+    g.Input("data", {4, 3, 2});
+    g.Input("u", {3, 3, 2});
+    g.Input("ue", {3});
+    g.Int64Initializer("rows", {3, 1}, {1, repeats ? 1 : 3, -4});
+    g.Int64Initializer("elems", {3, 3}, {0, 2, 1, 3, 0, 0, 0, 2, repeats ? 1 : 0});
+    OnnxGraph::Attr(g.Node("ScatterND", {"data", "rows", "u"}, {"y"}), "reduction", std::string(reduction));
+    OnnxGraph::Attr(g.Node("ScatterND", {"data", "elems", "ue"}, {"z"}), "reduction", std::string(reduction));
+    g.Output("y");
+    g.Output("z");
+    ExpectMatchesOrt(g, {{"data", {4, 3, 2}, RandomValues(24, -1.0f, 1.0f, 21)},
+                         {"u", {3, 3, 2}, RandomValues(18, -1.0f, 1.0f, 22)},
+                         {"ue", {3}, {0.5f, -3.0f, 2.0f}}},
+                     0.0);
+  }
+  OnnxGraph g;
+  g.Input("x", {6});
+  g.Initializer("zero", {}, {0.0f});
+  g.Initializer("two", {}, {2.0f});
+  g.Node("Greater", {"x", "zero"}, {"pos"});
+  g.Node("NonZero", {"pos"}, {"nz"});
+  OnnxGraph::Attr(g.Node("Transpose", {"nz"}, {"idx"}), "perm", std::vector<int64_t>{1, 0});
+  g.Node("GatherND", {"x", "idx"}, {"picked"});
+  g.Node("Mul", {"picked", "two"}, {"doubled"});
+  g.Node("ScatterND", {"x", "idx", "doubled"}, {"y"});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {6}, {1, -2, 3, 0, -5, 6}}}, 0.0);
+  ExpectMatchesOrt(g, {{"x", {6}, {-1, -2, -3, 0, -5, -6}}}, 0.0);  // no index: x as is
+}
+
+// NonZero + GatherND beside NonMaxSuppression, Gather and ScatterElements:
+// x [2, 3, 4] as MaskedGather; boxes [1, 8, 4], scores [1, 2, 8] -> the
+// selected triples, the boxes they select, and the scores with the
+// selected boxes' zeroed.
+OnnxGraph MaskAndNms() {
+  OnnxGraph g = MaskedGather();
+  g.Input("boxes", {1, 8, 4});
+  g.Input("scores", {1, 2, 8});
+  g.Int64Initializer("max", {1}, {3});
+  g.Initializer("iou", {1}, {0.5f});
+  g.Initializer("score", {1}, {0.25f});
+  g.Int64Initializer("two_i", {}, {2});
+  g.Int64Initializer("rows", {2}, {8, 4});
+  g.Node("NonMaxSuppression", {"boxes", "scores", "max", "iou", "score"}, {"sel"});
+  OnnxGraph::Attr(g.Node("Gather", {"sel", "two_i"}, {"which"}), "axis", int64_t{1});
+  g.Node("Reshape", {"boxes", "rows"}, {"boxes2d"});
+  g.Node("Gather", {"boxes2d", "which"}, {"kept"});
+  // The kept boxes' class-0 scores zeroed: ScatterElements at run-time
+  // indices (as MultiScaleRoIAlign scatters its levels' results).
+  g.Int64Initializer("flat16", {1}, {16});
+  g.Initializer("zero_f", {}, {0.0f});
+  g.Node("Reshape", {"scores", "flat16"}, {"all_scores"});  // [16]: class 0's 8, then class 1's
+  g.Node("Gather", {"all_scores", "which"}, {"kept_scores"});
+  g.Node("Mul", {"kept_scores", "zero_f"}, {"zeros"});
+  g.Node("ScatterElements", {"all_scores", "which", "zeros"}, {"zeroed"});
+  CastToFloat(g, "sel", "sel_f");
+  g.Output("sel_f");
+  g.Output("kept");
+  g.Output("zeroed");
+  return g;
+}
+
+// ONNX Runtime's outputs for `inputs`.
+std::vector<ort::OrtTensor> OrtOutputs(const OnnxGraph& g, const std::vector<ort::OrtTensor>& inputs) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/dynamic_steady.onnx";
+  {
+    const std::string bytes = g.Serialize();
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  auto runner = ort::OrtRunner::Create(path);
+  EXPECT_TRUE(runner.ok()) << runner.status().ToString();
+  std::vector<ort::OrtTensor> outputs;
+  if (runner.ok()) {
+    const Status st = (*runner)->Run(inputs, &outputs);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
+  return outputs;
+}
+
+// Steady state: a run whose run-time sizes (and the values its shapes are
+// computed from) repeat the previous run's allocates nothing (each dynamic
+// execution keeps the shapes it inferred and stays prepared); a run with
+// new counts infers and prepares again and still gives ONNX Runtime's
+// answer, and is steady from its second run on.
+TEST(OnnxDynamicOpsTest, SteadyStateRunsDoNotAllocate) {
+  RILL_REQUIRE(FileExists(ort::DefaultLibraryPath()),
+               ort::DefaultLibraryPath() << " is missing: run scripts/fetch_models.sh (ONNX Runtime)");
+  const OnnxGraph g = MaskAndNms();
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "mask_and_nms");
+  ASSERT_NE(model, nullptr);
+  ASSERT_GT(model->dynamic_node_count(), 0);
+  const std::vector<float> corners = {
+      0.0f, 0.0f, 1.0f,  1.0f,   0.0f, 0.1f, 1.0f, 1.1f,  0.0f, -0.1f, 1.0f,  0.9f,  0.0f, 10.0f, 1.0f, 11.0f,
+      0.0f, 10.1f, 1.0f, 11.1f,  1.0f, 1.0f, 0.0f, 0.0f,  0.0f, 100.f, 1.0f, 101.f,  0.5f, 0.5f, 0.5f, 0.5f,
+  };
+  const std::vector<float> scores_a = {0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f, 0.2f, 0.4f,
+                                       0.1f, 0.8f,  0.7f, 0.05f, 0.6f, 0.9f, 0.3f, 0.2f};
+  std::vector<float> scores_b = scores_a;
+  for (float& s : scores_b) s = 1.0f - s;  // other boxes kept, another count
+  const std::vector<std::vector<ort::OrtTensor>> cases = {
+      {{"x", {2, 3, 4}, RandomValues(24, -1.0f, 1.0f, 3)},
+       {"boxes", {1, 8, 4}, corners},
+       {"scores", {1, 2, 8}, scores_a}},
+      {{"x", {2, 3, 4}, RandomValues(24, -1.0f, 1.0f, 11)},
+       {"boxes", {1, 8, 4}, corners},
+       {"scores", {1, 2, 8}, scores_b}},
+      {{"x", {2, 3, 4}, std::vector<float>(24, -1.0f)},  // nothing: empty results
+       {"boxes", {1, 8, 4}, corners},
+       {"scores", {1, 2, 8}, std::vector<float>(16, 0.1f)}},
+  };
+  for (int threads : {1, 2}) {
+    SessionConfig config;
+    config.num_threads = threads;
+    auto session = Session::Create(model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    Session& s = **session;
+    for (size_t c = 0; c < cases.size(); ++c) {
+      SCOPED_TRACE("case " + std::to_string(c) + ", " + std::to_string(threads) + " thread(s)");
+      const std::vector<ort::OrtTensor> want = OrtOutputs(g, cases[c]);
+      ASSERT_EQ(want.size(), 5u);
+      for (const ort::OrtTensor& in : cases[c]) {
+        std::memcpy(s.input(in.name)->data(), in.data.data(), in.data.size() * sizeof(float));
+      }
+      for (int run = 0; run < 4; ++run) {
+        if (run > 0) rill::testing::StartCountingAllocations();
+        const Status st = s.Run();
+        const long allocations = run > 0 ? rill::testing::StopCountingAllocations() : 0;
+        ASSERT_TRUE(st.ok()) << st.ToString();
+        EXPECT_EQ(allocations, 0) << "run " << run;
+        for (const ort::OrtTensor& w : want) {
+          const Tensor* got = s.output(w.name);
+          ASSERT_NE(got, nullptr) << w.name;
+          ASSERT_EQ(std::vector<int64_t>(got->shape().begin(), got->shape().end()), w.shape) << w.name;
+          EXPECT_EQ(std::vector<float>(got->data_as<float>(), got->data_as<float>() + got->num_elements()), w.data)
+              << w.name << " run " << run;
+        }
+      }
+    }
+  }
 }
 
 // The dynamic region's memory counts against max_memory_bytes: an error

@@ -90,6 +90,142 @@ TEST(OnnxMathOpsTest, UnaryOpsMatchOrt) {
   ExpectUnary("Tanh", {3, 7000}, RandomValues(21000, -5.0f, 5.0f, 12));
 }
 
+// The rest of ONNX's elementwise unary ops: each on inputs of its domain,
+// the attributed ones with their defaults and with values of their own.
+TEST(OnnxMathOpsTest, MoreUnaryOpsMatchOrt) {
+  const std::vector<int64_t> s = {2, 3, 5};
+  std::vector<float> signed_x = RandomValues(30, -3.0f, 3.0f, 31);
+  signed_x[0] = 0.0f;  // Sign of 0
+  const std::vector<float> unit = RandomValues(30, -0.95f, 0.95f, 32);
+  const std::vector<float> above_one = RandomValues(30, 1.0f, 6.0f, 33);
+  for (const char* op : {"Sign", "Softsign", "Atan", "Sinh", "Cosh", "Asinh", "Celu", "ThresholdedRelu", "Shrink"}) {
+    ExpectUnary(op, s, signed_x);
+  }
+  for (const char* op : {"Asin", "Acos", "Atanh"}) ExpectUnary(op, s, unit);
+  ExpectUnary("Acosh", s, above_one);
+  ExpectUnary("Tan", s, RandomValues(30, -1.4f, 1.4f, 34));
+  ExpectUnary("Celu", s, signed_x, [](onnx::NodeProto* n) { OnnxGraph::Attr(n, "alpha", 0.6f); });
+  ExpectUnary("ThresholdedRelu", s, signed_x, [](onnx::NodeProto* n) { OnnxGraph::Attr(n, "alpha", -0.4f); });
+  ExpectUnary("Shrink", s, signed_x, [](onnx::NodeProto* n) {
+    OnnxGraph::Attr(n, "lambd", 1.1f);
+    OnnxGraph::Attr(n, "bias", 0.3f);
+  });
+  // Large enough to split over two threads.
+  ExpectUnary("Softsign", {3, 7000}, RandomValues(21000, -5.0f, 5.0f, 35));
+}
+
+// LogSoftmax: opset 13's axis (any), opset 11's 2-D view from the axis, the
+// log-sum-exp shifted by the maximum (logits of 80 apart stay finite).
+TEST(OnnxMathOpsTest, LogSoftmaxMatchesOrt) {
+  for (int64_t axis : {-1, 1, 0}) {
+    OnnxGraph g(13);
+    g.Input("x", {3, 4, 6});
+    OnnxGraph::Attr(g.Node("LogSoftmax", {"x"}, {"y"}), "axis", axis);
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", {3, 4, 6}, RandomValues(72, -40.0f, 40.0f, 36)}});
+  }
+  OnnxGraph g(11);
+  g.Input("x", {2, 3, 4, 5});
+  OnnxGraph::Attr(g.Node("LogSoftmax", {"x"}, {"y"}), "axis", static_cast<int64_t>(1));
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {2, 3, 4, 5}, RandomValues(120, -3.0f, 3.0f, 37)}});
+}
+
+// GlobalMaxPool on an NCHW input (through the NHWC layout after a conv) and
+// on 3-D and 5-D ones.
+TEST(OnnxMathOpsTest, GlobalMaxPoolMatchesOrt) {
+  {
+    OnnxGraph g(17);
+    g.Input("x", {1, 3, 9, 7});
+    g.Initializer("w", {5, 3, 3, 3}, RandomValues(135, -0.5f, 0.5f, 38));
+    g.Node("Conv", {"x", "w"}, {"c"});
+    g.Node("GlobalMaxPool", {"c"}, {"y"});
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", {1, 3, 9, 7}, RandomValues(189, -1.0f, 1.0f, 39)}});
+  }
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{2, 4, 11}, std::vector<int64_t>{1, 2, 3, 4, 5}}) {
+    OnnxGraph g(17);
+    g.Input("x", shape);
+    g.Node("GlobalMaxPool", {"x"}, {"y"});
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", shape, RandomValues(Count(shape), -2.0f, 2.0f, 40)}});
+  }
+}
+
+// ReduceL1, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp: axes as the
+// attribute (opset 17) and as the input (opset 18), negative, all (none
+// given), keepdims both ways.
+TEST(OnnxMathOpsTest, ComposedReductionsMatchOrt) {
+  const std::vector<int64_t> shape = {2, 3, 4, 5};
+  for (const char* op : {"ReduceL1", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
+    const bool positive = std::string(op) == "ReduceLogSum";
+    const std::vector<float> x = RandomValues(120, positive ? 0.1f : -20.0f, positive ? 3.0f : 20.0f, 41);
+    for (int keep : {0, 1}) {
+      for (const std::vector<int64_t>& axes : {std::vector<int64_t>{1}, std::vector<int64_t>{-1, 0},
+                                               std::vector<int64_t>{}}) {
+        SCOPED_TRACE(std::string(op) + " keepdims " + std::to_string(keep) + " axes " + std::to_string(axes.size()));
+        for (int opset : {17, 18}) {
+          OnnxGraph g(opset);
+          g.Input("x", shape);
+          std::vector<std::string> in = {"x"};
+          if (opset == 18 && !axes.empty()) {
+            g.Int64Initializer("axes", {static_cast<int64_t>(axes.size())}, axes);
+            in.push_back("axes");
+          }
+          onnx::NodeProto* n = g.Node(op, in, {"y"});
+          OnnxGraph::Attr(n, "keepdims", static_cast<int64_t>(keep));
+          if (opset == 17 && !axes.empty()) OnnxGraph::Attr(n, "axes", axes);
+          g.Output("y");
+          ExpectMatchesOrt(g, {{"x", shape, x}});
+        }
+      }
+    }
+  }
+}
+
+// CumSum along every axis (negative too), exclusive and reverse; a large
+// one over two threads; and of a constant, folded.
+TEST(OnnxMathOpsTest, CumSumMatchesOrt) {
+  const std::vector<int64_t> shape = {3, 4, 5};
+  for (int64_t axis : {0, 1, 2, -1}) {
+    for (int exclusive : {0, 1}) {
+      for (int reverse : {0, 1}) {
+        SCOPED_TRACE("axis " + std::to_string(axis) + " exclusive " + std::to_string(exclusive) + " reverse " +
+                     std::to_string(reverse));
+        OnnxGraph g(17);
+        g.Input("x", shape);
+        g.Int64Initializer("axis", {}, {axis});
+        onnx::NodeProto* n = g.Node("CumSum", {"x", "axis"}, {"y"});
+        OnnxGraph::Attr(n, "exclusive", static_cast<int64_t>(exclusive));
+        OnnxGraph::Attr(n, "reverse", static_cast<int64_t>(reverse));
+        g.Output("y");
+        ExpectMatchesOrt(g, {{"x", shape, RandomValues(60, -2.0f, 2.0f, 42)}});
+      }
+    }
+  }
+  {
+    OnnxGraph g(17);
+    g.Input("x", {6, 4000});
+    g.Int64Initializer("axis", {}, {1});
+    g.Node("CumSum", {"x", "axis"}, {"y"});
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", {6, 4000}, RandomValues(24000, -1.0f, 1.0f, 43)}});
+  }
+  {
+    OnnxGraph g(17);
+    g.Input("x", {2, 3});
+    g.Initializer("c", {2, 3}, {1, 2, 3, 4, 5, 6});
+    g.Int64Initializer("axis", {}, {1});
+    OnnxGraph::Attr(g.Node("CumSum", {"c", "axis"}, {"s"}), "reverse", int64_t{1});
+    g.Node("Add", {"x", "s"}, {"y"});
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", {2, 3}, RandomValues(6, -1.0f, 1.0f, 44)}});
+    const auto model = Load(g);
+    ASSERT_NE(model, nullptr);
+    for (const std::string& op : Ops(*model)) EXPECT_NE(op, "CUMSUM") << "the constant's CumSum folds";
+  }
+}
+
 TEST(OnnxMathOpsTest, MishAndItsDecompositionMatchOrt) {
   ExpectUnary("Mish", {2, 3, 7}, RandomValues(42, -6.0f, 6.0f, 13), 18);
   // Before opset 18: x * tanh(softplus(x)), kept as it is.

@@ -1,3 +1,4 @@
+// LRN (odd sizes against ONNX Runtime, an even size by hand),
 // InstanceNormalization, GroupNormalization (opset 18's per-group and
 // opset 21's per-channel scale), DepthToSpace (DCR and CRD) and
 // SpaceToDepth, and Pad's reflect and edge modes, on the engine against ONNX
@@ -89,6 +90,56 @@ TEST(OnnxNormSpaceOpsTest, ReflectAndEdgePadding) {
       g.Output("y");
       ExpectMatchesOrt(g, {{"x", {1, 3, 8, 9}, RandomValues(216)}});
     }
+  }
+}
+
+// LRN across the channels: sizes 1, 3, 5 (ONNX Runtime takes odd sizes
+// only; and 4-D input only), on an NCHW input and after a conv (NHWC in
+// place).
+TEST(OnnxNormSpaceOpsTest, LrnMatchesOrt) {
+  for (int64_t size : {1, 3, 5}) {
+    OnnxGraph g;
+    g.Input("x", {2, 7, 4, 3});
+    onnx::NodeProto* n = g.Node("LRN", {"x"}, {"y"});
+    OnnxGraph::Attr(n, "size", size);
+    OnnxGraph::Attr(n, "alpha", 0.02f);
+    OnnxGraph::Attr(n, "beta", 0.6f);
+    OnnxGraph::Attr(n, "bias", 1.5f);
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", {2, 7, 4, 3}, RandomValues(168, -3.0f, 3.0f, 51)}});
+  }
+  {
+    OnnxGraph g;
+    g.Input("x", {1, 3, 6, 5});
+    g.Initializer("w", {6, 3, 1, 1}, RandomValues(18, -1.0f, 1.0f, 52));
+    g.Node("Conv", {"x", "w"}, {"c"});
+    OnnxGraph::Attr(g.Node("LRN", {"c"}, {"y"}), "size", int64_t{3});
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", {1, 3, 6, 5}, RandomValues(90, -2.0f, 2.0f, 53)}});
+  }
+}
+
+// An even size (ONNX's window: floor((size - 1) / 2) channels before,
+// ceil((size - 1) / 2) after) on a 3-D input, worked out here: size 2 sums
+// each channel with the next; alpha / size scales the sum.
+TEST(OnnxNormSpaceOpsTest, LrnEvenSizeHandComputed) {
+  OnnxGraph g;
+  g.Input("x", {1, 4, 1});
+  onnx::NodeProto* n = g.Node("LRN", {"x"}, {"y"});
+  OnnxGraph::Attr(n, "size", int64_t{2});
+  OnnxGraph::Attr(n, "alpha", 0.5f);
+  OnnxGraph::Attr(n, "beta", 1.0f);
+  OnnxGraph::Attr(n, "bias", 1.0f);
+  g.Output("y");
+  auto model = LoadOnnxGraph(g, "lrn_even.onnx");
+  ASSERT_NE(model, nullptr);
+  const std::vector<float> x = {1, 2, -3, 4};
+  const std::vector<float> want = {1 / (1 + 0.25f * 5), 2 / (1 + 0.25f * 13), -3 / (1 + 0.25f * 25),
+                                   4 / (1 + 0.25f * 16)};
+  for (AlgorithmPolicy policy : {AlgorithmPolicy::kAuto, AlgorithmPolicy::kReference}) {
+    const std::vector<float> y = RunEngine(*model, x, policy);
+    ASSERT_EQ(y.size(), 4u);
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(y[i], want[i], 1e-6f) << i;
   }
 }
 

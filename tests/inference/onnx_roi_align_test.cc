@@ -3,7 +3,15 @@
 // spatial scale, boxes partly and wholly outside the map, degenerate
 // (zero-size) boxes, batch indices as an activation (Cast from float) and as
 // an int64 constant; and a hand-computed case that pins the sampling
-// arithmetic independently of ORT.
+// arithmetic independently of ORT. The optimized loops (roi_align_loops.h)
+// against the reference kernel, bit for bit, on odd shapes, every sampling
+// ratio and mode, channels-first and NHWC inputs (a 1x1 MaxPool before the
+// RoiAlign leaves the map NHWC, as a conv does), and a roi too large for
+// the loops (the reference's).
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -110,6 +118,156 @@ TEST(OnnxRoiAlignTest, HandComputedAverage) {
       EXPECT_EQ((*s)->output(0)->shape(), Shape({1, 1, 1, 1}));
       EXPECT_NEAR((*s)->output(0)->data_as<float>()[0], expected, 1e-5f);
     }
+  }
+}
+
+// x [2, C, 9, 11] (through a 1x1 MaxPool with `nhwc`: the engine's NHWC
+// layout) pooled to 3x5 bins over `rois` (random boxes, some outside the
+// map, one far larger than it).
+OnnxGraph PooledRoiAlign(int channels, bool nhwc, const char* mode, const char* transform, int64_t ratio) {
+  OnnxGraph g(16);
+  g.Input("x", {2, channels, 9, 11});
+  g.Input("rois", {24, 4});
+  g.Input("batch_f", {24});
+  std::string map = "x";
+  if (nhwc) {
+    OnnxGraph::Attr(g.Node("MaxPool", {"x"}, {"xp"}), "kernel_shape", std::vector<int64_t>{1, 1});
+    map = "xp";
+  }
+  OnnxGraph::Attr(g.Node("Cast", {"batch_f"}, {"batch"}), "to", int64_t{7});
+  onnx::NodeProto* n = g.Node("RoiAlign", {map, "rois", "batch"}, {"y"});
+  OnnxGraph::Attr(n, "mode", std::string(mode));
+  OnnxGraph::Attr(n, "coordinate_transformation_mode", std::string(transform));
+  OnnxGraph::Attr(n, "output_height", int64_t{3});
+  OnnxGraph::Attr(n, "output_width", int64_t{5});
+  OnnxGraph::Attr(n, "sampling_ratio", ratio);
+  OnnxGraph::Attr(n, "spatial_scale", 0.75f);
+  g.Output("y");
+  return g;
+}
+
+std::vector<float> RandomRois(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> pos(-4.0f, 16.0f), size(0.0f, 12.0f);
+  std::vector<float> rois;
+  for (int i = 0; i < n; ++i) {
+    const float x1 = pos(rng), y1 = pos(rng);
+    rois.insert(rois.end(), {x1, y1, x1 + size(rng), y1 + size(rng)});
+  }
+  // Adaptive sampling: 250 samples per bin along y, 750 over the 3 bins,
+  // more than the loops take (kRoiAlignMaxTaps).
+  rois[4 * (n - 1) + 0] = 0.0f;
+  rois[4 * (n - 1) + 1] = -400.0f;
+  rois[4 * (n - 1) + 2] = 10.0f;
+  rois[4 * (n - 1) + 3] = 600.0f;
+  return rois;
+}
+
+TEST(OnnxRoiAlignTest, LoopsMatchReferenceBitForBitAndOrt) {
+  const std::vector<float> rois = RandomRois(24, 5);
+  std::vector<float> batch(24);
+  for (int i = 0; i < 24; ++i) batch[i] = static_cast<float>(i % 2);
+  for (int channels : {37, 70}) {
+    const std::vector<float> x = RandomValues(2 * channels * 99, -2.0f, 2.0f, 11);
+    for (bool nhwc : {false, true}) {
+      for (const char* mode : {"avg", "max"}) {
+        for (const char* transform : {"half_pixel", "output_half_pixel"}) {
+          for (int64_t ratio : {0, 1, 3}) {
+            SCOPED_TRACE(std::to_string(channels) + " channels " + (nhwc ? "NHWC " : "NCHW ") + mode + " " +
+                         transform + " sampling_ratio=" + std::to_string(ratio));
+            const OnnxGraph g = PooledRoiAlign(channels, nhwc, mode, transform, ratio);
+            std::shared_ptr<const Model> model = LoadOnnxGraph(g, "roi_align_loops");
+            ASSERT_NE(model, nullptr);
+            // The NHWC map is read as is: the one TRANSPOSE is the pool's input's.
+            EXPECT_EQ(CountOps(*model, "TRANSPOSE"), nhwc ? 1 : 0);
+            std::vector<float> want;
+            for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
+              for (int threads : {1, 2}) {
+                SessionConfig config;
+                config.algorithm = policy;
+                config.num_threads = threads;
+                auto s = Session::Create(model, config);
+                ASSERT_TRUE(s.ok()) << s.status().ToString();
+                std::memcpy((*s)->input("x")->data(), x.data(), x.size() * sizeof(float));
+                std::memcpy((*s)->input("rois")->data(), rois.data(), rois.size() * sizeof(float));
+                std::memcpy((*s)->input("batch_f")->data(), batch.data(), batch.size() * sizeof(float));
+                ASSERT_TRUE((*s)->Run().ok());
+                const Tensor* y = (*s)->output(0);
+                ASSERT_EQ(y->shape(), (Shape{24, channels, 3, 5}));
+                std::vector<float> got(y->data_as<float>(), y->data_as<float>() + y->num_elements());
+                if (want.empty()) {
+                  want = got;
+                } else {
+                  ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)))
+                      << "threads " << threads;
+                }
+              }
+            }
+            if (channels == 37 && ratio != 1) {
+              ExpectMatchesOrt(g, {{"x", {2, channels, 9, 11}, x}, {"rois", {24, 4}, rois}, {"batch_f", {24}, batch}});
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Not a check: the CPU time of the loops against the reference on
+// fasterrcnn_mobilenet_v3_large_320_fpn's box pooling (a [1, 256, 80, 80]
+// NHWC map, 150 rois, 7x7 bins, sampling_ratio 2), at 1 thread, measured as
+// this thread's CPU time (the machine may be busy). Run with
+// --gtest_also_run_disabled_tests --gtest_filter=*Speed*.
+TEST(OnnxRoiAlignTest, DISABLED_SpeedOfLoopsAgainstReference) {
+  OnnxGraph g(16);
+  g.Input("x", {1, 256, 80, 80});
+  g.Input("rois", {150, 4});
+  g.Int64Initializer("batch", {150}, std::vector<int64_t>(150, 0));
+  OnnxGraph::Attr(g.Node("MaxPool", {"x"}, {"xp"}), "kernel_shape", std::vector<int64_t>{1, 1});
+  onnx::NodeProto* n = g.Node("RoiAlign", {"xp", "rois", "batch"}, {"y"});
+  OnnxGraph::Attr(n, "output_height", int64_t{7});
+  OnnxGraph::Attr(n, "output_width", int64_t{7});
+  OnnxGraph::Attr(n, "sampling_ratio", int64_t{2});
+  OnnxGraph::Attr(n, "spatial_scale", 0.25f);
+  g.Output("y");
+  // The pool alone, timed too: its time (reference or optimized) is taken
+  // off.
+  OnnxGraph pool_only(16);
+  pool_only.Input("x", {1, 256, 80, 80});
+  OnnxGraph::Attr(pool_only.Node("MaxPool", {"x"}, {"xp"}), "kernel_shape", std::vector<int64_t>{1, 1});
+  pool_only.Output("xp");
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "roi_align_speed");
+  std::shared_ptr<const Model> pool_model = LoadOnnxGraph(pool_only, "pool_speed");
+  ASSERT_NE(model, nullptr);
+  ASSERT_NE(pool_model, nullptr);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> pos(0.0f, 250.0f), size(8.0f, 120.0f);
+  std::vector<float> rois;
+  for (int i = 0; i < 150; ++i) {
+    const float x1 = pos(rng), y1 = pos(rng);
+    rois.insert(rois.end(), {x1, y1, x1 + size(rng), y1 + size(rng)});
+  }
+  const std::vector<float> x = RandomValues(256 * 80 * 80, -1.0f, 1.0f, 9);
+  auto cpu_ms = [&](const std::shared_ptr<const Model>& m, AlgorithmPolicy policy) {
+    SessionConfig config;
+    config.algorithm = policy;
+    auto s = Session::Create(m, config);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (!s.ok()) return 0.0;
+    std::memcpy((*s)->input("x")->data(), x.data(), x.size() * sizeof(float));
+    if (Tensor* r = (*s)->input("rois")) std::memcpy(r->data(), rois.data(), rois.size() * sizeof(float));
+    EXPECT_TRUE((*s)->Run().ok());
+    constexpr int kRuns = 20;
+    timespec t0, t1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    for (int i = 0; i < kRuns; ++i) EXPECT_TRUE((*s)->Run().ok());
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    return ((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6) / kRuns;
+  };
+  for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
+    const double total = cpu_ms(model, policy), pool = cpu_ms(pool_model, policy);
+    std::printf("%s: ROI_ALIGN %.3f ms CPU per run (%.3f with the pool, %.3f the pool alone; 20 runs)\n",
+                policy == AlgorithmPolicy::kReference ? "reference" : "loops", total - pool, total, pool);
   }
 }
 

@@ -42,6 +42,28 @@ inline void SetFloatValueInfo(onnx::ValueInfoProto* info, const std::string& nam
   for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
+// An input whose dimensions are symbolic where `names` has a name ("" keeps
+// `dims`' value).
+inline void SetSymbolicInput(onnx::ValueInfoProto* info, const std::string& name, const std::vector<int64_t>& dims,
+                             const std::vector<std::string>& names) {
+  SetFloatValueInfo(info, name, dims);
+  auto* shape = info->mutable_type()->mutable_tensor_type()->mutable_shape();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!names[i].empty()) shape->mutable_dim(static_cast<int>(i))->set_dim_param(names[i]);
+  }
+}
+
+// A node named after its one output.
+inline onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in,
+                                const std::string& out) {
+  onnx::NodeProto* n = g->add_node();
+  n->set_name(out);
+  n->set_op_type(op);
+  for (const std::string& i : in) n->add_input(i);
+  n->add_output(out);
+  return n;
+}
+
 inline void AddIntsAttribute(onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& v) {
   onnx::AttributeProto* a = node->add_attribute();
   a->set_name(name);

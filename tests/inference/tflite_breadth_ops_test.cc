@@ -5,10 +5,12 @@
 // (one operator lowered into several engine nodes), the reductions
 // (keep_dims both ways, negative and repeated axes, a 4-D NHWC input),
 // ARG_MAX / ARG_MIN (ties), GATHER (constant and run-time indices, negative
-// ones, any axis), the unary and binary math, L2_NORMALIZATION and
+// ones, any axis), the unary and binary math, L2_NORMALIZATION,
+// LOCAL_RESPONSE_NORMALIZATION and
 // LOG_SOFTMAX, the comparisons and logic ops, SELECT / SELECT_V2, CAST,
 // TILE, BROADCAST_TO, STRIDED_SLICE's ellipsis / new-axis / shrink / offset,
-// SPACE_TO_DEPTH, TOPK_V2, REVERSE_V2, ADD_N, FLOOR_DIV, ROUND, RELU_0_TO_1;
+// SPACE_TO_DEPTH, TOPK_V2, REVERSE_V2, ADD_N, FLOOR_DIV, ROUND, RELU_0_TO_1,
+// GATHER_ND and SCATTER_ND (repeated indices summed);
 // and the errors of what the engine cannot do. Then one model of many of
 // these ops, exported to ONNX (onnx_exporter.h) and run by
 // ONNX Runtime: the independent check of the engine's results.
@@ -350,7 +352,7 @@ TEST(TfliteBreadthOpsTest, GatherConstantAndRuntimeIndices) {
   ExpectOutputs(testing::OneOpTflite(36, {{"p", {3, 4}, p, {}}, {"i", {2, 2}, {}, {}}, {"y", {2, 2, 4}, {}, {}}},
                                      {0, 1}, {2}, 23, IntOptions<0, 0>),
                 {{1, 0, 2, 2}}, {{{2, 2, 4}, rows({1, 0, 2, 2})}});
-  // batch_dims 1 and GATHER_ND are refused, naming the node, op and option.
+  // batch_dims 1 is refused, naming the node, op and option.
   const std::string batch = ImportError(
       testing::OneOpTflite(36, {{"p", {3, 4}, {}, {}}, {"i", {3, 1}, {}, {0, 1, 2}}, {"y", {3, 1}, {}, {}}}, {0, 1},
                            {2}, 23, IntOptions<0, 1, 1, 1>),
@@ -358,10 +360,67 @@ TEST(TfliteBreadthOpsTest, GatherConstantAndRuntimeIndices) {
   EXPECT_NE(batch.find("node #0"), std::string::npos) << batch;
   EXPECT_NE(batch.find("(GATHER)"), std::string::npos) << batch;
   EXPECT_NE(batch.find("batch_dims"), std::string::npos) << batch;
-  const std::string nd = ImportError(
-      testing::OneOpTflite(107, {{"p", {3, 4}, {}, {}}, {"i", {2, 1}, {}, {0, 2}}, {"y", {2, 4}, {}, {}}}, {0, 1}, {2}),
-      "gather_nd.tflite");
-  EXPECT_NE(nd.find("GATHER_ND"), std::string::npos) << nd;
+}
+
+// ---- GATHER_ND, SCATTER_ND ----------------------------------------------------------------
+
+TEST(TfliteBreadthOpsTest, GatherNdTuplesAndSlices) {
+  // params [3, 4, 2]; GATHER_ND (107) picks whole tuples, rows or elements.
+  const std::vector<float> p = Iota(24, 1);
+  auto at = [&](int i, int j, int k) { return p[(i * 4 + j) * 2 + k]; };
+  // indices [2, 3]: two elements.
+  ExpectOutputs(testing::OneOpTflite(
+                    107, {{"p", {3, 4, 2}, {}, {}}, {"i", {2, 3}, {}, {2, 3, 1, 0, 1, 0}}, {"y", {2}, {}, {}}}, {0, 1}, {2}),
+                {p}, {{{2}, {at(2, 3, 1), at(0, 1, 0)}}});
+  // indices [2, 1, 2]: [2, 1] pairs, each a [2] slice.
+  ExpectOutputs(testing::OneOpTflite(107,
+                                     {{"p", {3, 4, 2}, {}, {}}, {"i", {2, 1, 2}, {}, {1, 2, 0, 3}}, {"y", {2, 1, 2}, {}, {}}},
+                                     {0, 1}, {2}),
+                {p}, {{{2, 1, 2}, {at(1, 2, 0), at(1, 2, 1), at(0, 3, 0), at(0, 3, 1)}}});
+  // indices [3, 1] at run time into constant params: rows [4, 2] each.
+  std::vector<float> rows;
+  for (int i : {2, 0, 2})
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 2; ++k) rows.push_back(at(i, j, k));
+  ExpectOutputs(testing::OneOpTflite(107, {{"p", {3, 4, 2}, p, {}}, {"i", {3, 1}, {}, {}}, {"y", {3, 4, 2}, {}, {}}},
+                                     {0, 1}, {2}),
+                {{2, 0, 2}}, {{{3, 4, 2}, rows}});
+}
+
+TEST(TfliteBreadthOpsTest, ScatterNdSumsRepeatedIndicesIntoZeros) {
+  // SCATTER_ND (122): rows of updates [4, 3] at indices {0, 2, 0, 3} into
+  // zeros [5, 3]: row 0 gets updates 0 + 2.
+  const std::vector<float> u = Iota(12, 1, 0.5f);
+  std::vector<float> want(15, 0.0f);
+  const int rows[] = {0, 2, 0, 3};
+  for (int t = 0; t < 4; ++t)
+    for (int j = 0; j < 3; ++j) want[rows[t] * 3 + j] += u[t * 3 + j];
+  ExpectOutputs(testing::OneOpTflite(122,
+                                     {{"i", {4, 1}, {}, {0, 2, 0, 3}},
+                                      {"u", {4, 3}, {}, {}},
+                                      {"shape", {2}, {}, {5, 3}},
+                                      {"y", {5, 3}, {}, {}}},
+                                     {0, 1, 2}, {3}),
+                {u}, {{{5, 3}, want}});
+  // Element tuples into [2, 2, 2] (negative indices count from the end, as
+  // the engine's GATHER_ND): (0, 1, 1) twice and (1, 0, 0).
+  const std::vector<float> e = {5, -2, 7};
+  std::vector<float> cube(8, 0.0f);
+  cube[0 * 4 + 1 * 2 + 1] = 5 + 7;
+  cube[1 * 4 + 0 * 2 + 0] = -2;
+  ExpectOutputs(testing::OneOpTflite(122,
+                                     {{"i", {3, 3}, {}, {0, 1, 1, 1, 0, 0, 0, -1, 1}},
+                                      {"u", {3}, {}, {}},
+                                      {"shape", {3}, {}, {2, 2, 2}},
+                                      {"y", {2, 2, 2}, {}, {}}},
+                                     {0, 1, 2}, {3}),
+                {e}, {{{2, 2, 2}, cube}});
+  // A shape that is not a constant is refused, naming the operator.
+  const std::string err = ImportError(
+      testing::OneOpTflite(122, {{"i", {1, 1}, {}, {0}}, {"u", {1}, {}, {}}, {"shape", {1}, {}, {}}, {"y", {2}, {}, {}}},
+                           {0, 1, 2}, {3}),
+      "scatter_nd.tflite");
+  EXPECT_NE(err.find("SCATTER_ND"), std::string::npos) << err;
 }
 
 // ---- math -----------------------------------------------------------------------------
@@ -438,6 +497,55 @@ TEST(TfliteBreadthOpsTest, L2NormalizationAndLogSoftmax) {
   }
   const auto ls = testing::OneOpTflite(50, {{"x", {2, 3}, {}, {}}, {"y", {2, 3}, {}, {}}}, {0}, {1});
   ExpectOutputs(ls, {z}, {{{2, 3}, want}}, 1e-5f);
+}
+
+// CumsumOptions: exclusive and reverse.
+flatbuffers::uoffset_t CumsumExclusiveReverse(flatbuffers::FlatBufferBuilder* b) {
+  const auto start = b->StartTable();
+  b->AddElement<int8_t>(flatbuffers::FieldIndexToOffset(0), 1, 0);
+  b->AddElement<int8_t>(flatbuffers::FieldIndexToOffset(1), 1, 0);
+  return b->EndTable(start);
+}
+
+// LocalResponseNormalizationOptions: radius 1, bias 2, alpha 0.5, beta 0.75.
+flatbuffers::uoffset_t LrnOptions(flatbuffers::FlatBufferBuilder* b) {
+  const auto start = b->StartTable();
+  b->AddElement<int32_t>(flatbuffers::FieldIndexToOffset(0), 1, 0);
+  b->AddElement<float>(flatbuffers::FieldIndexToOffset(1), 2.0f, 0.0f);
+  b->AddElement<float>(flatbuffers::FieldIndexToOffset(2), 0.5f, 0.0f);
+  b->AddElement<float>(flatbuffers::FieldIndexToOffset(3), 0.75f, 0.0f);
+  return b->EndTable(start);
+}
+
+// LOCAL_RESPONSE_NORMALIZATION (13) over the channels of [1, 1, 2, 5]: each
+// value over (bias + alpha * the squares of itself and its neighbours)^beta,
+// worked out here in double.
+TEST(TfliteBreadthOpsTest, LocalResponseNormalization) {
+  const std::vector<float> x = {1, -2, 3, 0.5f, -1.5f, 2, 0, -1, 4, 0.25f};
+  std::vector<float> want;
+  for (int p = 0; p < 2; ++p) {
+    for (int ch = 0; ch < 5; ++ch) {
+      double sum = 0;
+      for (int j = std::max(0, ch - 1); j <= std::min(4, ch + 1); ++j) sum += double(x[p * 5 + j]) * x[p * 5 + j];
+      want.push_back(static_cast<float>(x[p * 5 + ch] / std::pow(2.0 + 0.5 * sum, 0.75)));
+    }
+  }
+  const auto model = testing::OneOpTflite(13, {{"x", {1, 1, 2, 5}, {}, {}}, {"y", {1, 1, 2, 5}, {}, {}}}, {0}, {1},
+                                          13, LrnOptions);
+  ExpectOutputs(model, {x}, {{{1, 1, 2, 5}, want}}, 1e-6f);
+}
+
+// CUMSUM (128) along axis 1 of [2, 3]: inclusive, then exclusive and
+// reversed (CumsumOptions).
+TEST(TfliteBreadthOpsTest, Cumsum) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  auto model = [](flatbuffers::uoffset_t (*options)(flatbuffers::FlatBufferBuilder*)) {
+    return testing::OneOpTflite(128,
+                                {{"x", {2, 3}, {}, {}}, {"axis", {}, {}, {1}}, {"y", {2, 3}, {}, {}}},
+                                {0, 1}, {2}, 124, options);
+  };
+  ExpectOutputs(model(ByteOption<0, 0>), {x}, {{{2, 3}, {1, 3, 6, 4, 9, 15}}});
+  ExpectOutputs(model(CumsumExclusiveReverse), {x}, {{{2, 3}, {5, 3, 0, 11, 6, 0}}});
 }
 
 // ---- comparisons, logic, SELECT, CAST ---------------------------------------------------

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "inference/ir/graph.h"
@@ -87,6 +90,42 @@ TEST_P(ZeroAllocationTest, RunDoesNotAllocate) {
     const long allocations = rill::testing::StopCountingAllocations();
     ASSERT_TRUE(s1.ok() && s2.ok()) << s1.ToString() << " " << s2.ToString();
     EXPECT_EQ(allocations, 0) << "heap allocations during Run() (variant " << variant << ")";
+  }
+}
+
+// After Session::Resize, Run stays allocation-free: a TFLite model re-plans
+// its graph (the cheap path), an ONNX model's session plans the graph
+// imported again at the new shapes, or its own again when resized back.
+TEST(ZeroAllocationAfterResizeTest, RunDoesNotAllocate) {
+  const std::vector<std::pair<std::string, std::vector<Shape>>> cases = {
+      {"face_detection_short_range.tflite", {{2, 128, 128, 3}, {1, 128, 128, 3}}},
+      {"resnet18.onnx", {{1, 3, 160, 192}, {2, 3, 224, 224}, {1, 3, 224, 224}}},
+      {"rill_op_zoo.onnx", {{1, 3, 33, 21}, {1, 3, 17, 13}}},
+  };
+  for (const auto& [file, shapes] : cases) {
+    const std::string path = testing::ModelPath(file);
+    RILL_SKIP_IF_MISSING(path);
+    auto model = Model::FromFile(path);
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    for (int threads : {1, 2}) {
+      SessionConfig config;
+      config.num_threads = threads;
+      auto session = Session::Create(*model, config);
+      ASSERT_TRUE(session.ok()) << session.status().ToString();
+      for (const Shape& shape : shapes) {
+        const Status resized = (*session)->Resize({{(*session)->input(0)->name(), shape}});
+        ASSERT_TRUE(resized.ok()) << file << ": " << resized.ToString();
+        Tensor* in = (*session)->input(0);
+        ASSERT_EQ(in->shape(), shape);
+        for (int64_t i = 0; i < in->num_elements(); ++i) in->data_as<float>()[i] = 0.25f;
+        rill::testing::StartCountingAllocations();
+        Status s1 = (*session)->Run();
+        Status s2 = (*session)->Run();
+        const long allocations = rill::testing::StopCountingAllocations();
+        ASSERT_TRUE(s1.ok() && s2.ok()) << s1.ToString() << " " << s2.ToString();
+        EXPECT_EQ(allocations, 0) << file << " resized to " << ShapeToString(shape) << ", " << threads << " threads";
+      }
+    }
   }
 }
 

@@ -422,6 +422,67 @@ StatusOr<int> ConverterContext::Emit(ir::OpType type, std::vector<int> inputs, c
   return out;
 }
 
+bool ConverterContext::IsIntegerValue(const std::string& name) const {
+  const Value* v = Find(name);
+  if (v == nullptr) return false;
+  if (IsConst(v->id)) {
+    const DataType t = graph_->tensors[v->id].dtype;
+    return t == DataType::kInt64 || t == DataType::kInt32;
+  }
+  return integer_values_.count(name) > 0;
+}
+
+void ConverterContext::NoteIntegerOutputs() {
+  const onnx::NodeProto& n = *node_;
+  const std::string& op = n.op_type();
+  auto integer_input = [&](int i) { return i < n.input_size() && !n.input(i).empty() && IsIntegerValue(n.input(i)); };
+  auto any_integer_input = [&]() {
+    for (int i = 0; i < n.input_size(); ++i) {
+      if (integer_input(i)) return true;
+    }
+    return false;
+  };
+  auto integer_type = [](int64_t t) {  // int8..int64, uint8..uint64
+    return t == 2 || t == 3 || t == 4 || t == 5 || t == kInt32 || t == kInt64 || t == 12 || t == 13;
+  };
+  // Ops whose output has their (first) data input's type.
+  static const std::set<std::string> kSameType = {
+      "Identity", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Transpose", "Slice", "Gather", "GatherND",
+      "GatherElements", "Expand", "Tile", "ReduceMin", "ReduceMax", "ReduceSum", "ReduceProd", "Split", "Range",
+      "Clip", "ScatterND", "ScatterElements", "CumSum", "Pad", "Neg", "Abs"};
+  // Elementwise ops whose inputs share one type.
+  static const std::set<std::string> kSharedType = {"Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Sum", "Concat"};
+  for (int k = 0; k < n.output_size(); ++k) {
+    bool integer = false;
+    if (op == "Shape" || op == "Size" || op == "NonZero" || op == "NonMaxSuppression" || op == "ArgMax" ||
+        op == "ArgMin") {
+      integer = true;
+    } else if (op == "TopK") {
+      integer = k == 1 || integer_input(0);
+    } else if (op == "Cast") {
+      integer = integer_type(AttrInt("to", kFloat));
+    } else if (op == "Where") {
+      integer = integer_input(1) || integer_input(2);
+    } else if (op == "If") {
+      // The branches' outputs (converted into this graph with their names).
+      for (const char* branch : {"then_branch", "else_branch"}) {
+        const onnx::AttributeProto* g = FindAttr(branch);
+        if (g != nullptr && g->has_g() && k < g->g().output_size()) {
+          integer = integer || IsIntegerValue(g->g().output(k).name());
+        }
+      }
+    } else if (op == "ConstantOfShape") {
+      const onnx::AttributeProto* a = FindAttr("value");
+      integer = a != nullptr && a->has_t() && integer_type(a->t().data_type());
+    } else if (kSharedType.count(op) > 0) {
+      integer = any_integer_input();
+    } else if (kSameType.count(op) > 0) {
+      integer = integer_input(0);
+    }
+    if (integer) integer_values_.insert(n.output(k));
+  }
+}
+
 Status ConverterContext::ConvertBranch(const onnx::GraphProto& branch, const ir::Guard* guard,
                                        std::vector<Value>* outputs) {
   const onnx::NodeProto* saved_node = node_;
@@ -443,6 +504,7 @@ Status ConverterContext::ConvertBranch(const onnx::GraphProto& branch, const ir:
       if (convert == nullptr) return Unsupported("unsupported op type '" + n.op_type() + "'");
       RILL_INF_RETURN_IF_ERROR(convert(*this));
       PropagatePlanValues(*this);
+      NoteIntegerOutputs();
     }
     for (const onnx::ValueInfoProto& o : branch.output()) {
       if (Find(o.name()) == nullptr && FindSequence(o.name()) != nullptr) {

@@ -126,6 +126,15 @@ class ConverterContext {
     const Shape& v = graph_->tensors[id].plan_values;
     return v.empty() ? nullptr : &v;
   }
+  // Whether value `name` holds ONNX integers (int32 / int64, not bool): an
+  // integer constant, or a run-time value noted by NoteIntegerOutputs. Run-
+  // time values are float32 whatever their ONNX type; ops whose integer
+  // semantics differ (Div truncates) ask this.
+  bool IsIntegerValue(const std::string& name) const;
+  // After a node's converter: notes which of its outputs hold integers (the
+  // indices NonZero / NMS / ArgMax / TopK give, Shape, Cast to an integer
+  // type, and the ops that keep their input's type).
+  void NoteIntegerOutputs();
   // Notes that the node's output was folded from the import-time input shapes.
   void NoteShapeFold() { graph_->shape_folds.push_back(node_name_); }
 
@@ -206,6 +215,7 @@ class ConverterContext {
   std::string node_name_, out_name_, where_;
   std::string unsupported_attribute_;  // set by UnsupportedAttribute for this node
   std::vector<ir::Guard> guards_;      // of the If branches being converted, outermost first
+  std::set<std::string> integer_values_;  // run-time values of ONNX integer type (IsIntegerValue)
 };
 
 // After a node's converter: the values of its one int output as far as they

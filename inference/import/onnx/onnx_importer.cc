@@ -45,6 +45,8 @@ class Importer {
     auto g = std::make_shared<ir::Graph>();
     g->source = source_;
     g->layout = Layout::kNCHW;
+    // Converters resolve sizes from the import-time shapes (ir::Graph).
+    g->specialized_to_input_shapes = true;
     ConverterContext c(g, &model_, opset);
     const onnx::GraphProto& graph = model_.graph();
     std::set<std::string> initializer_names;
@@ -96,9 +98,13 @@ class Importer {
     }
     Shape shape;
     std::vector<std::string> symbolic;
+    const int input_index = static_cast<int>(c.graph_->inputs.size());
     for (const auto& d : type.tensor_type().shape().dim()) {
       // Symbolic dimensions (a dynamic batch) start at 1 unless given.
-      if (!d.has_dim_value()) symbolic.push_back(d.dim_param().empty() ? "?" : d.dim_param());
+      if (!d.has_dim_value()) {
+        symbolic.push_back(d.dim_param().empty() ? "?" : d.dim_param());
+        c.graph_->symbolic_dims.push_back({input_index, static_cast<int>(shape.size()), symbolic.back()});
+      }
       const int64_t v = d.has_dim_value() ? d.dim_value() : 1;
       if (v <= 0 || v > (1 << 24)) return DataLossError(source_ + ": input '" + in.name() + "' has a bad dimension");
       shape.push_back(static_cast<int>(v));
@@ -153,6 +159,7 @@ class Importer {
       s = convert(c);
       if (s.ok()) {
         PropagatePlanValues(c);
+        c.NoteIntegerOutputs();
         return s;
       }
     }

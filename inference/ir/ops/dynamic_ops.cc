@@ -92,11 +92,14 @@ Status ConstantOfShapeShape(ShapeContext& c) {
 }
 
 // The IR needs a rank before the run: branches of different ranks (torch
-// exports squeeze of a run-time dim as If(dim == 1, Squeeze, Identity)) give
-// the larger one, the other branch's value taken with leading 1s as numpy
-// aligns ranks (the same elements, in the same order).
+// exports squeeze of a run-time dim as If(dim == 1, Squeeze, Identity)) are
+// planned with the larger one, the other branch's value aligned with
+// leading dims as numpy aligns ranks, and those leading dims known only at
+// run time: the output is then the region's, and at run time it takes the
+// taken branch's own shape (a scalar stays a scalar, as in ONNX Runtime);
+// the nodes after it infer their shapes from it.
 Shape AlignRank(Shape s, size_t rank) {
-  while (s.size() < rank) s.insert(s.begin(), 1);
+  while (s.size() < rank) s.insert(s.begin(), kDynamicDim);
   return s;
 }
 
@@ -108,7 +111,10 @@ Status IfShape(ShapeContext& c) {
   RILL_INF_RETURN_IF_ERROR(c.Ints(0, &cond, &known));
   if (known) {
     if (cond.size() != 1) return c.Error("the condition must hold one value");
-    return c.SetOut(AlignRank(c.In(cond[0] != 0 ? 1 : 2), rank));
+    if (c.at_run()) return c.SetOut(c.In(cond[0] != 0 ? 1 : 2));
+    Shape out = c.In(cond[0] != 0 ? 1 : 2);
+    while (out.size() < rank) out.insert(out.begin(), 1);
+    return c.SetOut(out);
   }
   const Shape a = AlignRank(c.In(1), rank);
   const Shape b = AlignRank(c.In(2), rank);
@@ -135,6 +141,32 @@ Status ScatterElementsShape(ShapeContext& c) {
     if (idx != c.In(2)) return c.Error("indices " + ShapeToString(idx) + " and updates " + ShapeToString(c.In(2)) + " differ");
     for (size_t d = 0; d < data.size(); ++d) {
       if (static_cast<int>(d) != a->axis && idx[d] > data[d]) return c.Error("indices larger than data off the axis");
+    }
+  }
+  return c.SetOut(data);
+}
+
+Status ScatterNdShape(ShapeContext& c) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(3, 3));
+  if (c.node().attrs_as<ScatterAttrs>() == nullptr) return c.Error("missing ScatterAttrs");
+  const Shape& data = c.In(0);
+  const Shape& idx = c.In(1);
+  const Shape& updates = c.In(2);
+  if (idx.empty()) return c.Error("indices must have rank >= 1");
+  const int q = idx.back();
+  if (q == kDynamicDim) return c.Error("the last dim of indices must be known before the run");
+  if (q < 1 || q > static_cast<int>(data.size())) {
+    return c.Error("indices " + ShapeToString(idx) + " index too many dims of data " + ShapeToString(data));
+  }
+  Shape want(idx.begin(), idx.end() - 1);
+  want.insert(want.end(), data.begin() + q, data.end());
+  if (updates.size() != want.size()) {
+    return c.Error("updates " + ShapeToString(updates) + " must have shape " + ShapeToString(want));
+  }
+  for (size_t d = 0; d < want.size(); ++d) {
+    // Sizes known only at run time are checked then.
+    if (updates[d] != want[d] && updates[d] != kDynamicDim && want[d] != kDynamicDim) {
+      return c.Error("updates " + ShapeToString(updates) + " must have shape " + ShapeToString(want));
     }
   }
   return c.SetOut(data);
@@ -171,6 +203,10 @@ OpType IfOp() {
   static const OpType t = RegisterOp({OpType::kRegisteredOp, "IF", IfShape});
   return t;
 }
+OpType ScatterNdOp() {
+  static const OpType t = RegisterOp({OpType::kRegisteredOp, "SCATTER_ND", ScatterNdShape});
+  return t;
+}
 OpType ShapeOfOp() {
   static const OpType t = RegisterOp({OpType::kRegisteredOp, "SHAPE", ShapeOfShape});
   return t;
@@ -185,6 +221,7 @@ const bool kRegistered = [] {
   ShapeOfOp();
   IfOp();
   ScatterElementsOp();
+  ScatterNdOp();
   return true;
 }();
 }  // namespace

@@ -22,8 +22,8 @@
 //   folds it when the shape is a constant).
 // IF: condition, then_value, else_value -> then_value where condition is
 //   non-zero, else else_value (shapes may differ: the output takes the
-//   chosen one's; of two ranks, the larger, the other value with leading
-//   1s). The join of an ONNX If whose condition is known only at
+//   chosen one's, its rank too: planned with the larger rank, the leading
+//   dims the other branch lacks known only at run time). The join of an ONNX If whose condition is known only at
 //   run time: each branch's nodes are in the graph, guarded by the condition
 //   (ir::Guard), and only the taken branch runs.
 // SCATTER_ELEMENTS: data, indices, updates (same shape as indices, the
@@ -32,6 +32,10 @@
 //   ScatterElements; negative indices count from the end). With the ops
 //   above because detection heads scatter per-level results by indices
 //   computed at run time.
+// SCATTER_ND: data, indices [m..., q], updates [m..., data dims after q]
+//   -> data with each update slice written (or reduced: `reduction`) at its
+//   index tuple (ONNX ScatterND; TFLite SCATTER_ND is zeros of its shape
+//   with duplicates added).
 // SHAPE: x -> [rank] holding x's dims (ONNX Shape of a tensor whose sizes
 //   are known only at run time; the importer folds the others).
 #ifndef RILL_INFERENCE_IR_OPS_DYNAMIC_OPS_H_
@@ -66,6 +70,11 @@ OpType NonMaxSuppressionOp();
 OpType ShapeOfOp();
 OpType IfOp();
 OpType ScatterElementsOp();
+// SCATTER_ND(data, indices [m..., q], updates [m..., data dims after q]):
+// data with updates written at the index tuples (ScatterAttrs::reduction;
+// axis unused). Its output is data's shape: it is in the dynamic region only
+// when its inputs are.
+OpType ScatterNdOp();
 
 }  // namespace rill::inference::ir
 

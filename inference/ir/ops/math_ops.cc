@@ -68,7 +68,10 @@ Status LayerNormShape(ShapeContext& c) {
 
 const char* const kUnaryNames[kNumUnaryFns] = {"SQRT", "EXP", "LOG",  "NEG",      "RECIPROCAL", "ABS", "TANH",
                                                "ERF",  "SOFTPLUS", "MISH", "ELU", "SELU", "GELU",
-                                               "SIN",  "COS",      "FLOOR", "CEIL", "ROUND"};
+                                               "SIN",  "COS",      "FLOOR", "CEIL", "ROUND",
+                                               "SIGN", "SOFTSIGN", "TAN", "ASIN", "ACOS", "ATAN",
+                                               "SINH", "COSH", "ASINH", "ACOSH", "ATANH", "CELU",
+                                               "THRESHOLDED_RELU", "SHRINK", "IS_NAN", "IS_INF"};
 const char* const kNaryNames[kNumNaryFns] = {"POW", "MINIMUM", "MAXIMUM", "ADD_N", "MEAN_N"};
 
 Status PowShape(ShapeContext& c) { return NaryShape(c, 2, 2); }
@@ -148,6 +151,23 @@ float ApplyUnary(UnaryFn fn, const UnaryMathAttrs& a, float x) {
     case UnaryFn::kCeil: return std::ceil(x);
     case UnaryFn::kRound: return std::nearbyint(x);  // the default rounding: halves to even
     case UnaryFn::kSelu: return a.gamma * (x > 0.0f ? x : a.alpha * (std::exp(x) - 1.0f));
+    case UnaryFn::kSign: return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x;  // 0, -0 and NaN as they are
+    case UnaryFn::kSoftsign: return x / (1.0f + std::fabs(x));
+    case UnaryFn::kTan: return std::tan(x);
+    case UnaryFn::kAsin: return std::asin(x);
+    case UnaryFn::kAcos: return std::acos(x);
+    case UnaryFn::kAtan: return std::atan(x);
+    case UnaryFn::kSinh: return std::sinh(x);
+    case UnaryFn::kCosh: return std::cosh(x);
+    case UnaryFn::kAsinh: return std::asinh(x);
+    case UnaryFn::kAcosh: return std::acosh(x);
+    case UnaryFn::kAtanh: return std::atanh(x);
+    case UnaryFn::kCelu: return std::max(x, 0.0f) + std::min(0.0f, a.alpha * (std::exp(x / a.alpha) - 1.0f));
+    case UnaryFn::kThresholdedRelu: return x > a.alpha ? x : 0.0f;
+    case UnaryFn::kShrink: return x < -a.alpha ? x + a.gamma : x > a.alpha ? x - a.gamma : 0.0f;
+    case UnaryFn::kIsNan: return std::isnan(x) ? 1.0f : 0.0f;
+    case UnaryFn::kIsInf:
+      return (std::isinf(x) && ((x < 0 && a.alpha != 0.0f) || (x > 0 && a.gamma != 0.0f))) ? 1.0f : 0.0f;
     case UnaryFn::kGelu:
       if (a.tanh_approximation) {
         constexpr float kSqrt2OverPi = 0.7978845608028654f;

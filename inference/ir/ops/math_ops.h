@@ -3,7 +3,15 @@
 //
 // Unary, elementwise (output shape = input shape), one op per function:
 //   SQRT, EXP, LOG, NEG, RECIPROCAL, ABS, TANH, ERF, SIN, COS, FLOOR, CEIL,
-//   ROUND (halves to even),
+//   ROUND (halves to even), SIGN (-1, 0, 1), SOFTSIGN x / (1 + |x|), TAN,
+//   ASIN, ACOS, ATAN, SINH, COSH, ASINH, ACOSH, ATANH,
+//   CELU       max(0, x) + min(0, alpha * (exp(x / alpha) - 1)),
+//   THRESHOLDED_RELU  x > alpha ? x : 0,
+//   SHRINK     x < -alpha ? x + gamma : x > alpha ? x - gamma : 0 (ONNX's
+//              lambd and bias),
+//   IS_NAN, IS_INF  1 or 0 (the engine's booleans); IS_INF counts -inf
+//              where alpha != 0 and +inf where gamma != 0 (ONNX's
+//              detect_negative, detect_positive),
 //   SOFTPLUS   log(1 + exp(x)), computed as max(x, 0) + log1p(exp(-|x|)),
 //   MISH       x * tanh(softplus(x)),
 //   ELU        x >= 0 ? x : alpha * (exp(x) - 1),
@@ -48,10 +56,27 @@ enum class UnaryFn {
   kFloor,
   kCeil,
   kRound,
+  kSign,
+  kSoftsign,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kSinh,
+  kCosh,
+  kAsinh,
+  kAcosh,
+  kAtanh,
+  kCelu,
+  kThresholdedRelu,
+  kShrink,
+  kIsNan,
+  kIsInf,
 };
-constexpr int kNumUnaryFns = static_cast<int>(UnaryFn::kRound) + 1;
+constexpr int kNumUnaryFns = static_cast<int>(UnaryFn::kIsInf) + 1;
 
-// ELU's alpha; SELU's alpha and gamma; GELU's approximation.
+// ELU's, CELU's and THRESHOLDED_RELU's alpha; SELU's alpha and gamma;
+// SHRINK's lambd (alpha) and bias (gamma); GELU's approximation.
 struct UnaryMathAttrs : TypedAttrs {
   float alpha = 1.0f;
   float gamma = 1.0f;

@@ -23,7 +23,7 @@ Status RoiAlignShape(ShapeContext& c) {
   if (a->out_h < 1 || a->out_w < 1 || a->sampling_ratio < 0) {
     return c.Error("output_height, output_width must be >= 1 and sampling_ratio >= 0");
   }
-  return c.SetOut({rois[0], c.In(0)[1], a->out_h, a->out_w});
+  return c.SetOut({rois[0], c.In(0)[a->nhwc ? 3 : 1], a->out_h, a->out_w});
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // (docs/design.md, "How to add an op"): the pooling of detection heads
 // (Mask R-CNN, Faster R-CNN's box head).
 //
-// x [N, C, H, W] (channels-first), rois [R, 4] of (x1, y1, x2, y2) in the
+// x [N, C, H, W] (channels-first; [N, H, W, C] with `nhwc`), rois [R, 4] of (x1, y1, x2, y2) in the
 // input image's coordinates, batch_indices [R] -> [R, C, out_h, out_w]. Each
 // output bin averages (or takes the largest of) sampling_ratio^2 bilinear
 // samples of x inside its part of the box scaled by spatial_scale
@@ -25,6 +25,7 @@ struct RoiAlignAttrs : TypedAttrs {
   int out_h = 1, out_w = 1;
   int sampling_ratio = 0;   // 0: adaptive
   float spatial_scale = 1.0f;
+  bool nhwc = false;        // x is [N, H, W, C] (the engine's layout of a conv's output); y stays [R, C, h, w]
 };
 
 OpType RoiAlignOp();

@@ -140,6 +140,26 @@ class ScatterElementsOp : public CpuOp {
   const ir::ScatterAttrs* a_ = nullptr;
 };
 
+class ScatterNdOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "scatter_nd_ref"; }
+  Status Prepare() override {
+    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(3));
+    a_ = args_.node->attrs_as<ir::ScatterAttrs>();
+    if (a_ == nullptr) return Error("missing ScatterAttrs");
+    return Status::Ok();
+  }
+  void Compute() override {
+    const long long n = NumElements(InShape(0));
+    if (Out() != In(0)) std::copy(In(0), In(0) + n, Out());
+    ScatterNdRef(InShape(0), InShape(1), In(1), In(2), static_cast<int>(a_->reduction), Out());
+  }
+
+ private:
+  const ir::ScatterAttrs* a_ = nullptr;
+};
+
 class ShapeOfOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
@@ -164,6 +184,7 @@ const bool kRegistered = [] {
   RegisterCpuOp(ir::ShapeOfOp(), Make<ShapeOfOp>);
   RegisterCpuOp(ir::IfOp(), Make<IfOp>);
   RegisterCpuOp(ir::ScatterElementsOp(), Make<ScatterElementsOp>);
+  RegisterCpuOp(ir::ScatterNdOp(), Make<ScatterNdOp>);
   return true;
 }();
 

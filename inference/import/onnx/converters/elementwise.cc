@@ -2,11 +2,13 @@
 // input's layout; a binary with an NHWC operand brings the other one to NHWC.
 // Binaries of two constants (shape arithmetic, masks) fold.
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "inference/import/onnx/converters/tensor.h"
 #include "inference/import/onnx/onnx_converter.h"
+#include "inference/ir/ops/tensor_ops.h"
 
 namespace rill::inference::onnx_import {
 namespace {
@@ -79,7 +81,17 @@ Status Binary(ConverterContext& c) {
     RILL_INF_ASSIGN_OR_RETURN(ai, OperandToNhwc(c, a));
     RILL_INF_ASSIGN_OR_RETURN(bi, OperandToNhwc(c, b));
   }
-  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(type, {ai, bi}, c.out_name()));
+  // ONNX's integer Div truncates toward zero: the float32 quotient, then
+  // truncated (exact while the operands are, |x| < 2^24: the rounded
+  // quotient of such integers never crosses an integer).
+  const bool integer_div = type == OpType::kDiv && (c.IsIntegerValue(c.node().input(0)) ||
+                                                    c.IsIntegerValue(c.node().input(1)));
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(type, {ai, bi}, integer_div ? c.out_name() + "/quotient" : c.out_name()));
+  if (integer_div) {
+    auto cast = std::make_shared<ir::CastAttrs>();
+    cast->kind = ir::CastKind::kToInteger;
+    RILL_INF_ASSIGN_OR_RETURN(out, c.Emit(ir::CastOp(), {out}, c.out_name(), {}, cast));
+  }
   c.Define(out, nhwc);
   return Status::Ok();
 }

@@ -7,6 +7,7 @@
 // arithmetic).
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,52 +25,47 @@ Status Unary(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
   const std::string& op = c.op_type();
   auto attrs = std::make_shared<ir::UnaryMathAttrs>();
-  UnaryFn fn;
-  if (op == "Sqrt") {
-    fn = UnaryFn::kSqrt;
-  } else if (op == "Exp") {
-    fn = UnaryFn::kExp;
-  } else if (op == "Log") {
-    fn = UnaryFn::kLog;
-  } else if (op == "Neg") {
-    fn = UnaryFn::kNeg;
-  } else if (op == "Reciprocal") {
-    fn = UnaryFn::kReciprocal;
-  } else if (op == "Abs") {
-    fn = UnaryFn::kAbs;
-  } else if (op == "Tanh") {
-    fn = UnaryFn::kTanh;
-  } else if (op == "Erf") {
-    fn = UnaryFn::kErf;
-  } else if (op == "Softplus") {
-    fn = UnaryFn::kSoftplus;
-  } else if (op == "Sin") {
-    fn = UnaryFn::kSin;
-  } else if (op == "Cos") {
-    fn = UnaryFn::kCos;
-  } else if (op == "Floor") {
-    fn = UnaryFn::kFloor;
-  } else if (op == "Ceil") {
-    fn = UnaryFn::kCeil;
-  } else if (op == "Round") {
-    fn = UnaryFn::kRound;
-  } else if (op == "Mish") {
-    fn = UnaryFn::kMish;
-  } else if (op == "Elu") {
-    fn = UnaryFn::kElu;
-    attrs->alpha = c.AttrFloat("alpha", 1.0f);
-  } else if (op == "Selu") {
-    fn = UnaryFn::kSelu;
-    attrs->alpha = c.AttrFloat("alpha", 1.67326319217681884765625f);
-    attrs->gamma = c.AttrFloat("gamma", 1.05070102214813232421875f);
-  } else {  // Gelu
-    fn = UnaryFn::kGelu;
-    const std::string approximate = c.AttrString("approximate", "none");
-    if (approximate != "none" && approximate != "tanh") {
-      return c.UnsupportedAttribute("approximate", "approximate '" + approximate + "' (none and tanh are)");
+  static const std::map<std::string, UnaryFn> kFns = {
+      {"Sqrt", UnaryFn::kSqrt},     {"Exp", UnaryFn::kExp},       {"Log", UnaryFn::kLog},
+      {"Neg", UnaryFn::kNeg},       {"Reciprocal", UnaryFn::kReciprocal}, {"Abs", UnaryFn::kAbs},
+      {"Tanh", UnaryFn::kTanh},     {"Erf", UnaryFn::kErf},       {"Softplus", UnaryFn::kSoftplus},
+      {"Sin", UnaryFn::kSin},       {"Cos", UnaryFn::kCos},       {"Floor", UnaryFn::kFloor},
+      {"Ceil", UnaryFn::kCeil},     {"Round", UnaryFn::kRound},   {"Mish", UnaryFn::kMish},
+      {"Elu", UnaryFn::kElu},       {"Selu", UnaryFn::kSelu},     {"Gelu", UnaryFn::kGelu},
+      {"Sign", UnaryFn::kSign},     {"Softsign", UnaryFn::kSoftsign}, {"Tan", UnaryFn::kTan},
+      {"Asin", UnaryFn::kAsin},     {"Acos", UnaryFn::kAcos},     {"Atan", UnaryFn::kAtan},
+      {"Sinh", UnaryFn::kSinh},     {"Cosh", UnaryFn::kCosh},     {"Asinh", UnaryFn::kAsinh},
+      {"Acosh", UnaryFn::kAcosh},   {"Atanh", UnaryFn::kAtanh},   {"Celu", UnaryFn::kCelu},
+      {"ThresholdedRelu", UnaryFn::kThresholdedRelu}, {"Shrink", UnaryFn::kShrink},
+      {"IsNaN", UnaryFn::kIsNan},   {"IsInf", UnaryFn::kIsInf}};
+  const UnaryFn fn = kFns.at(op);
+  switch (fn) {
+    case UnaryFn::kElu:
+    case UnaryFn::kCelu:
+    case UnaryFn::kThresholdedRelu: attrs->alpha = c.AttrFloat("alpha", 1.0f); break;
+    case UnaryFn::kSelu:
+      attrs->alpha = c.AttrFloat("alpha", 1.67326319217681884765625f);
+      attrs->gamma = c.AttrFloat("gamma", 1.05070102214813232421875f);
+      break;
+    case UnaryFn::kShrink:
+      attrs->alpha = c.AttrFloat("lambd", 0.5f);
+      attrs->gamma = c.AttrFloat("bias", 0.0f);
+      break;
+    case UnaryFn::kIsInf:
+      attrs->alpha = c.AttrInt("detect_negative", 1) != 0 ? 1.0f : 0.0f;
+      attrs->gamma = c.AttrInt("detect_positive", 1) != 0 ? 1.0f : 0.0f;
+      break;
+    case UnaryFn::kGelu: {
+      const std::string approximate = c.AttrString("approximate", "none");
+      if (approximate != "none" && approximate != "tanh") {
+        return c.UnsupportedAttribute("approximate", "approximate '" + approximate + "' (none and tanh are)");
+      }
+      attrs->tanh_approximation = approximate == "tanh";
+      break;
     }
-    attrs->tanh_approximation = approximate == "tanh";
+    default: break;
   }
+  if (fn == UnaryFn::kCelu && attrs->alpha == 0.0f) return c.UnsupportedAttribute("alpha", "alpha 0");
   const ir::TensorInfo& t = c.tensor(x.id);
   if (c.IsConst(x.id) && t.dtype != DataType::kFloat32 && t.dtype != DataType::kInt64) {
     return c.Unsupported(std::string("constant input of type ") + DataTypeName(t.dtype));
@@ -245,7 +241,9 @@ Status LayerNormalization(ConverterContext& c) {
 
 const bool kRegistered =
     RegisterOnnxConverter({"Sqrt", "Exp", "Log", "Neg", "Reciprocal", "Abs", "Tanh", "Erf", "Softplus", "Mish", "Elu",
-                           "Selu", "Gelu", "Sin", "Cos", "Floor", "Ceil", "Round"},
+                           "Selu", "Gelu", "Sin", "Cos", "Floor", "Ceil", "Round", "Sign", "Softsign", "Tan", "Asin",
+                           "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Celu", "ThresholdedRelu",
+                           "Shrink", "IsNaN", "IsInf"},
                           Unary) &&
     RegisterOnnxConverter({"Pow", "Min", "Max", "Sum", "Mean"}, Nary) &&
     RegisterOnnxConverter({"LayerNormalization"}, LayerNormalization);

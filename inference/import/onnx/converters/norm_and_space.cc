@@ -1,5 +1,6 @@
-// InstanceNormalization and GroupNormalization (GROUP_NORM, on an NHWC value
-// where the input is one, so no transpose is added), DepthToSpace (DCR on
+// LRN (LOCAL_RESPONSE_NORM), InstanceNormalization and GroupNormalization
+// (GROUP_NORM), both on an NHWC value where the input is one (so no
+// transpose is added), DepthToSpace (DCR on
 // the NHWC DEPTH_TO_SPACE; CRD as Reshape -> Transpose -> Reshape) and
 // SpaceToDepth (Reshape -> Transpose -> Reshape).
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "inference/import/onnx/onnx_converter.h"
 #include "inference/ir/ops/group_norm_ops.h"
+#include "inference/ir/ops/lrn_ops.h"
 
 namespace rill::inference::onnx_import {
 namespace {
@@ -46,6 +48,28 @@ Status GroupNorm(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(int bias, per_channel(bias_id, "bias"));
   RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::GroupNormOp(), {x.id, scale, bias}, c.out_name(), {}, a));
   c.Define(out, nhwc);
+  return Status::Ok();
+}
+
+// LRN across channels (LOCAL_RESPONSE_NORM): on an NHWC value in place of
+// its layout, else on ONNX's [N, C, ...].
+Status Lrn(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  const int size = static_cast<int>(c.AttrInt("size", 0));
+  if (size < 1) return c.UnsupportedAttribute("size", "size " + std::to_string(size) + " (must be >= 1)");
+  auto a = std::make_shared<ir::LrnAttrs>();
+  a->before = (size - 1) / 2;
+  a->after = size / 2;  // ceil((size - 1) / 2)
+  a->alpha = c.AttrFloat("alpha", 1e-4f) / static_cast<float>(size);
+  a->beta = c.AttrFloat("beta", 0.75f);
+  a->bias = c.AttrFloat("bias", 1.0f);
+  int xi = x.id;
+  a->channels_last = x.nhwc && c.ShapeOf(x.id).size() == 4;
+  if (!a->channels_last) {
+    RILL_INF_ASSIGN_OR_RETURN(xi, c.ToNchw(x));
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::LrnOp(), {xi}, c.out_name(), {}, a));
+  c.Define(out, a->channels_last);
   return Status::Ok();
 }
 
@@ -101,7 +125,8 @@ Status SpaceToDepth(ConverterContext& c) {
 
 const bool kRegistered = RegisterOnnxConverter({"InstanceNormalization", "GroupNormalization"}, GroupNorm) &&
                          RegisterOnnxConverter({"DepthToSpace"}, DepthToSpace) &&
-                         RegisterOnnxConverter({"SpaceToDepth"}, SpaceToDepth);
+                         RegisterOnnxConverter({"SpaceToDepth"}, SpaceToDepth) &&
+                         RegisterOnnxConverter({"LRN"}, Lrn);
 
 }  // namespace
 }  // namespace rill::inference::onnx_import

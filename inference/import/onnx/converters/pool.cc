@@ -1,11 +1,14 @@
 // MaxPool, AveragePool and GlobalAveragePool on NHWC values; 1-D pools as
-// 2-D ones over a height of 1, 3-D ones as POOL_3D (converters/volume.cc).
+// 2-D ones over a height of 1, 3-D ones as POOL_3D (converters/volume.cc);
+// GlobalMaxPool as REDUCE_MAX.
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "inference/import/onnx/converters/volume.h"
 #include "inference/import/onnx/converters/window_1d.h"
 #include "inference/import/onnx/onnx_converter.h"
+#include "inference/ir/ops/tensor_ops.h"
 
 namespace rill::inference::onnx_import {
 namespace {
@@ -84,8 +87,29 @@ Status GlobalAveragePool(ConverterContext& c) {
   return Status::Ok();
 }
 
+// The maximum over every axis after the channels (REDUCE_MAX, kept dims; in
+// place of the layout for an NHWC value).
+Status GlobalMaxPool(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  const int rank = static_cast<int>(c.ShapeOf(x.id).size());
+  if (rank < 3) return c.Unsupported("GlobalMaxPool needs an input of rank >= 3");
+  auto a = std::make_shared<ir::ReduceAttrs>();
+  a->keep_dims = true;
+  int xi = x.id;
+  if (x.nhwc) {
+    a->axes = {1, 2};
+  } else {
+    RILL_INF_ASSIGN_OR_RETURN(xi, c.ToNchw(x));
+    for (int d = 2; d < rank; ++d) a->axes.push_back(d);
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::ReduceOp(ir::ReduceKind::kMax), {xi}, c.out_name(), {}, a));
+  c.Define(out, x.nhwc);
+  return Status::Ok();
+}
+
 const bool kRegistered = RegisterOnnxConverter({"MaxPool", "AveragePool"}, Pool) &&
-                         RegisterOnnxConverter({"GlobalAveragePool"}, GlobalAveragePool);
+                         RegisterOnnxConverter({"GlobalAveragePool"}, GlobalAveragePool) &&
+                         RegisterOnnxConverter({"GlobalMaxPool"}, GlobalMaxPool);
 
 }  // namespace
 }  // namespace rill::inference::onnx_import

@@ -1,7 +1,9 @@
 // RoiAlign (opset 10: output_half_pixel only; opset 16: the
 // coordinate_transformation_mode attribute, half_pixel by default):
-// ROI_ALIGN on the channels-first input, the rois and batch indices as they
-// come. Its output [R, C, out_h, out_w] is a plain channels-first value.
+// ROI_ALIGN on the input in the layout it comes in (a conv's NHWC output
+// as is: no transpose of a feature map per level), the rois and batch
+// indices as they come. Its output [R, C, out_h, out_w] is a plain
+// channels-first value.
 #include <memory>
 #include <string>
 
@@ -36,7 +38,11 @@ Status RoiAlign(ConverterContext& c) {
   a->out_w = static_cast<int>(out_w);
   a->sampling_ratio = static_cast<int>(ratio);
   a->spatial_scale = c.AttrFloat("spatial_scale", 1.0f);
-  RILL_INF_ASSIGN_OR_RETURN(int xn, c.ToNchw(x));
+  a->nhwc = x.nhwc;
+  int xn = x.id;
+  if (!x.nhwc) {
+    RILL_INF_ASSIGN_OR_RETURN(xn, c.ToNchw(x));
+  }
   RILL_INF_ASSIGN_OR_RETURN(int rn, c.ToNchw(rois));
   RILL_INF_ASSIGN_OR_RETURN(int bn, c.ToNchw(batch_indices));
   RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::RoiAlignOp(), {xn, rn, bn}, c.out_name(), {}, a));

@@ -1,7 +1,8 @@
 // Tensor, shape and attention ops (inference/ir/ops/tensor_ops.h): MatMul of
 // two activations, Gather, Expand, Tile, Where, ConstantOfShape, Range, the
 // comparisons and logic ops, Cast of activations, Split, the reductions,
-// ArgMax / ArgMin, TopK and Einsum; Mod and ScatterND of constants only;
+// ArgMax / ArgMin, TopK and Einsum; ScatterND (folded for constants
+// without reduction, else SCATTER_ND); Mod of constants only;
 // and the folding of Slice, Transpose, Concat and the binaries of constants
 // for the other converter files (tensor.h). Each folds into a constant when
 // all its inputs are constants (the shape arithmetic of exported
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/ir/ops/dynamic_ops.h"
 #include "inference/ir/ops/math_ops.h"
 #include "inference/ir/ops/tensor_ops.h"
 
@@ -490,7 +492,7 @@ Status Range(ConverterContext& c) {
   return Status::Ok();
 }
 
-// ---- Mod (integer Mod of activations too), ScatterND (constants) ----------------
+// ---- Mod (integer Mod of activations too), ScatterND ----------------------------
 
 // Integer Mod (fmod = 0, Python's %) of run-time values, which are float32
 // holding integers (a detector's top-k index % classes): lowered to
@@ -547,8 +549,26 @@ Status Mod(ConverterContext& c) {
 
 Status ScatterND(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(std::vector<Value> in, Inputs(c, 3));
-  if (!AllConst(c, in)) return c.Unsupported("ScatterND of activations");
-  if (c.AttrString("reduction", "none") != "none") return c.UnsupportedAttribute("reduction", "reduction");
+  const std::string reduction = c.AttrString("reduction", "none");
+  if (!AllConst(c, in) || reduction != "none") {
+    // A run-time SCATTER_ND (ir/ops/dynamic_ops.h).
+    auto a = std::make_shared<ir::ScatterAttrs>();
+    using R = ir::ScatterAttrs::Reduction;
+    if (reduction == "none") a->reduction = R::kNone;
+    else if (reduction == "add") a->reduction = R::kAdd;
+    else if (reduction == "mul") a->reduction = R::kMul;
+    else if (reduction == "max") a->reduction = R::kMax;
+    else if (reduction == "min") a->reduction = R::kMin;
+    else return c.UnsupportedAttribute("reduction", "reduction '" + reduction + "'");
+    std::vector<int> ids;
+    for (const Value& v : in) {
+      RILL_INF_ASSIGN_OR_RETURN(int id, Operand(c, v));
+      ids.push_back(id);
+    }
+    RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::ScatterNdOp(), ids, c.out_name(), {}, a));
+    c.Define(out, false);
+    return Status::Ok();
+  }
   Folded data = ReadConst(c, in[0].id);
   const Folded updates = ReadConst(c, in[2].id);
   const std::vector<int64_t> idx = c.ConstInts(in[1].id);

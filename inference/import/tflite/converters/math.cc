@@ -4,11 +4,13 @@
 // SQUARE (MUL of x by itself) and SQUARED_DIFFERENCE (SUB then MUL) lowered
 // into several nodes; POW, MINIMUM and MAXIMUM (broadcast) as the n-ary
 // ops; ADD_N as the n-ary sum; FLOOR_DIV as DIV then FLOOR; ROUND (half to
-// even); RELU_0_TO_1 as CLAMP to [0, 1].
+// even); RELU_0_TO_1 as CLAMP to [0, 1]; CUMSUM (the axis a constant
+// input; CumsumOptions exclusive and reverse).
 #include <memory>
 #include <vector>
 
 #include "inference/import/tflite/tflite_converter.h"
+#include "inference/ir/ops/cumsum_ops.h"
 #include "inference/ir/ops/math_ops.h"
 
 namespace rill::inference::tflite {
@@ -24,6 +26,7 @@ constexpr int32_t kSin = 66;
 constexpr int32_t kLog = 73;
 constexpr int32_t kSqrt = 75;
 constexpr int32_t kRsqrt = 76;
+constexpr int32_t kCumsum = 128;
 constexpr int32_t kPow = 78;
 constexpr int32_t kSquare = 92;
 constexpr int32_t kSquaredDifference = 99;
@@ -134,7 +137,24 @@ Status Relu0To1(ConverterContext& c) {
   return Status::Ok();
 }
 
+Status Cumsum(ConverterContext& c) {
+  if (c.num_inputs() != 2) return c.Invalid("expects the input and the axis");
+  std::vector<int> axis;
+  RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, "axis", &axis));
+  const int rank = static_cast<int>(c.InShape(0).size());
+  if (axis.size() != 1 || axis[0] < -rank || axis[0] >= rank) return c.Unsupported("an axis out of range");
+  auto a = std::make_shared<ir::CumSumAttrs>();
+  a->axis = axis[0] < 0 ? axis[0] + rank : axis[0];
+  a->exclusive = c.Option<int8_t>(0, 0) != 0;
+  a->reverse = c.Option<int8_t>(1, 0) != 0;
+  c.node().type = ir::CumSumOp();
+  c.node().inputs.resize(1);
+  c.node().typed_attrs = std::move(a);
+  return Status::Ok();
+}
+
 const bool kRegistered =
+    RegisterTfLiteConverter({kCumsum}, Cumsum) &&
     RegisterTfLiteConverter({kFloor, kTanh, kExp, kNeg, kSin, kLog, kSqrt, kAbs, kCeil, kCos, kElu, kGelu, kRound},
                             Unary) &&
     RegisterTfLiteConverter({kAddN}, AddN) && RegisterTfLiteConverter({kFloorDiv}, FloorDiv) &&

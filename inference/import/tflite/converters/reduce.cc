@@ -7,7 +7,8 @@
 // values); SOFTMAX;
 // LOG_SOFTMAX lowered to x - max - log(sum(exp(x - max))) over the last axis;
 // L2_NORMALIZATION lowered to x / max(sqrt(sum(x^2)), 1e-6) over the last
-// axis (TFLite's kernels' epsilon); TOPK_V2 (k a constant input; the k
+// axis (TFLite's kernels' epsilon); LOCAL_RESPONSE_NORMALIZATION (the
+// LOCAL_RESPONSE_NORM op over the channels); TOPK_V2 (k a constant input; the k
 // largest along the last axis, sorted, ties in index order) as the
 // TOPK_VALUES and TOPK_INDICES nodes, one per output.
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "inference/import/tflite/tflite_converter.h"
+#include "inference/ir/ops/lrn_ops.h"
 #include "inference/ir/ops/math_ops.h"
 #include "inference/ir/ops/tensor_ops.h"
 
@@ -23,6 +25,7 @@ namespace rill::inference::tflite {
 namespace {
 
 constexpr int32_t kL2Normalization = 11;
+constexpr int32_t kLocalResponseNormalization = 13;
 constexpr int32_t kTopKV2 = 48;
 constexpr int32_t kLogSoftmax = 50;
 constexpr int32_t kArgMax = 56;
@@ -149,6 +152,24 @@ Status L2Normalization(ConverterContext& c) {
   return Status::Ok();
 }
 
+// LocalResponseNormalizationOptions: radius, bias, alpha, beta; across the
+// last (channel) axis of a 4-D value.
+Status LocalResponseNormalization(ConverterContext& c) {
+  if (c.num_inputs() != 1) return c.Invalid("expects one input");
+  if (c.InShape(0).size() != 4) return c.Unsupported("LOCAL_RESPONSE_NORMALIZATION of other than a 4-D input");
+  auto a = std::make_shared<ir::LrnAttrs>();
+  const int radius = c.Option<int32_t>(0, 0);
+  if (radius < 0) return c.UnsupportedAttribute("radius", "a negative radius");
+  a->before = a->after = radius;
+  a->bias = c.Option<float>(1, 0.0f);
+  a->alpha = c.Option<float>(2, 0.0f);
+  a->beta = c.Option<float>(3, 0.0f);
+  a->channels_last = true;
+  c.node().type = ir::LrnOp();
+  c.node().typed_attrs = std::move(a);
+  return Status::Ok();
+}
+
 Status TopKV2(ConverterContext& c) {
   if (c.num_inputs() != 2 || c.node().outputs.size() != 2) return c.Invalid("expects the input and k; two outputs");
   std::vector<int> k;
@@ -172,6 +193,7 @@ Status TopKV2(ConverterContext& c) {
 
 const bool kRegistered =
     RegisterTfLiteConverter({kMean}, Mean) && RegisterTfLiteConverter({kSoftmax}, Softmax) &&
+    RegisterTfLiteConverter({kLocalResponseNormalization}, LocalResponseNormalization) &&
     RegisterTfLiteConverter({kSum, kReduceProd, kReduceMax, kReduceMin, kReduceAny}, Reduce) &&
     RegisterTfLiteConverter({kArgMax, kArgMin}, ArgMinMax) && RegisterTfLiteConverter({kLogSoftmax}, LogSoftmax) &&
     RegisterTfLiteConverter({kL2Normalization}, L2Normalization) && RegisterTfLiteConverter({kTopKV2}, TopKV2);

@@ -2,14 +2,17 @@
 // (BatchMatMulOptions adj_x, adj_y; float operands only); GATHER
 // (GatherOptions axis, batch_dims 0 only; constant or run-time indices,
 // negative ones from the end); TILE (constant multiples); BROADCAST_TO
-// (constant shape) as EXPAND. GATHER_ND is refused: the engine gathers
-// along one axis only.
+// (constant shape) as EXPAND; GATHER_ND (params, indices [..., q]; batch_dims
+// 0) as the engine's GATHER_ND; SCATTER_ND (indices, updates, constant shape)
+// as SCATTER_ND of a zeros constant with reduction add (TFLite sums the
+// updates of a repeated index).
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "inference/import/tflite/tflite_converter.h"
+#include "inference/ir/ops/dynamic_ops.h"
 #include "inference/ir/ops/tensor_ops.h"
 
 namespace rill::inference::tflite {
@@ -18,6 +21,7 @@ namespace {
 constexpr int32_t kGather = 36;
 constexpr int32_t kTile = 69;
 constexpr int32_t kGatherNd = 107;
+constexpr int32_t kScatterNd = 122;
 constexpr int32_t kBatchMatMul = 126;
 constexpr int32_t kBroadcastTo = 130;
 
@@ -59,7 +63,38 @@ Status Gather(ConverterContext& c) {
 }
 
 Status GatherNd(ConverterContext& c) {
-  return c.Unsupported("GATHER_ND (the engine gathers along one axis only; no index tuples)");
+  if (c.num_inputs() != 2) return c.Invalid("expects the params and the indices");
+  const Shape params = c.InShape(0), idx = c.InShape(1);
+  if (idx.empty() || idx.back() < 1 || idx.back() > static_cast<int>(params.size())) {
+    return c.Invalid("indices " + ShapeToString(idx) + " do not index params " + ShapeToString(params));
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int data, c.FloatInput(0));
+  RILL_INF_ASSIGN_OR_RETURN(int indices, c.FloatInput(1));
+  c.node().inputs = {data, indices};
+  c.node().type = ir::GatherNdOp();
+  c.node().typed_attrs = std::make_shared<ir::GatherNdAttrs>();  // batch_dims 0
+  return Status::Ok();
+}
+
+Status ScatterNd(ConverterContext& c) {
+  if (c.num_inputs() != 3) return c.Invalid("expects the indices, the updates and the shape");
+  std::vector<int> shape;
+  RILL_INF_RETURN_IF_ERROR(c.ConstInts(2, "shape", &shape));
+  long long n = 1;
+  for (int d : shape) {
+    if (d < 1 || d > (1 << 24)) return c.Unsupported("output dimension " + std::to_string(d));
+    n *= d;
+    if (n > (1LL << 28)) return c.Unsupported("an output of more than 2^28 elements");
+  }
+  const int zeros = c.NewFloatConst("zeros", Shape(shape.begin(), shape.end()), std::vector<float>(n, 0.0f));
+  RILL_INF_ASSIGN_OR_RETURN(int indices, c.FloatInput(0));
+  RILL_INF_ASSIGN_OR_RETURN(int updates, c.FloatInput(1));
+  auto a = std::make_shared<ir::ScatterAttrs>();
+  a->reduction = ir::ScatterAttrs::Reduction::kAdd;
+  c.node().inputs = {zeros, indices, updates};
+  c.node().type = ir::ScatterNdOp();
+  c.node().typed_attrs = std::move(a);
+  return Status::Ok();
 }
 
 Status Tile(ConverterContext& c) {
@@ -94,6 +129,7 @@ Status BroadcastTo(ConverterContext& c) {
 
 const bool kRegistered = RegisterTfLiteConverter({kBatchMatMul}, BatchMatMul) &&
                          RegisterTfLiteConverter({kGather}, Gather) && RegisterTfLiteConverter({kGatherNd}, GatherNd) &&
+                         RegisterTfLiteConverter({kScatterNd}, ScatterNd) &&
                          RegisterTfLiteConverter({kTile}, Tile) && RegisterTfLiteConverter({kBroadcastTo}, BroadcastTo);
 
 }  // namespace

@@ -56,7 +56,14 @@ class Session {
 
   // Gives inputs new shapes (by input name) and re-plans: shapes, kernels,
   // arena. Inputs not named keep their shapes. Tensor pointers stay valid but
-  // their data pointers move.
+  // their data pointers move. A model whose graph was built for its input
+  // shapes (ONNX: Model::specialized_to_input_shapes, symbolic dims among
+  // them) is imported again at the new shapes (Model::WithInputShapes) and
+  // that graph planned from scratch: about a load plus a Create; a resize
+  // back to the shapes the session was created with only re-plans. Errors
+  // name the input and dimension: a shape the model cannot take (the import
+  // at it fails; the session stays planned as it was), or a model that kept
+  // no bytes to import again (LoadOptions::keep_source_for_resize).
   Status Resize(const std::map<std::string, Shape>& input_shapes);
 
   // Runs the model on the current inputs. Allocation-free.

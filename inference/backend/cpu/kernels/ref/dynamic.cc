@@ -67,12 +67,26 @@ bool GatherNdRef(const Shape& data_shape, const float* data, const Shape& idx_sh
 bool ScatterElementsRef(const Shape& data_shape, const Shape& idx_shape, const float* idx, const float* updates,
                         int axis, int reduction, float* y) {
   const int rank = static_cast<int>(idx_shape.size());
-  std::vector<long long> strides(rank, 1);
-  for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * data_shape[d + 1];
-  const long long n = NumElements(idx_shape);
+  // On the stack up to rank 8: steady-state runs allocate nothing.
+  constexpr int kStackRank = 8;
+  long long strides_stack[kStackRank];
+  int at_stack[kStackRank];
+  std::vector<long long> strides_heap;
+  std::vector<int> at_heap;
+  if (rank > kStackRank) {
+    strides_heap.resize(rank);
+    at_heap.resize(rank);
+  }
+  long long* strides = rank > kStackRank ? strides_heap.data() : strides_stack;
   // The element's index in idx_shape, counted up as i advances (no
   // division per element), and its offset in y without the axis' term.
-  std::vector<int> at(rank, 0);
+  int* at = rank > kStackRank ? at_heap.data() : at_stack;
+  for (int d = 0; d < rank; ++d) {
+    strides[d] = 1;
+    at[d] = 0;
+  }
+  for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * data_shape[d + 1];
+  const long long n = NumElements(idx_shape);
   long long base = 0;
   bool ok = true;
   for (long long i = 0; i < n; ++i) {
@@ -98,6 +112,40 @@ bool ScatterElementsRef(const Shape& data_shape, const Shape& idx_shape, const f
       }
       if (d != axis) base -= static_cast<long long>(idx_shape[d] - 1) * strides[d];
       at[d] = 0;
+    }
+  }
+  return ok;
+}
+
+bool ScatterNdRef(const Shape& data_shape, const Shape& idx_shape, const float* idx, const float* updates,
+                  int reduction, float* y) {
+  const int q = idx_shape.back();
+  long long slice = 1;  // elements each index tuple addresses
+  for (size_t d = q; d < data_shape.size(); ++d) slice *= data_shape[d];
+  const long long tuples = q > 0 ? NumElements(idx_shape) / q : 0;
+  bool ok = true;
+  for (long long t = 0; t < tuples; ++t) {
+    long long offset = 0;
+    bool inside = true;
+    for (int k = 0; k < q; ++k) {
+      const int dim = data_shape[k];
+      long long i = static_cast<long long>(std::llround(idx[t * q + k]));
+      if (i < 0) i += dim;
+      if (i < 0 || i >= dim) inside = false;
+      offset = offset * dim + i;
+    }
+    if (!inside) {
+      ok = false;
+      continue;
+    }
+    float* v = y + offset * slice;
+    const float* u = updates + t * slice;
+    switch (reduction) {
+      case 1: for (long long j = 0; j < slice; ++j) v[j] += u[j]; break;
+      case 2: for (long long j = 0; j < slice; ++j) v[j] *= u[j]; break;
+      case 3: for (long long j = 0; j < slice; ++j) v[j] = std::max(v[j], u[j]); break;
+      case 4: for (long long j = 0; j < slice; ++j) v[j] = std::min(v[j], u[j]); break;
+      default: std::copy(u, u + slice, v); break;
     }
   }
   return ok;
@@ -154,7 +202,10 @@ long long NonMaxSuppressionRef(const NmsParams& p, const float* boxes, const flo
       for (int i = 0; i < p.boxes; ++i) {
         if (!p.has_score_threshold || s[i] > p.score_threshold) order[candidates++] = i;
       }
-      std::stable_sort(order, order + candidates, [&](int u, int v) { return s[u] > s[v]; });
+      // By score, ties by index (what a stable sort gives; std::sort
+      // allocates nothing, steady-state runs allocate nothing).
+      std::sort(order, order + candidates,
+                [&](int u, int v) { return s[u] > s[v] || (!(s[v] > s[u]) && u < v); });
       int kept = 0;
       for (int k = 0; k < candidates && kept < p.max_per_class; ++k) {
         const int i = order[k];

@@ -26,6 +26,14 @@ bool GatherNdRef(const Shape& data_shape, const float* data, const Shape& idx_sh
 bool ScatterElementsRef(const Shape& data_shape, const Shape& idx_shape, const float* idx, const float* updates,
                         int axis, int reduction, float* y);
 
+// SCATTER_ND: y (a copy of data, made by the caller) with each slice of
+// updates [m..., data dims after q] written at the index tuple of indices
+// [m..., q] (`reduction` as SCATTER_ELEMENTS'; tuples in order, so with
+// none a repeated tuple's last update stands). Tuples outside data are
+// skipped; returns false if any was.
+bool ScatterNdRef(const Shape& data_shape, const Shape& idx_shape, const float* idx, const float* updates,
+                  int reduction, float* y);
+
 // NON_MAX_SUPPRESSION: the selected (batch, class, box) triples, in ONNX
 // Runtime's order (batch, class, then descending score, equal scores by
 // box index). `score_threshold` applies only with has_score_threshold
