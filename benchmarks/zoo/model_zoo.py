@@ -14,9 +14,12 @@ usage: /usr/bin/python3 benchmarks/zoo/model_zoo.py [--dir=DIR] [--models=a,b]
   --models   a subset of export_zoo.ZOO (default: all)
   --no_bench only import and compare
 
-Run from the repository root after `bazel build //tools:rill
-//inference/tools:bench_engines`. Exit status 0 when every model that
-exports passes, 1 otherwise.
+Runs the binaries of the checkout it is in (its bazel-bin, so a worktree
+runs its own build) after `bazel build //tools:rill
+//inference/tools:bench_engines`. Exports are cached in --dir by name and
+recipe (export_zoo.recipe): a changed recipe exports again. Exit status 0
+when every model that exports passes, 1 otherwise (a model that does not
+export with this PyTorch is a NO EXPORT row with its error, not a failure).
 """
 import json
 import os
@@ -27,8 +30,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import export_zoo  # noqa: E402
 
-RILL = "bazel-bin/tools/rill"
-BENCH = "bazel-bin/inference/tools/bench_engines"
+# The binaries of the checkout this script is in (its bazel-bin link, so a
+# worktree runs its own build), wherever it is run from.
+ROOT = os.path.dirname(os.path.dirname(HERE))
+RILL = os.path.join(ROOT, "bazel-bin", "tools", "rill")
+BENCH = os.path.join(ROOT, "bazel-bin", "inference", "tools", "bench_engines")
 
 
 def first_line(text):
@@ -43,7 +49,7 @@ def compare(path, input_path):
     """(verdict, detail): PASS/FAIL with the worst relative error, or
     UNSUPPORTED/ERROR with the engine's first line of explanation."""
     r = subprocess.run([RILL, "model", "compare", path, "--input=" + input_path, "--json", "--threads=2"],
-                       capture_output=True, text=True, timeout=1800)
+                       capture_output=True, text=True, timeout=1800, cwd=ROOT)
     out = r.stdout.strip()
     if out.startswith("{"):
         j = json.loads(out)
@@ -85,7 +91,7 @@ def match_detections(path, input_path, task):
         return None
     with tempfile.TemporaryDirectory() as out:
         subprocess.run([RILL, "model", "compare", path, "--input=" + input_path, "--output_dir=" + out,
-                        "--threads=2"], capture_output=True, text=True, timeout=1800)
+                        "--threads=2"], capture_output=True, text=True, timeout=1800, cwd=ROOT)
         files = sorted(f for f in os.listdir(out) if f.endswith(".npy") and not f.endswith(".onnxruntime.npy"))
         ours = detections([np.load(os.path.join(out, f)) for f in files])
         ref = detections([np.load(os.path.join(out, f[:-4] + ".onnxruntime.npy")) for f in files])
@@ -122,6 +128,7 @@ def main():
         else:
             sys.exit(__doc__)
     names = [m for m in args["models"].split(",") if m] or list(export_zoo.ZOO)
+    args["dir"] = os.path.abspath(args["dir"])  # the binaries run in ROOT (ONNX Runtime's path is relative)
     os.makedirs(args["dir"], exist_ok=True)
     rows = []
     for name in names:
@@ -144,7 +151,7 @@ def main():
     machine = ""
     if bench and passing:
         r = subprocess.run([BENCH, "--json", "--models=" + ",".join(passing), "--threads=" + args["threads"],
-                            "--runs=" + args["runs"], args["dir"]], capture_output=True, text=True)
+                            "--runs=" + args["runs"], args["dir"]], capture_output=True, text=True, cwd=ROOT)
         if r.stdout.strip().startswith("{"):
             j = json.loads(r.stdout)
             m = j["machine"]

@@ -3,15 +3,19 @@
 // Runtime on small models (onnx_op_test_util.h): MatMul of two activations,
 // Softmax on any axis, Split, Expand, Tile, Where, the comparisons and logic
 // ops, Cast, ConstantOfShape, Range, Gather, the reductions, ArgMax / ArgMin,
-// TopK and Einsum; each op's constant folding (the shape arithmetic of
-// exported transformers) feeding an activation; the ops' shapes after
+// TopK and Einsum, integer Mod of activations, a run-time Slice of an NHWC
+// value, sequences and Loops of a constant trip count (unrolled; a run-time
+// trip count is unsupported); each op's constant folding (the shape
+// arithmetic of exported transformers) feeding an activation; the ops' shapes after
 // Session::Resize, and TFLite's BATCH_MATMUL with adj_x / adj_y, against
 // hand-computed values.
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -597,6 +601,218 @@ TEST(OnnxTensorOpsTest, TransposeConcatSliceModScatterOfConstantsFold) {
   g.Output("y3");
   ExpectMatchesOrt(g, {{"x", {2, 2}, RandomValues(4)}, {"z", {2, 3}, RandomValues(6, -1, 1, 2)},
                        {"w", {3}, RandomValues(3, -1, 1, 3)}});
+}
+
+// Integer Mod of run-time values, as a detector's `topk_idxs % num_classes`
+// (RetinaNet, FCOS): Python's %, the result takes the divisor's sign, on
+// values up to 2^24 - 1 (exact) and an activation divisor as well as a
+// constant one.
+TEST(OnnxTensorOpsTest, IntegerModOfActivationsMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {2, 6});
+  g.Input("d", {6});
+  CastTo(g, "x", "xi", kInt64Type);
+  CastTo(g, "d", "di", kInt64Type);
+  g.Int64Initializer("classes", {}, {91});
+  g.Node("Mod", {"xi", "classes"}, {"by_classes"});
+  g.Node("Mod", {"xi", "di"}, {"by_d"});  // divisors of both signs
+  CastTo(g, "by_classes", "y1", kFloatType);
+  CastTo(g, "by_d", "y2", kFloatType);
+  g.Output("y1");
+  g.Output("y2");
+  const std::vector<float> x = {0, 90, 91, 182, 16777215, 16777214, -1, -90, -91, -92, 12345, -12346};
+  ExpectMatchesOrt(g, {{"x", {2, 6}, x}, {"d", {6}, {7, -7, 91, -3, 1000, -1000}}});
+  // The values themselves, against Python's % (not only ORT's).
+  OnnxGraph h;
+  h.Input("x", {12});
+  CastTo(h, "x", "xi", kInt64Type);
+  h.Int64Initializer("classes", {}, {91});
+  h.Node("Mod", {"xi", "classes"}, {"m"});
+  CastTo(h, "m", "y", kFloatType);
+  h.Output("y");
+  std::shared_ptr<const Model> model = LoadOnnxGraph(h, "mod");
+  ASSERT_NE(model, nullptr);
+  const std::vector<float> y = RunEngine(*model, x, AlgorithmPolicy::kAuto, 1);
+  ASSERT_EQ(y.size(), 12u);
+  const std::vector<float> want = {0, 90, 0, 0, 0, 90, 90, 1, 0, 90, 60, 30};
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_EQ(y[i], want[i]) << i;
+}
+
+// Slice of a convolution's output (NHWC inside the engine) with starts and
+// ends computed at run time, as Keypoint R-CNN crops its heatmaps: the value
+// goes back to NCHW, whose axes the bounds index.
+TEST(OnnxTensorOpsTest, RunTimeSliceOfAConvOutputMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {1, 4, 6, 6});
+  g.Input("b", {2});
+  g.Initializer("w", {4, 4, 1, 1}, RandomValues(16, -1.0f, 1.0f, 5));
+  g.Node("Conv", {"x", "w"}, {"c"});
+  CastTo(g, "b", "starts", kInt64Type);
+  g.Int64Initializer("ends", {2}, {6, 5});
+  g.Int64Initializer("axes", {2}, {1, 3});
+  g.Node("Slice", {"c", "starts", "ends", "axes"}, {"y"});
+  g.Output("y");
+  const std::vector<float> x = RandomValues(144, -1.0f, 1.0f, 6);
+  ExpectMatchesOrt(g, {{"x", {1, 4, 6, 6}, x}, {"b", {2}, {1, 2}}});  // channels 1..3, columns 2..4
+  ExpectMatchesOrt(g, {{"x", {1, 4, 6, 6}, x}, {"b", {2}, {3, 0}}});  // channel 3, columns 0..4
+}
+
+// A Loop body: `ops` of (op type, inputs, output), its inputs (iteration
+// number, condition, then `carried`: true for a float sequence, false for a
+// float tensor) and outputs (the condition, then the carried values).
+onnx::GraphProto LoopBody(const std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>& ops,
+                          const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
+                          const std::vector<bool>& sequence) {
+  onnx::GraphProto b;
+  b.set_name("body");
+  for (const auto& [op, ins, out] : ops) {
+    onnx::NodeProto* n = b.add_node();
+    n->set_op_type(op);
+    for (const std::string& in : ins) n->add_input(in);
+    n->add_output(out);
+  }
+  auto set_type = [&](onnx::ValueInfoProto* v, size_t i) {
+    if (i == 0) {
+      v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+      v->mutable_type()->mutable_tensor_type()->mutable_shape();
+    } else if (i == 1) {
+      v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+      v->mutable_type()->mutable_tensor_type()->mutable_shape();
+    } else if (sequence[i - 2]) {
+      v->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+          onnx::TensorProto::FLOAT);
+    } else {
+      v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    }
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    onnx::ValueInfoProto* v = b.add_input();
+    v->set_name(inputs[i]);
+    set_type(v, i);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    onnx::ValueInfoProto* v = b.add_output();
+    v->set_name(outputs[i]);
+    set_type(v, i == 0 ? 1 : i + 1);
+  }
+  return b;
+}
+
+void SetBody(onnx::NodeProto* n, const onnx::GraphProto& body) {
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name("body");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = body;
+}
+
+// torch's tensor_split as exported (MViT's pooling splits its class token
+// off): SequenceEmpty, a Loop of one iteration slicing [0, 2) of axis 2
+// into the sequence, SequenceInsert of the rest, SequenceAt 0 and 1; on a
+// convolution's output (NHWC inside the engine). Unrolled at import.
+TEST(OnnxTensorOpsTest, TensorSplitLoopOfSequencesMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {1, 3, 5, 4});
+  g.Initializer("w", {3, 3, 1, 1}, RandomValues(9, -1.0f, 1.0f, 7));
+  g.Node("Conv", {"x", "w"}, {"c"});
+  g.Int64Initializer("bounds", {2, 1}, {0, 2});  // Gather by the iteration number: a [1] bound
+  g.Int64Initializer("one", {}, {1});
+  g.Int64Initializer("trips", {1}, {1});
+  g.Int64Initializer("axis", {1}, {2});
+  g.Int64Initializer("rest_start", {1}, {2});
+  g.Int64Initializer("rest_end", {1}, {5});
+  g.Int64Initializer("first", {}, {0});
+  g.Int64Initializer("second", {}, {1});
+  onnx::NodeProto* cond = g.Node("Constant", {}, {"true"});
+  onnx::AttributeProto* a = cond->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+  a->mutable_t()->add_int32_data(1);
+  OnnxGraph::Attr(g.Node("SequenceEmpty", {}, {"empty"}), "dtype", int64_t{1});
+  SetBody(g.Node("Loop", {"trips", "true", "empty"}, {"split"}),
+          LoopBody({{"Gather", {"bounds", "i"}, "start"},
+                    {"Add", {"i", "one"}, "next"},
+                    {"Gather", {"bounds", "next"}, "end"},
+                    {"Slice", {"c", "start", "end", "axis"}, "part"},
+                    {"SequenceInsert", {"seq_in", "part"}, "seq_out"},
+                    {"Identity", {"cond_in"}, "cond_out"}},
+                   {"i", "cond_in", "seq_in"}, {"cond_out", "seq_out"}, {true}));
+  g.Node("Slice", {"c", "rest_start", "rest_end", "axis"}, {"rest"});
+  g.Node("SequenceInsert", {"split", "rest"}, {"both"});
+  g.Node("SequenceAt", {"both", "first"}, {"head"});
+  g.Node("SequenceAt", {"both", "second"}, {"tail"});
+  g.Output("head");
+  g.Output("tail");
+  ExpectMatchesOrt(g, {{"x", {1, 3, 5, 4}, RandomValues(60, -1.0f, 1.0f, 8)}});
+}
+
+// A Loop of constant trip count carrying a tensor, y <- 2 y + i three
+// times (no condition input): 8 x + 4, against ONNX Runtime and by hand.
+TEST(OnnxTensorOpsTest, ConstantTripCountLoopIsUnrolled) {
+  OnnxGraph g;
+  g.Input("x", {2, 3});
+  g.Int64Initializer("trips", {}, {3});
+  g.Initializer("two", {}, {2.0f});
+  onnx::GraphProto body = LoopBody({{"Mul", {"y_in", "two"}, "doubled"},
+                                     {"Cast", {"i"}, "i_f"},
+                                     {"Add", {"doubled", "i_f"}, "y_out"},
+                                     {"Identity", {"cond_in"}, "cond_out"}},
+                                    {"i", "cond_in", "y_in"}, {"cond_out", "y_out"}, {false});
+  OnnxGraph::Attr(body.mutable_node(1), "to", kFloatType);
+  SetBody(g.Node("Loop", {"trips", "", "x"}, {"y"}), body);
+  g.Output("y");
+  const std::vector<float> x = RandomValues(6, -1.0f, 1.0f, 9);
+  ExpectMatchesOrt(g, {{"x", {2, 3}, x}});
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "loop");
+  ASSERT_NE(model, nullptr);
+  const std::vector<float> y = RunEngine(*model, x, AlgorithmPolicy::kReference, 1);
+  ASSERT_EQ(y.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_FLOAT_EQ(y[i], 8.0f * x[i] + 4.0f) << i;
+}
+
+// SequenceConstruct, SequenceInsert at a position, SequenceAt from the end
+// and SequenceLength: [a, c, b] after inserting c at 1; at(-1) - at(1) =
+// b - c, length 3 added to a.
+TEST(OnnxTensorOpsTest, SequenceOpsAtConstantPositionsMatchOrt) {
+  OnnxGraph g;
+  g.Input("a", {2, 3});
+  g.Input("b", {2, 3});
+  g.Input("c", {2, 3});
+  g.Int64Initializer("at1", {}, {1});
+  g.Int64Initializer("last", {}, {-1});
+  g.Node("SequenceConstruct", {"a", "b"}, {"ab"});
+  g.Node("SequenceInsert", {"ab", "c", "at1"}, {"acb"});
+  g.Node("SequenceAt", {"acb", "last"}, {"y_last"});
+  g.Node("SequenceAt", {"acb", "at1"}, {"y_1"});
+  g.Node("SequenceLength", {"acb"}, {"n"});
+  CastTo(g, "n", "n_f", kFloatType);
+  g.Node("Add", {"a", "n_f"}, {"y_n"});
+  g.Node("Sub", {"y_last", "y_1"}, {"b_minus_c"});  // an engine output may not be a graph input
+  g.Output("b_minus_c");
+  g.Output("y_n");
+  ExpectMatchesOrt(g, {{"a", {2, 3}, RandomValues(6, -1, 1, 11)},
+                       {"b", {2, 3}, RandomValues(6, -1, 1, 12)},
+                       {"c", {2, 3}, RandomValues(6, -1, 1, 13)}});
+}
+
+// A Loop whose trip count is computed at run time (Mask and Keypoint
+// R-CNN's loop over their detections) is not unrolled: unsupported, saying
+// why.
+TEST(OnnxTensorOpsTest, LoopWithARunTimeTripCountIsUnsupported) {
+  OnnxGraph g;
+  g.Input("x", {4});
+  g.Input("m", {});
+  CastTo(g, "m", "trips", kInt64Type);
+  onnx::GraphProto body = LoopBody({{"Add", {"y_in", "y_in"}, "y_out"}, {"Identity", {"cond_in"}, "cond_out"}},
+                                   {"i", "cond_in", "y_in"}, {"cond_out", "y_out"}, {false});
+  SetBody(g.Node("Loop", {"trips", "", "x"}, {"y"}), body);
+  g.Output("y");
+  const std::string bytes = g.Serialize();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "loop.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(model.status().message().find("trip count known only at run time"), std::string::npos)
+      << model.status().message();
 }
 
 TEST(OnnxTensorOpsTest, SwinAttentionMaskFoldsWhole) {

@@ -507,6 +507,10 @@ Status ConverterContext::ConvertBranch(const onnx::GraphProto& branch, const ir:
       NoteIntegerOutputs();
     }
     for (const onnx::ValueInfoProto& o : branch.output()) {
+      if (Find(o.name()) == nullptr && FindSequence(o.name()) != nullptr) {
+        outputs->push_back(Value{-1, false});
+        continue;
+      }
       RILL_INF_ASSIGN_OR_RETURN(Value v, Get(o.name()));
       int id = v.id;
       if (IsConst(id)) {
@@ -537,6 +541,15 @@ Status ConverterContext::ConvertBranch(const onnx::GraphProto& branch, const ir:
   where_ = saved_where;
   unsupported_attribute_ = saved_attribute;
   return status;
+}
+
+void ConverterContext::DefineSequence(std::vector<Value> items, int output) {
+  if (output < node_->output_size()) sequences_[node_->output(output)] = std::move(items);
+}
+
+const std::vector<Value>* ConverterContext::FindSequence(const std::string& name) const {
+  auto it = sequences_.find(name);
+  return it == sequences_.end() ? nullptr : &it->second;
 }
 
 void ConverterContext::Define(int id, bool nhwc, int output) {

@@ -172,8 +172,18 @@ class ConverterContext {
   // each node guarded by the guards in force plus `guard` (nullptr: inlined
   // unguarded, an If whose condition is a constant); *outputs gets the
   // branch's outputs as NCHW values (constants as float32, converted while
-  // the guard holds). The first node that cannot be converted fails it.
+  // the guard holds; an output that is a sequence gives id -1, FindSequence
+  // has it). The first node that cannot be converted fails it.
   Status ConvertBranch(const onnx::GraphProto& branch, const ir::Guard* guard, std::vector<Value>* outputs);
+
+  // ---- sequences (converters/sequence.cc) ---------------------------------------
+  // An ONNX sequence whose items are known at import (torch's tensor_split:
+  // SequenceEmpty, a Loop of constant trip count inserting slices,
+  // SequenceAt of constant positions): a list of values by name.
+  void DefineSequence(std::vector<Value> items, int output = 0);
+  const std::vector<Value>* FindSequence(const std::string& name) const;
+  // Binds a name to a sequence (a Loop body's input; DefineName for values).
+  void BindSequence(const std::string& name, std::vector<Value> items) { sequences_[name] = std::move(items); }
 
   // ---- errors ---------------------------------------------------------------
   // "<model>: node '<name>' (<op>): ", the prefix of this node's errors.
@@ -198,6 +208,7 @@ class ConverterContext {
   int64_t opset_;
   std::vector<Shape> shapes_;
   std::map<std::string, Value> values_;
+  std::map<std::string, std::vector<Value>> sequences_;
   std::map<int, int> nhwc_of_, nchw_of_;
   std::set<int> done_nodes_;
   const onnx::NodeProto* node_ = nullptr;

@@ -298,8 +298,10 @@ Status Concat(ConverterContext& c) {
 }
 
 // Slice of an activation (ShuffleNet's channel split): a SLICE node with
-// one start/end/step per axis; NCHW axes of an NHWC value are moved.
-Status SliceTensor(ConverterContext& c, const Value& data) {
+// one start/end/step per axis; NCHW axes of an NHWC value are moved. With
+// starts / ends computed at run time (they index ONNX's axes) an NHWC value
+// is brought back to NCHW first (Keypoint R-CNN's heatmap crop).
+Status SliceTensor(ConverterContext& c, Value data) {
   if (c.tensor(data.id).dtype != DataType::kFloat32) return c.Unsupported("Slice of a non-float tensor");
   std::vector<int64_t> starts = c.AttrInts("starts"), ends = c.AttrInts("ends"), axes = c.AttrInts("axes"), steps;
   auto read = [&](int input, std::vector<int64_t>* v) -> Status {
@@ -325,6 +327,10 @@ Status SliceTensor(ConverterContext& c, const Value& data) {
   }
   RILL_INF_RETURN_IF_ERROR(read(3, &axes));
   RILL_INF_RETURN_IF_ERROR(read(4, &steps));
+  if (data.nhwc && (runtime_bounds[0] >= 0 || runtime_bounds[1] >= 0)) {
+    RILL_INF_ASSIGN_OR_RETURN(data.id, c.ToNchw(data));
+    data.nhwc = false;
+  }
   const int rank = static_cast<int>(c.ShapeOf(data.id).size());
   if (starts.size() != ends.size() || starts.empty()) {
     return c.Unsupported("starts and ends must have one value per axis");
@@ -358,7 +364,6 @@ Status SliceTensor(ConverterContext& c, const Value& data) {
   if (runtime_bounds[0] < 0 && runtime_bounds[1] < 0) {
     a.slice_runtime_axes.clear();
   } else {
-    if (data.nhwc) return c.Unsupported("run-time starts / ends on an NHWC value");
     ins.push_back(runtime_bounds[0]);
     ins.push_back(runtime_bounds[1]);
     if (ins.back() < 0) ins.pop_back();

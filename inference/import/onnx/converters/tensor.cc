@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "inference/ir/ops/dynamic_ops.h"
+#include "inference/ir/ops/math_ops.h"
 #include "inference/ir/ops/tensor_ops.h"
 
 namespace rill::inference::onnx_import {
@@ -491,11 +492,46 @@ Status Range(ConverterContext& c) {
   return Status::Ok();
 }
 
-// ---- Mod (constants only), ScatterND ---------------------------------------------
+// ---- Mod (integer Mod of activations too), ScatterND ----------------------------
+
+// Integer Mod (fmod = 0, Python's %) of run-time values, which are float32
+// holding integers (a detector's top-k index % classes): lowered to
+// a - b * floor(a / b). Exact while |a| < 2^24: a / b is then never rounded
+// across an integer (its distance to the next one, 1/|b|, exceeds half an
+// ulp of the quotient), and every product and difference is an integer below
+// 2^24.
+Status ModOfActivations(ConverterContext& c, std::vector<Value> in) {
+  if (c.AttrInt("fmod", 0) != 0) return c.UnsupportedAttribute("fmod", "fmod = 1 of activations");
+  for (const Value& v : in) {
+    if (c.tensor(v.id).dtype == DataType::kFloat32 && c.IsConst(v.id)) {
+      return c.Unsupported("Mod of floats (fmod = 0 is for integers)");
+    }
+  }
+  bool nhwc = false;
+  for (Value& v : in) {
+    if (c.IsConst(v.id) && c.tensor(v.id).dtype != DataType::kFloat32) {
+      v.id = c.NewFloatConst(c.tensor(v.id).name + "/f32", c.ShapeOf(v.id), c.ConstFloats(v.id));
+    }
+    nhwc = nhwc || v.nhwc;
+  }
+  int a = in[0].id, b = in[1].id;
+  if (nhwc) {
+    RILL_INF_ASSIGN_OR_RETURN(a, OperandToNhwc(c, in[0]));
+    RILL_INF_ASSIGN_OR_RETURN(b, OperandToNhwc(c, in[1]));
+  }
+  const std::string& name = c.out_name();
+  RILL_INF_ASSIGN_OR_RETURN(int q, c.Emit(OpType::kDiv, {a, b}, name + "/quotient"));
+  RILL_INF_ASSIGN_OR_RETURN(int f, c.Emit(ir::UnaryMathOp(ir::UnaryFn::kFloor), {q}, name + "/floor", {},
+                                          std::make_shared<ir::UnaryMathAttrs>()));
+  RILL_INF_ASSIGN_OR_RETURN(int m, c.Emit(OpType::kMul, {f, b}, name + "/multiple"));
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(OpType::kSub, {a, m}, name));
+  c.Define(out, nhwc);
+  return Status::Ok();
+}
 
 Status Mod(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(std::vector<Value> in, Inputs(c, 2));
-  if (!AllConst(c, in)) return c.Unsupported("Mod of activations");
+  if (!AllConst(c, in)) return ModOfActivations(c, in);
   const Folded a = ReadConst(c, in[0].id), b = ReadConst(c, in[1].id);
   const bool fmod = c.AttrInt("fmod", 0) != 0;
   if (!fmod && !(a.is_int && b.is_int)) return c.UnsupportedAttribute("fmod", "fmod = 0 on floats");

@@ -1,0 +1,168 @@
+// ONNX sequences whose items are known at import, and Loop of a constant
+// trip count, unrolled: what torch's tensor_split exports (MViT's pooling
+// splits its class token off that way): SequenceEmpty, a Loop running a
+// constant number of times whose body Slices the input and SequenceInserts
+// the slice, SequenceInsert of the rest, SequenceAt of constant positions.
+// A sequence is a list of the importer's values (ConverterContext::
+// DefineSequence); nothing of it reaches the IR but its items. A Loop whose
+// trip count or condition is known only at run time (Mask and Keypoint
+// R-CNN's per-detection loops) stays unsupported.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "inference/import/onnx/onnx_converter.h"
+
+namespace rill::inference::onnx_import {
+namespace {
+
+// Loops longer than this are not unrolled (each iteration is a copy of the
+// body in the graph).
+constexpr int64_t kMaxUnrolledIterations = 64;
+
+StatusOr<const std::vector<Value>*> SequenceInput(ConverterContext& c, int i) {
+  const std::vector<Value>* s = c.HasInput(i) ? c.FindSequence(c.node().input(i)) : nullptr;
+  if (s == nullptr) return c.Unsupported("input " + std::to_string(i) + " is not a sequence known at import");
+  return s;
+}
+
+// A constant position in [-size, size] (`inclusive_end`: size allowed, an
+// insertion at the end); negative counts from the end.
+StatusOr<int> Position(ConverterContext& c, int input, int size, bool inclusive_end) {
+  RILL_INF_ASSIGN_OR_RETURN(Value p, c.Input(input));
+  if (!c.IsConst(p.id)) return c.Unsupported("a position known only at run time");
+  const std::vector<int64_t> v = c.ConstInts(p.id);
+  if (v.size() != 1) return c.Invalid("the position must be a scalar");
+  const int64_t pos = v[0] < 0 ? v[0] + size : v[0];
+  if (pos < 0 || pos > size || (pos == size && !inclusive_end)) return c.Invalid("position out of range");
+  return static_cast<int>(pos);
+}
+
+Status SequenceEmpty(ConverterContext& c) {
+  c.DefineSequence({});
+  return Status::Ok();
+}
+
+Status SequenceConstruct(ConverterContext& c) {
+  std::vector<Value> items;
+  for (int i = 0; i < c.node().input_size(); ++i) {
+    RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(i));
+    items.push_back(v);
+  }
+  c.DefineSequence(std::move(items));
+  return Status::Ok();
+}
+
+Status SequenceInsert(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(const std::vector<Value>* s, SequenceInput(c, 0));
+  std::vector<Value> items = *s;
+  RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(1));
+  int pos = static_cast<int>(items.size());
+  if (c.HasInput(2)) {
+    RILL_INF_ASSIGN_OR_RETURN(pos, Position(c, 2, static_cast<int>(items.size()), true));
+  }
+  items.insert(items.begin() + pos, v);
+  c.DefineSequence(std::move(items));
+  return Status::Ok();
+}
+
+Status SequenceAt(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(const std::vector<Value>* s, SequenceInput(c, 0));
+  RILL_INF_ASSIGN_OR_RETURN(int pos, Position(c, 1, static_cast<int>(s->size()), false));
+  const Value v = (*s)[pos];
+  c.Define(v.id, v.nhwc);
+  return Status::Ok();
+}
+
+Status SequenceLength(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(const std::vector<Value>* s, SequenceInput(c, 0));
+  const Shape scalar;
+  c.Define(c.NewIntConst(c.out_name(), {static_cast<int64_t>(s->size())}, &scalar), false);
+  return Status::Ok();
+}
+
+// Loop(M, cond, v...) with M and cond constants: the body converted M times
+// (fewer if its condition output turns a constant false), each time with the
+// iteration number and the condition bound as constants and the carried
+// values (tensors or sequences) bound to the previous iteration's. Scan
+// outputs are not supported.
+Status Loop(ConverterContext& c) {
+  const onnx::AttributeProto* body_attr = c.FindAttr("body");
+  if (body_attr == nullptr || !body_attr->has_g()) return c.Invalid("needs a body");
+  const onnx::GraphProto& body = body_attr->g();
+  const onnx::NodeProto& node = c.node();
+  const int carried = node.input_size() - 2;
+  if (carried < 0 || body.input_size() != carried + 2 || body.output_size() < carried + 1) {
+    return c.Invalid("body inputs and outputs do not match the Loop's");
+  }
+  if (body.output_size() != carried + 1) return c.Unsupported("Loop with scan outputs");
+  if (!c.HasInput(0)) return c.Unsupported("Loop without a trip count");
+  RILL_INF_ASSIGN_OR_RETURN(Value m, c.Input(0));
+  if (!c.IsConst(m.id)) return c.Unsupported("Loop with a trip count known only at run time");
+  const std::vector<int64_t> mv = c.ConstInts(m.id);
+  if (mv.size() != 1) return c.Invalid("the trip count must be a scalar");
+  if (mv[0] > kMaxUnrolledIterations) return c.Unsupported("Loop of more than 64 iterations");
+  bool cond = true;
+  if (c.HasInput(1)) {
+    RILL_INF_ASSIGN_OR_RETURN(Value cv, c.Input(1));
+    if (!c.IsConst(cv.id)) return c.Unsupported("Loop with a condition known only at run time");
+    cond = c.ConstFloats(cv.id).at(0) != 0.0f;
+  }
+  // The carried state: a value, or a sequence (id -1).
+  std::vector<Value> values(carried);
+  std::vector<std::vector<Value>> sequences(carried);
+  for (int k = 0; k < carried; ++k) {
+    const std::string& name = node.input(2 + k);
+    if (const std::vector<Value>* s = c.FindSequence(name); s != nullptr && c.Find(name) == nullptr) {
+      values[k].id = -1;
+      sequences[k] = *s;
+    } else {
+      RILL_INF_ASSIGN_OR_RETURN(values[k], c.Input(2 + k));
+    }
+  }
+  const std::string loop_name = c.out_name();
+  const Shape scalar;
+  for (int64_t i = 0; i < mv[0] && cond; ++i) {
+    c.DefineName(body.input(0).name(), Value{c.NewIntConst(loop_name + "/iteration" + std::to_string(i), {i}, &scalar)});
+    c.DefineName(body.input(1).name(), Value{c.NewIntConst(loop_name + "/condition" + std::to_string(i), {1}, &scalar)});
+    for (int k = 0; k < carried; ++k) {
+      if (values[k].id < 0) {
+        c.BindSequence(body.input(2 + k).name(), sequences[k]);
+      } else {
+        c.DefineName(body.input(2 + k).name(), values[k]);
+      }
+    }
+    std::vector<Value> outs;
+    RILL_INF_RETURN_IF_ERROR(c.ConvertBranch(body, nullptr, &outs));
+    if (outs[0].id < 0 || !c.IsConst(outs[0].id)) {
+      return c.Unsupported("Loop whose body's condition is known only at run time");
+    }
+    cond = c.ConstFloats(outs[0].id).at(0) != 0.0f;
+    for (int k = 0; k < carried; ++k) {
+      if ((outs[1 + k].id < 0) != (values[k].id < 0)) return c.Invalid("a carried value changes kind");
+      if (outs[1 + k].id < 0) {
+        sequences[k] = *c.FindSequence(body.output(1 + k).name());
+      } else {
+        values[k] = outs[1 + k];
+      }
+    }
+  }
+  for (int k = 0; k < carried && k < node.output_size(); ++k) {
+    if (values[k].id < 0) {
+      c.DefineSequence(sequences[k], k);
+    } else {
+      c.Define(values[k].id, values[k].nhwc, k);
+    }
+  }
+  return Status::Ok();
+}
+
+const bool kRegistered = RegisterOnnxConverter({"SequenceEmpty"}, SequenceEmpty) &&
+                         RegisterOnnxConverter({"SequenceConstruct"}, SequenceConstruct) &&
+                         RegisterOnnxConverter({"SequenceInsert"}, SequenceInsert) &&
+                         RegisterOnnxConverter({"SequenceAt"}, SequenceAt) &&
+                         RegisterOnnxConverter({"SequenceLength"}, SequenceLength) &&
+                         RegisterOnnxConverter({"Loop"}, Loop);
+
+}  // namespace
+}  // namespace rill::inference::onnx_import
