@@ -9,7 +9,8 @@ model as raw little-endian float32:
 Sizes: classifiers at 224 (inception_v3 299, efficientnet_b1 240, swin_v2_t
 256), segmenters at 256, detectors at 320 (built with min_size = max_size =
 320: torchvision's default resize is 800), ssd300 at 300, video 8x112x112
-(S3D and MViT 16x224x224, as they are built). A detector's score layers (and
+(S3D and MViT 16x224x224, as they are built); the "user" models of
+user_models.py at their own sizes. A detector's score layers (and
 the R-CNNs' box deltas) get weights that spread its scores
 (decisive_detection_heads). Not in the zoo: the other sizes of a family
 present (same ops), torchvision's quantized models, RAFT (two inputs).
@@ -35,6 +36,9 @@ import torchvision
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests", "inference"))
 from export_torchvision_onnx import lively_batch_norm  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import user_models  # noqa: E402
 
 M = torchvision.models
 AT_320 = {"min_size": 320, "max_size": 320}
@@ -106,6 +110,12 @@ ZOO = {
     "s3d": ("video", lambda: M.video.s3d(), (1, 3, 16, 224, 224)),
     "mvit_v1_b": ("video", lambda: M.video.mvit_v1_b(), (1, 3, 16, 224, 224)),
     "mvit_v2_s": ("video", lambda: M.video.mvit_v2_s(), (1, 3, 16, 224, 224)),
+    # Models of the kinds users train themselves (user_models.py): a text
+    # recognizer with a bidirectional LSTM, a GRU keyword spotter, a
+    # transformer encoder.
+    "crnn": ("user", lambda: user_models.Crnn(), (1, 1, 32, 100)),
+    "gru_keywords": ("user", lambda: user_models.GruKeywords(), (49, 1, 40)),
+    "transformer_encoder": ("user", lambda: user_models.TransformerClassifier(), (1, 50, 128)),
 }
 
 
@@ -243,11 +253,13 @@ def export(name, out_dir):
     mode = torch.onnx.TrainingMode.EVAL
     if name.startswith("swin_v2"):
         torch.onnx.register_custom_op_symbolic("aten::zero", onnx_zero, 17)
-    if name.startswith("vit_"):
-        # In eval mode torch 1.13 runs attention through a fused kernel
-        # (aten::_native_multi_head_attention) that has no ONNX export; in
-        # train mode it takes the plain path, and with ViT's dropout at 0
-        # (torchvision's default) and no batch norm the outputs are the same.
+    if name.startswith("vit_") or name == "transformer_encoder":
+        # In eval mode torch 1.13 runs attention (and nn.TransformerEncoder's
+        # layers) through fused kernels (aten::_native_multi_head_attention,
+        # aten::_transformer_encoder_layer_fwd) that have no ONNX export; in
+        # train mode it takes the plain path, and with dropout at 0
+        # (torchvision's ViT default; user_models.py's) and no batch norm the
+        # outputs are the same.
         model.train()
         mode = torch.onnx.TrainingMode.PRESERVE
     try:

@@ -1,5 +1,6 @@
 """Models of the kinds users train themselves and bring as ONNX, beside
-torchvision's architectures in the zoo (export_zoo.py's "user" rows):
+torchvision's architectures in the zoo (export_zoo.py's "user" rows, with
+their input sizes):
 
   crnn            a text recognizer: convs, then a 2-layer bidirectional LSTM
                   over the columns (batch first), a classifier and
@@ -55,9 +56,3 @@ class TransformerClassifier(nn.Module):
         return self.fc(self.encoder(x).mean(1))
 
 
-# name: (constructor, input shape)
-USER_MODELS = {
-    "crnn": (Crnn, (1, 1, 32, 100)),
-    "gru_keywords": (GruKeywords, (49, 1, 40)),
-    "transformer_encoder": (TransformerClassifier, (1, 50, 128)),
-}
