@@ -213,64 +213,6 @@ TEST(OnnxRoiAlignTest, LoopsMatchReferenceBitForBitAndOrt) {
   }
 }
 
-// Not a check: the CPU time of the loops against the reference on
-// fasterrcnn_mobilenet_v3_large_320_fpn's box pooling (a [1, 256, 80, 80]
-// NHWC map, 150 rois, 7x7 bins, sampling_ratio 2), at 1 thread, measured as
-// this thread's CPU time (the machine may be busy). Run with
-// --gtest_also_run_disabled_tests --gtest_filter=*Speed*.
-TEST(OnnxRoiAlignTest, DISABLED_SpeedOfLoopsAgainstReference) {
-  OnnxGraph g(16);
-  g.Input("x", {1, 256, 80, 80});
-  g.Input("rois", {150, 4});
-  g.Int64Initializer("batch", {150}, std::vector<int64_t>(150, 0));
-  OnnxGraph::Attr(g.Node("MaxPool", {"x"}, {"xp"}), "kernel_shape", std::vector<int64_t>{1, 1});
-  onnx::NodeProto* n = g.Node("RoiAlign", {"xp", "rois", "batch"}, {"y"});
-  OnnxGraph::Attr(n, "output_height", int64_t{7});
-  OnnxGraph::Attr(n, "output_width", int64_t{7});
-  OnnxGraph::Attr(n, "sampling_ratio", int64_t{2});
-  OnnxGraph::Attr(n, "spatial_scale", 0.25f);
-  g.Output("y");
-  // The pool alone, timed too: its time (reference or optimized) is taken
-  // off.
-  OnnxGraph pool_only(16);
-  pool_only.Input("x", {1, 256, 80, 80});
-  OnnxGraph::Attr(pool_only.Node("MaxPool", {"x"}, {"xp"}), "kernel_shape", std::vector<int64_t>{1, 1});
-  pool_only.Output("xp");
-  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "roi_align_speed");
-  std::shared_ptr<const Model> pool_model = LoadOnnxGraph(pool_only, "pool_speed");
-  ASSERT_NE(model, nullptr);
-  ASSERT_NE(pool_model, nullptr);
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<float> pos(0.0f, 250.0f), size(8.0f, 120.0f);
-  std::vector<float> rois;
-  for (int i = 0; i < 150; ++i) {
-    const float x1 = pos(rng), y1 = pos(rng);
-    rois.insert(rois.end(), {x1, y1, x1 + size(rng), y1 + size(rng)});
-  }
-  const std::vector<float> x = RandomValues(256 * 80 * 80, -1.0f, 1.0f, 9);
-  auto cpu_ms = [&](const std::shared_ptr<const Model>& m, AlgorithmPolicy policy) {
-    SessionConfig config;
-    config.algorithm = policy;
-    auto s = Session::Create(m, config);
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    if (!s.ok()) return 0.0;
-    std::memcpy((*s)->input("x")->data(), x.data(), x.size() * sizeof(float));
-    if (Tensor* r = (*s)->input("rois")) std::memcpy(r->data(), rois.data(), rois.size() * sizeof(float));
-    EXPECT_TRUE((*s)->Run().ok());
-    constexpr int kRuns = 20;
-    timespec t0, t1;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-    for (int i = 0; i < kRuns; ++i) EXPECT_TRUE((*s)->Run().ok());
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-    return ((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6) / kRuns;
-  };
-  for (AlgorithmPolicy policy : {AlgorithmPolicy::kReference, AlgorithmPolicy::kAuto}) {
-    const double total = cpu_ms(model, policy), pool = cpu_ms(pool_model, policy);
-    std::printf("%s: ROI_ALIGN %.3f ms CPU per run (%.3f with the pool, %.3f the pool alone; 20 runs)\n",
-                policy == AlgorithmPolicy::kReference ? "reference" : "loops", total - pool, total, pool);
-  }
-}
-
 TEST(OnnxRoiAlignTest, BadShapesAndModesAreClearErrors) {
   OnnxGraph g;
   g.Input("x", {1, 2, 4, 4});
