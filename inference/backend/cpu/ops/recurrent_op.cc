@@ -91,7 +91,7 @@ class RecurrentOp : public CpuOp {
     // Sigmoid and tanh, the gates' usual functions, on the table's vector
     // kernels; the others element by element.
     const TranscendentalKernels& tk = kernels().transcendental;
-    RecurrentActivate activate = [&tk](const ir::RecurrentFunction& f, float* v, int n) {
+    auto activate = [&tk](const ir::RecurrentFunction& f, float* v, int n) {
       if (f.fn == ir::RecurrentActivation::kSigmoid && tk.logistic != nullptr) {
         tk.logistic(n, v, v);
       } else if (f.fn == ir::RecurrentActivation::kTanh && tk.tanh_in_place != nullptr) {
@@ -102,7 +102,7 @@ class RecurrentOp : public CpuOp {
     };
     auto direction = [&](int d, int) {
       const float* rb = b ? b + static_cast<size_t>(d) * 2 * gh + gh : nullptr;
-      RecurrentProduct product = [&, d, rb](int n_rows, const float* hs, int gate0, int gates, float* o, int ldo) {
+      auto product = [&, d, rb](int n_rows, const float* hs, int gate0, int gates, float* o, int ldo) {
         const GemmPanels& panels = gate0 == 0 ? r_[d] : rh_[d];
         const float* bias = rb ? rb + static_cast<size_t>(gate0) * h : nullptr;
         const int n = gates * h;

@@ -148,6 +148,7 @@ void RecurrentRef(const ir::RecurrentAttrs& a, const RecurrentDims& d, const flo
   const size_t gh = static_cast<size_t>(G) * H;
   std::vector<float> xw(static_cast<size_t>(S) * B * gh);
   std::vector<float> scratch(RecurrentScratchFloats(a, d));
+  auto scalar = [](const ir::RecurrentFunction& f, float* v, int n) { ScalarRecurrentActivate(f, v, n); };
   for (int dir = 0; dir < a.directions; ++dir) {
     const float* wd = w + dir * gh * I;
     const float* rd = r + dir * gh * H;
@@ -160,7 +161,7 @@ void RecurrentRef(const ir::RecurrentAttrs& a, const RecurrentDims& d, const flo
         xw[row * gh + j] = acc;
       }
     }
-    RecurrentProduct product = [&](int rows, const float* h, int gate0, int gates, float* o, int ldo) {
+    auto product = [&](int rows, const float* h, int gate0, int gates, float* o, int ldo) {
       const size_t n = static_cast<size_t>(gates) * H;
       for (int row = 0; row < rows; ++row) {
         for (size_t j = 0; j < n; ++j) {
@@ -173,7 +174,7 @@ void RecurrentRef(const ir::RecurrentAttrs& a, const RecurrentDims& d, const flo
     };
     RunRecurrentDirection(a, d, dir, xw.data(), init_h ? init_h + static_cast<size_t>(dir) * B * H : nullptr,
                           init_c ? init_c + static_cast<size_t>(dir) * B * H : nullptr, p ? p + dir * 3 * H : nullptr,
-                          product, ScalarRecurrentActivate, scratch.data(), out);
+                          product, scalar, scratch.data(), out);
   }
 }
 

@@ -5,7 +5,6 @@
 #define RILL_INFERENCE_BACKEND_CPU_KERNELS_REF_RECURRENT_H_
 
 #include <cstddef>
-#include <functional>
 
 #include "inference/ir/ops/recurrent_ops.h"
 
@@ -18,13 +17,30 @@ struct RecurrentDims {
 // out[row * ldo + j] = h[rows, H] R[gate0 * H + j, :]^T + (the R bias of
 // that column) for j < gates * H: the recurrent product of one direction
 // over `gates` gates from gate0. `out` and `h` do not overlap.
-using RecurrentProduct =
-    std::function<void(int rows, const float* h, int gate0, int gates, float* out, int ldo)>;
+//
+// The callables below are views of a caller's function object (no copy and
+// no allocation: the CPU execution builds them on every run), valid while
+// that object lives.
+template <typename Signature>
+class CallableRef;
+template <typename R, typename... Args>
+class CallableRef<R(Args...)> {
+ public:
+  template <typename F>
+  CallableRef(const F& f)  // NOLINT: implicit, as a view of `f`
+      : object_(&f), call_([](const void* o, Args... a) -> R { return (*static_cast<const F*>(o))(a...); }) {}
+  R operator()(Args... a) const { return call_(object_, a...); }
+
+ private:
+  const void* object_;
+  R (*call_)(const void*, Args...);
+};
+using RecurrentProduct = CallableRef<void(int rows, const float* h, int gate0, int gates, float* out, int ldo)>;
 
 // Applies `f` to v[0, n) in place (the reference: ApplyRecurrentActivation
 // element by element; the CPU execution: the kernel table's vector
 // logistic and tanh).
-using RecurrentActivate = std::function<void(const ir::RecurrentFunction& f, float* v, int n)>;
+using RecurrentActivate = CallableRef<void(const ir::RecurrentFunction& f, float* v, int n)>;
 void ScalarRecurrentActivate(const ir::RecurrentFunction& f, float* v, int n);
 
 // Floats of scratch RunRecurrentDirection needs.
