@@ -78,14 +78,7 @@ Status ScatterElements(ConverterContext& c) {
     return c.Unsupported("ScatterElements of constants");
   }
   auto a = std::make_shared<ir::ScatterAttrs>();
-  const std::string reduction = c.AttrString("reduction", "none");
-  using R = ir::ScatterAttrs::Reduction;
-  if (reduction == "none") a->reduction = R::kNone;
-  else if (reduction == "add") a->reduction = R::kAdd;
-  else if (reduction == "mul") a->reduction = R::kMul;
-  else if (reduction == "max") a->reduction = R::kMax;
-  else if (reduction == "min") a->reduction = R::kMin;
-  else return c.UnsupportedAttribute("reduction", "reduction '" + reduction + "'");
+  RILL_INF_ASSIGN_OR_RETURN(a->reduction, ReadScatterReduction(c));
   const int rank = static_cast<int>(c.OnnxShape(data).size());
   int64_t axis = c.AttrInt("axis", 0);
   if (axis < 0) axis += rank;
@@ -173,5 +166,16 @@ const bool kRegistered = RegisterOnnxConverter({"NonZero"}, NonZero) && Register
                          RegisterOnnxConverter({"NonMaxSuppression"}, NonMaxSuppression) && RegisterOnnxConverter({"If"}, If) &&
                          RegisterOnnxConverter({"ScatterElements"}, ScatterElements);
 }  // namespace
+
+StatusOr<ir::ScatterAttrs::Reduction> ReadScatterReduction(ConverterContext& c) {
+  const std::string reduction = c.AttrString("reduction", "none");
+  using R = ir::ScatterAttrs::Reduction;
+  if (reduction == "none") return R::kNone;
+  if (reduction == "add") return R::kAdd;
+  if (reduction == "mul") return R::kMul;
+  if (reduction == "max") return R::kMax;
+  if (reduction == "min") return R::kMin;
+  return c.UnsupportedAttribute("reduction", "reduction '" + reduction + "'");
+}
 
 }  // namespace rill::inference::onnx_import

@@ -553,13 +553,7 @@ Status ScatterND(ConverterContext& c) {
   if (!AllConst(c, in) || reduction != "none") {
     // A run-time SCATTER_ND (ir/ops/dynamic_ops.h).
     auto a = std::make_shared<ir::ScatterAttrs>();
-    using R = ir::ScatterAttrs::Reduction;
-    if (reduction == "none") a->reduction = R::kNone;
-    else if (reduction == "add") a->reduction = R::kAdd;
-    else if (reduction == "mul") a->reduction = R::kMul;
-    else if (reduction == "max") a->reduction = R::kMax;
-    else if (reduction == "min") a->reduction = R::kMin;
-    else return c.UnsupportedAttribute("reduction", "reduction '" + reduction + "'");
+    RILL_INF_ASSIGN_OR_RETURN(a->reduction, ReadScatterReduction(c));
     std::vector<int> ids;
     for (const Value& v : in) {
       RILL_INF_ASSIGN_OR_RETURN(int id, Operand(c, v));

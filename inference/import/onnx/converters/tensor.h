@@ -6,6 +6,7 @@
 #define RILL_INFERENCE_IMPORT_ONNX_CONVERTERS_TENSOR_H_
 
 #include "inference/import/onnx/onnx_converter.h"
+#include "inference/ir/ops/dynamic_ops.h"
 
 namespace rill::inference::onnx_import {
 
@@ -24,6 +25,8 @@ Status ConvertConcatConst(ConverterContext& c);
 Status ConvertBinaryConst(ConverterContext& c);
 // Shape of a value whose sizes are known only at run time (dynamic.cc).
 Status ConvertShapeAtRun(ConverterContext& c, const Value& x);
+// ScatterElements' and ScatterND's `reduction` attribute (dynamic.cc).
+StatusOr<ir::ScatterAttrs::Reduction> ReadScatterReduction(ConverterContext& c);
 // ConstantOfShape of a shape computed at run time (dynamic.cc).
 Status ConvertConstantOfShapeAtRun(ConverterContext& c, const Value& shape);
 
