@@ -120,10 +120,13 @@ class IfOp : public CpuOp {
   }
 };
 
-class ScatterElementsOp : public CpuOp {
+// SCATTER_ELEMENTS and SCATTER_ND: data copied to the output (unless they
+// share a buffer), then the updates written by the kind's reference kernel.
+template <bool kNd>
+class ScatterOp : public CpuOp {
  public:
   using CpuOp::CpuOp;
-  std::string name() const override { return "scatter_elements_ref"; }
+  std::string name() const override { return kNd ? "scatter_nd_ref" : "scatter_elements_ref"; }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(3));
     a_ = args_.node->attrs_as<ir::ScatterAttrs>();
@@ -133,27 +136,12 @@ class ScatterElementsOp : public CpuOp {
   void Compute() override {
     const long long n = NumElements(InShape(0));
     if (Out() != In(0)) std::copy(In(0), In(0) + n, Out());
-    ScatterElementsRef(InShape(0), InShape(1), In(1), In(2), a_->axis, static_cast<int>(a_->reduction), Out());
-  }
-
- private:
-  const ir::ScatterAttrs* a_ = nullptr;
-};
-
-class ScatterNdOp : public CpuOp {
- public:
-  using CpuOp::CpuOp;
-  std::string name() const override { return "scatter_nd_ref"; }
-  Status Prepare() override {
-    RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(3));
-    a_ = args_.node->attrs_as<ir::ScatterAttrs>();
-    if (a_ == nullptr) return Error("missing ScatterAttrs");
-    return Status::Ok();
-  }
-  void Compute() override {
-    const long long n = NumElements(InShape(0));
-    if (Out() != In(0)) std::copy(In(0), In(0) + n, Out());
-    ScatterNdRef(InShape(0), InShape(1), In(1), In(2), static_cast<int>(a_->reduction), Out());
+    const int reduction = static_cast<int>(a_->reduction);
+    if (kNd) {
+      ScatterNdRef(InShape(0), InShape(1), In(1), In(2), reduction, Out());
+    } else {
+      ScatterElementsRef(InShape(0), InShape(1), In(1), In(2), a_->axis, reduction, Out());
+    }
   }
 
  private:
@@ -183,8 +171,8 @@ const bool kRegistered = [] {
   RegisterCpuOp(ir::NonMaxSuppressionOp(), Make<NonMaxSuppressionOp>);
   RegisterCpuOp(ir::ShapeOfOp(), Make<ShapeOfOp>);
   RegisterCpuOp(ir::IfOp(), Make<IfOp>);
-  RegisterCpuOp(ir::ScatterElementsOp(), Make<ScatterElementsOp>);
-  RegisterCpuOp(ir::ScatterNdOp(), Make<ScatterNdOp>);
+  RegisterCpuOp(ir::ScatterElementsOp(), Make<ScatterOp<false>>);
+  RegisterCpuOp(ir::ScatterNdOp(), Make<ScatterOp<true>>);
   return true;
 }();
 
