@@ -146,6 +146,17 @@ TEST_F(X86KernelsTest, ConvGemmMatchesReference) {
     ++checked;
   }
   EXPECT_GT(checked, 200);
+  // Large K: one pass up to 8192 steps, past that equal chunks (C stored
+  // and reloaded between them); 20 columns leave a partial panel.
+  for (int k : {600, 8193, 20000}) {
+    const std::vector<float> a = Random(7 * k, &rng_), w = Random(20 * k, &rng_);
+    std::vector<float> want(7 * 20), got(7 * 20);
+    FullyConnectedRef(7, k, 20, FusedActivation::kNone, a.data(), w.data(), nullptr, want.data());
+    std::vector<float> packed(x86::PackedWeightsFloats(20, k));
+    x86::PackWeightsNK(w.data(), 20, k, packed.data());
+    x86::GemmF32Avx2(7, 20, k, a.data(), k, packed.data(), nullptr, FusedActivation::kNone, got.data(), 20);
+    ExpectClose(want, got, "avx2 large k " + std::to_string(k));
+  }
 }
 
 TEST_F(X86KernelsTest, ConvGemmAvx512MatchesReference) {
@@ -172,25 +183,28 @@ TEST_F(X86KernelsTest, ConvGemmAvx512MatchesReference) {
     ++checked;
   }
   EXPECT_GT(checked, 200);
-  // Large K crosses K blocks; 50 columns leave a partial panel.
-  const int k = 600;
-  const std::vector<float> a = Random(13 * k, &rng_), w = Random(50 * k, &rng_);
-  std::vector<float> want(13 * 50), got(13 * 50);
-  FullyConnectedRef(13, k, 50, FusedActivation::kRelu6, a.data(), w.data(), nullptr, want.data());
-  std::vector<float> packed(x86::PackedWeightsFloats512(50, k));
-  x86::PackWeightsNK512(w.data(), 50, k, packed.data());
-  x86::GemmF32Avx512(13, 50, k, a.data(), k, packed.data(), nullptr, FusedActivation::kRelu6, got.data(), 50);
-  ExpectClose(want, got, "avx512 large k");
+  // Large K: one pass up to 8192 steps, past that equal chunks (C stored
+  // and reloaded between them); 50 columns leave a partial panel.
+  for (int k : {600, 8192, 8193, 20000}) {
+    const std::vector<float> a = Random(13 * k, &rng_), w = Random(50 * k, &rng_);
+    std::vector<float> want(13 * 50), got(13 * 50);
+    FullyConnectedRef(13, k, 50, FusedActivation::kRelu6, a.data(), w.data(), nullptr, want.data());
+    std::vector<float> packed(x86::PackedWeightsFloats512(50, k));
+    x86::PackWeightsNK512(w.data(), 50, k, packed.data());
+    x86::GemmF32Avx512(13, 50, k, a.data(), k, packed.data(), nullptr, FusedActivation::kRelu6, got.data(), 50);
+    ExpectClose(want, got, "avx512 large k " + std::to_string(k));
+  }
 }
 
 // The residual in the AVX-512 GEMM's epilogue gives, bit for bit, what the
 // GEMM followed by ResidualAddAvx2 gives: narrow (<= 16 column) and wide
-// panels, K over one 256-step chunk, a residual narrower than the output.
+// panels, K in one pass and in two chunks (past 8192), a residual narrower
+// than the output.
 TEST_F(X86KernelsTest, GemmAvx512ResidualEpilogueEqualsSecondPass) {
   if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP() << "no AVX-512";
   int checked = 0;
   for (int n : {7, 16, 24, 50, 97}) {
-    for (int k : {3, 300}) {
+    for (int k : {3, 300, 8500}) {
       for (int res_c : {n, (n + 1) / 2, 1}) {
         for (FusedActivation act : {FusedActivation::kNone, FusedActivation::kRelu6, FusedActivation::kTanh}) {
           const int m = 13;
@@ -211,7 +225,7 @@ TEST_F(X86KernelsTest, GemmAvx512ResidualEpilogueEqualsSecondPass) {
       }
     }
   }
-  EXPECT_EQ(checked, 90);
+  EXPECT_EQ(checked, 135);
 }
 
 // FloatToHalf rounds as F16C's vcvtps2ph (nearest, ties to even): every
