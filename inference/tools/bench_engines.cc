@@ -6,7 +6,7 @@
 //
 //   bazel build //inference/tools:bench_engines
 //   bazel-bin/inference/tools/bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--block=N] [--models=a,b]
-//       [--threads=1,2] [--ort_lib=PATH] [--json] [MODEL_DIR]
+//       [--threads=1,2] [--clock=wall|cpu] [--ort_lib=PATH] [--json] [MODEL_DIR]
 //
 // Per model and thread count the three engines are set up side by side and
 // their timed runs interleaved (the order rotating every round, a --pause_ms pause
@@ -15,6 +15,7 @@
 // With --block=N each engine instead runs N times back to back per turn (one
 // untimed run first), the turns rotating: the steady-state latency of an
 // engine kept busy, next to the default's latency of a run that starts idle.
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,7 +69,19 @@ struct Flags {
   std::vector<int> threads = {1, 2};
   std::string dir = "third_party/models", ort_lib;
   bool json = false;
+  // --clock=cpu: each run's process CPU time (all threads) instead of wall
+  // time. At one thread on a shared, busy machine it is the latency the run
+  // would have had alone (less the other process's cache and memory
+  // traffic), where wall time also counts the time the run waited for a
+  // core; at more threads it adds the threads' times (and spinning) up.
+  bool cpu_clock = false;
 };
+
+double ProcessCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
+}
 
 std::vector<std::string> Split(const std::string& s) {
   std::vector<std::string> out;
@@ -130,8 +143,10 @@ void Measure(std::vector<Engine*>& engines, const Flags& f) {
       for (int i = 0; i < f.block && r * f.block + i < f.runs; ++i) {
         if (!e->times.error.empty()) break;
         const auto start = std::chrono::steady_clock::now();
+        const double cpu_start = f.cpu_clock ? ProcessCpuMs() : 0.0;
         const bool ok = e->run();
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        const double ms = f.cpu_clock ? ProcessCpuMs() - cpu_start
+                                      : std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         if (!ok) {
           e->times.error = "run failed";
           e->times.ms.clear();
@@ -254,10 +269,12 @@ int main(int argc, char** argv) {
       for (const std::string& t : Split(a.substr(10))) f.threads.push_back(std::max(1, std::atoi(t.c_str())));
     } else if (a.rfind("--ort_lib=", 0) == 0) f.ort_lib = a.substr(10);
     else if (a == "--json") f.json = true;
+    else if (a == "--clock=cpu") f.cpu_clock = true;
+    else if (a == "--clock=wall") f.cpu_clock = false;
     else if (a.rfind("--", 0) == 0) {
       std::fprintf(stderr,
                    "usage: bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--block=N] [--models=a,b] [--engines=ours,onnxruntime,opencv,ours_bf16] "
-                   "[--threads=1,2] [--ort_lib=PATH] [--json] [MODEL_DIR]\n");
+                   "[--threads=1,2] [--clock=wall|cpu] [--ort_lib=PATH] [--json] [MODEL_DIR]\n");
       return 2;
     } else f.dir = a;
   }
@@ -495,9 +512,9 @@ int main(int argc, char** argv) {
 
   if (f.json) {
     std::printf("{\"machine\":{\"cpus\":%u,\"cpu\":\"%s\",\"cpu_mhz\":%.0f,\"fma_peak_gmacs_per_core\":%s,\"load_start\":%.2f,\"load_end\":%.2f},"
-                "\"runs\":%d,\"warmup\":%d,\"onnxruntime\":\"%s\",\"onnx\":[",
+                "\"runs\":%d,\"warmup\":%d,\"clock\":\"%s\",\"onnxruntime\":\"%s\",\"onnx\":[",
                 cpus, JsonEscape(cpu_name).c_str(), mhz, peak > 0 ? gm(peak).c_str() : "null", load_start[0], load_end[0], f.runs, f.warmup,
-                JsonEscape(ort_version).c_str());
+                f.cpu_clock ? "cpu" : "wall", JsonEscape(ort_version).c_str());
     for (size_t i = 0; i < onnx_rows.size(); ++i) {
       const OnnxRow& r = onnx_rows[i];
       std::printf("%s{\"model\":\"%s\",\"threads\":%d,\"ours\":{\"median_ms\":%s,\"min_ms\":%s},"
@@ -527,11 +544,12 @@ int main(int argc, char** argv) {
     std::printf("]}\n");
   } else {
     std::printf("\nMachine: %u CPUs, %s, cpu MHz %.0f (/proc/cpuinfo, first core); load average %.2f at start, %.2f "
-                "at end. %d warm-up + %d timed runs per engine, %s; input fixed-seed random [0,1).\n",
+                "at end. %d warm-up + %d timed runs per engine, %s; input fixed-seed random [0,1); %s.\n",
                 cpus, cpu_name.c_str(), mhz, load_start[0], load_end[0], f.warmup, f.runs,
                 f.block > 1 ? ("in rotating blocks of " + std::to_string(f.block) + " back-to-back runs (" +
                                std::to_string(f.pause_ms) + " ms pause before each block)").c_str()
-                            : ("interleaved (" + std::to_string(f.pause_ms) + " ms pause before each run)").c_str());
+                            : ("interleaved (" + std::to_string(f.pause_ms) + " ms pause before each run)").c_str(),
+                f.cpu_clock ? "times are the process's CPU time per run (--clock=cpu)" : "times are wall time");
     if (!ort_version.empty()) std::printf("ONNX Runtime %s (intra-op threads = threads, inter-op 1, sequential, all graph optimizations).\n", ort_version.c_str());
     if (!ort_error.empty()) std::printf("ONNX Runtime unavailable: %s\n", ort_error.c_str());
     if (bound_ms > 0) {

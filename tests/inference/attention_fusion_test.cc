@@ -165,6 +165,26 @@ TEST(AttentionFusionTest, NotFusedForSoftmaxOverQueries) {
   ExpectMatchesOrt(g, {{"q", {2, 5, 4}, RandomValues(40, -1.0f, 1.0f, 82)}});
 }
 
+// K^T not made by a TRANSPOSE (here a constant [D, N]): the ATTENTION reads
+// it as stored (k_transposed), its panels packed from [D, N] rows; N = 37
+// spans two 32-column panels and part of a third 16-column one.
+TEST(AttentionFusionTest, KeysStoredTransposed) {
+  OnnxGraph g(17);
+  g.Input("q", {2, 9, 5});
+  g.Initializer("kt", {2, 5, 37}, RandomValues(370, -1.0f, 1.0f, 83));
+  g.Initializer("v", {2, 37, 3}, RandomValues(222, -1.0f, 1.0f, 84));
+  g.Initializer("scale", {}, {0.4f});
+  g.Node("MatMul", {"q", "kt"}, {"s0"});
+  g.Node("Mul", {"s0", "scale"}, {"s"});
+  OnnxGraph::Attr(g.Node("Softmax", {"s"}, {"p"}), "axis", int64_t{-1});
+  g.Node("MatMul", {"p", "v"}, {"y"});
+  g.Output("y");
+  auto m = Load(g);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(CountOps(*m, "ATTENTION"), 1);
+  ExpectMatchesOrt(g, {{"q", {2, 9, 5}, RandomValues(90, -2.0f, 2.0f, 85)}});
+}
+
 // The op's value by hand: one query, two keys, q.k = (1, 0) scaled by 2 ->
 // softmax (e^2, 1) / (e^2 + 1), v rows (1, 0) and (0, 1); bias (0, ln 3)
 // makes the weights (e^2, 3) / (e^2 + 3).

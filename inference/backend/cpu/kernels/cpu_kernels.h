@@ -42,6 +42,8 @@ struct GemmKernels {
   // fp32 panels.
   size_t (*packed_floats)(int n, int k) = nullptr;
   void (*pack)(const float* w, int n, int k, float* packed) = nullptr;
+  // The same panels from a [k, n] row-major operand (PackPanelsKN<nr>).
+  void (*pack_kn)(const float* b, int k, int n, float* packed) = nullptr;
   GemmKernel<float> gemm = nullptr;
   GemmResidualKernel<float> gemm_residual = nullptr;  // null: add a residual in a pass of its own
   GemvKernel<float> gemv = nullptr;                   // null: the GEMM's one-row tile

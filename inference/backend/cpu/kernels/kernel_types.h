@@ -22,6 +22,25 @@ struct Bf16 {
 // `col` and 0 are col * Bf16PanelDepth(k).
 inline int Bf16PanelDepth(int k) { return (k + 1) / 2 * 2; }
 
+// fp32 GEMM panels of NR columns ([panel][k][NR], zero columns past n: the
+// layout every ISA's fp32 `pack` writes from [n, k] rows) packed from a
+// [k, n] row-major operand (a GEMM's B as it is stored: attention's V, a
+// BATCH_MATMUL's right operand): each panel row is a copy of NR contiguous
+// values, no transpose.
+template <int NR>
+void PackPanelsKN(const float* b, int k, int n, float* packed) {
+  for (int j0 = 0; j0 < n; j0 += NR) {
+    const int cols = n - j0 < NR ? n - j0 : NR;
+    float* panel = packed + static_cast<size_t>(j0) * k;
+    for (int kk = 0; kk < k; ++kk) {
+      float* dst = panel + static_cast<size_t>(kk) * NR;
+      const float* src = b + static_cast<size_t>(kk) * n + j0;
+      for (int j = 0; j < cols; ++j) dst[j] = src[j];
+      for (int j = cols; j < NR; ++j) dst[j] = 0.0f;
+    }
+  }
+}
+
 // The element type of packed GEMM panels: fp32, IEEE halves (weights only,
 // converted to fp32 in the kernel: Precision::kFp16) or bf16 k pairs
 // (Precision::kBf16).

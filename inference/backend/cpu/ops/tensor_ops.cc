@@ -66,25 +66,15 @@ class BatchMatMulOp : public CpuOp {
     const_b_ = gemm_ != nullptr && right.constant && right.dtype == DataType::kFloat32;
     packed_b_.clear();
     if (const_b_) {
-      // A constant right operand: each of its matrices transposed and packed
-      // once here, not at every run.
+      // A constant right operand: each of its matrices packed once here,
+      // not at every run.
       const size_t panel = gemm_->packed_floats(p_.n, p_.k), kn = static_cast<size_t>(p_.k) * p_.n;
       packed_b_.resize(panel * static_cast<size_t>(ws));
-      std::vector<float> nk(kn);
       const float* w = static_cast<const float*>(right.host());
-      for (long long j = 0; j < ws; ++j) {
-        const float* wj = w + j * kn;
-        if (!p_.adj_y) {  // [k, n] -> [n, k]
-          for (int t = 0; t < p_.k; ++t)
-            for (int c = 0; c < p_.n; ++c) nk[static_cast<size_t>(c) * p_.k + t] = wj[static_cast<size_t>(t) * p_.n + c];
-          wj = nk.data();
-        }
-        gemm_->pack(wj, p_.n, p_.k, packed_b_.data() + panel * j);
-      }
+      for (long long j = 0; j < ws; ++j) PackRight(w + j * kn, packed_b_.data() + panel * j);
     }
     if (gemm_) {
-      per_task_ = (const_b_ ? 0 : gemm_->packed_floats(p_.n, p_.k) + static_cast<size_t>(p_.n) * p_.k) +
-                  (p_.adj_x ? static_cast<size_t>(p_.m) * p_.k : 0);
+      per_task_ = (const_b_ ? 0 : gemm_->packed_floats(p_.n, p_.k)) + (p_.adj_x ? static_cast<size_t>(p_.m) * p_.k : 0);
       scratch_floats_ = per_task_ * threads();
     }
     return Status::Ok();
@@ -146,22 +136,24 @@ class BatchMatMulOp : public CpuOp {
     if (const_b_) {
       *panel = packed_b_.data() + gemm_->packed_floats(n, k) * static_cast<size_t>(bo / (static_cast<long long>(k) * n));
     } else {
-      float* wt = packed + gemm_->packed_floats(n, k);
-      const float* w = b + bo;
-      if (!p_.adj_y) {  // [k, n] -> [n, k]
-        for (int t = 0; t < k; ++t)
-          for (int j = 0; j < n; ++j) wt[static_cast<size_t>(j) * k + t] = w[static_cast<size_t>(t) * n + j];
-        w = wt;
-      }
-      gemm_->pack(w, n, k, packed);
+      PackRight(b + bo, packed);
       *panel = packed;
-      at = wt + static_cast<size_t>(n) * k;
+      at = packed + gemm_->packed_floats(n, k);
     }
     if (!p_.adj_x) return a + ao;
     const float* x = a + ao;
     for (int t = 0; t < k; ++t)
       for (int i = 0; i < m; ++i) at[static_cast<size_t>(i) * k + t] = x[static_cast<size_t>(t) * m + i];
     return at;
+  }
+  // One matrix of the right operand ([k, n], or [n, k] with adj_y) into
+  // the GEMM's panels.
+  void PackRight(const float* w, float* packed) const {
+    if (p_.adj_y) {
+      gemm_->pack(w, p_.n, p_.k, packed);
+    } else {
+      gemm_->pack_kn(w, p_.k, p_.n, packed);
+    }
   }
   void Rows(const float* lhs, const float* packed, float* out, int row_begin, int row_end) const {
     if (row_begin >= row_end) return;
@@ -176,8 +168,8 @@ class BatchMatMulOp : public CpuOp {
   std::vector<float> packed_b_;  // a constant right operand's panels, packed in Prepare
 };
 
-// ATTENTION: per batch (a head of a window or image), K packed for the
-// GEMM once, V transposed and packed once, then per block of kRowBlock query
+// ATTENTION: per batch (a head of a window or image), K and V packed for
+// the GEMMs once (from their rows as stored, no transpose), then per block of kRowBlock query
 // rows the scores Q K^T into a scratch of kRowBlock x N, scaled, biased and
 // softmaxed in place, and multiplied by V straight into the output: the
 // whole [M, N] score matrix is never written out. Batches over the threads
@@ -224,10 +216,10 @@ class AttentionOp : public CpuOp {
     gemm_ = args_.algorithm == AlgorithmPolicy::kReference ? nullptr : kernels().widest_gemm();
     scratch_floats_ = 0;
     if (gemm_) {
-      const size_t n = p_.n, d = p_.d, dv = p_.dv;
+      const size_t n = p_.n;
       packed_k_ = gemm_->packed_floats(p_.n, p_.d);
       packed_v_ = gemm_->packed_floats(p_.dv, p_.n);
-      per_task_ = packed_k_ + packed_v_ + std::max(n * d, n * dv) + static_cast<size_t>(kRowBlock) * n;
+      per_task_ = packed_k_ + packed_v_ + static_cast<size_t>(kRowBlock) * n;
       scratch_floats_ = per_task_ * threads();
     }
     return Status::Ok();
@@ -266,27 +258,24 @@ class AttentionOp : public CpuOp {
   }
 
  private:
-  // Packs batch b's K ([n, d] rows) and V^T ([dv, n] rows) into `scratch`.
+  // Packs batch b's K (the GEMM's [n, d] rows, or [d, n] when transposed)
+  // and V ([n, dv]: the second GEMM's right operand as stored) into
+  // `scratch`.
   void Pack(long long b, float* scratch) const {
     const int n = p_.n, d = p_.d, dv = p_.dv;
-    float* tmp = scratch + packed_k_ + packed_v_;
     const float* k = In(1) + b * static_cast<long long>(n) * d;
-    if (p_.k_transposed) {  // [d, n] -> [n, d]
-      for (int t = 0; t < d; ++t)
-        for (int j = 0; j < n; ++j) tmp[static_cast<size_t>(j) * d + t] = k[static_cast<size_t>(t) * n + j];
-      k = tmp;
+    if (p_.k_transposed) {
+      gemm_->pack_kn(k, d, n, scratch);
+    } else {
+      gemm_->pack(k, n, d, scratch);
     }
-    gemm_->pack(k, n, d, scratch);
-    const float* v = In(2) + b * static_cast<long long>(n) * dv;
-    for (int j = 0; j < n; ++j)
-      for (int c = 0; c < dv; ++c) tmp[static_cast<size_t>(c) * n + j] = v[static_cast<size_t>(j) * dv + c];
-    gemm_->pack(tmp, dv, n, scratch + packed_k_);
+    gemm_->pack_kn(In(2) + b * static_cast<long long>(n) * dv, n, dv, scratch + packed_k_);
   }
   // Query rows [r0, r1) of batch b with the packed operands in `packed` and
   // the score block in `own`'s scratch.
   void Rows(long long b, const float* packed, float* own, int r0, int r1) const {
     const int n = p_.n, rows = r1 - r0;
-    float* s = own + packed_k_ + packed_v_ + std::max(static_cast<size_t>(n) * p_.d, static_cast<size_t>(n) * p_.dv);
+    float* s = own + packed_k_ + packed_v_;
     const float* q = In(0) + (b * p_.m + r0) * static_cast<long long>(p_.d);
     gemm_->gemm(rows, n, p_.d, q, p_.d, packed, nullptr, FusedActivation::kNone, s, n);
     const float* bias = p_.has_bias ? In(3) + AttentionBiasOffset(p_, b) : nullptr;

@@ -25,6 +25,7 @@ GemmKernels Gemm8x12(bool fp16) {
   g.nr = kGemmNr;
   g.packed_floats = PackedWeightsFloats12;
   g.pack = PackWeightsNK12;
+  g.pack_kn = PackPanelsKN<kGemmNr>;
   g.gemm = GemmF32Neon;
   if (fp16) {
     g.pack_f16 = PackWeightsNK12Half;

@@ -97,6 +97,7 @@ GemmKernels NarrowGemm() {
   g.nr = kGemmNr;
   g.packed_floats = PackedWeightsFloats;
   g.pack = PackWeightsNK;
+  g.pack_kn = PackPanelsKN<kGemmNr>;
   g.gemm = GemmF32Avx2;
   return g;
 }
@@ -109,6 +110,7 @@ GemmKernels WideGemm(bool bf16) {
   g.nr = kGemm512Nr;
   g.packed_floats = PackedWeightsFloats512;
   g.pack = PackWeightsNK512;
+  g.pack_kn = PackPanelsKN<kGemm512Nr>;
   g.gemm = GemmF32Avx512;
   g.gemm_residual = GemmF32Avx512Residual;
   g.gemv = GemvF32Avx512;
