@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/ir/ops/volume_ops.h"
 #include "inference/optimize/math_fusions.h"
 
 namespace rill::inference::optimize {
@@ -255,6 +256,7 @@ int FuseActivations(ir::Graph* g) {
       case OpType::kMaxPool2D: case OpType::kAveragePool2D:
         break;
       default:
+        if (prod.type == ir::Conv3dOp()) break;  // a registered op: its epilogue applies it
         continue;
     }
     if (prod.attrs.activation != ir::Activation::kNone || HasFusedPRelu(prod)) continue;

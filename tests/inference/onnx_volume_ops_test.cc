@@ -4,6 +4,7 @@
 // Runtime: strides, pads, dilations, groups, auto_pad, ceil_mode and
 // count_include_pad, on odd sizes (onnx_op_test_util.h: optimized and
 // reference kernels, 1 and 2 threads).
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,11 @@ void RunPool(const std::string& op, const std::vector<int64_t>& x, const std::ve
 TEST(OnnxVolumeOpsTest, Pool3d) {
   RunPool("MaxPool", {1, 3, 6, 9, 8}, {2, 3, 3}, {2, 2, 2}, {0, 1, 1, 0, 1, 1}, 0, 0);
   RunPool("MaxPool", {1, 2, 5, 7, 7}, {3, 3, 3}, {2, 2, 2}, {}, 1, 0);
+  // S3D's: (1, 3, 3) stride (1, 2, 2) with H/W padding, (3, 3, 3) stride 1
+  // pad 1 in its inception branches, (2, 2, 2) stride 2.
+  RunPool("MaxPool", {1, 4, 5, 11, 10}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1, 0, 1, 1}, 0, 0);
+  RunPool("MaxPool", {2, 3, 4, 6, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}, 0, 0);
+  RunPool("MaxPool", {1, 2, 7, 9, 9}, {2, 2, 2}, {2, 2, 2}, {}, 1, 0);
   RunPool("AveragePool", {2, 3, 5, 6, 7}, {3, 3, 3}, {1, 2, 2}, {1, 1, 1, 1, 1, 1}, 0, 0);
   RunPool("AveragePool", {1, 2, 5, 6, 7}, {3, 3, 3}, {1, 2, 2}, {1, 1, 1, 1, 1, 1}, 0, 1);
   RunPool("AveragePool", {1, 2, 6, 7, 7}, {2, 2, 2}, {2, 2, 2}, {}, 1, 0);
@@ -142,7 +148,33 @@ TEST(OnnxVolumeOpsTest, VideoBlock) {
   g.Node("Flatten", {"p"}, {"f"});
   OnnxGraph::Attr(g.Node("Gemm", {"f", "fc"}, {"y"}), "transB", int64_t{1});
   g.Output("y");
+  // Both ReLUs fuse: the first into its CONV_3D's epilogue, the second into
+  // the ADD.
+  const std::shared_ptr<const Model> m = LoadOnnxGraph(g, "video_block.onnx", /*optimize=*/true);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(CountOps(*m, "RELU"), 0);
+  EXPECT_EQ(CountOps(*m, "CONV_3D"), 2);
   ExpectMatchesOrt(g, {{"x", {1, 3, 4, 16, 16}, RandomValues(3 * 4 * 256)}});
+}
+
+// A pointwise 3-D convolution (S3D's inception branches) over more output
+// voxels than one block, more channels than one GEMM row tile, then ReLU;
+// and one with no bias whose output rows end mid-panel.
+TEST(OnnxVolumeOpsTest, PointwiseConv3dWithRelu) {
+  for (bool bias : {true, false}) {
+    OnnxGraph g;
+    g.Input("x", {1, 24, 3, 21, 19});
+    g.Initializer("w", {13, 24, 1, 1, 1}, RandomValues(13 * 24, -1, 1, 14));
+    std::vector<std::string> in = {"x", "w"};
+    if (bias) {
+      g.Initializer("b", {13}, RandomValues(13, -1, 1, 15));
+      in.push_back("b");
+    }
+    g.Node("Conv", in, {"c"});
+    g.Node("Relu", {"c"}, {"y"});
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", {1, 24, 3, 21, 19}, RandomValues(24 * 3 * 21 * 19)}});
+  }
 }
 
 }  // namespace
