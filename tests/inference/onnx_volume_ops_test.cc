@@ -50,6 +50,11 @@ TEST(OnnxVolumeOpsTest, Conv3d) {
   // Dilation, asymmetric pads, groups, a batch of 2, SAME_UPPER.
   RunConv({{2, 4, 6, 8, 7}, {6, 2, 3, 3, 2}, {1, 1, 2}, {2, 1, 1}, {2, 0, 1, 1, 2, 0}, 2, "", true});
   RunConv({{1, 3, 5, 6, 7}, {4, 3, 3, 3, 3}, {2, 2, 2}, {}, {}, 1, "SAME_UPPER", true});
+  // Depthwise (group = channels: MViT's pooling convs), strided (1, 4, 4)
+  // and (1, 2, 2), with pads, a dilation, a stride along W of 3.
+  RunConv({{1, 6, 4, 13, 15}, {6, 1, 3, 3, 3}, {1, 4, 4}, {}, {1, 1, 1, 1, 1, 1}, 6, "", true});
+  RunConv({{2, 4, 5, 9, 8}, {4, 1, 3, 3, 3}, {1, 2, 2}, {1, 2, 1}, {1, 2, 1, 1, 2, 1}, 4, "", false});
+  RunConv({{1, 3, 3, 7, 11}, {3, 1, 1, 3, 3}, {1, 1, 3}, {}, {0, 1, 1, 0, 1, 1}, 3, "", true});
   // Many channels: several row blocks and more than one GEMM panel.
   RunConv({{1, 40, 4, 12, 12}, {70, 40, 3, 3, 3}, {}, {}, {1, 1, 1, 1, 1, 1}, 1, "", true});
 }

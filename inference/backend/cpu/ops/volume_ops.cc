@@ -9,8 +9,10 @@
 // contiguous input values along W at stride 1) and multiplied into the
 // output's channel rows, so the output needs no transpose and a fused
 // activation (optimize::FuseActivations) is applied in the GEMM's epilogue.
-// The blocks of every group run over the backend's threads. Without a table
-// GEMM (kReference) it runs the reference loops.
+// The blocks of every group run over the backend's threads. A depthwise
+// CONV_3D (one input and one output channel per group: MViT's pooling)
+// runs direct loops per channel instead, each tap adding a shifted input
+// row. Without a table GEMM (kReference) it runs the reference loops.
 //
 // MAX POOL_3D takes the window's maximum one axis at a time (W, then H,
 // then D: max is separable and exact), each pass a contiguous loop; average
@@ -36,6 +38,7 @@ class Conv3dOp : public CpuOp {
   using CpuOp::CpuOp;
 
   std::string name() const override {
+    if (depthwise_) return "conv3d_depthwise";
     return gemm_ != nullptr ? std::string("conv3d_gemm_") + gemm_->name : "conv3d_ref";
   }
 
@@ -53,6 +56,10 @@ class Conv3dOp : public CpuOp {
                                                                                        : nullptr;
     scratch_floats_ = 0;
     filter_.clear();
+    // One input and one output channel per group (MViT's pooling convs):
+    // a GEMM of one row per group would waste its tile; direct loops.
+    depthwise_ = gemm_ != nullptr && attrs_->group > 1 && w[1] == 1 && out_per_group_ == 1;
+    if (depthwise_) gemm_ = nullptr;
     if (gemm_ != nullptr) {
       // The filter rows with the bias as column K (one more multiply-add
       // with a row of ones; none without a bias).
@@ -81,6 +88,11 @@ class Conv3dOp : public CpuOp {
     const Shape& xs = InShape(0);
     const Shape& ws = InShape(1);
     const Shape& ys = OutShape();
+    if (depthwise_) {
+      auto plane = [&](int nc, int) { DepthwisePlane(nc / ys[1], nc % ys[1]); };
+      ParallelFor(ys[0] * ys[1], plane);
+      return;
+    }
     if (gemm_ == nullptr) {
       for (int n = 0; n < xs[0]; ++n) {
         auto channels = [&](int o, int) {
@@ -114,6 +126,52 @@ class Conv3dOp : public CpuOp {
     float* y = Out() + (static_cast<size_t>(n) * ys[1] + static_cast<size_t>(g) * out_per_group_) * voxels_ + v0;
     gemm_->gemm(out_per_group_, cols, ka_, filter_.data() + static_cast<size_t>(g) * out_per_group_ * ka_, ka_, col,
                 nullptr, act_, y, static_cast<int>(voxels_));
+  }
+
+  // Output channel c of batch n of a depthwise conv: each kernel tap adds
+  // its weight times a shifted input row to the output rows (the valid
+  // outputs of that tap only), then the bias and the activation.
+  void DepthwisePlane(int n, int c) const {
+    const Shape& xs = InShape(0);
+    const Shape& ws = InShape(1);
+    const Shape& ys = OutShape();
+    const ir::Conv3dAttrs& a = *attrs_;
+    const int D = xs[2], H = xs[3], W = xs[4], OD = ys[2], OH = ys[3], OW = ys[4];
+    const int kd = ws[2], kh = ws[3], kw = ws[4];
+    const int sw = a.stride[2], pw = a.pad_begin[2], dw = a.dilation[2];
+    const float* x = In(0) + (static_cast<size_t>(n) * xs[1] + c) * D * H * W;
+    const float* w = In(1) + static_cast<size_t>(c) * kd * kh * kw;
+    const float b = HasInput(2) ? In(2)[c] : 0.0f;
+    float* y = Out() + (static_cast<size_t>(n) * ys[1] + c) * voxels_;
+    for (int od = 0; od < OD; ++od) {
+      for (int oh = 0; oh < OH; ++oh) {
+        float* yr = y + (static_cast<size_t>(od) * OH + oh) * OW;
+        std::fill(yr, yr + OW, 0.0f);
+        for (int t = 0; t < kd; ++t) {
+          const int id = od * a.stride[0] - a.pad_begin[0] + t * a.dilation[0];
+          if (id < 0 || id >= D) continue;
+          for (int i = 0; i < kh; ++i) {
+            const int ih = oh * a.stride[1] - a.pad_begin[1] + i * a.dilation[1];
+            if (ih < 0 || ih >= H) continue;
+            const float* xr = x + (static_cast<size_t>(id) * H + ih) * W;
+            for (int j = 0; j < kw; ++j) {
+              const float wt = w[(t * kh + i) * kw + j];
+              // Outputs whose input column ow * sw - pw + j * dw is inside.
+              const int off = j * dw - pw;
+              const int lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+              const int hi = W - 1 - off < 0 ? 0 : std::min(OW, (W - 1 - off) / sw + 1);
+              if (sw == 1) {
+                const float* xs1 = xr + off;
+                for (int ow = lo; ow < hi; ++ow) yr[ow] += wt * xs1[ow];
+              } else {
+                for (int ow = lo; ow < hi; ++ow) yr[ow] += wt * xr[ow * sw + off];
+              }
+            }
+          }
+        }
+        for (int ow = 0; ow < OW; ++ow) yr[ow] = ApplyActivation(yr[ow] + b, act_);
+      }
+    }
   }
 
   // im2col of voxels [v0, v0 + cols) into the GEMM's panels: panel q holds
@@ -187,6 +245,7 @@ class Conv3dOp : public CpuOp {
   std::vector<float> filter_;          // [O, ka_]: each filter row, then its bias
   FusedActivation act_ = FusedActivation::kNone;
   bool bias_row_ = false;
+  bool depthwise_ = false;
   int k_ = 0, ka_ = 0, out_per_group_ = 0, block_ = 0;
   long long voxels_ = 0;
   size_t scratch_floats_ = 0;
