@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/ir/conv_geometry.h"
 #include "inference/ir/ops/volume_ops.h"
 #include "inference/optimize/math_fusions.h"
 
@@ -129,6 +130,87 @@ int FoldPadIntoConv(ir::Graph* g) {
   }
   Sweep(g, dead);
   return folded;
+}
+
+namespace {
+
+// The kernel taps [*lo, *hi] along one axis that read the input (not only
+// padding) at some output position; false when none does.
+bool LiveTaps(int in, int out, int kernel, int stride, int dilation, int pad, int* lo, int* hi) {
+  *lo = kernel;
+  *hi = -1;
+  for (int t = 0; t < kernel; ++t) {
+    const long long offset = static_cast<long long>(t) * dilation - pad;  // input position of output 0
+    // The first output whose position is >= 0, and whether it is < in.
+    const long long o = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
+    if (o < out && o * stride + offset < in) {
+      *lo = std::min(*lo, t);
+      *hi = t;
+    }
+  }
+  return *hi >= 0;
+}
+
+}  // namespace
+
+int CropDeadConvTaps(ir::Graph* g) {
+  std::vector<Shape> shape = g->InitialShapes();
+  if (!g->InferShapes(&shape).ok()) return 0;
+  const std::vector<int> readers = ReaderCounts(*g);
+  int cropped = 0;
+  for (Node& conv : g->nodes) {
+    if (!IsConv(conv.type) || conv.inputs.size() < 2 || conv.outputs.empty()) continue;
+    const int wid = conv.inputs[1];
+    if (!IsFloatConst(*g, wid) || conv.inputs[0] < 0) continue;
+    const Shape& x = shape[conv.inputs[0]];
+    const Shape& y = shape[conv.outputs[0]];
+    const Shape w = g->tensors[wid].shape;  // [O, kh, kw, I] or [1, kh, kw, C]
+    if (x.size() != 4 || y.size() != 4 || w.size() != 4 || ir::HasDynamicDim(x) || ir::HasDynamicDim(y)) continue;
+    ir::OpAttrs& a = conv.attrs;
+    int pads[4];  // top, bottom, left, right
+    if (a.padding == ir::Padding::kExplicit) {
+      pads[0] = a.pad_top, pads[1] = a.pad_bottom, pads[2] = a.pad_left, pads[3] = a.pad_right;
+    } else {
+      const int kh = (w[1] - 1) * a.dilation_h + 1, kw = (w[2] - 1) * a.dilation_w + 1;
+      const int th = std::max((y[1] - 1) * a.stride_h + kh - x[1], 0), tw = std::max((y[2] - 1) * a.stride_w + kw - x[2], 0);
+      pads[0] = ir::WindowPadBefore(x[1], y[1], w[1], a.stride_h, a.dilation_h, a.padding);
+      pads[2] = ir::WindowPadBefore(x[2], y[2], w[2], a.stride_w, a.dilation_w, a.padding);
+      pads[1] = th - pads[0];
+      pads[3] = tw - pads[2];
+    }
+    int lo_h = 0, hi_h = 0, lo_w = 0, hi_w = 0;
+    if (!LiveTaps(x[1], y[1], w[1], a.stride_h, a.dilation_h, pads[0], &lo_h, &hi_h) ||
+        !LiveTaps(x[2], y[2], w[2], a.stride_w, a.dilation_w, pads[2], &lo_w, &hi_w)) {
+      continue;  // no tap reads anything: left as it is
+    }
+    if (lo_h == 0 && hi_h == w[1] - 1 && lo_w == 0 && hi_w == w[2] - 1) continue;
+    const int top = pads[0] - lo_h * a.dilation_h, bottom = pads[1] - (w[1] - 1 - hi_h) * a.dilation_h;
+    const int left = pads[2] - lo_w * a.dilation_w, right = pads[3] - (w[2] - 1 - hi_w) * a.dilation_w;
+    if (top < 0 || bottom < 0 || left < 0 || right < 0) continue;
+    const int kh = hi_h - lo_h + 1, kw = hi_w - lo_w + 1;
+    const std::vector<float> full = Floats(*g, wid);
+    std::vector<float> crop(static_cast<size_t>(w[0]) * kh * kw * w[3]);
+    for (int o = 0; o < w[0]; ++o) {
+      for (int i = 0; i < kh; ++i) {
+        for (int j = 0; j < kw; ++j) {
+          const float* src = full.data() + ((static_cast<size_t>(o) * w[1] + lo_h + i) * w[2] + lo_w + j) * w[3];
+          std::memcpy(crop.data() + ((static_cast<size_t>(o) * kh + i) * kw + j) * w[3], src, sizeof(float) * w[3]);
+        }
+      }
+    }
+    const Shape cropped_shape = {w[0], kh, kw, w[3]};
+    if (readers[wid] == 1) {
+      std::vector<uint8_t> bytes(crop.size() * 4);
+      std::memcpy(bytes.data(), crop.data(), bytes.size());
+      g->SetConstant(wid, DataType::kFloat32, cropped_shape, std::move(bytes));
+    } else {
+      conv.inputs[1] = AddFloatConst(g, g->tensors[wid].name + "/cropped", cropped_shape, crop);
+    }
+    a.padding = ir::Padding::kExplicit;
+    a.pad_top = top, a.pad_bottom = bottom, a.pad_left = left, a.pad_right = right;
+    ++cropped;
+  }
+  return cropped;
 }
 
 int FoldAffineIntoConv(ir::Graph* g) {
@@ -674,6 +756,8 @@ Status Optimize(ir::Graph* g) {
     changes += RemoveDeadNodes(g);
     if (changes == 0) break;
   }
+  // After the pads folded into the convs, before the PRELUs and blocks.
+  CropDeadConvTaps(g);
   // After the passes above (a conv's PRELU ends what fuses into it), before
   // the blocks (which take the project conv's PRELU).
   FusePRelu(g);

@@ -12,6 +12,13 @@ namespace rill::inference::optimize {
 // Zero PAD of height/width in front of a convolution becomes the conv's own
 // (explicit) padding.
 int FoldPadIntoConv(ir::Graph* g);
+// Kernel rows and columns of a conv (CONV_2D, DEPTHWISE_CONV_2D) that read
+// only padding at every output position (DeepLabV3's ASPP convs, dilated 36
+// on a 32x32 map: all taps but the centre) are cropped from its constant
+// filter, the padding shrunk to match: the same outputs (those taps only
+// ever multiplied zeros) for fewer multiply-adds (the ASPP conv becomes a
+// pointwise one, 9x fewer). Needs the input's size at load.
+int CropDeadConvTaps(ir::Graph* g);
 // A per-channel MUL and then ADD by constants after a conv (batch norm, as
 // the ONNX importer writes it) are folded into the conv's weights and bias.
 int FoldAffineIntoConv(ir::Graph* g);
