@@ -9,9 +9,11 @@ then timed beside ONNX Runtime at 1 and 2 threads
 table, with the machine and the command.
 
 usage: /usr/bin/python3 benchmarks/zoo/model_zoo.py [--dir=DIR] [--models=a,b]
-           [--threads=1,2] [--runs=N] [--no_bench]
+           [--threads=1,2] [--runs=N] [--clock=wall|cpu] [--no_bench]
   --dir      where the exports are kept (default ~/.cache/rill-zoo); reused
   --models   a subset of export_zoo.ZOO (default: all)
+  --clock    bench_engines' clock: wall (default) or cpu, each run's process
+             CPU time (for 1 thread on a busy shared machine)
   --no_bench only import and compare
 
 Runs the binaries of the checkout it is in (its bazel-bin, so a worktree
@@ -118,7 +120,8 @@ def match_detections(path, input_path, task):
 
 
 def main():
-    args = {"dir": os.path.expanduser("~/.cache/rill-zoo"), "models": "", "threads": "1,2", "runs": "10"}
+    args = {"dir": os.path.expanduser("~/.cache/rill-zoo"), "models": "", "threads": "1,2", "runs": "10",
+            "clock": "wall"}
     bench = True
     for a in sys.argv[1:]:
         if a == "--no_bench":
@@ -151,11 +154,13 @@ def main():
     machine = ""
     if bench and passing:
         r = subprocess.run([BENCH, "--json", "--models=" + ",".join(passing), "--threads=" + args["threads"],
-                            "--runs=" + args["runs"], args["dir"]], capture_output=True, text=True, cwd=ROOT)
+                            "--runs=" + args["runs"], "--clock=" + args["clock"], args["dir"]], capture_output=True, text=True,
+                           cwd=ROOT)
         if r.stdout.strip().startswith("{"):
             j = json.loads(r.stdout)
             m = j["machine"]
-            machine = "%s, %d CPUs, ONNX Runtime %s" % (m["cpu"], m["cpus"], j["onnxruntime"])
+            machine = "%s, %d CPUs, ONNX Runtime %s, %s time" % (m["cpu"], m["cpus"], j["onnxruntime"],
+                                                                  "process CPU" if j.get("clock") == "cpu" else "wall")
             for row in j["onnx"]:
                 timing[(row["model"], row["threads"])] = row
         else:
