@@ -18,6 +18,7 @@ struct TfliteTensor {
   std::vector<int32_t> shape;
   std::vector<float> data;  // empty: an activation (unless int_data is set)
   std::vector<int32_t> int_data;  // an INT32 constant
+  bool variable = false;          // is_variable: state carried from run to run (no buffer)
 };
 
 // One operator of a TfliteModel: a builtin code (32, CUSTOM, with `custom`
@@ -38,7 +39,8 @@ struct TfliteOp {
 };
 
 // A model running `ops` in order. Graph inputs are the activations that ops
-// read and none writes; graph outputs are `outputs`.
+// read and none writes (variables are not inputs); graph outputs are
+// `outputs`.
 inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors, const std::vector<TfliteOp>& ops,
                                         const std::vector<int32_t>& outputs) {
   using flatbuffers::FieldIndexToOffset;
@@ -68,6 +70,7 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
     b.AddElement<int8_t>(FieldIndexToOffset(1), is_int ? 2 : 0, -1);  // INT32 or FLOAT32
     b.AddElement<uint32_t>(FieldIndexToOffset(2), buffer, 0xFFFFFFFFu);
     b.AddOffset(FieldIndexToOffset(3), name);
+    if (t.variable) b.AddElement<uint8_t>(FieldIndexToOffset(5), 1, 0);
     tensor_tables.push_back(Offset<void>(b.EndTable(start)));
   }
   std::vector<int32_t> graph_inputs;
@@ -79,6 +82,7 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
       }
       bool listed = false;
       for (int32_t g : graph_inputs) listed = listed || g == i;
+      if (i < 0 || tensors[i].variable) continue;  // absent optional input; state
       if (tensors[i].data.empty() && tensors[i].int_data.empty() && !written && !listed) graph_inputs.push_back(i);
     }
   }
