@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "inference/tools/ort_runner.h"
 #include "rill/inference/inference.h"
+#include "tests/inference/counting_new.h"  // streaming runs must not allocate
 #include "tests/inference/onnx_op_test_util.h"
 #include "tests/inference/test_util.h"
 #include "tests/inference/tflite_test_models.h"
@@ -433,6 +434,11 @@ void Check(const Spec& s, bool ort = false) {
     ASSERT_EQ(static_cast<size_t>(sess.input(0)->num_elements()), in.size());
     std::memcpy(sess.input(0)->data(), in.data(), in.size() * 4);
     ASSERT_TRUE(sess.Run().ok());
+    if (config.algorithm != AlgorithmPolicy::kReference) {  // the packed-weights execution ran
+      bool packed = false;
+      for (const std::string& name : sess.KernelNames()) packed = packed || name.find("_gemm_") != std::string::npos;
+      EXPECT_TRUE(packed);
+    }
     for (size_t k = 0; k < want.size(); ++k) {
       ExpectNear(OutputValues(sess, static_cast<int>(k)), want[k], 2e-5f,
                  std::string(config.algorithm == AlgorithmPolicy::kReference ? "reference" : "optimized") +
@@ -673,6 +679,31 @@ TEST(TfliteRecurrent, RunsOnTheSameInputAdvanceTheState) {
   std::memcpy((*session)->input(0)->data(), x.data(), x.size() * 4);
   ASSERT_TRUE((*session)->Run().ok());
   ExpectNear(OutputValues(**session, 0), first, 0.0f, "after Resize");
+}
+
+// Carrying the state is a copy: runs with the optimized kernels (the
+// projection too) and ResetVariables allocate nothing.
+TEST(TfliteRecurrent, StreamingRunsDoNotAllocate) {
+  Spec s;
+  s.steps = 3;
+  s.peephole = true;
+  s.projection = 4;
+  const std::vector<uint8_t> bytes = BuildTflite(s, {MakeWeights(s, 9)});
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "alloc.tflite");
+  ASSERT_TRUE(model.ok());
+  for (int threads : {1, 2}) {
+    SessionConfig config;
+    config.num_threads = threads;
+    auto session = Session::Create(*model, config);
+    ASSERT_TRUE(session.ok());
+    ASSERT_TRUE((*session)->Run().ok());  // warm-up
+    rill::testing::StartCountingAllocations();
+    for (int k = 0; k < 3; ++k) ASSERT_TRUE((*session)->Run().ok());
+    (*session)->ResetVariables();
+    ASSERT_TRUE((*session)->Run().ok());
+    const long allocations = rill::testing::StopCountingAllocations();
+    EXPECT_EQ(allocations, 0) << threads << " thread(s)";
+  }
 }
 
 }  // namespace

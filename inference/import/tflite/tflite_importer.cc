@@ -113,6 +113,9 @@ class Importer {
         graph_->variables.push_back({static_cast<int>(id), updated[id]});
       } else if (read[id]) {
         const Shape shape = t.shape;
+        if (NumElements(shape) > (int64_t{1} << 28)) {
+          return InvalidArgumentError(graph_->source + ": variable tensor '" + t.name + "' is too large");
+        }
         graph_->SetConstant(static_cast<int>(id), DataType::kFloat32, shape,
                             std::vector<uint8_t>(static_cast<size_t>(NumElements(shape)) * 4, 0));
       }
