@@ -51,6 +51,7 @@ struct Spec {
   bool peephole = false, cifg = false, layer_norm = false, proj_bias = true;
   float cell_clip = 0.0f, proj_clip = 0.0f;
   int act = 4;  // TFLite's fused activation: 0 NONE, 1 RELU, 2 RELU_N1_TO_1, 3 RELU6, 4 TANH
+  int kernel_type = 0;  // LSTM (one step): 0 FULL, 1 BASIC
   unsigned seed = 1;
   int state() const { return projection > 0 ? projection : hidden; }
   int dirs() const { return bidirectional ? 2 : 1; }
@@ -307,6 +308,8 @@ std::vector<uint8_t> BuildTflite(const Spec& s, const std::vector<Weights>& ws) 
       g_lstm_options.field4 = s.time_major;
     } else if (!s.one_step) {
       g_lstm_options.field3 = s.time_major;
+    } else {
+      g_lstm_options.field3 = s.kernel_type;
     }
     op.options = LstmOptions;
   } else {
@@ -582,6 +585,29 @@ TEST(TfliteRecurrent, HandWorkedOneUnit) {
     ASSERT_TRUE((*session)->Run().ok());
     EXPECT_NEAR((*session)->output(0)->data_as<float>()[0], clip > 0 ? 0.062039f : 0.174270f, 1e-6f);
   }
+}
+
+// What the engine cannot run is an UNIMPLEMENTED import error naming the
+// node and the option.
+TEST(TfliteRecurrent, UnsupportedFormsAreNamed) {
+  auto import_error = [](const Spec& s, const std::vector<Weights>& ws) {
+    const std::vector<uint8_t> bytes = BuildTflite(s, ws);
+    auto model = Model::FromBuffer(bytes.data(), bytes.size(), "unsupported.tflite");
+    EXPECT_FALSE(model.ok());
+    return model.ok() ? Status::Ok() : model.status();
+  };
+  Spec basic;
+  basic.one_step = true;
+  basic.kernel_type = 1;
+  Status st = import_error(basic, {MakeWeights(basic, 1)});
+  EXPECT_EQ(st.code(), StatusCode::kUnimplemented);
+  EXPECT_NE(st.message().find("kernel_type"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("LSTM"), std::string::npos) << st.ToString();
+  Spec sign_bit;
+  sign_bit.act = 5;
+  st = import_error(sign_bit, {MakeWeights(sign_bit, 1)});
+  EXPECT_EQ(st.code(), StatusCode::kUnimplemented);
+  EXPECT_NE(st.message().find("fused_activation_function"), std::string::npos) << st.ToString();
 }
 
 // ---- variable tensors: state from run to run --------------------------------

@@ -214,6 +214,10 @@ Status Lstm(ConverterContext& c) {
     time_major = c.Option<uint8_t>(4, 1) != 0;
   } else {
     time_major = c.Option<uint8_t>(3, 0) != 0;
+    // asymmetric_quantize_inputs 4 (hybrid weights only); diagonal_recurrent_tensors 5.
+    if (c.Option<uint8_t>(5, 0) != 0) {
+      return c.UnsupportedAttribute("diagonal_recurrent_tensors", "diagonal recurrent weights");
+    }
   }
   if (bidirectional && Present(c, 39)) return c.Unsupported("an auxiliary input");
   if (c.node().outputs.size() != (bidirectional && !merge ? 2u : 1u)) {
