@@ -112,7 +112,7 @@ std::vector<float> Reference(const Spec& s, const std::vector<Weights>& ws, cons
             float acc = 0.0f;
             for (int i = 0; i < I; ++i) acc += w.w[k][static_cast<size_t>(u) * I + i] * xb[i];
             for (int j = 0; j < Hs; ++j) acc += w.r[k][static_cast<size_t>(u) * Hs + j] * hb[j];
-            if (s.peephole && k != 2) acc += w.peep[k == 3 ? 2 : k][u] * cstate[u];
+            if (s.lstm && s.peephole && k != 2) acc += w.peep[k == 3 ? 2 : k][u] * cstate[u];
             v[u] = acc;
           }
           if (s.layer_norm) {
@@ -238,22 +238,23 @@ flatbuffers::uoffset_t (*RnnOptionsFor(const Spec& s))(flatbuffers::FlatBufferBu
                       : (s.merge ? SequenceRnnOptions<4, false, true> : SequenceRnnOptions<4, false, false>);
 }
 
-std::vector<uint8_t> BuildTflite(const Spec& s, const std::vector<Weights>& ws) {
+// Appends the op of `s` reading tensor `x` (its tensors named from
+// `prefix`) to `t`; returns the op.
+TfliteOp AppendOp(const Spec& s, const std::vector<Weights>& ws, int32_t x, const std::string& prefix,
+                  std::vector<TfliteTensor>* tensors) {
   const int S = s.steps, B = s.batch, I = s.input, H = s.hidden, Hs = s.state();
-  std::vector<TfliteTensor> t;
-  const Shape xs = s.one_step ? Shape{B, I} : s.time_major ? Shape{S, B, I} : Shape{B, S, I};
-  t.push_back({"x", xs, {}, {}});
+  std::vector<TfliteTensor>& t = *tensors;
   auto add = [&](const std::string& name, const Shape& shape, const std::vector<float>& data) {
-    t.push_back({name, shape, data, {}});
+    t.push_back({prefix + name, shape, data, {}});
     return static_cast<int32_t>(t.size() - 1);
   };
   auto add_state = [&](const std::string& name, const Shape& shape) {
-    TfliteTensor v{name, shape, {}, {}};
+    TfliteTensor v{prefix + name, shape, {}, {}};
     v.variable = true;
     t.push_back(v);
     return static_cast<int32_t>(t.size() - 1);
   };
-  std::vector<int32_t> in = {0};
+  std::vector<int32_t> in = {x};
   std::vector<int32_t> states;
   for (int d = 0; d < s.dirs(); ++d) {
     const Weights& w = ws[d];
@@ -317,7 +318,15 @@ std::vector<uint8_t> BuildTflite(const Spec& s, const std::vector<Weights>& ws) 
     op.options_type = s.one_step ? kRnnOptions : s.bidirectional ? kBiSequenceRnnOptions : kSequenceRnnOptions;
     op.options = RnnOptionsFor(s);
   }
-  return testing::TfliteModel(t, {op}, outs);
+  return op;
+}
+
+std::vector<uint8_t> BuildTflite(const Spec& s, const std::vector<Weights>& ws) {
+  const Shape xs = s.one_step ? Shape{s.batch, s.input} : s.time_major ? Shape{s.steps, s.batch, s.input}
+                                                                        : Shape{s.batch, s.steps, s.input};
+  std::vector<TfliteTensor> t = {{"x", xs, {}, {}}};
+  const TfliteOp op = AppendOp(s, ws, 0, "", &t);
+  return testing::TfliteModel(t, {op}, op.outputs);
 }
 
 // x [S, B, I] (steps first) in the model's input layout.
@@ -678,6 +687,59 @@ TEST(TfliteRecurrent, VariablesCarryStateAcrossRuns) {
   Spec one_step;  // the one-step LSTM: one step per run
   one_step.one_step = true;
   CheckStreaming(one_step);
+}
+
+// Two stacked LSTMs (the second with a projection) and an RNN, time major:
+// three operators, five variables, streamed in two chunks against the
+// reference applied layer by layer to the whole sequence.
+TEST(TfliteRecurrent, StackedLayersStream) {
+  Spec a;
+  a.time_major = true;
+  a.steps = 3;
+  a.peephole = true;
+  Spec b = a;
+  b.input = a.hidden;
+  b.hidden = 4;
+  b.projection = 3;
+  b.seed = 7;
+  Spec c = a;
+  c.lstm = false;
+  c.input = b.projection;
+  c.hidden = 5;
+  c.seed = 11;
+  const std::vector<Weights> wa = {MakeWeights(a, a.seed)}, wb = {MakeWeights(b, b.seed)}, wc = {MakeWeights(c, c.seed)};
+  std::vector<TfliteTensor> t = {{"x", {a.steps, a.batch, a.input}, {}, {}}};
+  const TfliteOp op_a = AppendOp(a, wa, 0, "l1/", &t);
+  const TfliteOp op_b = AppendOp(b, wb, op_a.outputs[0], "l2/", &t);
+  const TfliteOp op_c = AppendOp(c, wc, op_b.outputs[0], "l3/", &t);
+  const std::vector<uint8_t> bytes = testing::TfliteModel(t, {op_a, op_b, op_c}, op_c.outputs);
+  // The whole sequence, steps first ([S, 1, B, H] is [S, B, H]).
+  const int total = 2 * a.steps;
+  const std::vector<float> x = RandomValues(static_cast<size_t>(total) * a.batch * a.input, -1.0f, 1.0f, 21);
+  Spec a6 = a, b6 = b, c6 = c;
+  a6.steps = b6.steps = c6.steps = total;
+  const std::vector<float> y = Reference(c6, wc, Reference(b6, wb, Reference(a6, wa, x)));
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "stacked.tflite");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (const SessionConfig& config : testing::PolicyThreadConfigs({1, 2})) {
+    auto session = Session::Create(*model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    Session& sess = **session;
+    EXPECT_EQ(sess.num_variables(), 5);
+    ASSERT_EQ(sess.num_inputs(), 1);
+    ASSERT_EQ(sess.num_outputs(), 1);
+    const size_t x_chunk = static_cast<size_t>(a.steps) * a.batch * a.input;
+    const size_t y_chunk = static_cast<size_t>(a.steps) * a.batch * c.hidden;
+    std::vector<float> first;
+    for (int k = 0; k < 3; ++k) {
+      const int chunk = k % 2;  // the third run: the first chunk again after a reset
+      if (k == 2) sess.ResetVariables();
+      std::memcpy(sess.input(0)->data(), x.data() + chunk * x_chunk, x_chunk * 4);
+      ASSERT_TRUE(sess.Run().ok());
+      ExpectNear(OutputValues(sess, 0), std::vector<float>(y.begin() + chunk * y_chunk, y.begin() + (chunk + 1) * y_chunk),
+                 5e-5f, "run " + std::to_string(k));
+    }
+  }
 }
 
 // Without a run in between, runs repeat; a third run continues from the
