@@ -241,11 +241,15 @@ Status Lstm(ConverterContext& c) {
   if (a->projection == 0 && Hs != H) return c.Invalid("output size " + std::to_string(Hs) + " without a projection");
   a->layer_norm = Present(c, first.layer_norm[1]);
   bool peephole = false;
+  // The required weights exist in the file before anything their shapes
+  // size is allocated (a corrupt file's shapes are not trusted).
+  std::vector<float> v;
+  RILL_INF_RETURN_IF_ERROR(ConstFloats(c, first.input_w[1], {H, I}, "input weights", &v));
+  RILL_INF_RETURN_IF_ERROR(ConstFloats(c, first.recurrent_w[1], {H, Hs}, "recurrent weights", &v));
 
   const size_t gh = static_cast<size_t>(4) * H;
   std::vector<float> w(dirs * gh * I, 0.0f), r(dirs * gh * Hs, 0.0f), b, p(dirs * 3 * static_cast<size_t>(H), 0.0f);
   std::vector<float> pw, pb, ln_c, ln_b;
-  std::vector<float> v;
   for (int d = 0; d < dirs; ++d) {
     const LstmInputs in = bidirectional ? BidirectionalLstmInputs(d) : UnidirectionalLstmInputs();
     if (Present(c, in.input_w[0]) == a->input_from_forget) return c.Unsupported("CIFG in one direction only");
@@ -361,7 +365,9 @@ Status Rnn(ConverterContext& c) {
   if (ws.size() != 2) return c.Invalid("weights " + ShapeToString(ws) + " must be [units, input]");
   const int H = ws[0], I = ws[1];
   a->hidden = H;
-  std::vector<float> w, r, b(static_cast<size_t>(dirs) * 2 * H, 0.0f), v;
+  std::vector<float> w, r, b, v;
+  RILL_INF_RETURN_IF_ERROR(ConstFloats(c, 1, {H, I}, "weights", &v));  // exists before b is sized by it
+  b.assign(static_cast<size_t>(dirs) * 2 * H, 0.0f);
   std::vector<int> h_inputs;
   for (int d = 0; d < dirs; ++d) {
     const int o = 4 * d;
