@@ -619,6 +619,47 @@ TEST(TfliteRecurrent, UnsupportedFormsAreNamed) {
   EXPECT_NE(st.message().find("fused_activation_function"), std::string::npos) << st.ToString();
 }
 
+// Layer norm, projection and its clip by hand: two cells, one input x = 1,
+// one step from zero states. Every gate's input weights [1, -1] give the
+// pre-activations [1, -1], normalized over the two cells to [1, -1] (mean 0,
+// variance 1), times the coefficients 0.5 and plus the bias 0: [0.5, -0.5].
+// So i = f = o = [sigmoid(0.5), sigmoid(-0.5)] = [0.622459, 0.377541],
+// g = [0.462117, -0.462117], c = i g = [0.287649, -0.174468],
+// o tanh(c) = [0.174270, -0.065208]; the projection [1, 1] plus 0.1 gives
+// 0.209061, which proj_clip 0.05 clips to 0.05.
+TEST(TfliteRecurrent, HandWorkedLayerNormProjection) {
+  for (float proj_clip : {0.0f, 0.05f}) {
+    Spec s;
+    s.steps = 1;
+    s.batch = 1;
+    s.input = 1;
+    s.hidden = 2;
+    s.projection = 1;
+    s.layer_norm = true;
+    s.proj_clip = proj_clip;
+    s.time_major = true;
+    Weights w;
+    for (int k = 0; k < 4; ++k) {
+      w.w[k] = {1.0f, -1.0f};
+      w.r[k] = {0.3f, 0.7f};  // the state is zero: no effect
+      w.bias[k] = {0.0f, 0.0f};
+      w.ln[k] = {0.5f, 0.5f};
+    }
+    w.proj_w = {1.0f, 1.0f};
+    w.proj_b = {0.1f};
+    const std::vector<uint8_t> bytes = BuildTflite(s, {w});
+    auto model = Model::FromBuffer(bytes.data(), bytes.size(), "ln_projection.tflite");
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    for (const SessionConfig& config : testing::PolicyThreadConfigs({1})) {
+      auto session = Session::Create(*model, config);
+      ASSERT_TRUE(session.ok());
+      (*session)->input(0)->data_as<float>()[0] = 1.0f;
+      ASSERT_TRUE((*session)->Run().ok());
+      EXPECT_NEAR((*session)->output(0)->data_as<float>()[0], proj_clip > 0 ? 0.05f : 0.209061f, 1e-5f);
+    }
+  }
+}
+
 // ---- variable tensors: state from run to run --------------------------------
 
 // Runs the model of `s` (whose steps are half of x's) on x's first and

@@ -36,8 +36,9 @@
 // input_from_forget (CIFG: i = 1 - f, f computed), cell_clip (c' clipped to
 // [-cell_clip, cell_clip] after its update), layer_norm (each gate's
 // pre-activation x W + h R + P . c normalized over its H units per row:
-// (v - mean) / sqrt(var) (var 0: sqrt(1e-8)), times [9], plus [10]), and the
-// projection h' = proj_clip(o . h(c') Wp^T + bp) (proj_clip 0: none).
+// (v - mean) / sqrt(var), var the mean squared deviation (0: 1e-8), times
+// [9], plus [10]), and the projection h' = proj_clip(o . h(c') Wp^T + bp)
+// (proj_clip 0: none).
 #ifndef RILL_INFERENCE_IR_OPS_RECURRENT_OPS_H_
 #define RILL_INFERENCE_IR_OPS_RECURRENT_OPS_H_
 

@@ -70,12 +70,14 @@ void RunRecurrentDirection(const ir::RecurrentAttrs& a, const RecurrentDims& d, 
                          const ir::RecurrentFunction& f) {
     for (int u = 0; u < H; ++u) g[u] = xg[u] + g[u] + (pe ? pe[u] * cb[u] : 0.0f);
     if (a.layer_norm) {
-      float sum = 0.0f, sum_sq = 0.0f;
-      for (int u = 0; u < H; ++u) {
-        sum += g[u];
-        sum_sq += g[u] * g[u];
-      }
-      const float mean = sum / H, variance = sum_sq / H - mean * mean;
+      // Two passes (TFLite's MeanStddevNormalization): the variance of the
+      // deviations, never negative; 0 takes the epsilon 1e-8.
+      float sum = 0.0f;
+      for (int u = 0; u < H; ++u) sum += g[u];
+      const float mean = sum / H;
+      float sum_sq = 0.0f;
+      for (int u = 0; u < H; ++u) sum_sq += (g[u] - mean) * (g[u] - mean);
+      const float variance = sum_sq / H;
       const float inv = 1.0f / std::sqrt(variance > 0.0f ? variance : 1e-8f);
       const float* coeff = in.ln_coeff + static_cast<size_t>(k) * H;
       const float* bias = in.ln_bias + static_cast<size_t>(k) * H;
