@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "inference/export/onnx_exporter.h"
 #include "inference/tools/ort_runner.h"
 #include "rill/inference/inference.h"
 #include "tests/inference/counting_new.h"  // streaming runs must not allocate
@@ -780,6 +781,77 @@ TEST(TfliteRecurrent, StackedLayersStream) {
       ExpectNear(OutputValues(sess, 0), std::vector<float>(y.begin() + chunk * y_chunk, y.begin() + (chunk + 1) * y_chunk),
                  5e-5f, "run " + std::to_string(k));
     }
+  }
+}
+
+// The imported graph exported to ONNX (onnx_exporter.h: the recurrent op
+// as ONNX's LSTM / RNN, the variables as explicit state inputs and
+// outputs) and run by ONNX Runtime, chunk by chunk with the state outputs
+// fed back as the next chunk's state inputs: the engine's streaming runs
+// (state carried inside the session) give the same outputs.
+TEST(TfliteRecurrent, ExportedGraphStreamsLikeTheEngine) {
+  Spec uni;
+  uni.steps = 3;
+  uni.peephole = true;
+  Spec bi;
+  bi.bidirectional = true;
+  bi.merge = false;
+  bi.time_major = true;
+  bi.steps = 3;
+  Spec rnn;
+  rnn.lstm = false;
+  rnn.bidirectional = true;
+  rnn.steps = 3;
+  rnn.act = 1;
+  Spec one_step;
+  one_step.one_step = true;
+  for (const Spec& s : {uni, bi, rnn, one_step}) {
+    std::vector<Weights> ws;
+    for (int d = 0; d < s.dirs(); ++d) ws.push_back(MakeWeights(s, s.seed + 100 * d));
+    const std::vector<uint8_t> bytes = BuildTflite(s, ws);
+    LoadOptions raw;
+    raw.optimize = false;
+    auto imported = Model::FromBuffer(bytes.data(), bytes.size(), "exported.tflite", raw);
+    ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+    const ir::Graph& g = (*imported)->graph();
+    auto onnx = onnx_export::ExportOnnx(g);
+    ASSERT_TRUE(onnx.ok()) << onnx.status().ToString();
+    const std::string path = ::testing::TempDir() + "/tflite_recurrent.exported.onnx";
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << *onnx;
+    auto runner = ort::OrtRunner::Create(path);
+    ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+    auto model = Model::FromBuffer(bytes.data(), bytes.size(), "exported.tflite");
+    ASSERT_TRUE(model.ok());
+    auto session = Session::Create(*model);
+    ASSERT_TRUE(session.ok());
+    Session& sess = **session;
+    ASSERT_EQ(g.variables.size(), static_cast<size_t>(sess.num_variables()));
+    // ORT's inputs: x, then the variables (zeros at first).
+    std::vector<ort::OrtTensor> inputs;
+    for (int id : g.inputs) {
+      const ir::TensorInfo& t = g.tensors[id];
+      inputs.push_back({t.name, std::vector<int64_t>(t.shape.begin(), t.shape.end()),
+                        std::vector<float>(static_cast<size_t>(NumElements(t.shape)), 0.0f)});
+    }
+    for (int chunk = 0; chunk < 3; ++chunk) {
+      inputs[0].data = RandomValues(inputs[0].data.size(), -1.0f, 1.0f, 50 + chunk);
+      std::vector<ort::OrtTensor> outs;
+      const Status run = (*runner)->Run(inputs, &outs);
+      ASSERT_TRUE(run.ok()) << run.ToString();
+      ASSERT_EQ(outs.size(), g.outputs.size());
+      std::memcpy(sess.input(0)->data(), inputs[0].data.data(), inputs[0].data.size() * 4);
+      ASSERT_TRUE(sess.Run().ok());
+      for (int k = 0; k < sess.num_outputs(); ++k) {
+        ExpectNear(OutputValues(sess, k), outs[k].data, 2e-5f,
+                   "op " + std::to_string(s.lstm) + std::to_string(s.bidirectional) + ", chunk " +
+                       std::to_string(chunk) + ", output " + std::to_string(k));
+      }
+      // The state outputs feed the next chunk's state inputs.
+      for (size_t v = 0; v < g.variables.size(); ++v) {
+        inputs[g.num_user_inputs() + v].data = outs[g.num_user_outputs() + v].data;
+      }
+    }
+    std::remove(path.c_str());
   }
 }
 
