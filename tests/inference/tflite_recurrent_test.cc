@@ -731,9 +731,11 @@ TEST(TfliteRecurrent, VariablesCarryStateAcrossRuns) {
   CheckStreaming(one_step);
 }
 
-// Two stacked LSTMs (the second with a projection) and an RNN, time major:
-// three operators, five variables, streamed in two chunks against the
-// reference applied layer by layer to the whole sequence.
+// Two stacked LSTMs (the second CIFG, layer norm, with a projection) and an
+// RNN, time major: three operators, five variables, streamed in two chunks
+// against the reference applied layer by layer to the whole sequence. The
+// model is also written to $TEST_UNDECLARED_OUTPUTS_DIR (the fuzzers' seed
+// tests/inference/fuzz/seeds/tflite/stacked_recurrent.tflite is that file).
 TEST(TfliteRecurrent, StackedLayersStream) {
   Spec a;
   a.time_major = true;
@@ -743,6 +745,8 @@ TEST(TfliteRecurrent, StackedLayersStream) {
   b.input = a.hidden;
   b.hidden = 4;
   b.projection = 3;
+  b.layer_norm = true;
+  b.cifg = true;
   b.seed = 7;
   Spec c = a;
   c.lstm = false;
@@ -755,6 +759,10 @@ TEST(TfliteRecurrent, StackedLayersStream) {
   const TfliteOp op_b = AppendOp(b, wb, op_a.outputs[0], "l2/", &t);
   const TfliteOp op_c = AppendOp(c, wc, op_b.outputs[0], "l3/", &t);
   const std::vector<uint8_t> bytes = testing::TfliteModel(t, {op_a, op_b, op_c}, op_c.outputs);
+  if (const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR")) {
+    std::ofstream(std::string(dir) + "/stacked_recurrent.tflite", std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
   // The whole sequence, steps first ([S, 1, B, H] is [S, B, H]).
   const int total = 2 * a.steps;
   const std::vector<float> x = RandomValues(static_cast<size_t>(total) * a.batch * a.input, -1.0f, 1.0f, 21);
