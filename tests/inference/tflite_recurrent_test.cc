@@ -53,6 +53,7 @@ struct Spec {
   float cell_clip = 0.0f, proj_clip = 0.0f;
   int act = 4;  // TFLite's fused activation: 0 NONE, 1 RELU, 2 RELU_N1_TO_1, 3 RELU6, 4 TANH
   int kernel_type = 0;  // LSTM (one step): 0 FULL, 1 BASIC
+  bool fp16 = false;    // weights stored fp16 behind DEQUANTIZE (an fp16 model)
   unsigned seed = 1;
   int state() const { return projection > 0 ? projection : hidden; }
   int dirs() const { return bidirectional ? 2 : 1; }
@@ -241,11 +242,53 @@ flatbuffers::uoffset_t (*RnnOptionsFor(const Spec& s))(flatbuffers::FlatBufferBu
 
 // Appends the op of `s` reading tensor `x` (its tensors named from
 // `prefix`) to `t`; returns the op.
+// IEEE half bits of v, which must be zero or a normal fp16 value exactly.
+uint16_t HalfBits(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, 4);
+  const uint32_t sign = (b >> 16) & 0x8000u;
+  if ((b & 0x7fffffffu) == 0) return static_cast<uint16_t>(sign);
+  const uint32_t exponent = ((b >> 23) & 0xffu) - 127u + 15u;
+  return static_cast<uint16_t>(sign | (exponent << 10) | ((b >> 13) & 0x3ffu));
+}
+
+// Rounds every weight to a multiple of 1/256 (exact in fp16 below 4).
+void RoundToFp16Grid(Weights* w) {
+  auto round = [](std::vector<float>& v) {
+    for (float& e : v) e = std::round(e * 256.0f) / 256.0f;
+  };
+  for (int k = 0; k < 4; ++k) {
+    round(w->w[k]);
+    round(w->r[k]);
+    round(w->bias[k]);
+    round(w->ln[k]);
+  }
+  for (int k = 0; k < 3; ++k) round(w->peep[k]);
+  round(w->proj_w);
+  round(w->proj_b);
+}
+
+// Appends the op of `s` reading tensor `x` (its tensors named from
+// `prefix`) to `t`; returns the op. With s.fp16 its weights are fp16
+// constants, each behind a DEQUANTIZE appended to `pre_ops`.
 TfliteOp AppendOp(const Spec& s, const std::vector<Weights>& ws, int32_t x, const std::string& prefix,
-                  std::vector<TfliteTensor>* tensors) {
+                  std::vector<TfliteTensor>* tensors, std::vector<TfliteOp>* pre_ops = nullptr) {
   const int S = s.steps, B = s.batch, I = s.input, H = s.hidden, Hs = s.state();
   std::vector<TfliteTensor>& t = *tensors;
   auto add = [&](const std::string& name, const Shape& shape, const std::vector<float>& data) {
+    if (s.fp16 && !data.empty() && pre_ops != nullptr) {
+      TfliteTensor half{prefix + name + "_fp16", shape, {}, {}};
+      for (float v : data) half.half_data.push_back(HalfBits(v));
+      t.push_back(half);
+      t.push_back({prefix + name, shape, {}, {}});
+      const int32_t out = static_cast<int32_t>(t.size() - 1);
+      TfliteOp dequantize;
+      dequantize.builtin = 6;  // DEQUANTIZE
+      dequantize.inputs = {out - 1};
+      dequantize.outputs = {out};
+      pre_ops->push_back(dequantize);
+      return out;
+    }
     t.push_back({prefix + name, shape, data, {}});
     return static_cast<int32_t>(t.size() - 1);
   };
@@ -326,8 +369,10 @@ std::vector<uint8_t> BuildTflite(const Spec& s, const std::vector<Weights>& ws) 
   const Shape xs = s.one_step ? Shape{s.batch, s.input} : s.time_major ? Shape{s.steps, s.batch, s.input}
                                                                         : Shape{s.batch, s.steps, s.input};
   std::vector<TfliteTensor> t = {{"x", xs, {}, {}}};
-  const TfliteOp op = AppendOp(s, ws, 0, "", &t);
-  return testing::TfliteModel(t, {op}, op.outputs);
+  std::vector<TfliteOp> ops;
+  const TfliteOp op = AppendOp(s, ws, 0, "", &t, &ops);
+  ops.push_back(op);
+  return testing::TfliteModel(t, ops, op.outputs);
 }
 
 // x [S, B, I] (steps first) in the model's input layout.
@@ -423,6 +468,9 @@ std::vector<float> OutputValues(const Session& s, int k) {
 void Check(const Spec& s, bool ort = false) {
   std::vector<Weights> ws;
   for (int d = 0; d < s.dirs(); ++d) ws.push_back(MakeWeights(s, s.seed + 100 * d));
+  if (s.fp16) {
+    for (Weights& w : ws) RoundToFp16Grid(&w);
+  }
   const Spec steps_spec = s;
   const std::vector<float> x =
       RandomValues(static_cast<size_t>(s.one_step ? 1 : s.steps) * s.batch * s.input, -1.0f, 1.0f, s.seed + 1000);
@@ -565,6 +613,26 @@ TEST(TfliteRecurrent, LayerNormLstm) {
   s.cell_clip = 0.5f;
   s.hidden = 40;
   Check(s);
+}
+
+// An fp16 model: every weight an fp16 constant behind a DEQUANTIZE, which
+// the converter reads through (the importer folds those nodes after the
+// import).
+TEST(TfliteRecurrent, Fp16WeightsBehindDequantize) {
+  Spec lstm;
+  lstm.fp16 = true;
+  lstm.peephole = true;
+  lstm.projection = 4;
+  lstm.layer_norm = true;
+  Check(lstm);
+  Spec bi;
+  bi.fp16 = true;
+  bi.bidirectional = true;
+  Check(bi, true);
+  Spec rnn;
+  rnn.fp16 = true;
+  rnn.lstm = false;
+  Check(rnn, true);
 }
 
 // One cell, one input, one step from zero states, by hand: x = 1, every

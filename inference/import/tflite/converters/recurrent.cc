@@ -8,12 +8,14 @@
 // TRANSPOSEs that give the outputs back. The state inputs (variable
 // tensors) feed the op's initial_h / initial_c, and its last state becomes
 // the variables' new value (ConverterContext::UpdateVariable), carried to
-// the next run by the session. Weights must be float32 constants.
+// the next run by the session. Weights must be constants: float32, or fp16
+// behind a DEQUANTIZE (an fp16 model).
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "inference/backend/cpu/kernels/ref/dequantize.h"
 #include "inference/import/tflite/tflite_converter.h"
 #include "inference/ir/ops/recurrent_ops.h"
 
@@ -27,13 +29,41 @@ using ir::RecurrentKind;
 
 bool Present(ConverterContext& c, int i) { return i >= 0 && i < c.num_inputs() && c.node().inputs[i] >= 0; }
 
-// Input i's float32 constant values; its shape must be `want`.
+// The fp16 constant that an earlier DEQUANTIZE turns into tensor `id` (an
+// fp16 model's weights; the importer folds those nodes after the import),
+// or null.
+const ir::TensorInfo* Fp16Source(ConverterContext& c, int id) {
+  for (const ir::Node& n : c.graph().nodes) {
+    if (n.type != ir::OpType::kDequantize || n.outputs.size() != 1 || n.outputs[0] != id || n.inputs.size() != 1 ||
+        n.inputs[0] < 0) {
+      continue;
+    }
+    const ir::TensorInfo& src = c.graph().tensors[n.inputs[0]];
+    return src.is_constant() && src.dtype == DataType::kFloat16 && !src.sparsity ? &src : nullptr;
+  }
+  return nullptr;
+}
+
+// Input i's constant values (float32, or fp16 behind a DEQUANTIZE); its
+// shape must be `want`.
 Status ConstFloats(ConverterContext& c, int i, const Shape& want, const char* what, std::vector<float>* out) {
   if (!Present(c, i)) return c.Invalid(std::string(what) + " (input " + std::to_string(i) + ") is absent");
   const ir::TensorInfo& t = c.graph().tensors[c.node().inputs[i]];
+  if (const ir::TensorInfo* half = t.is_constant() ? nullptr : Fp16Source(c, c.node().inputs[i])) {
+    if (half->shape != want) {
+      return c.Invalid(std::string(what) + " " + ShapeToString(half->shape) + " must be " + ShapeToString(want));
+    }
+    const size_t n = static_cast<size_t>(NumElements(half->shape));
+    if (half->bytes < n * 2) return c.Invalid(std::string(what) + " is shorter than its shape");
+    std::vector<uint16_t> bits(n);
+    if (n > 0) std::memcpy(bits.data(), half->data, n * 2);
+    out->resize(n);
+    cpu::DequantizeFp16Ref(static_cast<long long>(n), bits.data(), out->data());
+    return Status::Ok();
+  }
   if (!t.is_constant() || t.dtype != DataType::kFloat32) {
     return c.Unsupported(std::string(what) + " (input " + std::to_string(i) +
-                         ") that is not a float32 constant (quantized or computed weights)");
+                         ") that is not a float32 or fp16 constant (quantized or computed weights)");
   }
   if (t.shape != want) {
     return c.Invalid(std::string(what) + " " + ShapeToString(t.shape) + " must be " + ShapeToString(want));
