@@ -13,6 +13,7 @@
 #include "inference/ir/conv_geometry.h"
 #include "inference/ir/op_registry.h"
 #include "inference/ir/ops/math_ops.h"
+#include "inference/ir/ops/recurrent_ops.h"
 #include "inference/ir/ops/tensor_ops.h"
 
 namespace rill::inference::onnx_export {
@@ -394,6 +395,92 @@ void CastToFloat(Writer& w, const std::string& x, const std::string& out) {
   Writer::Attr(w.Emit("Cast", {x}, out), "to", static_cast<int64_t>(onnx::TensorProto::FLOAT));
 }
 
+// LSTM, GRU and RNN (ir/ops/recurrent_ops.h) as ONNX's op of the same
+// name, its Y, Y_h (and LSTM's Y_c) stacked into the engine's one output
+// ([S + E, D, B, H]) by Unsqueeze and Concat. TFLite's LSTM features (CIFG,
+// cell clip, projection, layer norm) and the clamp function (fused RELU6,
+// RELU_N1_TO_1) have no ONNX form.
+Status WriteRecurrent(Writer& w, const Node& n, ir::RecurrentKind kind) {
+  const ir::RecurrentAttrs* a = n.attrs_as<ir::RecurrentAttrs>();
+  if (a == nullptr) return InvalidArgumentError("missing RecurrentAttrs");
+  if (a->input_from_forget || a->cell_clip > 0.0f || a->projection > 0 || a->layer_norm) {
+    return UnimplementedError("TFLite's LSTM features (CIFG, cell_clip, projection, layer norm) have no ONNX form");
+  }
+  static const std::map<ir::RecurrentActivation, const char*> kNames = {
+      {ir::RecurrentActivation::kSigmoid, "Sigmoid"},
+      {ir::RecurrentActivation::kTanh, "Tanh"},
+      {ir::RecurrentActivation::kRelu, "Relu"},
+      {ir::RecurrentActivation::kAffine, "Affine"},
+      {ir::RecurrentActivation::kLeakyRelu, "LeakyRelu"},
+      {ir::RecurrentActivation::kThresholdedRelu, "ThresholdedRelu"},
+      {ir::RecurrentActivation::kScaledTanh, "ScaledTanh"},
+      {ir::RecurrentActivation::kHardSigmoid, "HardSigmoid"},
+      {ir::RecurrentActivation::kElu, "Elu"},
+      {ir::RecurrentActivation::kSoftsign, "Softsign"},
+      {ir::RecurrentActivation::kSoftplus, "Softplus"}};
+  const std::string out = w.Out(n);
+  auto in = [&](size_t k) {
+    return k < n.inputs.size() && n.inputs[k] >= 0 ? w.In(n, static_cast<int>(k)) : std::string();
+  };
+  std::string lens;
+  if (!a->sequence_lens.empty()) {  // ONNX's sequence_lens is int32
+    onnx::TensorProto* init = w.graph()->add_initializer();
+    lens = w.Fresh(out + "_sequence_lens");
+    init->set_name(lens);
+    init->set_data_type(onnx::TensorProto::INT32);
+    init->add_dims(static_cast<int64_t>(a->sequence_lens.size()));
+    std::vector<int32_t> v(a->sequence_lens.begin(), a->sequence_lens.end());
+    init->set_raw_data(v.data(), v.size() * sizeof(int32_t));
+  }
+  std::vector<std::string> inputs = {in(0), in(1), in(2), in(3), lens, in(4)};
+  if (kind == ir::RecurrentKind::kLstm) {
+    inputs.push_back(in(5));
+    inputs.push_back(in(6));
+  }
+  while (!inputs.empty() && inputs.back().empty()) inputs.pop_back();
+  const char* op = kind == ir::RecurrentKind::kLstm ? "LSTM" : kind == ir::RecurrentKind::kGru ? "GRU" : "RNN";
+  const std::string y = w.Fresh(out + "_y"), y_h = w.Fresh(out + "_y_h"), y_c = w.Fresh(out + "_y_c");
+  onnx::NodeProto* node = w.Emit(op, inputs, y);
+  node->add_output(y_h);
+  if (kind == ir::RecurrentKind::kLstm) node->add_output(y_c);
+  Writer::Attr(node, "hidden_size", static_cast<int64_t>(a->hidden));
+  Writer::Attr(node, "direction",
+               std::string(a->directions == 2 ? "bidirectional" : a->reverse ? "reverse" : "forward"));
+  if (a->clip > 0.0f) Writer::Attr(node, "clip", a->clip);
+  if (a->input_forget) Writer::Attr(node, "input_forget", static_cast<int64_t>(1));
+  if (a->linear_before_reset) Writer::Attr(node, "linear_before_reset", static_cast<int64_t>(1));
+  onnx::AttributeProto* names = node->add_attribute();
+  names->set_name("activations");
+  names->set_type(onnx::AttributeProto::STRINGS);
+  onnx::AttributeProto alphas, betas;
+  for (const ir::RecurrentFunction& f : a->functions) {
+    auto name = kNames.find(f.fn);
+    if (name == kNames.end()) return UnimplementedError("a recurrent activation function with no ONNX form (clamp)");
+    names->add_strings(name->second);
+    if (ir::RecurrentActivationTakesAlpha(f.fn)) alphas.add_floats(f.alpha);
+    if (ir::RecurrentActivationTakesBeta(f.fn)) betas.add_floats(f.beta);
+  }
+  if (alphas.floats_size() > 0) {
+    alphas.set_name("activation_alpha");
+    alphas.set_type(onnx::AttributeProto::FLOATS);
+    *node->add_attribute() = alphas;
+  }
+  if (betas.floats_size() > 0) {
+    betas.set_name("activation_beta");
+    betas.set_type(onnx::AttributeProto::FLOATS);
+    *node->add_attribute() = betas;
+  }
+  const std::string axis0 = w.Int64s(out + "_axis0", {0});
+  std::vector<std::string> rows = {y, w.Fresh(out + "_y_h_row")};
+  w.Emit("Unsqueeze", {y_h, axis0}, rows[1]);
+  if (kind == ir::RecurrentKind::kLstm) {
+    rows.push_back(w.Fresh(out + "_y_c_row"));
+    w.Emit("Unsqueeze", {y_c, axis0}, rows[2]);
+  }
+  Writer::Attr(w.Emit("Concat", rows, out), "axis", static_cast<int64_t>(0));
+  return Status::Ok();
+}
+
 // The registered ops with a direct ONNX form (opset 17): the unary math
 // functions (GELU written out: ONNX's Gelu is opset 20), POW / MIN / MAX /
 // SUM / MEAN, the reductions, ARG_MAX / ARG_MIN, TOPK, BATCH_MATMUL,
@@ -402,6 +489,11 @@ void CastToFloat(Writer& w, const std::string& x, const std::string& out) {
 // takes or gives bool or int64. false: `n` is none of them.
 bool WriteRegistered(Writer& w, const Node& n, Status* status) {
   *status = Status::Ok();
+  ir::RecurrentKind recurrent;
+  if (ir::IsRecurrentOp(n.type, &recurrent)) {
+    *status = WriteRecurrent(w, n, recurrent);
+    return true;
+  }
   const std::string out = w.Out(n);
   ir::UnaryFn fn;
   ir::NaryFn nary;

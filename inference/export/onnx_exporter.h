@@ -12,7 +12,9 @@
 // explicit pads TFLite would use for the model's shapes. The engine's
 // float32 stand-ins for booleans and indices (comparisons, ARG_MAX, GATHER's
 // run-time indices, WHERE's condition, CAST) get Casts to and from ONNX's
-// bool and int64. Opset 17.
+// bool and int64. The recurrent op becomes ONNX's LSTM / GRU / RNN; a
+// TFLite model's variable tensors (ir::Graph::variables) are plain graph
+// inputs and outputs there: the state, which the caller feeds back. Opset 17.
 //
 // `rill model export MODEL --output=OUT.onnx` is the command-line form.
 // What it cannot write (the MediaPipe custom ops, an optimizer-made op, a

@@ -247,6 +247,22 @@ class Graph {
   std::vector<Node> nodes;  // in a valid execution order
   std::vector<int> inputs;
   std::vector<int> outputs;
+  // State that lives from one Session::Run to the next (TFLite's variable
+  // tensors, is_variable: the LSTM and RNN states). Each is a graph input
+  // (its value at a run's start) paired with a graph output (its value at
+  // the end): they are the last variables.size() entries of `inputs` and of
+  // `outputs`, in the same order. The session hides them from the caller,
+  // zeroes the inputs before the first run (and at every plan and
+  // Session::ResetVariables) and copies each output into its input after a
+  // run.
+  struct Variable {
+    int input = -1;   // tensor id
+    int output = -1;  // tensor id
+  };
+  std::vector<Variable> variables;
+  // The inputs and outputs the caller sees (those before the variables').
+  size_t num_user_inputs() const { return inputs.size() - variables.size(); }
+  size_t num_user_outputs() const { return outputs.size() - variables.size(); }
   // Layout of 4-D activations (NHWC for TFLite).
   Layout layout = Layout::kNHWC;
   // The importer built the graph for the input shapes it was given (ONNX:

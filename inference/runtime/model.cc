@@ -137,19 +137,19 @@ const std::string& Model::source() const { return graph_->source; }
 
 std::vector<std::string> Model::input_names() const {
   std::vector<std::string> names;
-  for (int id : graph_->inputs) names.push_back(graph_->tensors[id].name);
+  for (size_t i = 0; i < graph_->num_user_inputs(); ++i) names.push_back(graph_->tensors[graph_->inputs[i]].name);
   return names;
 }
 
 std::vector<std::string> Model::output_names() const {
   std::vector<std::string> names;
-  for (int id : graph_->outputs) names.push_back(graph_->tensors[id].name);
+  for (size_t i = 0; i < graph_->num_user_outputs(); ++i) names.push_back(graph_->tensors[graph_->outputs[i]].name);
   return names;
 }
 
 std::vector<Shape> Model::input_shapes() const {
   std::vector<Shape> shapes;
-  for (int id : graph_->inputs) shapes.push_back(graph_->tensors[id].shape);
+  for (size_t i = 0; i < graph_->num_user_inputs(); ++i) shapes.push_back(graph_->tensors[graph_->inputs[i]].shape);
   return shapes;
 }
 
@@ -170,8 +170,17 @@ std::string Model::Summary() const {
   for (const ir::Node& n : graph_->nodes) ++counts[ir::OpTypeName(n.type)];
   s << graph_->source << ": " << graph_->nodes.size() << " nodes\n";
   for (const auto& [op, count] : counts) s << "  " << op << " x" << count << "\n";
-  for (int id : graph_->inputs) s << "  input  " << graph_->tensors[id].name << " " << ShapeToString(graph_->tensors[id].shape) << "\n";
-  for (int id : graph_->outputs) s << "  output " << graph_->tensors[id].name << " " << ShapeToString(graph_->tensors[id].shape) << "\n";
+  for (size_t i = 0; i < graph_->num_user_inputs(); ++i) {
+    const ir::TensorInfo& t = graph_->tensors[graph_->inputs[i]];
+    s << "  input  " << t.name << " " << ShapeToString(t.shape) << "\n";
+  }
+  for (size_t i = 0; i < graph_->num_user_outputs(); ++i) {
+    const ir::TensorInfo& t = graph_->tensors[graph_->outputs[i]];
+    s << "  output " << t.name << " " << ShapeToString(t.shape) << "\n";
+  }
+  for (const ir::Graph::Variable& v : graph_->variables) {
+    s << "  state  " << graph_->tensors[v.input].name << " " << ShapeToString(graph_->tensors[v.input].shape) << "\n";
+  }
   return s.str();
 }
 

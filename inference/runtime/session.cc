@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <utility>
@@ -33,24 +34,28 @@ class Session::Impl {
     tuning_.log_path = config_.tune_log;
     if (config_.algorithm == AlgorithmPolicy::kTune && !config_.tuning_cache.empty()) LoadTuningCache();
     const Layout layout = graph_->layout;
-    for (int id : graph_->inputs) {
-      const ir::TensorInfo& t = graph_->tensors[id];
+    for (size_t i = 0; i < graph_->num_user_inputs(); ++i) {
+      const ir::TensorInfo& t = graph_->tensors[graph_->inputs[i]];
       inputs_.emplace_back(t.name, t.dtype, t.shape.size() == 4 ? layout : Layout::kAny, t.shape, nullptr);
     }
-    for (int id : graph_->outputs) {
-      const ir::TensorInfo& t = graph_->tensors[id];
+    for (size_t i = 0; i < graph_->num_user_outputs(); ++i) {
+      const ir::TensorInfo& t = graph_->tensors[graph_->outputs[i]];
       outputs_.emplace_back(t.name, t.dtype, t.shape.size() == 4 ? layout : Layout::kAny, t.shape, nullptr);
     }
     return Plan(graph_->InitialShapes());
   }
 
   Status Resize(const std::map<std::string, Shape>& input_shapes) {
-    // The inputs' shapes after this resize; inputs not named keep theirs.
+    // The inputs' shapes after this resize; inputs not named (and the
+    // variables') keep theirs.
     std::vector<Shape> wanted;
     for (const Tensor& t : inputs_) wanted.push_back(t.shape());
+    for (size_t i = graph_->num_user_inputs(); i < graph_->inputs.size(); ++i) {
+      wanted.push_back(shapes_.empty() ? graph_->tensors[graph_->inputs[i]].shape : shapes_[graph_->inputs[i]]);
+    }
     for (const auto& [name, shape] : input_shapes) {
       bool found = false;
-      for (size_t i = 0; i < graph_->inputs.size(); ++i) {
+      for (size_t i = 0; i < graph_->num_user_inputs(); ++i) {
         if (graph_->tensors[graph_->inputs[i]].name != name) continue;
         for (int d : shape) {
           if (d <= 0) return InvalidArgumentError(graph_->source + ": input '" + name + "' resized to " + ShapeToString(shape));
@@ -168,15 +173,16 @@ class Session::Impl {
       executor_->set_tracing(tracing_);
     }
     shapes_ = std::move(shapes);
-    for (size_t i = 0; i < graph_->inputs.size(); ++i) {
+    for (size_t i = 0; i < graph_->num_user_inputs(); ++i) {
       const TensorBinding& b = plan_->bindings[graph_->inputs[i]];
       inputs_[i].Rebind(b.shape, b.host());
     }
-    for (size_t i = 0; i < graph_->outputs.size(); ++i) {
+    for (size_t i = 0; i < graph_->num_user_outputs(); ++i) {
       const TensorBinding& b = plan_->bindings[plan_->host_outputs[i]];
       outputs_[i].Rebind(b.shape, b.host());
     }
     planned_ = true;
+    ResetVariables();  // the arena is new: the state starts again from zeros
     if (tuning_.dirty && !config_.tuning_cache.empty()) SaveTuningCache();
     return Status::Ok();
   }
@@ -234,6 +240,7 @@ class Session::Impl {
     if (!planned_) return FailedPreconditionError(graph_->source + ": session is not planned (a resize failed)");
     RILL_INF_RETURN_IF_ERROR(executor_->Run());
     RebindDynamicOutputs();
+    CarryVariables();
     return Status::Ok();
   }
 
@@ -242,14 +249,42 @@ class Session::Impl {
     node_ms->assign(graph_->nodes.size(), 0.0);
     RILL_INF_RETURN_IF_ERROR(executor_->RunProfiled(node_ms));
     RebindDynamicOutputs();
+    CarryVariables();
     return Status::Ok();
+  }
+
+  // The variables' bytes (ir::Graph::variables): a graph input and a
+  // graph output on the host, each bound apart from every other tensor
+  // (the memory planner never aliases graph inputs and outputs).
+  size_t VariableBytes(int id) const {
+    const TensorBinding& b = plan_->bindings[id];
+    return static_cast<size_t>(NumElements(b.shape)) * DataTypeSize(b.dtype);
+  }
+  void* VariableInput(size_t k) const {
+    return plan_->bindings[graph_->inputs[graph_->num_user_inputs() + k]].host();
+  }
+
+  // Each variable's value at the end of the run becomes its value at the
+  // start of the next one (a copy of the state: allocation-free).
+  void CarryVariables() {
+    for (size_t k = 0; k < graph_->variables.size(); ++k) {
+      const int out = plan_->host_outputs[graph_->num_user_outputs() + k];
+      std::memmove(VariableInput(k), plan_->bindings[out].host(), VariableBytes(out));
+    }
+  }
+
+  void ResetVariables() {
+    if (!planned_) return;
+    for (size_t k = 0; k < graph_->variables.size(); ++k) {
+      std::memset(VariableInput(k), 0, VariableBytes(graph_->inputs[graph_->num_user_inputs() + k]));
+    }
   }
 
   // Outputs of the dynamic region take this run's shape and memory (a
   // graph without one keeps its allocation-free runs).
   void RebindDynamicOutputs() {
     if (!plan_->dynamic_region) return;
-    for (size_t i = 0; i < graph_->outputs.size(); ++i) {
+    for (size_t i = 0; i < graph_->num_user_outputs(); ++i) {
       const TensorBinding& b = plan_->bindings[plan_->host_outputs[i]];
       if (outputs_[i].shape() != b.shape || outputs_[i].data() != b.host()) outputs_[i].Rebind(b.shape, b.host());
     }
@@ -305,6 +340,8 @@ Session::~Session() = default;
 Status Session::Resize(const std::map<std::string, Shape>& input_shapes) { return impl_->Resize(input_shapes); }
 Status Session::Run() { return impl_->Run(); }
 Status Session::RunProfiled(std::vector<double>* node_ms) { return impl_->RunProfiled(node_ms); }
+void Session::ResetVariables() { impl_->ResetVariables(); }
+int Session::num_variables() const { return static_cast<int>(impl_->graph_->variables.size()); }
 std::vector<LayerInfo> Session::Layers() const { return impl_->Layers(); }
 int Session::num_inputs() const { return static_cast<int>(impl_->inputs_.size()); }
 int Session::num_outputs() const { return static_cast<int>(impl_->outputs_.size()); }

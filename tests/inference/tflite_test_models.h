@@ -18,6 +18,8 @@ struct TfliteTensor {
   std::vector<int32_t> shape;
   std::vector<float> data;  // empty: an activation (unless int_data is set)
   std::vector<int32_t> int_data;  // an INT32 constant
+  bool variable = false;          // is_variable: state carried from run to run (no buffer)
+  std::vector<uint16_t> half_data;  // a FLOAT16 constant (IEEE half bits)
 };
 
 // One operator of a TfliteModel: a builtin code (32, CUSTOM, with `custom`
@@ -38,7 +40,8 @@ struct TfliteOp {
 };
 
 // A model running `ops` in order. Graph inputs are the activations that ops
-// read and none writes; graph outputs are `outputs`.
+// read and none writes (variables are not inputs); graph outputs are
+// `outputs`.
 inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors, const std::vector<TfliteOp>& ops,
                                         const std::vector<int32_t>& outputs) {
   using flatbuffers::FieldIndexToOffset;
@@ -51,11 +54,13 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
   std::vector<Offset<void>> tensor_tables;
   for (const TfliteTensor& t : tensors) {
     uint32_t buffer = 0;
-    const bool is_int = !t.int_data.empty();
-    if (!t.data.empty() || is_int) {
-      const uint8_t* raw = is_int ? reinterpret_cast<const uint8_t*>(t.int_data.data())
-                                  : reinterpret_cast<const uint8_t*>(t.data.data());
-      const auto bytes = b.CreateVector(raw, (is_int ? t.int_data.size() : t.data.size()) * 4);
+    const bool is_int = !t.int_data.empty(), is_half = !t.half_data.empty();
+    if (!t.data.empty() || is_int || is_half) {
+      const uint8_t* raw = is_int    ? reinterpret_cast<const uint8_t*>(t.int_data.data())
+                           : is_half ? reinterpret_cast<const uint8_t*>(t.half_data.data())
+                                     : reinterpret_cast<const uint8_t*>(t.data.data());
+      const size_t size = is_int ? t.int_data.size() * 4 : is_half ? t.half_data.size() * 2 : t.data.size() * 4;
+      const auto bytes = b.CreateVector(raw, size);
       const auto start = b.StartTable();
       b.AddOffset(FieldIndexToOffset(0), bytes);
       buffers.push_back(Offset<void>(b.EndTable(start)));
@@ -65,9 +70,10 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
     const auto name = b.CreateString(t.name);
     const auto start = b.StartTable();
     b.AddOffset(FieldIndexToOffset(0), shape);
-    b.AddElement<int8_t>(FieldIndexToOffset(1), is_int ? 2 : 0, -1);  // INT32 or FLOAT32
+    b.AddElement<int8_t>(FieldIndexToOffset(1), is_int ? 2 : is_half ? 1 : 0, -1);  // INT32, FLOAT16 or FLOAT32
     b.AddElement<uint32_t>(FieldIndexToOffset(2), buffer, 0xFFFFFFFFu);
     b.AddOffset(FieldIndexToOffset(3), name);
+    if (t.variable) b.AddElement<uint8_t>(FieldIndexToOffset(5), 1, 0);
     tensor_tables.push_back(Offset<void>(b.EndTable(start)));
   }
   std::vector<int32_t> graph_inputs;
@@ -79,7 +85,11 @@ inline std::vector<uint8_t> TfliteModel(const std::vector<TfliteTensor>& tensors
       }
       bool listed = false;
       for (int32_t g : graph_inputs) listed = listed || g == i;
-      if (tensors[i].data.empty() && tensors[i].int_data.empty() && !written && !listed) graph_inputs.push_back(i);
+      if (i < 0 || tensors[i].variable) continue;  // absent optional input; state
+      if (tensors[i].data.empty() && tensors[i].int_data.empty() && tensors[i].half_data.empty() && !written &&
+          !listed) {
+        graph_inputs.push_back(i);
+      }
     }
   }
   // One operator code per distinct (builtin, custom name, version).

@@ -116,6 +116,18 @@ class ConverterContext {
   StatusOr<int> EmitSliceAxis(int x, int axis, int begin, int end, const std::string& suffix, int output = -1);
   // The operator's own node is not added: the emitted nodes replace it.
   void Lowered() { lowered_ = true; }
+
+  // ---- variable tensors (is_variable: state carried from run to run) --------
+  // Whether tensor `id` is a variable tensor of the model.
+  bool IsVariable(int id) const {
+    return variables_ != nullptr && id >= 0 && id < static_cast<int>(variables_->size()) && (*variables_)[id];
+  }
+  // Tensor `value` (written by an emitted node) is variable `variable`'s
+  // value after the run: the session carries it to the next run
+  // (ir::Graph::variables).
+  void UpdateVariable(int variable, int value) { variable_updates_.push_back({variable, value}); }
+  const std::vector<std::pair<int, int>>& variable_updates() const { return variable_updates_; }
+  void set_variables(const std::vector<bool>* variables) { variables_ = variables; }
   bool lowered() const { return lowered_; }
   std::vector<ir::Node>& emitted() { return emitted_; }
   FlatBufferReader& reader() { return r_; }
@@ -164,6 +176,8 @@ class ConverterContext {
   std::string unsupported_attribute_;
   std::vector<ir::Node> emitted_;
   bool lowered_ = false;
+  const std::vector<bool>* variables_ = nullptr;
+  std::vector<std::pair<int, int>> variable_updates_;
 };
 
 // Completes ctx.node() from the operator's options.

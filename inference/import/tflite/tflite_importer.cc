@@ -1,5 +1,6 @@
 #include "inference/import/tflite/tflite_importer.h"
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -20,7 +21,7 @@ using Vector = FlatBufferReader::Vector;
 namespace model_field { constexpr int kOperatorCodes = 1, kSubgraphs = 2, kBuffers = 4; }
 namespace opcode_field { constexpr int kDeprecatedBuiltin = 0, kCustomCode = 1, kVersion = 2, kBuiltin = 3; }
 namespace subgraph_field { constexpr int kTensors = 0, kInputs = 1, kOutputs = 2, kOperators = 3; }
-namespace tensor_field { constexpr int kShape = 0, kType = 1, kBuffer = 2, kName = 3, kSparsity = 6; }
+namespace tensor_field { constexpr int kShape = 0, kType = 1, kBuffer = 2, kName = 3, kIsVariable = 5, kSparsity = 6; }
 namespace buffer_field { constexpr int kData = 0, kOffset = 1, kSize = 2; }
 namespace operator_field { constexpr int kOpcodeIndex = 0, kInputs = 1, kOutputs = 2, kBuiltinOptions = 4; }
 namespace sparsity_field { constexpr int kTraversalOrder = 0, kBlockMap = 1, kDimMetadata = 2; }
@@ -67,7 +68,61 @@ class Importer {
     RILL_INF_RETURN_IF_ERROR(ReadTensors(sg));
     RILL_INF_RETURN_IF_ERROR(ReadIndexList(sg, subgraph_field::kInputs, "inputs", &graph_->inputs));
     RILL_INF_RETURN_IF_ERROR(ReadIndexList(sg, subgraph_field::kOutputs, "outputs", &graph_->outputs));
-    return ReadOperators(sg);
+    RILL_INF_RETURN_IF_ERROR(ReadOperators(sg));
+    return BindVariables();
+  }
+
+  // Variable tensors (is_variable: the LSTM and RNN states) that an
+  // operator updated become state carried from run to run
+  // (ir::Graph::variables: an input and an output after the caller's);
+  // one no operator updates keeps its first value, zeros, as a constant.
+  // TFLite starts every variable at zero, whatever its buffer holds.
+  Status BindVariables() {
+    std::vector<int> updated(graph_->tensors.size(), -1);
+    for (const auto& [variable, value] : variable_updates_) {
+      if (updated[variable] >= 0) {
+        return UnimplementedError(graph_->source + ": variable tensor '" + graph_->tensors[variable].name +
+                                  "' is updated by two operators");
+      }
+      updated[variable] = value;
+    }
+    std::vector<bool> read(graph_->tensors.size(), false);
+    for (const ir::Node& n : graph_->nodes) {
+      for (int id : n.inputs) {
+        if (id >= 0) read[id] = true;
+      }
+    }
+    for (size_t id = 0; id < is_variable_.size(); ++id) {  // the file's tensors
+      if (!is_variable_[id]) continue;
+      ir::TensorInfo& t = graph_->tensors[id];
+      if (t.dtype != DataType::kFloat32) {
+        return UnimplementedError(graph_->source + ": variable tensor '" + t.name + "' of type " +
+                                  DataTypeName(t.dtype) + " (float32 state is supported)");
+      }
+      const auto in_list = [&](std::vector<int>& list) {
+        for (size_t k = 0; k < list.size(); ++k) {
+          if (list[k] == static_cast<int>(id)) {
+            list.erase(list.begin() + static_cast<std::ptrdiff_t>(k));
+            return true;
+          }
+        }
+        return false;
+      };
+      in_list(graph_->inputs);  // some converters list the states among the inputs
+      if (updated[id] >= 0) {
+        graph_->variables.push_back({static_cast<int>(id), updated[id]});
+      } else if (read[id]) {
+        const Shape shape = t.shape;
+        if (NumElements(shape) > (int64_t{1} << 28)) {
+          return InvalidArgumentError(graph_->source + ": variable tensor '" + t.name + "' is too large");
+        }
+        graph_->SetConstant(static_cast<int>(id), DataType::kFloat32, shape,
+                            std::vector<uint8_t>(static_cast<size_t>(NumElements(shape)) * 4, 0));
+      }
+    }
+    for (const ir::Graph::Variable& v : graph_->variables) graph_->inputs.push_back(v.input);
+    for (const ir::Graph::Variable& v : graph_->variables) graph_->outputs.push_back(v.output);
+    return Status::Ok();
   }
 
   Status ReadOpCodes(const Table& model) {
@@ -145,7 +200,9 @@ class Importer {
           return UnimplementedError(graph_->source + ": tensor '" + info.name + "' has unsupported TFLite type " +
                                     std::to_string(type));
       }
-      const uint32_t buffer = r_.Scalar<uint32_t>(t, tensor_field::kBuffer, 0);
+      // A variable's buffer (if any) is not its value: it starts at zero.
+      is_variable_.push_back(r_.Scalar<uint8_t>(t, tensor_field::kIsVariable, 0) != 0);
+      const uint32_t buffer = is_variable_.back() ? 0 : r_.Scalar<uint32_t>(t, tensor_field::kBuffer, 0);
       if (buffer >= buffers_.size() && buffer != 0) {
         return Corrupt("tensor '" + info.name + "' refers to buffer " + std::to_string(buffer) + " of " +
                        std::to_string(buffers_.size()));
@@ -258,6 +315,7 @@ class Importer {
       const Table opts = r_.GetTable(op, operator_field::kBuiltinOptions);
       RILL_INF_RETURN_IF_ERROR(CheckReader("reading options of operator " + std::to_string(i)));
       ConverterContext c(r_, *graph_, oc, op, opts, &node, graph_->source + ": " + node_ref + ": ");
+      c.set_variables(&is_variable_);
       const TfLiteConverter convert = FindTfLiteConverter(oc);
       const Status s = convert != nullptr ? convert(c)
                        : oc.builtin == kCustom ? c.Unsupported("unsupported custom op '" + oc.custom + "'")
@@ -272,6 +330,7 @@ class Importer {
         continue;
       }
       for (ir::Node& emitted : c.emitted()) graph_->nodes.push_back(std::move(emitted));
+      variable_updates_.insert(variable_updates_.end(), c.variable_updates().begin(), c.variable_updates().end());
       if (!c.lowered()) graph_->nodes.push_back(std::move(node));
     }
     RILL_INF_RETURN_IF_ERROR(CheckReader("reading operators"));
@@ -367,6 +426,8 @@ class Importer {
   std::shared_ptr<ir::Graph> graph_;
   std::vector<OpCode> opcodes_;
   std::vector<Buffer> buffers_;
+  std::vector<bool> is_variable_;                     // by tensor id
+  std::vector<std::pair<int, int>> variable_updates_;  // (variable, its value after a run)
 };
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace rill::inference::ir {
 namespace {
 
 Status RecurrentShape(ShapeContext& c) {
-  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(3, 7));
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(3, 11));
   const auto* a = c.node().attrs_as<RecurrentAttrs>();
   if (a == nullptr) return c.Error("missing RecurrentAttrs");
   const int g = GatesOf(a->kind), h = a->hidden, d = a->directions;
@@ -24,6 +24,14 @@ Status RecurrentShape(ShapeContext& c) {
     return c.Error("expected " + std::to_string(d * FunctionsPerDirection(a->kind)) + " activation functions");
   }
   if (!(a->clip >= 0.0f)) return c.Error("clip must be >= 0");
+  if (!(a->cell_clip >= 0.0f) || !(a->proj_clip >= 0.0f)) return c.Error("cell_clip and proj_clip must be >= 0");
+  if (a->projection < 0) return c.Error("projection must be >= 0");
+  const bool tflite_features = a->input_from_forget || a->cell_clip > 0.0f || a->projection > 0 || a->layer_norm;
+  if (tflite_features && a->kind != RecurrentKind::kLstm) {
+    return c.Error("CIFG, cell_clip, projection and layer norm are LSTM's");
+  }
+  if (a->input_from_forget && a->input_forget) return c.Error("input_forget and input_from_forget exclude each other");
+  const int hs = StateWidthOf(*a);
   const Shape& x = c.In(0);
   if (x.size() != 3) return c.Error("X " + ShapeToString(x) + " must be [steps, batch, input]");
   const int steps = x[0], batch = x[1], in = x[2];
@@ -35,12 +43,28 @@ Status RecurrentShape(ShapeContext& c) {
     return Status::Ok();
   };
   RILL_INF_RETURN_IF_ERROR(expect(1, {d, g * h, in}, "W"));
-  RILL_INF_RETURN_IF_ERROR(expect(2, {d, g * h, h}, "R"));
+  RILL_INF_RETURN_IF_ERROR(expect(2, {d, g * h, hs}, "R"));
   RILL_INF_RETURN_IF_ERROR(expect(3, {d, 2 * g * h}, "B"));
-  RILL_INF_RETURN_IF_ERROR(expect(4, {d, batch, h}, "initial_h"));
+  RILL_INF_RETURN_IF_ERROR(expect(4, {d, batch, hs}, "initial_h"));
+  auto present = [&](size_t k) { return k < c.node().inputs.size() && c.node().inputs[k] >= 0; };
   if (a->kind == RecurrentKind::kLstm) {
     RILL_INF_RETURN_IF_ERROR(expect(5, {d, batch, h}, "initial_c"));
     RILL_INF_RETURN_IF_ERROR(expect(6, {d, 3 * h}, "P"));
+    if (a->projection > 0) {
+      if (!present(7)) return c.Error("a projection needs its weights (input 7)");
+      RILL_INF_RETURN_IF_ERROR(expect(7, {d, a->projection, h}, "projection weights"));
+      RILL_INF_RETURN_IF_ERROR(expect(8, {d, a->projection}, "projection bias"));
+    } else if (present(7) || present(8)) {
+      return c.Error("projection inputs without attrs.projection");
+    }
+    if (a->layer_norm) {
+      if (!present(9) || !present(10)) return c.Error("layer norm needs its coefficients and gate bias (inputs 9, 10)");
+      RILL_INF_RETURN_IF_ERROR(expect(9, {d, 4 * h}, "layer-norm coefficients"));
+      RILL_INF_RETURN_IF_ERROR(expect(10, {d, 4 * h}, "layer-norm gate bias"));
+      if (present(3)) return c.Error("with layer norm the gates' bias is input 10, not B");
+    } else if (present(9) || present(10)) {
+      return c.Error("layer-norm inputs without attrs.layer_norm");
+    }
   } else if (c.node().inputs.size() > 5) {
     return c.Error("only LSTM takes initial_c and P");
   }
@@ -55,7 +79,7 @@ Status RecurrentShape(ShapeContext& c) {
       }
     }
   }
-  return c.SetOut({steps + ExtraRowsOf(a->kind), d, batch, h});
+  return c.SetOut({steps + ExtraRowsOf(a->kind), d, batch, OutputWidthOf(*a)});
 }
 
 const char* const kNames[] = {"LSTM", "GRU", "RNN"};
@@ -76,6 +100,8 @@ int FunctionsPerDirection(RecurrentKind kind) {
   return kind == RecurrentKind::kLstm ? 3 : kind == RecurrentKind::kGru ? 2 : 1;
 }
 int ExtraRowsOf(RecurrentKind kind) { return kind == RecurrentKind::kLstm ? 2 : 1; }
+int StateWidthOf(const RecurrentAttrs& a) { return a.projection > 0 ? a.projection : a.hidden; }
+int OutputWidthOf(const RecurrentAttrs& a) { return std::max(StateWidthOf(a), a.hidden); }
 
 OpType RecurrentOp(RecurrentKind kind) { return Ids()[static_cast<int>(kind)]; }
 
@@ -152,6 +178,7 @@ float ApplyRecurrentActivation(const RecurrentFunction& f, float x) {
     case RecurrentActivation::kElu: return x >= 0.0f ? x : f.alpha * (std::exp(x) - 1.0f);
     case RecurrentActivation::kSoftsign: return x / (1.0f + std::fabs(x));
     case RecurrentActivation::kSoftplus: return std::max(x, 0.0f) + std::log1p(std::exp(-std::fabs(x)));
+    case RecurrentActivation::kClamp: return std::min(std::max(x, f.alpha), f.beta);
   }
   return x;
 }

@@ -8,10 +8,19 @@
 // peepholes i, o, f). G = 4 (LSTM, gates i, o, f, c), 3 (GRU, z, r, h), 1
 // (RNN); D = 1 or 2 directions, S steps, B the batch, H the hidden size.
 //
-// One output, [S + E, D, B, H]: rows [0, S) are ONNX's Y (steps past a
+// LSTM only, TFLite's features (optional, -1 when absent): [7] projection
+// weights [D, P, H], [8] projection bias [D, P], [9] layer-norm coefficients
+// [D, 4*H], [10] the gates' bias added after the layer norm [D, 4*H] (gates
+// i, o, f, c; with layer_norm the gates' bias is [10], not B, which the norm
+// would cancel). With a projection of P (attrs.projection) the state h is P
+// wide: R is [D, G*H, P] and initial_h [D, B, P].
+//
+// One output, [S + E, D, B, W]: rows [0, S) are ONNX's Y (steps past a
 // sequence's length zero), row S its Y_h (the last state each sequence
 // reached; zeros for a length of 0) and, for LSTM (E = 2), row S + 1 Y_c; E =
-// 1 for GRU and RNN. The importer slices Y, Y_h and Y_c out of it.
+// 1 for GRU and RNN. The importers slice Y, Y_h and Y_c out of it. W = H
+// without a projection, else max(P, H): h's rows fill their first P columns,
+// Y_c's its first H, the rest are zeros.
 //
 // Equations (ONNX's; clip, where > 0, bounds the gates' activation inputs
 // to [-clip, clip]; LSTM's h(C) reads the state unclipped, as ONNX Runtime
@@ -23,7 +32,13 @@
 //         n = g(x Wh + (r . h) Rh + Rbh + Wbh), or with linear_before_reset
 //         n = g(x Wh + r . (h Rh + Rbh) + Wbh); h' = (1 - z) . n + z . h
 //   RNN   h' = f(x Wi + h Ri + bi)
-// with b the sum of the W and R biases.
+// with b the sum of the W and R biases. TFLite's LSTM adds (attrs):
+// input_from_forget (CIFG: i = 1 - f, f computed), cell_clip (c' clipped to
+// [-cell_clip, cell_clip] after its update), layer_norm (each gate's
+// pre-activation x W + h R + P . c normalized over its H units per row:
+// (v - mean) / sqrt(var), var the mean squared deviation (0: 1e-8), times
+// [9], plus [10]), and the projection h' = proj_clip(o . h(c') Wp^T + bp)
+// (proj_clip 0: none).
 #ifndef RILL_INFERENCE_IR_OPS_RECURRENT_OPS_H_
 #define RILL_INFERENCE_IR_OPS_RECURRENT_OPS_H_
 
@@ -49,6 +64,7 @@ enum class RecurrentActivation {
   kElu,              // x >= 0 ? x : alpha (exp(x) - 1)
   kSoftsign,         // x / (1 + |x|)
   kSoftplus,         // log(1 + exp(x))
+  kClamp,            // min(max(x, alpha), beta): TFLite's fused RELU6, RELU_N1_TO_1
 };
 
 struct RecurrentFunction {
@@ -69,11 +85,21 @@ struct RecurrentAttrs : TypedAttrs {
   std::vector<RecurrentFunction> functions;
   // Steps per batch entry (each in [0, S]); empty: all S.
   std::vector<int> sequence_lens;
+  // LSTM, TFLite's (see above).
+  bool input_from_forget = false;  // CIFG: i = 1 - f
+  float cell_clip = 0.0f;          // 0: none
+  int projection = 0;              // P; 0: none
+  float proj_clip = 0.0f;          // 0: none
+  bool layer_norm = false;
 };
 
 int GatesOf(RecurrentKind kind);                // G: 4, 3, 1
 int FunctionsPerDirection(RecurrentKind kind);  // 3, 2, 1
 int ExtraRowsOf(RecurrentKind kind);            // E: 2, 1, 1
+// The width of the state h (P with a projection, else H) and of the output's
+// rows (W above).
+int StateWidthOf(const RecurrentAttrs& a);
+int OutputWidthOf(const RecurrentAttrs& a);
 
 OpType RecurrentOp(RecurrentKind kind);
 bool IsRecurrentOp(OpType type, RecurrentKind* kind);

@@ -4,7 +4,8 @@
 // with the table's GEMM (a GEMV for batch 1), both on weights packed at
 // Prepare; the directions then run their steps on threads of their own. The
 // gates are the reference kernel's code (kernels/ref/recurrent.h), with
-// sigmoid and tanh on the table's vector kernels over whole gates.
+// sigmoid and tanh on the table's vector kernels over whole gates; LSTM's
+// projection (TFLite's) is the table's GEMM / GEMV on its packed weights.
 #include <algorithm>
 #include <cctype>
 #include <memory>
@@ -37,19 +38,23 @@ class RecurrentOp : public CpuOp {
     dims_ = {x[0], x[1], x[2], attrs_->hidden};
     gates_ = ir::GatesOf(attrs_->kind);
     gemm_ = nullptr;
-    const bool constant_weights = args_.inputs[1]->constant && args_.inputs[2]->constant;
+    const bool has_projection = attrs_->projection > 0;
+    const bool constant_weights = args_.inputs[1]->constant && args_.inputs[2]->constant &&
+                                  (!has_projection || args_.inputs[7]->constant);
     if (args_.algorithm != AlgorithmPolicy::kReference && constant_weights && kernels().widest_gemm() != nullptr) {
       gemm_ = kernels().widest_gemm();
-      const int h = dims_.hidden, gh = gates_ * h;
+      const int h = dims_.hidden, gh = gates_ * h, hs = ir::StateWidthOf(*attrs_), p = attrs_->projection;
       split_h_gate_ = attrs_->kind == ir::RecurrentKind::kGru && !attrs_->linear_before_reset;
       w_.assign(attrs_->directions, {});
       r_.assign(attrs_->directions, {});
       rh_.assign(attrs_->directions, {});
+      proj_.assign(has_projection ? attrs_->directions : 0, {});
       for (int d = 0; d < attrs_->directions; ++d) {
         w_[d].Pack(In(1) + static_cast<size_t>(d) * gh * dims_.input, gh, dims_.input, *gemm_, PanelType::kF32);
-        const float* r = In(2) + static_cast<size_t>(d) * gh * h;
-        r_[d].Pack(r, split_h_gate_ ? 2 * h : gh, h, *gemm_, PanelType::kF32);
+        const float* r = In(2) + static_cast<size_t>(d) * gh * hs;
+        r_[d].Pack(r, split_h_gate_ ? 2 * h : gh, hs, *gemm_, PanelType::kF32);
         if (split_h_gate_) rh_[d].Pack(r + static_cast<size_t>(2) * h * h, h, h, *gemm_, PanelType::kF32);
+        if (has_projection) proj_[d].Pack(In(7) + static_cast<size_t>(d) * p * h, p, h, *gemm_, PanelType::kF32);
       }
     }
     scratch_floats_ = gemm_ != nullptr ? (XwFloats() + RecurrentScratchFloats(*attrs_, dims_)) * attrs_->directions : 0;
@@ -59,7 +64,7 @@ class RecurrentOp : public CpuOp {
   size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
   size_t packed_weight_bytes() const override {
     size_t bytes = 0;
-    for (const auto* set : {&w_, &r_, &rh_}) {
+    for (const auto* set : {&w_, &r_, &rh_, &proj_}) {
       for (const GemmPanels& p : *set) bytes += p.bytes();
     }
     return bytes;
@@ -68,10 +73,23 @@ class RecurrentOp : public CpuOp {
   void Compute() override {
     const float* b = In(3);
     if (gemm_ == nullptr) {
-      RecurrentRef(*attrs_, dims_, In(0), In(1), In(2), b, In(4), In(5), In(6), Out());
+      RecurrentInputs in;
+      in.x = In(0);
+      in.w = In(1);
+      in.r = In(2);
+      in.b = b;
+      in.init_h = In(4);
+      in.init_c = In(5);
+      in.p = In(6);
+      in.proj_w = In(7);
+      in.proj_b = In(8);
+      in.ln_coeff = In(9);
+      in.ln_bias = In(10);
+      RecurrentRef(*attrs_, dims_, in, Out());
       return;
     }
     const int dirs = attrs_->directions, h = dims_.hidden, gh = gates_ * h;
+    const int hs = ir::StateWidthOf(*attrs_), p = attrs_->projection;
     const int rows = dims_.steps * dims_.batch;
     float* scratch = Scratch();
     const size_t per_dir = XwFloats() + RecurrentScratchFloats(*attrs_, dims_);
@@ -102,21 +120,38 @@ class RecurrentOp : public CpuOp {
     };
     auto direction = [&](int d, int) {
       const float* rb = b ? b + static_cast<size_t>(d) * 2 * gh + gh : nullptr;
-      auto product = [&, d, rb](int n_rows, const float* hs, int gate0, int gates, float* o, int ldo) {
+      auto product = [&, d, rb](int n_rows, const float* hs_in, int gate0, int gates, float* o, int ldo) {
         const GemmPanels& panels = gate0 == 0 ? r_[d] : rh_[d];
         const float* bias = rb ? rb + static_cast<size_t>(gate0) * h : nullptr;
         const int n = gates * h;
+        // The h gate of GRU multiplies r . h, H wide; the others the state, Hs.
+        const int k = gate0 == 0 ? hs : h;
         if (n_rows == 1) {
-          panels.Gemv(n, h, hs, 0, bias, FusedActivation::kNone, o);
+          panels.Gemv(n, k, hs_in, 0, bias, FusedActivation::kNone, o);
         } else {
-          panels.Gemm(n_rows, n, h, hs, h, 0, bias, FusedActivation::kNone, o, ldo);
+          panels.Gemm(n_rows, n, k, hs_in, k, 0, bias, FusedActivation::kNone, o, ldo);
         }
       };
+      const float* pb = In(8) ? In(8) + static_cast<size_t>(d) * p : nullptr;
+      auto project = [&, d, pb](int n_rows, const float* in, float* o) {
+        if (n_rows == 1) {
+          proj_[d].Gemv(p, h, in, 0, pb, FusedActivation::kNone, o);
+        } else {
+          proj_[d].Gemm(n_rows, p, h, in, h, 0, pb, FusedActivation::kNone, o, p);
+        }
+      };
+      const RecurrentProject project_ref = project;
       float* xw = scratch + d * per_dir;
-      const size_t state = static_cast<size_t>(d) * dims_.batch * h;
-      RunRecurrentDirection(*attrs_, dims_, d, xw, In(4) ? In(4) + state : nullptr, In(5) ? In(5) + state : nullptr,
-                            In(6) ? In(6) + static_cast<size_t>(d) * 3 * h : nullptr, product, activate,
-                            xw + XwFloats(), Out());
+      const size_t b_rows = static_cast<size_t>(d) * dims_.batch;
+      RecurrentDirectionArgs args;
+      args.xw = xw;
+      args.init_h = In(4) ? In(4) + b_rows * hs : nullptr;
+      args.init_c = In(5) ? In(5) + b_rows * h : nullptr;
+      args.peep = In(6) ? In(6) + static_cast<size_t>(d) * 3 * h : nullptr;
+      args.ln_coeff = In(9) ? In(9) + static_cast<size_t>(d) * 4 * h : nullptr;
+      args.ln_bias = In(10) ? In(10) + static_cast<size_t>(d) * 4 * h : nullptr;
+      args.project = p > 0 ? &project_ref : nullptr;
+      RunRecurrentDirection(*attrs_, dims_, d, args, product, activate, xw + XwFloats(), Out());
     };
     ParallelFor(dirs, direction);
   }
@@ -132,7 +167,7 @@ class RecurrentOp : public CpuOp {
   int gates_ = 1;
   const GemmKernels* gemm_ = nullptr;  // null: the reference kernel
   bool split_h_gate_ = false;          // GRU without linear_before_reset: R_h packed apart
-  std::vector<GemmPanels> w_, r_, rh_;  // per direction
+  std::vector<GemmPanels> w_, r_, rh_, proj_;  // per direction
   size_t scratch_floats_ = 0;
 };
 

@@ -70,6 +70,15 @@ class Session {
   Status Run();
   // Runs like Run() and writes each node's wall time in milliseconds.
   Status RunProfiled(std::vector<double>* node_ms);
+
+  // State carried from one run to the next: a TFLite model's variable
+  // tensors (is_variable, the states of its LSTM and RNN ops), as TFLite's
+  // interpreter keeps them. They start at zero; each Run continues from the
+  // state the previous one ended with (a streaming model gets one chunk
+  // per Run); ResetVariables zeroes them again (a new stream). Resize
+  // starts them at zero too. They are neither inputs nor outputs.
+  void ResetVariables();
+  int num_variables() const;
   std::vector<LayerInfo> Layers() const;
 
   // Records each task's start and end in the runs that follow (Run stays
