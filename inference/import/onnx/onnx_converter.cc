@@ -449,7 +449,8 @@ void ConverterContext::NoteIntegerOutputs() {
   static const std::set<std::string> kSameType = {
       "Identity", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Transpose", "Slice", "Gather", "GatherND",
       "GatherElements", "Expand", "Tile", "ReduceMin", "ReduceMax", "ReduceSum", "ReduceProd", "Split", "Range",
-      "Clip", "ScatterND", "ScatterElements", "CumSum", "Pad", "Neg", "Abs"};
+      "Clip", "ScatterND", "ScatterElements", "CumSum", "Pad", "Neg", "Abs", "Compress", "ReverseSequence",
+      "CenterCropPad", "MaxUnpool"};
   // Elementwise ops whose inputs share one type.
   static const std::set<std::string> kSharedType = {"Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Sum", "Concat"};
   for (int k = 0; k < n.output_size(); ++k) {
@@ -459,6 +460,8 @@ void ConverterContext::NoteIntegerOutputs() {
       integer = true;
     } else if (op == "TopK") {
       integer = k == 1 || integer_input(0);
+    } else if (op == "Unique") {
+      integer = k > 0 || integer_input(0);
     } else if (op == "Cast") {
       integer = integer_type(AttrInt("to", kFloat));
     } else if (op == "Where") {
