@@ -1,5 +1,5 @@
-// EyeLike, ReverseSequence, CenterCropPad, Col2Im, AffineGrid, MaxUnpool and
-// LpPool (lowered to existing ops at import) on the engine against ONNX
+// EyeLike, ReverseSequence, CenterCropPad, Col2Im, AffineGrid, MaxUnpool,
+// LpPool, GlobalLpPool and CastLike (lowered to existing ops at import) on the engine against ONNX
 // Runtime (onnx_op_test_util.h: optimized and reference kernels, 1 and 2
 // threads), and by hand where a lowering's arithmetic is worth spelling out.
 // ONNX Runtime's runner reads and writes float32, so integer values pass
@@ -295,6 +295,66 @@ TEST(OnnxMoreOpsTest, LpPoolCeilModeDilationsAnd1d) {
   const std::vector<float> y = RunEngine(*model, {3, -4}, AlgorithmPolicy::kReference);
   ASSERT_EQ(y.size(), 1u);
   EXPECT_FLOAT_EQ(y[0], 5.0f);
+}
+
+// Over 1, 2 and 3 spatial axes; an NHWC input (after a Conv) reduced in
+// place.
+TEST(OnnxMoreOpsTest, GlobalLpPool) {
+  for (int64_t p : {1, 2, 3}) {
+    for (const std::vector<int64_t>& shape :
+         {std::vector<int64_t>{2, 3, 7}, std::vector<int64_t>{2, 3, 5, 6}, std::vector<int64_t>{1, 2, 3, 4, 5}}) {
+      SCOPED_TRACE("p " + std::to_string(p) + " rank " + std::to_string(shape.size()));
+      OnnxGraph g;
+      g.Input("x", shape);
+      OnnxGraph::Attr(g.Node("GlobalLpPool", {"x"}, {"y"}), "p", p);
+      g.Output("y");
+      ExpectMatchesOrt(g, {{"x", shape, RandomValues(Elements(shape), -2.0f, 2.0f, 112)}});
+    }
+  }
+  OnnxGraph g;
+  g.Input("x", {1, 3, 6, 5});
+  g.Initializer("w", {4, 3, 3, 3}, RandomValues(108, -0.5f, 0.5f, 113));
+  g.Node("Conv", {"x", "w"}, {"c"});
+  OnnxGraph::Attr(g.Node("GlobalLpPool", {"c"}, {"y"}), "p", int64_t{3});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {1, 3, 6, 5}, RandomValues(90, -1.0f, 1.0f, 114)}});
+  // By hand: p = 1 over [[1, -2], [3, -4]] is 10.
+  OnnxGraph h;
+  h.Input("x", {1, 1, 2, 2});
+  OnnxGraph::Attr(h.Node("GlobalLpPool", {"x"}, {"y"}), "p", int64_t{1});
+  h.Output("y");
+  auto model = LoadOnnxGraph(h, "global_lp_pool.onnx");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(RunEngine(*model, {1, -2, 3, -4}, AlgorithmPolicy::kReference), (std::vector<float>{10}));
+}
+
+// CastLike to an int64 initializer's type (truncation), to a comparison's
+// bool (x != 0), and to a float graph input's (as is).
+TEST(OnnxMoreOpsTest, CastLike) {
+  std::vector<float> x = RandomValues(24, -3.0f, 3.0f, 115);
+  x[0] = 0.0f;
+  for (int target = 0; target < 3; ++target) {
+    SCOPED_TRACE("target " + std::to_string(target));
+    OnnxGraph g(15);
+    g.Input("x", {2, 3, 4});
+    std::string like = "t";
+    if (target == 0) {
+      g.Int64Initializer("t", {1}, {5});
+    } else if (target == 1) {
+      g.Initializer("half", {}, {0.5f});
+      g.Node("Greater", {"x", "half"}, {"t"});
+    } else {
+      g.Input("f", {1});
+      OnnxGraph::Attr(g.Node("Cast", {"x"}, {"xi"}), "to", int64_t{7});
+      like = "f";
+    }
+    g.Node("CastLike", {target == 2 ? "xi" : "x", like}, {"c"});
+    OnnxGraph::Attr(g.Node("Cast", {"c"}, {"y"}), "to", int64_t{1});
+    g.Output("y");
+    std::vector<ort::OrtTensor> in = {{"x", {2, 3, 4}, x}};
+    if (target == 2) in.push_back({"f", {1}, {0.0f}});
+    ExpectMatchesOrt(g, in);
+  }
 }
 
 }  // namespace

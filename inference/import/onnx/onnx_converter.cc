@@ -462,6 +462,8 @@ void ConverterContext::NoteIntegerOutputs() {
       integer = k == 1 || integer_input(0);
     } else if (op == "Unique") {
       integer = k > 0 || integer_input(0);
+    } else if (op == "CastLike") {
+      integer = integer_input(1);
     } else if (op == "Cast") {
       integer = integer_type(AttrInt("to", kFloat));
     } else if (op == "Where") {

@@ -3,7 +3,8 @@
 // GlobalMaxPool as REDUCE_MAX. LpPool (1-D and 2-D) lowered: |x|^p (ABS
 // and POW; MUL for p = 2), summed over each window by a depthwise conv with
 // a filter of ones (the padding adds zeros, as ONNX Runtime's sum over the
-// window's elements inside the input), then ^(1/p) (SQRT for p = 2).
+// window's elements inside the input), then ^(1/p) (SQRT for p = 2);
+// GlobalLpPool with REDUCE_SUM over every axis after the channels.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -112,6 +113,26 @@ Status GlobalMaxPool(ConverterContext& c) {
   return Status::Ok();
 }
 
+// |x|^p (MUL for p = 2) and its p-th root (SQRT for p = 2), the two ends of
+// LpPool and GlobalLpPool.
+StatusOr<int> LpPowers(ConverterContext& c, int x, int64_t p, const std::string& base) {
+  if (p == 2) return c.Emit(OpType::kMul, {x, x}, base + "/squares");
+  RILL_INF_ASSIGN_OR_RETURN(int abs, c.Emit(ir::UnaryMathOp(ir::UnaryFn::kAbs), {x}, base + "/abs", {},
+                                            std::make_shared<ir::UnaryMathAttrs>()));
+  if (p == 1) return abs;
+  const int e = c.NewFloatConst(base + "/p", {}, {static_cast<float>(p)});
+  return c.Emit(ir::NaryMathOp(ir::NaryFn::kPow), {abs, e}, base + "/powers");
+}
+
+StatusOr<int> LpRoot(ConverterContext& c, int sums, int64_t p, const std::string& base, const std::string& name) {
+  if (p == 1) return sums;
+  if (p == 2) {
+    return c.Emit(ir::UnaryMathOp(ir::UnaryFn::kSqrt), {sums}, name, {}, std::make_shared<ir::UnaryMathAttrs>());
+  }
+  const int e = c.NewFloatConst(base + "/inverse_p", {}, {1.0f / static_cast<float>(p)});
+  return c.Emit(ir::NaryMathOp(ir::NaryFn::kPow), {sums, e}, name);
+}
+
 // The extra padding at the end that makes an explicitly padded window's
 // output ceil((in + pads - span) / stride) + 1 (less one where that window
 // would start in the end padding), as ONNX Runtime's ceil_mode.
@@ -157,39 +178,47 @@ Status LpPool(ConverterContext& c) {
     a.pad_right += CeilModeExtra(xs[2], a.pad_left, a.pad_right, kw, a.stride_w, a.dilation_w);
   }
   const std::string base = c.out_name();
-  int powered;
-  if (p == 1) {
-    RILL_INF_ASSIGN_OR_RETURN(powered, c.Emit(ir::UnaryMathOp(ir::UnaryFn::kAbs), {xi}, base + "/abs", {},
-                                              std::make_shared<ir::UnaryMathAttrs>()));
-  } else if (p == 2) {
-    RILL_INF_ASSIGN_OR_RETURN(powered, c.Emit(OpType::kMul, {xi, xi}, base + "/squares"));
-  } else {
-    RILL_INF_ASSIGN_OR_RETURN(int abs, c.Emit(ir::UnaryMathOp(ir::UnaryFn::kAbs), {xi}, base + "/abs", {},
-                                              std::make_shared<ir::UnaryMathAttrs>()));
-    const int e = c.NewFloatConst(base + "/p", {}, {static_cast<float>(p)});
-    RILL_INF_ASSIGN_OR_RETURN(powered, c.Emit(ir::NaryMathOp(ir::NaryFn::kPow), {abs, e}, base + "/powers"));
-  }
+  RILL_INF_ASSIGN_OR_RETURN(int powered, LpPowers(c, xi, p, base));
   const int ones = c.NewFloatConst(base + "/ones", {1, kh, kw, channels},
                                    std::vector<float>(static_cast<size_t>(kh) * kw * channels, 1.0f));
   const std::string root_name = one_d ? base + "/2d" : base;
   const std::string sum_name = p == 1 ? root_name : base + "/sums";
   RILL_INF_ASSIGN_OR_RETURN(int y, c.Emit(OpType::kDepthwiseConv2D, {powered, ones}, sum_name, a));
-  if (p == 2) {
-    RILL_INF_ASSIGN_OR_RETURN(y, c.Emit(ir::UnaryMathOp(ir::UnaryFn::kSqrt), {y}, root_name, {},
-                                        std::make_shared<ir::UnaryMathAttrs>()));
-  } else if (p > 2) {
-    const int e = c.NewFloatConst(base + "/inverse_p", {}, {1.0f / static_cast<float>(p)});
-    RILL_INF_ASSIGN_OR_RETURN(y, c.Emit(ir::NaryMathOp(ir::NaryFn::kPow), {y, e}, root_name));
-  }
+  RILL_INF_ASSIGN_OR_RETURN(y, LpRoot(c, y, p, base, root_name));
   if (one_d) return From2d(c, y);
   c.Define(y, true);
+  return Status::Ok();
+}
+
+Status GlobalLpPool(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  const int64_t p = c.AttrInt("p", 2);
+  if (p < 1 || p > 64) return c.UnsupportedAttribute("p", "p must be in 1..64");
+  const int rank = static_cast<int>(c.ShapeOf(x.id).size());
+  if (rank < 3) return c.Unsupported("GlobalLpPool needs an input of rank >= 3");
+  auto a = std::make_shared<ir::ReduceAttrs>();
+  a->keep_dims = true;
+  int xi = x.id;
+  if (x.nhwc) {
+    a->axes = {1, 2};
+  } else {
+    RILL_INF_ASSIGN_OR_RETURN(xi, c.ToNchw(x));
+    for (int d = 2; d < rank; ++d) a->axes.push_back(d);
+  }
+  const std::string base = c.out_name();
+  RILL_INF_ASSIGN_OR_RETURN(int powered, LpPowers(c, xi, p, base));
+  RILL_INF_ASSIGN_OR_RETURN(
+      int sums, c.Emit(ir::ReduceOp(ir::ReduceKind::kSum), {powered}, p == 1 ? base : base + "/sums", {}, a));
+  RILL_INF_ASSIGN_OR_RETURN(int out, LpRoot(c, sums, p, base, base));
+  c.Define(out, x.nhwc);
   return Status::Ok();
 }
 
 const bool kRegistered = RegisterOnnxConverter({"MaxPool", "AveragePool"}, Pool) &&
                          RegisterOnnxConverter({"GlobalAveragePool"}, GlobalAveragePool) &&
                          RegisterOnnxConverter({"GlobalMaxPool"}, GlobalMaxPool) &&
-                         RegisterOnnxConverter({"LpPool"}, LpPool);
+                         RegisterOnnxConverter({"LpPool"}, LpPool) &&
+                         RegisterOnnxConverter({"GlobalLpPool"}, GlobalLpPool);
 
 }  // namespace
 }  // namespace rill::inference::onnx_import
