@@ -2,15 +2,19 @@
 // and reference kernels, 1 and 2 threads) and by hand: constant conditions
 // (a GATHER of constant indices, or folded), conditions computed at run time
 // and Unique in the dynamic region (docs/design.md, "Data-dependent sizes"),
-// empty selections included. ONNX Runtime's runner reads and writes float32,
+// empty selections included, and steady-state runs that allocate nothing
+// (this binary counts operator new: counting_new.h). ONNX Runtime's runner reads and writes float32,
 // so bool and int64 values pass through Cast nodes in the test graphs.
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/inference/counting_new.h"
 #include "tests/inference/onnx_op_test_util.h"
 
 namespace rill::inference::testing {
@@ -171,6 +175,64 @@ TEST(OnnxSelectOpsTest, UniqueByHand) {
       ASSERT_NE(model, nullptr);
       for (AlgorithmPolicy policy : {AlgorithmPolicy::kAuto, AlgorithmPolicy::kReference}) {
         EXPECT_EQ(RunEngine(*model, x, policy), (sorted ? want_sorted : want_unsorted)[k]);
+      }
+    }
+  }
+}
+
+// Unique's four outputs and a run-time Compress in one session: repeated
+// runs of one input allocate nothing once the region has seen its sizes,
+// and give the same values; a new count infers and prepares again.
+TEST(OnnxSelectOpsTest, SteadyStateRunsDoNotAllocate) {
+  // The rows that repeat: Compress(values, counts > 1) along axis 0, whose
+  // input and condition both have run-time sizes.
+  OnnxGraph g = UniqueGraph({6, 4}, true, 0, 0);
+  g.Int64Initializer("one", {}, {1});
+  g.Node("Greater", {"counts", "one"}, {"repeated"});
+  OnnxGraph::Attr(g.Node("Compress", {"values", "repeated"}, {"kept"}), "axis", int64_t{0});
+  g.Output("kept");
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "unique_compress");
+  ASSERT_NE(model, nullptr);
+  ASSERT_GT(model->dynamic_node_count(), 0);
+  std::vector<float> a = Repeating(24, 208);
+  for (int k = 0; k < 4; ++k) a[12 + k] = a[k];  // row 3 = row 0
+  std::vector<float> b = Repeating(24, 209);
+  ExpectMatchesOrt(g, {{"x", {6, 4}, a}});
+  ExpectMatchesOrt(g, {{"x", {6, 4}, b}});
+  {  // flattened: a RESHAPE of run-time sizes first
+    OnnxGraph f = UniqueGraph({6, 4}, true, 0, 1);
+    f.Int64Initializer("one", {}, {1});
+    f.Node("Greater", {"counts", "one"}, {"repeated"});
+    f.Node("Compress", {"values", "repeated"}, {"kept"});
+    f.Output("kept");
+    ExpectMatchesOrt(f, {{"x", {6, 4}, a}});
+  }
+  for (int threads : {1, 2}) {
+    SessionConfig config;
+    config.num_threads = threads;
+    auto session = Session::Create(model, config);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    Session& s = **session;
+    for (const std::vector<float>* x : {&a, &b, &a}) {
+      std::memcpy(s.input(0)->data(), x->data(), x->size() * sizeof(float));
+      std::vector<std::vector<float>> first;
+      for (int run = 0; run < 3; ++run) {
+        SCOPED_TRACE("run " + std::to_string(run) + ", " + std::to_string(threads) + " thread(s)");
+        if (run > 0) rill::testing::StartCountingAllocations();
+        const Status st = s.Run();
+        const long allocations = run > 0 ? rill::testing::StopCountingAllocations() : 0;
+        ASSERT_TRUE(st.ok()) << st.ToString();
+        EXPECT_EQ(allocations, 0);
+        std::vector<std::vector<float>> outs;
+        for (int o = 0; o < 5; ++o) {
+          const Tensor* t = s.output(o);
+          outs.emplace_back(t->data_as<float>(), t->data_as<float>() + t->num_elements());
+        }
+        if (run == 0) {
+          first = outs;
+        } else {
+          EXPECT_EQ(outs, first);
+        }
       }
     }
   }

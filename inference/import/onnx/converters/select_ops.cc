@@ -24,12 +24,11 @@ Status Compress(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value xv, c.Input(0));
   RILL_INF_ASSIGN_OR_RETURN(Value cv, c.Input(1));
   RILL_INF_ASSIGN_OR_RETURN(int x, c.ToNchw(xv));
-  Shape s = c.ShapeOf(x);
-  if (ir::HasDynamicDim(s)) return c.Unsupported("Compress of a value whose sizes are known only at run time");
+  Shape s = c.ShapeOf(x);  // may hold run-time sizes (the input of a data-dependent op)
   int axis = 0;
   const std::string base = c.out_name();
   if (c.FindAttr("axis") == nullptr) {
-    const int n = static_cast<int>(NumElements(s));
+    const int n = ir::HasDynamicDim(s) ? ir::kDynamicDim : static_cast<int>(NumElements(s));
     if (s.size() != 1) {
       if (c.IsConst(x)) {
         const bool is_int = c.tensor(x).dtype == DataType::kInt64;
@@ -38,7 +37,7 @@ Status Compress(ConverterContext& c) {
                    : c.NewFloatConst(base + "/flat", flat, c.ConstFloats(x));
       } else {
         ir::OpAttrs r;
-        r.new_shape = {n};
+        r.new_shape = {-1};
         RILL_INF_ASSIGN_OR_RETURN(x, c.Emit(OpType::kReshape, {x}, base + "/flat", r));
       }
     }
@@ -59,7 +58,9 @@ Status Compress(ConverterContext& c) {
     std::vector<int64_t> keep;
     for (size_t i = 0; i < cond.size(); ++i) {
       if (cond[i] == 0.0f) continue;
-      if (static_cast<int64_t>(i) >= s[axis]) return c.Invalid("condition selects past the end of the axis");
+      if (s[axis] != ir::kDynamicDim && static_cast<int64_t>(i) >= s[axis]) {
+        return c.Invalid("condition selects past the end of the axis");
+      }
       keep.push_back(static_cast<int64_t>(i));
     }
     if (keep.empty()) return c.Unsupported("Compress whose constant condition selects nothing (an empty output)");
