@@ -130,11 +130,11 @@ Status Col2Im(ConverterContext& c) {
   const int n = s[0], ch = static_cast<int>(s[1] / k_total);
   // The image position (or hw, the dump slot) of each (kernel offset, block).
   std::vector<float> map(static_cast<size_t>(k_total * l_total));
+  std::vector<int64_t> kc(nd), lc(nd);  // the kernel offset's and the block's coordinates
   for (int64_t k = 0; k < k_total; ++k) {
     for (int64_t l = 0; l < l_total; ++l) {
       int64_t kr = k, lr = l, pos = 0;
       bool inside = true;
-      std::vector<int64_t> kc(nd), lc(nd);
       for (size_t d = nd; d-- > 0;) {
         kc[d] = kr % block[d];
         kr /= block[d];

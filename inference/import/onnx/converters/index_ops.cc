@@ -237,10 +237,10 @@ Status ReverseSequence(ConverterContext& c) {
       if (l < 0 || l > steps) return c.Invalid("sequence length " + std::to_string(l) + " out of range");
     }
     std::vector<float> idx(static_cast<size_t>(NumElements(s)));
+    long long inner = 1;  // elements per (axis 0, axis 1) position
+    for (int d = 2; d < rank; ++d) inner *= s[d];
     for (size_t i = 0; i < idx.size(); ++i) {
       // The coordinates along the first two axes of element i.
-      long long inner = 1;
-      for (int d = 2; d < rank; ++d) inner *= s[d];
       const long long i01 = static_cast<long long>(i) / inner;
       const int a0 = static_cast<int>(i01 / s[1]), a1 = static_cast<int>(i01 % s[1]);
       const int t = t_axis == 0 ? a0 : a1, b = t_axis == 0 ? a1 : a0;
