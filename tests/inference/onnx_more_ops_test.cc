@@ -1,5 +1,5 @@
 // EyeLike, ReverseSequence, CenterCropPad, Col2Im, AffineGrid, MaxUnpool,
-// LpPool, GlobalLpPool and CastLike (lowered to existing ops at import) on the engine against ONNX
+// LpPool, GlobalLpPool, CastLike and the Optional ops (lowered to existing ops at import) on the engine against ONNX
 // Runtime (onnx_op_test_util.h: optimized and reference kernels, 1 and 2
 // threads), and by hand where a lowering's arithmetic is worth spelling out.
 // ONNX Runtime's runner reads and writes float32, so integer values pass
@@ -354,6 +354,27 @@ TEST(OnnxMoreOpsTest, CastLike) {
     std::vector<ort::OrtTensor> in = {{"x", {2, 3, 4}, x}};
     if (target == 2) in.push_back({"f", {1}, {0.0f}});
     ExpectMatchesOrt(g, in);
+  }
+}
+
+// An optional holding x is x; it has an element (a constant true, as the
+// missing input of opset 18 gives false).
+TEST(OnnxMoreOpsTest, OptionalOps) {
+  for (bool empty_input : {false, true}) {
+    OnnxGraph g(18);
+    g.Input("x", {2, 3});
+    g.Node("Optional", {"x"}, {"o"});
+    g.Node("OptionalGetElement", {"o"}, {"e"});
+    g.Node("OptionalHasElement", {empty_input ? "" : "o"}, {"h"});
+    OnnxGraph::Attr(g.Node("Cast", {"h"}, {"hf"}), "to", int64_t{1});
+    g.Node("Mul", {"e", "hf"}, {"m"});
+    g.Node("Add", {"m", "x"}, {"y"});  // 2x with an element, x without
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", {2, 3}, RandomValues(6, -1.0f, 1.0f, 116)}});
+    auto model = LoadOnnxGraph(g, "optional.onnx");
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(RunEngine(*model, {1, 2, 3, 4, 5, 6}, AlgorithmPolicy::kReference),
+              empty_input ? (std::vector<float>{1, 2, 3, 4, 5, 6}) : (std::vector<float>{2, 4, 6, 8, 10, 12}));
   }
 }
 
