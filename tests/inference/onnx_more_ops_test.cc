@@ -1,9 +1,10 @@
 // EyeLike, ReverseSequence, CenterCropPad, Col2Im, AffineGrid, MaxUnpool,
-// LpPool, GlobalLpPool, CastLike and the Optional ops (lowered to existing ops at import) on the engine against ONNX
-// Runtime (onnx_op_test_util.h: optimized and reference kernels, 1 and 2
-// threads), and by hand where a lowering's arithmetic is worth spelling out.
-// ONNX Runtime's runner reads and writes float32, so integer values pass
-// through Cast nodes in the test graphs.
+// LpPool, GlobalLpPool, CastLike, the Optional ops and DeformConv (lowered
+// to existing ops at import) on the engine against ONNX Runtime
+// (onnx_op_test_util.h: optimized and reference kernels, 1 and 2 threads),
+// and by hand where a lowering's arithmetic is worth spelling out. ONNX
+// Runtime's runner reads and writes float32, so integer values pass through
+// Cast nodes in the test graphs.
 #include <onnx/onnx_pb.h>
 
 #include <string>
@@ -376,6 +377,73 @@ TEST(OnnxMoreOpsTest, OptionalOps) {
     EXPECT_EQ(RunEngine(*model, {1, 2, 3, 4, 5, 6}, AlgorithmPolicy::kReference),
               empty_input ? (std::vector<float>{1, 2, 3, 4, 5, 6}) : (std::vector<float>{2, 4, 6, 8, 10, 12}));
   }
+}
+
+// DeformConv: conv and offset groups, strides, pads, dilations, with and
+// without mask and bias; offsets that reach outside the input.
+TEST(OnnxMoreOpsTest, DeformConv) {
+  struct Case {
+    int64_t group, offset_group;
+    std::vector<int64_t> strides, pads, dilations;
+    bool mask, bias;
+  };
+  const std::vector<Case> cases = {
+      {1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, false, false},
+      {2, 2, {1, 2}, {1, 1, 1, 0}, {1, 1}, true, true},
+      {1, 4, {2, 1}, {2, 1, 0, 2}, {2, 1}, true, false},
+      {2, 1, {1, 1}, {1, 1, 1, 1}, {1, 2}, false, true},
+  };
+  for (size_t t = 0; t < cases.size(); ++t) {
+    const Case& k = cases[t];
+    SCOPED_TRACE("case " + std::to_string(t));
+    const int64_t n = 2, ch = 4, h = 7, w = 6, oc = 6, kh = 3, kw = 2;
+    const int64_t oh = (h + k.pads[0] + k.pads[2] - (k.dilations[0] * (kh - 1) + 1)) / k.strides[0] + 1;
+    const int64_t ow = (w + k.pads[1] + k.pads[3] - (k.dilations[1] * (kw - 1) + 1)) / k.strides[1] + 1;
+    const std::vector<int64_t> os = {n, k.offset_group * kh * kw * 2, oh, ow};
+    const std::vector<int64_t> ms = {n, k.offset_group * kh * kw, oh, ow};
+    OnnxGraph g(19);
+    g.Input("x", {n, ch, h, w});
+    g.Input("offset", os);
+    g.Initializer("w", {oc, ch / k.group, kh, kw}, RandomValues(oc * ch / k.group * kh * kw, -1.0f, 1.0f, 117));
+    std::vector<std::string> ins = {"x", "w", "offset"};
+    std::vector<ort::OrtTensor> inputs = {{"x", {n, ch, h, w}, RandomValues(n * ch * h * w, -1.0f, 1.0f, 118)},
+                                          {"offset", os, RandomValues(Elements(os), -2.5f, 2.5f, 119)}};
+    if (k.bias) {
+      g.Initializer("b", {oc}, RandomValues(oc, -1.0f, 1.0f, 120));
+      ins.push_back("b");
+    } else if (k.mask) {
+      ins.push_back("");
+    }
+    if (k.mask) {
+      g.Input("mask", ms);
+      ins.push_back("mask");
+      inputs.push_back({"mask", ms, RandomValues(Elements(ms), 0.0f, 1.0f, 121)});
+    }
+    onnx::NodeProto* node = g.Node("DeformConv", ins, {"y"});
+    OnnxGraph::Attr(node, "group", k.group);
+    OnnxGraph::Attr(node, "offset_group", k.offset_group);
+    OnnxGraph::Attr(node, "strides", k.strides);
+    OnnxGraph::Attr(node, "pads", k.pads);
+    OnnxGraph::Attr(node, "dilations", k.dilations);
+    OnnxGraph::Attr(node, "kernel_shape", std::vector<int64_t>{kh, kw});
+    g.Output("y");
+    ExpectMatchesOrt(g, inputs);
+  }
+  // By hand: a 1x1 kernel of weight 1 whose offset moves every tap half a
+  // pixel right samples the mean of each pixel and its right neighbour (0
+  // past the edge).
+  OnnxGraph g(19);
+  g.Input("x", {1, 1, 1, 3});
+  g.Initializer("w", {1, 1, 1, 1}, {1.0f});
+  g.Initializer("offset", {1, 2, 1, 3}, {0, 0, 0, 0.5f, 0.5f, 0.5f});
+  g.Node("DeformConv", {"x", "w", "offset"}, {"y"});
+  g.Output("y");
+  auto model = LoadOnnxGraph(g, "deform_conv.onnx");
+  ASSERT_NE(model, nullptr);
+  const std::vector<float> y = RunEngine(*model, {2, 4, 8}, AlgorithmPolicy::kReference);
+  const std::vector<float> want = {3, 6, 4};
+  ASSERT_EQ(y.size(), want.size());
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want[i], 1e-5) << i;
 }
 
 }  // namespace

@@ -86,7 +86,8 @@ TEST(OnnxSignalOpsTest, Dft17) {
   for (const Case& k : {Case{{2, 16, 1}, 1, 0, 0, 0}, Case{{2, 16, 1}, 1, 1, 0, 0}, Case{{2, 15, 2}, 1, 0, 0, 0},
                         Case{{2, 15, 2}, 1, 0, 1, 0}, Case{{2, 12, 1}, 1, 1, 0, 20}, Case{{2, 12, 2}, 1, 0, 0, 7},
                         Case{{2, 6, 5, 1}, 2, 0, 0, 0}, Case{{2, 6, 5, 2}, 2, 0, 1, 8}, Case{{3, 6, 5, 1}, 1, 1, 0, 0},
-                        Case{{1, 2048, 1}, 1, 1, 0, 0}, Case{{1, 400, 1}, 1, 1, 0, 512}, Case{{1, 256, 2}, 1, 0, 1, 0}}) {
+                        Case{{1, 2048, 1}, 1, 1, 0, 0}, Case{{1, 400, 1}, 1, 1, 0, 512},
+                        Case{{1, 256, 2}, 1, 0, 1, 0}}) {
     SCOPED_TRACE("axis " + std::to_string(k.axis) + " onesided " + std::to_string(k.onesided) + " inverse " +
                  std::to_string(k.inverse) + " length " + std::to_string(k.length));
     OnnxGraph g(17);

@@ -288,7 +288,8 @@ Status MaxUnpool(ConverterContext& c) {
 }
 
 const bool kRegistered = RegisterOnnxConverter({"CenterCropPad"}, CenterCropPad) &&
-                         RegisterOnnxConverter({"Col2Im"}, Col2Im) && RegisterOnnxConverter({"AffineGrid"}, AffineGrid) &&
+                         RegisterOnnxConverter({"Col2Im"}, Col2Im) &&
+                         RegisterOnnxConverter({"AffineGrid"}, AffineGrid) &&
                          RegisterOnnxConverter({"MaxUnpool"}, MaxUnpool);
 
 }  // namespace

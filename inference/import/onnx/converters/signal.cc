@@ -109,7 +109,8 @@ Status MelWeightMatrix(ConverterContext& c) {
   std::vector<int64_t> edge(static_cast<size_t>(mels + 2));
   for (size_t i = 0; i < edge.size(); ++i) {
     const double hz = to_hz(low_mel + step * static_cast<double>(i));
-    edge[i] = static_cast<int64_t>(std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate)));
+    const double bin = static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate);
+    edge[i] = static_cast<int64_t>(std::floor(bin));
   }
   std::vector<double> w(static_cast<size_t>(bins * mels), 0.0);
   auto set = [&](int64_t row, int64_t col, double value) {
