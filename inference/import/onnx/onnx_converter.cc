@@ -280,6 +280,14 @@ StatusOr<int> ConverterContext::ConstantFromProto(const onnx::TensorProto& t, co
       case kInt32:
         stored = raw ? t.raw_data().size() / 4 : static_cast<size_t>(t.int32_data_size());
         break;
+      case 2:
+      case 3:
+        stored = raw ? t.raw_data().size() : static_cast<size_t>(t.int32_data_size());
+        break;
+      case 4:
+      case 5:
+        stored = raw ? t.raw_data().size() / 2 : static_cast<size_t>(t.int32_data_size());
+        break;
       default:
         stored = count;
         break;
@@ -342,6 +350,33 @@ StatusOr<int> ConverterContext::ConstantFromProto(const onnx::TensorProto& t, co
       } else if (t.data_type() == kInt64) {
         if (static_cast<size_t>(t.int64_data_size()) != count) return size_mismatch();
         for (size_t i = 0; i < count; ++i) v[i] = t.int64_data(static_cast<int>(i));
+      } else {
+        if (static_cast<size_t>(t.int32_data_size()) != count) return size_mismatch();
+        for (size_t i = 0; i < count; ++i) v[i] = t.int32_data(static_cast<int>(i));
+      }
+      return NewIntConst(name, v, &shape);
+    }
+    case 2:    // uint8
+    case 3:    // int8
+    case 4:    // uint16
+    case 5: {  // int16: as int64 (quantized weights: DequantizeLinear folds them)
+      const int type = t.data_type();
+      const size_t elem = type <= 3 ? 1 : 2;
+      std::vector<int64_t> v(count);
+      if (raw) {
+        RILL_INF_RETURN_IF_ERROR(need_raw(elem));
+        const auto* b = reinterpret_cast<const unsigned char*>(t.raw_data().data());
+        for (size_t i = 0; i < count; ++i) {
+          if (type == 2) {
+            v[i] = b[i];
+          } else if (type == 3) {
+            v[i] = static_cast<int8_t>(b[i]);
+          } else {
+            uint16_t u;
+            std::memcpy(&u, b + 2 * i, 2);
+            v[i] = type == 4 ? static_cast<int64_t>(u) : static_cast<int64_t>(static_cast<int16_t>(u));
+          }
+        }
       } else {
         if (static_cast<size_t>(t.int32_data_size()) != count) return size_mismatch();
         for (size_t i = 0; i < count; ++i) v[i] = t.int32_data(static_cast<int>(i));
