@@ -9,7 +9,18 @@
 // Scale and zero point per tensor (the ops stay elementwise, in the value's
 // layout) or per axis (`axis`, broadcast along it). Opset 21's block_size
 // and the float8 types are UNIMPLEMENTED.
+// The integer and QLinear ops expand into those and the float ops, as ONNX
+// functions do (a small graph of standard nodes converted in place,
+// ConverterContext::ConvertBranch with no guard): QLinearConv and
+// QLinearMatMul dequantize, run the float op and quantize (the int32 bias
+// folded into a float one); ConvInteger and MatMulInteger subtract the zero
+// points and run the float op (int32 sums exact while below 2^24);
+// DynamicQuantizeLinear is ONNX's function body (the range of x and 0 over
+// 255, a rounded zero point, then DIV, ROUND, ADD, CLIP with the run-time
+// scale). Results can differ from ONNX Runtime's integer arithmetic by one
+// quantization step where a value rounds the other way.
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -167,8 +178,152 @@ Status QuantizeLinear(ConverterContext& c) {
   return Status::Ok();
 }
 
+// A graph of standard nodes standing for the node being converted, its
+// intermediate values named under the node's output (no clash with the
+// model's), converted in place.
+class Expansion {
+ public:
+  explicit Expansion(ConverterContext& c) : c_(c), prefix_(c.out_name() + "/expanded/") {}
+  std::string Name(const std::string& s) const { return prefix_ + s; }
+  onnx::NodeProto* Add(const std::string& op, const std::vector<std::string>& in, const std::string& out) {
+    onnx::NodeProto* n = g_.add_node();
+    n->set_op_type(op);
+    n->set_name(Name(out));
+    for (const std::string& i : in) n->add_input(i);
+    n->add_output(Name(out));
+    return n;
+  }
+  std::string Float(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& v) {
+    onnx::TensorProto* t = g_.add_initializer();
+    t->set_name(Name(name));
+    t->set_data_type(kFloat);
+    for (int64_t d : dims) t->add_dims(d);
+    t->set_raw_data(v.data(), v.size() * sizeof(float));
+    return Name(name);
+  }
+  static void IntAttr(onnx::NodeProto* n, const std::string& name, int64_t v) {
+    onnx::AttributeProto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  // Converts the graph and binds the node's outputs to `outs` (names
+  // inside it).
+  Status Run(const std::vector<std::string>& outs) {
+    std::vector<Value> unused;
+    RILL_INF_RETURN_IF_ERROR(c_.ConvertBranch(g_, nullptr, &unused));
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (static_cast<int>(k) >= c_.node().output_size() || c_.node().output(k).empty()) continue;
+      RILL_INF_ASSIGN_OR_RETURN(Value v, c_.Get(Name(outs[k])));
+      c_.Define(v, static_cast<int>(k));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  ConverterContext& c_;
+  std::string prefix_;
+  onnx::GraphProto g_;
+};
+
+StatusOr<std::vector<float>> ConstValues(ConverterContext& c, int input, const char* what) {
+  RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(input));
+  if (!c.IsConst(v.id)) return c.Unsupported(std::string(what) + " computed at run time (a constant is supported)");
+  return c.ConstFloats(v.id);
+}
+
+// DequantizeLinear of node input `x` by node inputs `scale`, `zero` (name
+// or ""), along `axis` when the scale has more than one value.
+std::string Dequantize(Expansion& e, ConverterContext& c, int x, int scale, int zero, int64_t axis,
+                       const std::string& out) {
+  std::vector<std::string> in = {c.node().input(x), c.node().input(scale)};
+  if (zero >= 0 && c.HasInput(zero)) in.push_back(c.node().input(zero));
+  onnx::NodeProto* n = e.Add("DequantizeLinear", in, out);
+  Expansion::IntAttr(n, "axis", axis);
+  return e.Name(out);
+}
+
+// The float op of QLinearConv / QLinearMatMul between a DequantizeLinear of
+// each operand and a QuantizeLinear of its result.
+Status QLinear(ConverterContext& c) {
+  const bool conv = c.op_type() == "QLinearConv";
+  for (int i : {1, 2, 4, 5, 6, 7}) {
+    if (!c.HasInput(i)) return c.Invalid("missing input " + std::to_string(i));
+  }
+  Expansion e(c);
+  RILL_INF_ASSIGN_OR_RETURN(std::vector<float> ws, ConstValues(c, 4, "the weights' scale"));
+  RILL_INF_ASSIGN_OR_RETURN(std::vector<float> xs, ConstValues(c, 1, "the input's scale"));
+  const std::string a = Dequantize(e, c, 0, 1, 2, 1, "a");
+  // Conv weights per output channel (axis 0); MatMul's b per column (axis 1).
+  const std::string b = Dequantize(e, c, 3, 4, 5, conv ? 0 : 1, "b");
+  std::vector<std::string> in = {a, b};
+  if (conv && c.HasInput(8)) {
+    RILL_INF_ASSIGN_OR_RETURN(std::vector<float> bias, ConstValues(c, 8, "the bias"));
+    if (xs.size() != 1 || (ws.size() != 1 && ws.size() != bias.size())) return c.Invalid("bias and scales differ");
+    for (size_t o = 0; o < bias.size(); ++o) bias[o] *= xs[0] * ws[ws.size() == 1 ? 0 : o];
+    in.push_back(e.Float("bias", {static_cast<int64_t>(bias.size())}, bias));
+  }
+  onnx::NodeProto* op = e.Add(conv ? "Conv" : "MatMul", in, "float_result");
+  if (conv) *op->mutable_attribute() = c.node().attribute();
+  e.Add("QuantizeLinear", {e.Name("float_result"), c.node().input(6), c.node().input(7)}, "y");
+  return e.Run({"y"});
+}
+
+// ConvInteger / MatMulInteger: the operands less their zero points (scale 1),
+// then the float op.
+Status IntegerOp(ConverterContext& c) {
+  const bool conv = c.op_type() == "ConvInteger";
+  Expansion e(c);
+  std::string operands[2];
+  for (int k = 0; k < 2; ++k) {
+    const int zp = 2 + k;
+    if (!c.HasInput(zp)) {
+      operands[k] = c.node().input(k);
+      continue;
+    }
+    RILL_INF_ASSIGN_OR_RETURN(std::vector<float> z, ConstValues(c, zp, "a zero point"));
+    RILL_INF_ASSIGN_OR_RETURN(Value operand, c.Input(k));
+    const int rank = static_cast<int>(c.OnnxShape(operand).size());
+    // Per output channel for conv weights; per row of a, per column of b.
+    const int64_t axis = conv ? (k == 1 ? 0 : 1) : (k == 0 ? rank - 2 : rank - 1);
+    const std::string one = e.Float("one" + std::to_string(k), {static_cast<int64_t>(z.size())},
+                                    std::vector<float>(z.size(), 1.0f));
+    onnx::NodeProto* n = e.Add("DequantizeLinear", {c.node().input(k), one, c.node().input(zp)},
+                               "operand" + std::to_string(k));
+    Expansion::IntAttr(n, "axis", axis);
+    operands[k] = e.Name("operand" + std::to_string(k));
+  }
+  onnx::NodeProto* op = e.Add(conv ? "Conv" : "MatMul", {operands[0], operands[1]}, "y");
+  if (conv) *op->mutable_attribute() = c.node().attribute();
+  return e.Run({"y"});
+}
+
+Status DynamicQuantizeLinear(ConverterContext& c) {
+  Expansion e(c);
+  const std::string x = c.node().input(0);
+  const std::string zero = e.Float("zero", {}, {0.0f}), qmax = e.Float("qmax", {}, {255.0f});
+  Expansion::IntAttr(e.Add("ReduceMin", {x}, "min"), "keepdims", 0);
+  Expansion::IntAttr(e.Add("ReduceMax", {x}, "max"), "keepdims", 0);
+  e.Add("Min", {e.Name("min"), zero}, "low");
+  e.Add("Max", {e.Name("max"), zero}, "high");
+  e.Add("Sub", {e.Name("high"), e.Name("low")}, "range");
+  e.Add("Div", {e.Name("range"), qmax}, "scale");
+  e.Add("Div", {e.Name("low"), e.Name("scale")}, "low_scaled");
+  e.Add("Sub", {zero, e.Name("low_scaled")}, "zero_point_raw");
+  e.Add("Clip", {e.Name("zero_point_raw"), zero, qmax}, "zero_point_clipped");
+  e.Add("Round", {e.Name("zero_point_clipped")}, "zero_point");
+  e.Add("Div", {x, e.Name("scale")}, "x_scaled");
+  e.Add("Round", {e.Name("x_scaled")}, "x_rounded");
+  e.Add("Add", {e.Name("x_rounded"), e.Name("zero_point")}, "x_shifted");
+  e.Add("Clip", {e.Name("x_shifted"), zero, qmax}, "y");
+  return e.Run({"y", "scale", "zero_point"});
+}
+
 const bool kRegistered = RegisterOnnxConverter({"QuantizeLinear"}, QuantizeLinear) &&
-                         RegisterOnnxConverter({"DequantizeLinear"}, DequantizeLinear);
+                         RegisterOnnxConverter({"DequantizeLinear"}, DequantizeLinear) &&
+                         RegisterOnnxConverter({"QLinearConv", "QLinearMatMul"}, QLinear) &&
+                         RegisterOnnxConverter({"ConvInteger", "MatMulInteger"}, IntegerOp) &&
+                         RegisterOnnxConverter({"DynamicQuantizeLinear"}, DynamicQuantizeLinear);
 
 }  // namespace
 }  // namespace rill::inference::onnx_import
