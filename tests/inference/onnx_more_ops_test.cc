@@ -1,6 +1,6 @@
 // EyeLike, ReverseSequence, CenterCropPad, Col2Im, AffineGrid, MaxUnpool,
-// LpPool, GlobalLpPool, CastLike, the Optional ops and DeformConv (lowered
-// to existing ops at import) on the engine against ONNX Runtime
+// LpPool, GlobalLpPool, CastLike, the Optional ops, DeformConv (lowered to
+// existing ops at import) and Det (DET) on the engine against ONNX Runtime
 // (onnx_op_test_util.h: optimized and reference kernels, 1 and 2 threads),
 // and by hand where a lowering's arithmetic is worth spelling out. ONNX
 // Runtime's runner reads and writes float32, so integer values pass through
@@ -444,6 +444,29 @@ TEST(OnnxMoreOpsTest, DeformConv) {
   const std::vector<float> want = {3, 6, 4};
   ASSERT_EQ(y.size(), want.size());
   for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want[i], 1e-5) << i;
+}
+
+// Batches of matrices of sizes 1 to 5, a singular one and one that needs a
+// row swap; by hand.
+TEST(OnnxMoreOpsTest, Det) {
+  for (int64_t m : {1, 2, 3, 5}) {
+    SCOPED_TRACE("m " + std::to_string(m));
+    const std::vector<int64_t> shape = {2, 3, m, m};
+    OnnxGraph g(11);
+    g.Input("x", shape);
+    g.Node("Det", {"x"}, {"y"});
+    g.Output("y");
+    ExpectMatchesOrt(g, {{"x", shape, RandomValues(Elements(shape), -2.0f, 2.0f, 122)}});
+  }
+  OnnxGraph g(11);
+  g.Input("x", {3, 2, 2});
+  g.Node("Det", {"x"}, {"y"});
+  g.Output("y");
+  auto model = LoadOnnxGraph(g, "det.onnx");
+  ASSERT_NE(model, nullptr);
+  // [[1, 2], [3, 4]] -> -2; [[0, 1], [1, 0]] (a swap) -> -1; [[1, 2], [2, 4]] -> 0.
+  EXPECT_EQ(RunEngine(*model, {1, 2, 3, 4, 0, 1, 1, 0, 1, 2, 2, 4}, AlgorithmPolicy::kReference),
+            (std::vector<float>{-2, -1, 0}));
 }
 
 }  // namespace
