@@ -34,8 +34,9 @@ void AddStringAttribute(onnx::NodeProto* node, const std::string& name, const st
   a->set_s(value);
 }
 
-// x -> Relu -> TopK-like "Frobnicate" -> Relu -> Add(., Det(x)) -> y:
-// two op types without a converter (one reading the other's output through a
+// x -> Relu -> TopK-like "Frobnicate" -> Relu -> Add(., StringNormalizer(x))
+// -> y: two op types without a converter (StringNormalizer, a string op of
+// the standard opset, which the float engine will not take) (one reading the other's output through a
 // Relu) and, on x, a Resize whose nearest_mode is not supported.
 TEST(ImportUnsupportedTest, OnnxListsEveryUnsupportedNode) {
   onnx::ModelProto m = testing::NewOnnxModel(13, "unsupported");
@@ -46,7 +47,7 @@ TEST(ImportUnsupportedTest, OnnxListsEveryUnsupportedNode) {
   AddNode(g, "Relu", "relu", {"x"}, "r");
   AddNode(g, "Frobnicate", "first_unknown", {"r"}, "f");
   AddNode(g, "Relu", "after_unknown", {"f"}, "fr");
-  AddNode(g, "Det", "second_unknown", {"x"}, "h");
+  AddNode(g, "StringNormalizer", "second_unknown", {"x"}, "h");
   AddNode(g, "Add", "sum", {"fr", "h"}, "y");
   testing::AddFloatInitializer(g, "scales", {1, 1, 2, 2});
   onnx::NodeProto* resize = AddNode(g, "Resize", "the_resize", {"x", "", "scales"}, "z");
@@ -59,7 +60,9 @@ TEST(ImportUnsupportedTest, OnnxListsEveryUnsupportedNode) {
   EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented) << message;
   EXPECT_EQ(message.substr(0, message.find('\n')), path + ": 3 unsupported nodes:") << message;
   EXPECT_TRUE(Contains(message, "\n  node 'first_unknown' (Frobnicate): unsupported op type 'Frobnicate'")) << message;
-  EXPECT_TRUE(Contains(message, "\n  node 'second_unknown' (Det): unsupported op type 'Det'")) << message;
+  EXPECT_TRUE(
+      Contains(message, "\n  node 'second_unknown' (StringNormalizer): unsupported op type 'StringNormalizer'"))
+      << message;
   EXPECT_TRUE(Contains(message, "\n  node 'the_resize' (Resize), attribute 'nearest_mode': nearest_mode 'sideways'"))
       << message;
   // The nodes downstream of an unconverted one are not checked, and say so.
@@ -74,12 +77,13 @@ TEST(ImportUnsupportedTest, OnnxOneUnsupportedNodeIsOneLine) {
   testing::SetFloatValueInfo(g->add_input(), "x", {1, 4});
   testing::SetFloatValueInfo(g->add_output(), "y", {1, 4});
   AddNode(g, "Relu", "relu", {"x"}, "r");
-  AddNode(g, "Det", "the_det", {"r"}, "y");
+  AddNode(g, "StringNormalizer", "the_normalizer", {"r"}, "y");
   const std::string path = testing::SaveOnnxModel(m, "one_unsupported.onnx");
   auto model = Model::FromFile(path);
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(model.status().message(), path + ": node 'the_det' (Det): unsupported op type 'Det'");
+  EXPECT_EQ(model.status().message(),
+            path + ": node 'the_normalizer' (StringNormalizer): unsupported op type 'StringNormalizer'");
 
   // An op of another domain names the domain.
   g->mutable_node(1)->set_op_type("Gelu");
@@ -87,7 +91,8 @@ TEST(ImportUnsupportedTest, OnnxOneUnsupportedNodeIsOneLine) {
   const std::string other = testing::SaveOnnxModel(m, "other_domain.onnx");
   model = Model::FromFile(other);
   ASSERT_FALSE(model.ok());
-  EXPECT_EQ(model.status().message(), other + ": node 'the_det' (Gelu): unsupported op 'Gelu' of domain 'com.example'");
+  EXPECT_EQ(model.status().message(),
+            other + ": node 'the_normalizer' (Gelu): unsupported op 'Gelu' of domain 'com.example'");
 }
 
 // Malformed models still stop at the first error, whatever else is missing.
@@ -96,7 +101,7 @@ TEST(ImportUnsupportedTest, OnnxInvalidNodesStopAtOnce) {
   onnx::GraphProto* g = m.mutable_graph();
   testing::SetFloatValueInfo(g->add_input(), "x", {1, 4});
   testing::SetFloatValueInfo(g->add_output(), "y", {1, 4});
-  AddNode(g, "Det", "the_det", {"x"}, "e");
+  AddNode(g, "StringNormalizer", "the_normalizer", {"x"}, "e");
   AddNode(g, "Relu", "orphan", {"nowhere"}, "y");
   const std::string path = testing::SaveOnnxModel(m, "invalid.onnx");
   auto model = Model::FromFile(path);

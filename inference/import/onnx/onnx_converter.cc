@@ -280,6 +280,14 @@ StatusOr<int> ConverterContext::ConstantFromProto(const onnx::TensorProto& t, co
       case kInt32:
         stored = raw ? t.raw_data().size() / 4 : static_cast<size_t>(t.int32_data_size());
         break;
+      case 2:
+      case 3:
+        stored = raw ? t.raw_data().size() : static_cast<size_t>(t.int32_data_size());
+        break;
+      case 4:
+      case 5:
+        stored = raw ? t.raw_data().size() / 2 : static_cast<size_t>(t.int32_data_size());
+        break;
       default:
         stored = count;
         break;
@@ -342,6 +350,33 @@ StatusOr<int> ConverterContext::ConstantFromProto(const onnx::TensorProto& t, co
       } else if (t.data_type() == kInt64) {
         if (static_cast<size_t>(t.int64_data_size()) != count) return size_mismatch();
         for (size_t i = 0; i < count; ++i) v[i] = t.int64_data(static_cast<int>(i));
+      } else {
+        if (static_cast<size_t>(t.int32_data_size()) != count) return size_mismatch();
+        for (size_t i = 0; i < count; ++i) v[i] = t.int32_data(static_cast<int>(i));
+      }
+      return NewIntConst(name, v, &shape);
+    }
+    case 2:    // uint8
+    case 3:    // int8
+    case 4:    // uint16
+    case 5: {  // int16: as int64 (quantized weights: DequantizeLinear folds them)
+      const int type = t.data_type();
+      const size_t elem = type <= 3 ? 1 : 2;
+      std::vector<int64_t> v(count);
+      if (raw) {
+        RILL_INF_RETURN_IF_ERROR(need_raw(elem));
+        const auto* b = reinterpret_cast<const unsigned char*>(t.raw_data().data());
+        for (size_t i = 0; i < count; ++i) {
+          if (type == 2) {
+            v[i] = b[i];
+          } else if (type == 3) {
+            v[i] = static_cast<int8_t>(b[i]);
+          } else {
+            uint16_t u;
+            std::memcpy(&u, b + 2 * i, 2);
+            v[i] = type == 4 ? static_cast<int64_t>(u) : static_cast<int64_t>(static_cast<int16_t>(u));
+          }
+        }
       } else {
         if (static_cast<size_t>(t.int32_data_size()) != count) return size_mismatch();
         for (size_t i = 0; i < count; ++i) v[i] = t.int32_data(static_cast<int>(i));
@@ -449,7 +484,8 @@ void ConverterContext::NoteIntegerOutputs() {
   static const std::set<std::string> kSameType = {
       "Identity", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Transpose", "Slice", "Gather", "GatherND",
       "GatherElements", "Expand", "Tile", "ReduceMin", "ReduceMax", "ReduceSum", "ReduceProd", "Split", "Range",
-      "Clip", "ScatterND", "ScatterElements", "CumSum", "Pad", "Neg", "Abs"};
+      "Clip", "ScatterND", "ScatterElements", "CumSum", "Pad", "Neg", "Abs", "Compress", "ReverseSequence",
+      "CenterCropPad", "MaxUnpool"};
   // Elementwise ops whose inputs share one type.
   static const std::set<std::string> kSharedType = {"Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Sum", "Concat"};
   for (int k = 0; k < n.output_size(); ++k) {
@@ -459,6 +495,10 @@ void ConverterContext::NoteIntegerOutputs() {
       integer = true;
     } else if (op == "TopK") {
       integer = k == 1 || integer_input(0);
+    } else if (op == "Unique") {
+      integer = k > 0 || integer_input(0);
+    } else if (op == "CastLike") {
+      integer = integer_input(1);
     } else if (op == "Cast") {
       integer = integer_type(AttrInt("to", kFloat));
     } else if (op == "Where") {

@@ -116,7 +116,8 @@ class ConverterContext {
   int NewIntConst(const std::string& name, const std::vector<int64_t>& values, const Shape* shape = nullptr);
   int NewInt32Const(const std::string& name, const Shape& shape, const std::vector<int>& values);
   // A constant from an initializer or a Constant node's tensor (float, double,
-  // int32, int64 and bool become float32 and int64; bools 0 / 1).
+  // int8, uint8, int16, uint16, int32, int64 and bool become float32 and
+  // int64; bools 0 / 1).
   StatusOr<int> ConstantFromProto(const onnx::TensorProto& t, const std::string& name);
   // Run-time tensor `id` holds a shape's values `dims`, kDynamicDim where
   // known only at run time (ir::TensorInfo::plan_values): a SHAPE's output,

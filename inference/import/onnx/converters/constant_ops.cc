@@ -1,7 +1,8 @@
 // Ops that only produce or pass on values at import: Constant, Shape (folded
 // from the import-time input shapes), Gather and Cast of constants (shape
-// arithmetic; of activations: tensor.cc), Identity and Dropout (inference:
-// identity).
+// arithmetic; of activations: tensor.cc), CastLike (a Cast to its target's
+// ONNX type, as far as the import knows it), Identity and Dropout
+// (inference: identity).
 #include <string>
 #include <vector>
 
@@ -64,9 +65,8 @@ Status Gather(ConverterContext& c) {
   return Status::Ok();
 }
 
-Status Cast(ConverterContext& c) {
+Status CastTo(ConverterContext& c, int64_t to) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
-  const int64_t to = c.AttrInt("to", kFloat);
   if (!c.IsConst(x.id)) {
     if (to == kFloat && c.tensor(x.id).dtype == DataType::kFloat32) {
       c.Define(x);
@@ -89,6 +89,50 @@ Status Cast(ConverterContext& c) {
   return Status::Ok();
 }
 
+Status Cast(ConverterContext& c) { return CastTo(c, c.AttrInt("to", kFloat)); }
+
+// The ONNX element type of value `name`: declared (graph input, output or
+// value_info), an initializer's or a Constant's, bool for what a comparison
+// or logic op gives, int64 for what the importer knows holds integers,
+// else float (run-time values of unknown type are float32 in the engine).
+int64_t ElementType(ConverterContext& c, const std::string& name) {
+  const onnx::GraphProto& g = c.graph_proto();
+  for (const auto* infos : {&g.input(), &g.output(), &g.value_info()}) {
+    for (const onnx::ValueInfoProto& v : *infos) {
+      if (v.name() == name && v.type().has_tensor_type() && v.type().tensor_type().elem_type() != 0) {
+        return v.type().tensor_type().elem_type();
+      }
+    }
+  }
+  for (const onnx::TensorProto& t : g.initializer()) {
+    if (t.name() == name) return t.data_type();
+  }
+  static const char* const kBoolOps[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+                                         "And",   "Or",   "Xor",     "Not",         "IsNaN",
+                                         "IsInf"};
+  for (const onnx::NodeProto& n : g.node()) {
+    for (int k = 0; k < n.output_size(); ++k) {
+      if (n.output(k) != name) continue;
+      if (n.op_type() == "Constant") {
+        const onnx::AttributeProto* value = FindAttr(n, "value");
+        if (value != nullptr && value->has_t()) return value->t().data_type();
+        if (FindAttr(n, "value_int") != nullptr || FindAttr(n, "value_ints") != nullptr) return kInt64;
+        return kFloat;
+      }
+      if (n.op_type() == "Cast") return AttrInt(n, "to", kFloat);
+      for (const char* op : kBoolOps) {
+        if (n.op_type() == op) return kBool;
+      }
+    }
+  }
+  return c.IsIntegerValue(name) ? kInt64 : kFloat;
+}
+
+Status CastLike(ConverterContext& c) {
+  if (!c.HasInput(1)) return c.Invalid("needs target_type");
+  return CastTo(c, ElementType(c, c.node().input(1)));
+}
+
 Status Identity(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(0));
   c.Define(v);
@@ -97,6 +141,7 @@ Status Identity(ConverterContext& c) {
 
 const bool kRegistered = RegisterOnnxConverter({"Constant"}, Constant) && RegisterOnnxConverter({"Shape"}, ShapeOp) &&
                          RegisterOnnxConverter({"Gather"}, Gather) && RegisterOnnxConverter({"Cast"}, Cast) &&
+                         RegisterOnnxConverter({"CastLike"}, CastLike) &&
                          RegisterOnnxConverter({"Identity", "Dropout"}, Identity);
 
 }  // namespace

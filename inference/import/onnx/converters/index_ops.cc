@@ -186,9 +186,103 @@ Status GatherElements(ConverterContext& c) {
   return Status::Ok();
 }
 
+// EyeLike: ones on the k-th diagonal of a 2-D value's shape, a constant in
+// `dtype` (default: the input's type).
+Status EyeLike(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  const Shape s = c.OnnxShape(x);
+  if (s.size() != 2) return c.Invalid("input must be 2-D, is " + ShapeToString(s));
+  if (ir::HasDynamicDim(s)) return c.Unsupported("EyeLike of a value whose sizes are known only at run time");
+  const int64_t k = c.AttrInt("k", 0);
+  const int64_t dtype = c.AttrInt("dtype", -1);
+  const bool integer = dtype < 0 ? c.IsIntegerValue(c.node().input(0))
+                                 : (dtype == kInt32 || dtype == kInt64 || (dtype >= 2 && dtype <= 5) ||
+                                    dtype == 12 || dtype == 13 || dtype == kBool);
+  std::vector<int64_t> iv(static_cast<size_t>(s[0]) * s[1], 0);
+  for (int i = 0; i < s[0]; ++i) {
+    const int64_t j = i + k;
+    if (j >= 0 && j < s[1]) iv[static_cast<size_t>(i) * s[1] + j] = 1;
+  }
+  if (integer) {
+    c.Define(c.NewIntConst(c.out_name(), iv, &s), false);
+  } else {
+    c.Define(c.NewFloatConst(c.out_name(), s, std::vector<float>(iv.begin(), iv.end())), false);
+  }
+  return Status::Ok();
+}
+
+// ReverseSequence: out[.., t, .., b, ..] = x[.., len[b] - 1 - t, .., b, ..]
+// for t < len[b], x itself after; one GATHER_ELEMENTS along time_axis.
+Status ReverseSequence(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value xv, c.Input(0));
+  RILL_INF_ASSIGN_OR_RETURN(Value lv, c.Input(1));
+  RILL_INF_ASSIGN_OR_RETURN(int x, c.ToNchw(xv));
+  const Shape s = c.ShapeOf(x);
+  const int rank = static_cast<int>(s.size());
+  const int64_t batch_axis = c.AttrInt("batch_axis", 1), time_axis = c.AttrInt("time_axis", 0);
+  if (rank < 2) return c.Invalid("input must have rank >= 2");
+  if (!((batch_axis == 0 && time_axis == 1) || (batch_axis == 1 && time_axis == 0))) {
+    return c.UnsupportedAttribute("batch_axis", "batch_axis and time_axis must be 0 and 1 in either order");
+  }
+  if (ir::HasDynamicDim(s)) return c.Unsupported("ReverseSequence of a value whose sizes are known only at run time");
+  const int t_axis = static_cast<int>(time_axis);
+  const int steps = s[t_axis], batch = s[batch_axis];
+  if (c.ShapeOf(lv.id) != Shape{batch}) return c.Invalid("sequence_lens must hold one length per batch");
+  const std::string base = c.out_name();
+  auto g = std::make_shared<ir::GatherElementsAttrs>();
+  g->axis = t_axis;
+  if (c.IsConst(lv.id)) {
+    const std::vector<int64_t> lens = c.ConstInts(lv.id);
+    for (int64_t l : lens) {
+      if (l < 0 || l > steps) return c.Invalid("sequence length " + std::to_string(l) + " out of range");
+    }
+    std::vector<float> idx(static_cast<size_t>(NumElements(s)));
+    long long inner = 1;  // elements per (axis 0, axis 1) position
+    for (int d = 2; d < rank; ++d) inner *= s[d];
+    for (size_t i = 0; i < idx.size(); ++i) {
+      // The coordinates along the first two axes of element i.
+      const long long i01 = static_cast<long long>(i) / inner;
+      const int a0 = static_cast<int>(i01 / s[1]), a1 = static_cast<int>(i01 % s[1]);
+      const int t = t_axis == 0 ? a0 : a1, b = t_axis == 0 ? a1 : a0;
+      idx[i] = static_cast<float>(t < lens[b] ? lens[b] - 1 - t : t);
+    }
+    const int idx_id = c.NewFloatConst(base + "/indices", s, idx);
+    RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::GatherElementsOp(), {x, idx_id}, base, {}, g));
+    c.Define(out, false);
+    return Status::Ok();
+  }
+  // Run-time lengths: t < len ? len - 1 - t : t over [T, B] (or [B, T]),
+  // expanded to x's shape.
+  RILL_INF_ASSIGN_OR_RETURN(int len, c.ToNchw(lv));
+  ir::OpAttrs r;
+  r.new_shape = t_axis == 0 ? std::vector<int>{1, batch} : std::vector<int>{batch, 1};
+  RILL_INF_ASSIGN_OR_RETURN(int len2, c.Emit(OpType::kReshape, {len}, base + "/lens", r));
+  const int pos = Positions(c, 2, t_axis, steps, base + "/steps");
+  const int one = c.NewFloatConst(base + "/one", {}, {1.0f});
+  RILL_INF_ASSIGN_OR_RETURN(int inside, c.Emit(ir::CompareOp(ir::CompareKind::kLess), {pos, len2}, base + "/inside"));
+  RILL_INF_ASSIGN_OR_RETURN(int last, c.Emit(OpType::kSub, {len2, one}, base + "/last"));
+  RILL_INF_ASSIGN_OR_RETURN(int rev, c.Emit(OpType::kSub, {last, pos}, base + "/reversed"));
+  RILL_INF_ASSIGN_OR_RETURN(int idx, c.Emit(ir::WhereOp(), {inside, rev, pos}, base + "/index"));
+  if (rank > 2) {
+    ir::OpAttrs r2;
+    r2.new_shape.assign(rank, 1);
+    r2.new_shape[0] = s[0];
+    r2.new_shape[1] = s[1];
+    RILL_INF_ASSIGN_OR_RETURN(idx, c.Emit(OpType::kReshape, {idx}, base + "/index_nd", r2));
+    auto e = std::make_shared<ir::ExpandAttrs>();
+    e->shape.assign(s.begin(), s.end());
+    RILL_INF_ASSIGN_OR_RETURN(idx, c.Emit(ir::ExpandOp(), {idx}, base + "/index_full", {}, e));
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::GatherElementsOp(), {x, idx}, base, {}, g));
+  c.Define(out, false);
+  return Status::Ok();
+}
+
 const bool kRegistered = RegisterOnnxConverter({"GatherElements"}, GatherElements) &&
                          RegisterOnnxConverter({"OneHot"}, OneHot) && RegisterOnnxConverter({"Hardmax"}, Hardmax) &&
-                         RegisterOnnxConverter({"Trilu"}, Trilu) && RegisterOnnxConverter({"Size"}, Size);
+                         RegisterOnnxConverter({"Trilu"}, Trilu) && RegisterOnnxConverter({"Size"}, Size) &&
+                         RegisterOnnxConverter({"EyeLike"}, EyeLike) &&
+                         RegisterOnnxConverter({"ReverseSequence"}, ReverseSequence);
 
 }  // namespace
 }  // namespace rill::inference::onnx_import
