@@ -4,6 +4,7 @@
 
 #include "inference/ir/conv_geometry.h"
 #include "inference/ir/ops/tensor_ops.h"
+#include "inference/ir/ops/volume_ops.h"
 
 namespace rill::inference::ir {
 
@@ -21,6 +22,19 @@ int64_t NodeMacs(const Node& n, const std::vector<Shape>& shapes) {
       macs = NumElements(x) * w[0] * w[1] * w[2] / groups;
     }
     if (n.type == OpType::kFullyConnected && w.size() == 2) macs = out * w[1];
+    if (n.type == Conv3dOp() && w.size() == 5) macs = out * w[1] * w[2] * w[3] * w[4];
+    if (n.type == AttentionOp() && n.inputs.size() >= 3 && n.inputs[2] >= 0) {
+      // Q K^T then the weights times V: batches x M x N x (D + Dv).
+      const Shape& q = shape(0);
+      const Shape& v = shape(2);
+      const AttentionAttrs* a = n.attrs_as<AttentionAttrs>();
+      if (q.size() >= 2 && v.size() == q.size() && w.size() == q.size() && a != nullptr) {
+        const size_t r = q.size();
+        const int64_t keys = a->k_transposed ? w[r - 1] : w[r - 2];
+        const int64_t dv = std::max<int64_t>(1, v[r - 1]);
+        macs = out / dv * keys * (q[r - 1] + dv);
+      }
+    }
     if (n.type == BatchMatMulOp() && shape(0).size() >= 2) {  // out * K
       const BatchMatMulAttrs* a = n.attrs_as<BatchMatMulAttrs>();
       macs = out * shape(0)[shape(0).size() - (a && a->adj_x ? 2 : 1)];

@@ -1,6 +1,7 @@
 // Multiply-accumulates of a node at given shapes (conv, depthwise,
-// transposed conv, fully-connected and the fused depthwise block; 0 for the
-// rest): what `rill model info` and the benchmarks report per layer.
+// transposed conv, fully-connected, batched matmul, attention, 3-D conv and
+// the fused depthwise block; 0 for the rest): what `rill model info` and
+// the benchmarks report per layer.
 #ifndef RILL_INFERENCE_IR_MACS_H_
 #define RILL_INFERENCE_IR_MACS_H_
 

@@ -182,6 +182,16 @@ TEST(AttentionFusionTest, KeysStoredTransposed) {
   auto m = Load(g);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(CountOps(*m, "ATTENTION"), 1);
+  // Its multiply-adds: batches x M x N x (D + Dv) = 2 x 9 x 37 x (5 + 3).
+  auto s = Session::Create(m, SessionConfig{});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  int attention = 0;
+  for (const LayerInfo& layer : (*s)->Layers()) {
+    if (layer.op != "ATTENTION") continue;
+    EXPECT_EQ(layer.macs, 2 * 9 * 37 * (5 + 3));
+    ++attention;
+  }
+  EXPECT_EQ(attention, 1);
   ExpectMatchesOrt(g, {{"q", {2, 9, 5}, RandomValues(90, -2.0f, 2.0f, 85)}});
 }
 

@@ -162,6 +162,38 @@ TEST(OnnxVolumeOpsTest, VideoBlock) {
   ExpectMatchesOrt(g, {{"x", {1, 3, 4, 16, 16}, RandomValues(3 * 4 * 256)}});
 }
 
+// What `rill model info` reports: each layer's kernel and multiply-adds
+// (CONV_3D: outputs x C/group x kd x kh x kw).
+TEST(OnnxVolumeOpsTest, LayersNameTheirKernelsAndMacs) {
+  OnnxGraph g;
+  g.Input("x", {1, 4, 5, 8, 8});
+  g.Initializer("w", {6, 4, 3, 3, 3}, RandomValues(6 * 4 * 27, -1, 1, 16));
+  g.Initializer("dw", {6, 1, 3, 3, 3}, RandomValues(6 * 27, -1, 1, 17));
+  OnnxGraph::Attr(g.Node("Conv", {"x", "w"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1, 1, 1});
+  onnx::NodeProto* dw = g.Node("Conv", {"c", "dw"}, {"d"});
+  OnnxGraph::Attr(dw, "pads", std::vector<int64_t>{1, 1, 1, 1, 1, 1});
+  OnnxGraph::Attr(dw, "group", int64_t{6});
+  OnnxGraph::Attr(g.Node("MaxPool", {"d"}, {"y"}), "kernel_shape", std::vector<int64_t>{1, 3, 3});
+  g.Output("y");
+  const std::shared_ptr<const Model> m = LoadOnnxGraph(g, "layers.onnx", /*optimize=*/true);
+  ASSERT_NE(m, nullptr);
+  for (AlgorithmPolicy policy : {AlgorithmPolicy::kAuto, AlgorithmPolicy::kReference}) {
+    SessionConfig config;
+    config.algorithm = policy;
+    auto s = Session::Create(m, config);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    const std::vector<LayerInfo> layers = (*s)->Layers();
+    ASSERT_EQ(layers.size(), 3u);
+    EXPECT_EQ(layers[0].macs, 6LL * 5 * 8 * 8 * 4 * 27);
+    EXPECT_EQ(layers[1].macs, 6LL * 5 * 8 * 8 * 27);
+    EXPECT_EQ(layers[2].macs, 0);
+    const bool ref = policy == AlgorithmPolicy::kReference;
+    EXPECT_EQ(layers[0].kernel.rfind(ref ? "conv3d_ref" : "conv3d_gemm_", 0), 0u) << layers[0].kernel;
+    EXPECT_EQ(layers[1].kernel, ref ? "conv3d_ref" : "conv3d_depthwise");
+    EXPECT_EQ(layers[2].kernel, ref ? "max_pool3d_ref" : "max_pool3d_separable");
+  }
+}
+
 // A pointwise 3-D convolution (S3D's inception branches) over more output
 // voxels than one block, more channels than one GEMM row tile, then ReLU;
 // and one with no bias whose output rows end mid-panel.
