@@ -187,6 +187,8 @@ class Conv3dOp : public CpuOp {
     const int OH = ys[3], OW = ys[4];
     const int nr = gemm_->nr;
     const float* x = In(0) + (static_cast<size_t>(n) * xs[1] + static_cast<size_t>(g) * cpg) * D * H * W;
+    const bool plane_runs = kh == 1 && kw == 1 && a.stride[1] == 1 && a.stride[2] == 1 && a.pad_begin[1] == 0 &&
+                            a.pad_begin[2] == 0 && OH == H && OW == W;
     const int panels = (cols + nr - 1) / nr;
     for (int q = 0; q < panels; ++q) {
       float* panel = col + static_cast<size_t>(q) * nr * ka_;
@@ -195,6 +197,34 @@ class Conv3dOp : public CpuOp {
         for (int k = 0; k < ka_; ++k) {
           std::fill(panel + static_cast<size_t>(k) * nr + (last - first), panel + static_cast<size_t>(k + 1) * nr, 0.0f);
         }
+      }
+      if (plane_runs) {
+        // A kernel of one row and column, stride 1 and no padding across H
+        // and W (pointwise convs, R(2+1)D's temporal ones): each tap's
+        // values for a run of voxels within one output depth slice are one
+        // contiguous stretch of an input slice.
+        const long long plane = static_cast<long long>(OH) * OW;
+        for (int j0 = first; j0 < last;) {
+          const long long v = v0 + j0;
+          const int od = static_cast<int>(v / plane);
+          const long long pos = v % plane;
+          const int run = static_cast<int>(std::min<long long>(last - j0, plane - pos));
+          float* dst = panel + (j0 - first);
+          for (int c = 0; c < cpg; ++c) {
+            const float* xc = x + static_cast<size_t>(c) * D * H * W;
+            for (int t = 0; t < kd; ++t, dst += nr) {
+              const int id = od * a.stride[0] - a.pad_begin[0] + t * a.dilation[0];
+              if (id < 0 || id >= D) {
+                std::fill(dst, dst + run, 0.0f);
+              } else {
+                std::memcpy(dst, xc + static_cast<size_t>(id) * plane + pos, sizeof(float) * run);
+              }
+            }
+          }
+          if (bias_row_) std::fill(dst, dst + run, 1.0f);
+          j0 += run;
+        }
+        continue;
       }
       // Runs of voxels along one output row.
       for (int j0 = first; j0 < last;) {
