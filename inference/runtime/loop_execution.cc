@@ -26,7 +26,7 @@ class LoopExecution : public Execution {
     const int carried = attrs_.carried;
     const size_t scans = outputs_.size() - static_cast<size_t>(carried);
     if (body_.inputs.size() != inputs_.size() || body_.outputs.size() != 1 + outputs_.size() || carried < 0 ||
-        outputs_.size() < static_cast<size_t>(carried)) {
+        outputs_.size() < static_cast<size_t>(carried) || attrs_.empty_scan_shapes.size() != scans) {
       return InternalError(Context() + "its body's inputs and outputs do not match the node's");
     }
     for (size_t i = 0; i < body_.tensors.size(); ++i) {
@@ -137,15 +137,11 @@ class LoopExecution : public Execution {
     }
     for (size_t j = 0; j < scans_.size(); ++j) {
       const size_t k = static_cast<size_t>(carried) + j;
-      Shape shape;
+      Shape shape = attrs_.empty_scan_shapes.at(j);  // no iteration: as ONNX Runtime
       if (iterations > 0) {
         shape = scan_shapes_[j];
-      } else {
-        // No iteration: [0, dims as planned, 0 where known only at run time].
-        shape.assign(planned_[k].begin() + 1, planned_[k].end());
-        for (int& d : shape) d = std::max(d, 0);
+        shape.insert(shape.begin(), static_cast<int>(iterations));
       }
-      shape.insert(shape.begin(), static_cast<int>(iterations));
       RILL_INF_RETURN_IF_ERROR(region_.Reserve(&scans_[j], 1, node_.name, false));
       RILL_INF_RETURN_IF_ERROR(SetOutput(k, shape, scans_[j]));
     }
@@ -190,11 +186,11 @@ class LoopExecution : public Execution {
     return Status::Ok();
   }
 
-  // Output k: a shape known at plan is the arena's (copied into), else it
-  // is `buffer` itself.
+  // Output k: a shape known at plan is the arena's (copied into), else (or
+  // in a LOOP's body) it is `buffer` itself.
   Status SetOutput(size_t k, const Shape& shape, const std::unique_ptr<Buffer>& buffer) {
     TensorBinding& out = *outputs_[k];
-    if (ir::HasDynamicDim(planned_[k])) {
+    if (region_.nested() || ir::HasDynamicDim(planned_[k])) {  // a LOOP's body has no arena
       out.shape = shape;
       out.memory = MemoryRef{buffer.get(), 0};
       return Status::Ok();

@@ -84,6 +84,10 @@ struct LoopAttrs : TypedAttrs {
   std::shared_ptr<const Graph> body;
   int carried = 0;
   std::vector<Shape> output_shapes;  // carried values, then scan outputs
+  // A scan output's shape after no iteration, as ONNX Runtime gives it: 0
+  // then the dims the body declares for it (0 where not known), [0] when
+  // it declares none.
+  std::vector<Shape> empty_scan_shapes;
 };
 
 OpType NonZeroOp();

@@ -150,6 +150,14 @@ Status LoopAtRun(ConverterContext& c, const onnx::GraphProto& body, int carried)
     }
     s.insert(s.begin(), ir::kDynamicDim);
     attrs->output_shapes.push_back(s);
+    Shape empty = {0};
+    const onnx::TypeProto& type = body.output(1 + carried + j).type();
+    if (type.has_tensor_type() && type.tensor_type().has_shape()) {
+      for (const auto& d : type.tensor_type().shape().dim()) {
+        empty.push_back(d.has_dim_value() && d.dim_value() > 0 && d.dim_value() < (1 << 24) ? static_cast<int>(d.dim_value()) : 0);
+      }
+    }
+    attrs->empty_scan_shapes.push_back(empty);
   }
   attrs->body = graph;
   inputs.insert(inputs.end(), outer.begin(), outer.end());
