@@ -1,7 +1,8 @@
 // ONNX Loop run at run time and Range of run-time inputs (docs/design.md,
 // "Data-dependent sizes") against ONNX Runtime, on small models built in the
 // test (onnx_op_test_util.h): Range of float and of integer values (empty
-// too); Loop with a trip count known only at run time (0, 1, several
+// too); Resize to sizes and Concat of sizes known only at run time (the
+// R-CNN loops' bodies); Loop with a trip count known only at run time (0, 1, several
 // iterations), with a run-time condition that stops it early (with and
 // without a trip count), with a carried value that grows every iteration
 // (Concat), with a body that reads values of the enclosing graph and the
@@ -77,6 +78,48 @@ TEST(OnnxLoopTest, RangeOfRunTimeIntegersMatchesOrt) {
   ExpectMatchesOrt(g, {{"x", {3}, {1.0f, 7.0f, 2.0f}}});    // count 3; 1, 3, 5
   ExpectMatchesOrt(g, {{"x", {3}, {5.0f, 0.0f, -2.0f}}});   // count 1; 5, 3, 1
   ExpectMatchesOrt(g, {{"x", {3}, {-3.0f, -3.0f, -1.0f}}});  // none; none
+}
+
+// ---- what the R-CNN loops' bodies need -------------------------------------------
+
+// Resize to sizes computed at run time (Mask R-CNN pastes each mask at its
+// box's size): sizes = [1, 2, hw[0], hw[1]], linear and cubic, half_pixel.
+TEST(OnnxLoopTest, ResizeToRunTimeSizesMatchesOrt) {
+  for (const char* mode : {"linear", "cubic", "nearest"}) {
+    SCOPED_TRACE(mode);
+    OnnxGraph g;
+    g.Input("x", {1, 2, 3, 4});
+    g.Input("hw", {2});
+    g.Int64Initializer("nc", {2}, {1, 2});
+    CastTo(g, "hw", "hw_i", kInt64Type);
+    OnnxGraph::Attr(g.Node("Concat", {"nc", "hw_i"}, {"sizes"}), "axis", int64_t{0});
+    onnx::NodeProto* r = g.Node("Resize", {"x", "", "", "sizes"}, {"y"});
+    OnnxGraph::Attr(r, "mode", std::string(mode));
+    OnnxGraph::Attr(r, "coordinate_transformation_mode", std::string("half_pixel"));
+    g.Output("y");
+    const std::vector<float> x = RandomValues(24, -1.0f, 1.0f, 23);
+    for (const std::vector<float>& hw : std::vector<std::vector<float>>{{5, 7}, {2, 2}, {3, 4}, {1, 9}}) {
+      ExpectMatchesOrt(g, {{"x", {1, 2, 3, 4}, x}, {"hw", {2}, hw}});
+    }
+  }
+}
+
+// Concat of a known size and one known only at run time that must equal it
+// ([1, 4] and [1, n] along axis 0, n = 4 at run time): planned [2, 4],
+// though no one sample size for n fits (Graph::InferNodeShapes asks the
+// shape function with n unknown).
+TEST(OnnxLoopTest, ConcatOfKnownAndRunTimeSizesMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {1, 4});
+  g.Input("n", {});
+  g.Initializer("zero", {}, {0.0f});
+  g.Initializer("one", {}, {1.0f});
+  g.Int64Initializer("axes", {1}, {0});
+  g.Node("Range", {"zero", "n", "one"}, {"r"});
+  g.Node("Unsqueeze", {"r", "axes"}, {"row"});
+  OnnxGraph::Attr(g.Node("Concat", {"x", "row"}, {"y"}), "axis", int64_t{0});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {1, 4}, RandomValues(4, -1.0f, 1.0f, 24)}, {"n", {}, {4.0f}}});
 }
 
 // ---- Loop --------------------------------------------------------------------
