@@ -46,10 +46,13 @@ class DynamicExecution : public Execution {
  public:
   DynamicExecution(DynamicRegion* region, const ir::Node& node, std::unique_ptr<Execution> inner,
                    std::vector<const TensorBinding*> inputs, std::vector<TensorBinding*> outputs,
-                   std::vector<RunGuard> guards)
+                   std::vector<RunGuard> guards, std::vector<std::unique_ptr<Buffer>*> output_memory)
       : region_(*region), node_(node), inner_(std::move(inner)), inputs_(std::move(inputs)),
         outputs_(std::move(outputs)), guards_(std::move(guards)), last_shapes_(inputs_.size()),
-        out_shapes_(outputs_.size()), last_values_(inputs_.size()), memory_(outputs_.size()) {}
+        out_shapes_(outputs_.size()), last_values_(inputs_.size()), memory_(outputs_.size()),
+        external_(std::move(output_memory)) {
+    external_.resize(outputs_.size(), nullptr);
+  }
 
   std::string name() const override { return inner_->name(); }
 
@@ -75,6 +78,14 @@ class DynamicExecution : public Execution {
       cached_ = prepared_ = false;
       RILL_INF_RETURN_IF_ERROR(InferAndBind());
       cached_ = true;
+    }
+    // Outputs in a buffer of the caller's, which may have been swapped since.
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      if (external_[k] == nullptr) continue;
+      RILL_INF_RETURN_IF_ERROR(
+          region_.Reserve(external_[k], std::max<size_t>(DenseBytes(outputs_[k]->dtype, out_shapes_[k]), 1), node_.name,
+                          false));
+      outputs_[k]->memory = MemoryRef{external_[k]->get(), 0};
     }
     bool empty = false;
     for (size_t k = 0; k < outputs_.size(); ++k) {
@@ -139,7 +150,7 @@ class DynamicExecution : public Execution {
           return InternalError(g.NodeContext(node_) + "inferred " + ShapeToString(shape) + " at run time, planned " +
                                ShapeToString(planned_[k]));
         }
-      } else {
+      } else if (external_[k] == nullptr) {  // else bound in Run
         RILL_INF_RETURN_IF_ERROR(
             region_.Reserve(&memory_[k], DenseBytes(out.dtype, shape), node_.name, /*scratch=*/false));
         out.memory = MemoryRef{memory_[k].get(), 0};
@@ -172,6 +183,7 @@ class DynamicExecution : public Execution {
   std::vector<Shape> last_shapes_, out_shapes_;
   std::vector<std::vector<float>> last_values_;
   std::vector<std::unique_ptr<Buffer>> memory_;
+  std::vector<std::unique_ptr<Buffer>*> external_;  // MakeDynamicExecution's output_memory
   std::unique_ptr<Buffer> scratch_memory_;
 };
 
@@ -180,9 +192,10 @@ class DynamicExecution : public Execution {
 std::unique_ptr<Execution> MakeDynamicExecution(DynamicRegion* region, const ir::Node& node,
                                                 std::unique_ptr<Execution> inner,
                                                 std::vector<const TensorBinding*> inputs,
-                                                std::vector<TensorBinding*> outputs, std::vector<RunGuard> guards) {
+                                                std::vector<TensorBinding*> outputs, std::vector<RunGuard> guards,
+                                                std::vector<std::unique_ptr<Buffer>*> output_memory) {
   return std::make_unique<DynamicExecution>(region, node, std::move(inner), std::move(inputs), std::move(outputs),
-                                            std::move(guards));
+                                            std::move(guards), std::move(output_memory));
 }
 
 }  // namespace rill::inference

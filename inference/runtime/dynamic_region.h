@@ -90,10 +90,16 @@ struct RunGuard {
 // bindings in `inputs` / `outputs`) prepared and run with the sizes of each
 // run (see above), and not at all in a run where one of `guards` fails (a
 // branch of an If not taken).
+// `output_memory` (optional, one per output, null for most): the buffer
+// that output k is written to, owned by the caller, who may swap it for
+// another between runs (a LOOP's carried value: the body writes its next
+// value straight into the buffer the LOOP carries it in); it is bound
+// again at every run.
 std::unique_ptr<Execution> MakeDynamicExecution(DynamicRegion* region, const ir::Node& node,
                                                 std::unique_ptr<Execution> inner,
                                                 std::vector<const TensorBinding*> inputs,
-                                                std::vector<TensorBinding*> outputs, std::vector<RunGuard> guards);
+                                                std::vector<TensorBinding*> outputs, std::vector<RunGuard> guards,
+                                                std::vector<std::unique_ptr<Buffer>*> output_memory = {});
 
 }  // namespace rill::inference
 

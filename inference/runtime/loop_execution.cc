@@ -44,6 +44,27 @@ class LoopExecution : public Execution {
     if (!counter_) return InternalError(Context() + "cannot allocate its counter");
     bindings_[body_.inputs[0]].memory = MemoryRef{counter_.get(), 0};
     bindings_[body_.inputs[1]].memory = MemoryRef{counter_.get(), sizeof(float)};
+    // A carried value's next value that a body node computes (once) is
+    // written straight into a buffer of the LOOP's (produced_), swapped into
+    // the carried ones after each iteration; any other (a body input, a
+    // constant) is copied.
+    for (auto& set : carried_) set.resize(carried);
+    produced_.resize(carried);
+    direct_.assign(carried, false);
+    std::vector<std::vector<std::unique_ptr<Buffer>*>> output_memory(body_.nodes.size());
+    for (int k = 0; k < carried; ++k) {
+      const int t = body_.outputs[1 + k];
+      if (std::count(body_.outputs.begin() + 1, body_.outputs.begin() + 1 + carried, t) != 1) continue;
+      for (size_t n = 0; n < body_.nodes.size(); ++n) {
+        const std::vector<int>& outs = body_.nodes[n].outputs;
+        for (size_t o = 0; o < outs.size(); ++o) {
+          if (outs[o] != t) continue;
+          output_memory[n].resize(outs.size(), nullptr);
+          output_memory[n][o] = &produced_[k];
+          direct_[k] = true;
+        }
+      }
+    }
     for (const ir::Node& node : body_.nodes) {
       ExecutionArgs a;
       a.graph = &body_;
@@ -64,11 +85,11 @@ class LoopExecution : public Execution {
         if (!inner.ok()) {
           return Status(inner.status().code(), Context() + "in its body: " + inner.status().message());
         }
-        exec = MakeDynamicExecution(&body_region_, node, std::move(*inner), a.inputs, a.outputs, std::move(guards));
+        exec = MakeDynamicExecution(&body_region_, node, std::move(*inner), a.inputs, a.outputs, std::move(guards),
+                                    output_memory[&node - body_.nodes.data()]);
       }
       execs_.push_back(std::move(exec));
     }
-    for (auto& set : carried_) set.resize(carried);
     shapes_.resize(carried);
     scans_.resize(scans);
     scan_shapes_.resize(scans);
@@ -127,7 +148,13 @@ class LoopExecution : public Execution {
       cond = c != 0.0f;
       // The body's results into the buffers it did not read.
       for (int k = 0; k < carried; ++k) {
-        RILL_INF_RETURN_IF_ERROR(SetCarried(1 - cur, k, bindings_[body_.outputs[1 + k]]));
+        const TensorBinding& next = bindings_[body_.outputs[1 + k]];
+        if (direct_[k] && next.memory.buffer == produced_[k].get()) {
+          std::swap(produced_[k], carried_[1 - cur][k]);
+          shapes_[k] = next.shape;
+        } else {
+          RILL_INF_RETURN_IF_ERROR(SetCarried(1 - cur, k, next));
+        }
       }
       cur = 1 - cur;
       for (size_t j = 0; j < scans_.size(); ++j) RILL_INF_RETURN_IF_ERROR(AppendScan(j, iterations));
@@ -215,9 +242,11 @@ class LoopExecution : public Execution {
   std::vector<TensorBinding> bindings_;  // the body's tensors, by id (never resized: executions point into it)
   std::vector<std::unique_ptr<Execution>> execs_;
   std::unique_ptr<Buffer> counter_;
-  // Two buffers per carried value (the body reads one, its result is copied
-  // into the other), their current shapes, the scan outputs so far.
+  // Two buffers per carried value (the body reads one, its result goes into
+  // the other), their current shapes, the scan outputs so far.
   std::vector<std::unique_ptr<Buffer>> carried_[2];
+  std::vector<std::unique_ptr<Buffer>> produced_;  // where a body node writes carried value k's next value
+  std::vector<bool> direct_;                       // carried value k has one (else it is copied)
   std::vector<Shape> shapes_;
   std::vector<std::unique_ptr<Buffer>> scans_;
   std::vector<Shape> scan_shapes_;

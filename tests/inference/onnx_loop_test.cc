@@ -12,6 +12,7 @@
 // the engine cannot convert.
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -314,11 +315,12 @@ TEST(OnnxLoopTest, CarriedValueThatGrowsMatchesOrt) {
   }
 }
 
-// Runs of the growing loop whose sizes do not exceed an earlier run's
-// reuse its buffers: the output (a carried buffer of the LOOP's own) stays
-// where it was, for M = 6, 6 again, then 2 (the same parity: the same one
-// of the two buffers), with the values of each run (hand-worked: row 0 is
-// -x, row r is (r - 1) x).
+// Runs of the growing loop whose sizes do not exceed the first run's reuse
+// its buffers: the output (a carried buffer of the LOOP's own; there are
+// three, rotated as the body writes each next value into the one it does
+// not read) is always one of three addresses, over runs of M = 6, then 6,
+// 2, 5, 4, 3, 1, 6, each with its values (hand-worked: row 0 is -x, row r
+// is (r - 1) x).
 TEST(OnnxLoopTest, RepeatedRunsReuseLoopMemory) {
   std::shared_ptr<const Model> model = LoadOnnxGraph(GrowingLoop(), "growing_loop");
   ASSERT_NE(model, nullptr);
@@ -326,8 +328,8 @@ TEST(OnnxLoopTest, RepeatedRunsReuseLoopMemory) {
   ASSERT_TRUE(session.ok()) << session.status().message();
   const std::vector<float> x = {1.0f, 2.0f, -3.0f};
   std::copy(x.begin(), x.end(), (*session)->input("x")->data_as<float>());
-  const void* first = nullptr;
-  for (int m : {6, 6, 2}) {
+  std::set<const void*> addresses;
+  for (int m : {6, 6, 2, 5, 4, 3, 1, 6}) {
     SCOPED_TRACE("M = " + std::to_string(m));
     (*session)->input("m")->data_as<float>()[0] = static_cast<float>(m);
     ASSERT_TRUE((*session)->Run().ok());
@@ -336,9 +338,9 @@ TEST(OnnxLoopTest, RepeatedRunsReuseLoopMemory) {
     for (int r = 0; r <= m; ++r) {
       for (int k = 0; k < 3; ++k) EXPECT_EQ(acc->data_as<float>()[3 * r + k], (r == 0 ? -1.0f : r - 1.0f) * x[k]);
     }
-    if (first == nullptr) first = acc->data();
-    EXPECT_EQ(acc->data(), first);
+    addresses.insert(acc->data());
   }
+  EXPECT_LE(addresses.size(), 3u);
 }
 
 // A Loop in a Loop's body: the inner one runs i + 1 times (its trip count
