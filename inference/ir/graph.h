@@ -47,7 +47,7 @@ enum class OpType {
   kMaxPool2D,
   kAveragePool2D,
   kMean,
-  kResizeBilinear,  // inputs: x, size [2] (a run-time size: [4], NCHW); attrs: align_corners/half_pixel_centers (TFLite) or the resize fields
+  kResizeBilinear,  // inputs: x, size [2]; attrs: align_corners/half_pixel_centers (TFLite) or the resize fields
   kResizeNearest,   // inputs: x, size [2]; attrs: the resize fields and nearest_rounding
   kReshape,
   kConcatenation,

@@ -33,7 +33,9 @@ Status DynamicRegion::Reserve(std::unique_ptr<Buffer>* buffer, size_t bytes, con
   }
   if (keep == 0) buffer->reset();
   std::unique_ptr<Buffer> grown = AllocateHostBuffer(want);
-  if (!grown) return InternalError(graph_.source + ": " + what + ": cannot allocate " + std::to_string(want) + " bytes");
+  if (!grown) {
+    return InternalError(graph_.source + ": " + what + ": cannot allocate " + std::to_string(want) + " bytes");
+  }
   if (keep > 0) std::memcpy(grown->host_address(0), (*buffer)->host_address(0), std::min(keep, have));
   *buffer = std::move(grown);
   root.held_bytes_ = root.held_bytes_ - have + want;

@@ -106,7 +106,9 @@ class LoopExecution : public Execution {
   Status Run() override {
     for (const RunGuard& guard : guards_) {
       const float* c = static_cast<const float*>(guard.condition->host());
-      if (c == nullptr || NumElements(guard.condition->shape) < 1) return InternalError(Context() + "its guard has no value");
+      if (c == nullptr || NumElements(guard.condition->shape) < 1) {
+        return InternalError(Context() + "its guard has no value");
+      }
       if ((c[0] != 0.0f) != guard.when) return Status::Ok();  // a branch not taken
     }
     // The trip count (none: until the condition fails) and the condition.

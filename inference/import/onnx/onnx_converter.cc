@@ -571,7 +571,9 @@ Status ConverterContext::ConvertBranch(const onnx::GraphProto& branch, const ir:
 
 Status ConverterContext::ConvertSubgraph(const onnx::GraphProto& body, const std::vector<SubgraphInput>& inputs,
                                          std::shared_ptr<ir::Graph>* graph, std::vector<int>* outer) {
-  if (static_cast<size_t>(body.input_size()) != inputs.size()) return Invalid("its body has the wrong number of inputs");
+  if (static_cast<size_t>(body.input_size()) != inputs.size()) {
+    return Invalid("its body has the wrong number of inputs");
+  }
   auto g = std::make_shared<ir::Graph>();
   g->source = graph_->source;
   g->layout = graph_->layout;
@@ -599,7 +601,8 @@ Status ConverterContext::ConvertSubgraph(const onnx::GraphProto& body, const std
   for (int i = 0; i < body.node_size(); ++i) {
     const onnx::NodeProto& n = body.node(i);
     sub.BeginNode(&n, i);
-    if (std::any_of(n.input().begin(), n.input().end(), [&](const std::string& in) { return unconverted.count(in) > 0; })) {
+    auto unconverted_input = [&](const std::string& in) { return unconverted.count(in) > 0; };
+    if (std::any_of(n.input().begin(), n.input().end(), unconverted_input)) {
       for (const std::string& out : n.output()) unconverted.insert(out);
       continue;
     }
@@ -627,7 +630,9 @@ Status ConverterContext::ConvertSubgraph(const onnx::GraphProto& body, const std
     RILL_INF_ASSIGN_OR_RETURN(Value v, sub.Get(o.name()));
     int id = v.id;
     if (sub.IsConst(id)) {
-      if (sub.tensor(id).dtype != DataType::kFloat32) id = sub.NewFloatConst(o.name() + "/f32", sub.ShapeOf(id), sub.ConstFloats(id));
+      if (sub.tensor(id).dtype != DataType::kFloat32) {
+        id = sub.NewFloatConst(o.name() + "/f32", sub.ShapeOf(id), sub.ConstFloats(id));
+      }
     } else {
       RILL_INF_ASSIGN_OR_RETURN(id, sub.ToNchw(v));
     }

@@ -198,7 +198,8 @@ Status RangeShape(ShapeContext& c) {
     all_float = all_float && (!c.InTensor(i).is_constant() || c.InTensor(i).dtype == DataType::kFloat32);
   }
   if (v[2] == 0.0) return c.Error("delta is 0");
-  const double diff = all_float ? static_cast<double>(static_cast<float>(v[1]) - static_cast<float>(v[0])) : v[1] - v[0];
+  const double diff =
+      all_float ? static_cast<double>(static_cast<float>(v[1]) - static_cast<float>(v[0])) : v[1] - v[0];
   const double n = std::ceil(diff / v[2]);
   if (!(n <= static_cast<double>(kMaxElements))) return c.Error("Range of " + std::to_string(n) + " values");
   return c.SetOut({static_cast<int>(std::max(0.0, n))});

@@ -154,7 +154,8 @@ Status LoopAtRun(ConverterContext& c, const onnx::GraphProto& body, int carried)
     const onnx::TypeProto& type = body.output(1 + carried + j).type();
     if (type.has_tensor_type() && type.tensor_type().has_shape()) {
       for (const auto& d : type.tensor_type().shape().dim()) {
-        empty.push_back(d.has_dim_value() && d.dim_value() > 0 && d.dim_value() < (1 << 24) ? static_cast<int>(d.dim_value()) : 0);
+        const bool known = d.has_dim_value() && d.dim_value() > 0 && d.dim_value() < (1 << 24);
+        empty.push_back(known ? static_cast<int>(d.dim_value()) : 0);
       }
     }
     attrs->empty_scan_shapes.push_back(empty);
