@@ -161,6 +161,12 @@ def decisive_detection_heads(model, x_in):
         # the logits (softmax scores up to ~0.5), 0.5 for the deltas.
         calibrate(model, x_in, [(model.rpn.head.cls_logits, 0.0, 2.0), (model.rpn.head.bbox_pred, 0.0, 0.5)], g)
         calibrate(model, x_in, [(roi.box_predictor.cls_score, 0.0, 2.0), (roi.box_predictor.bbox_pred, 0.0, 0.5)], g)
+        if getattr(roi, "mask_predictor", None) is not None:
+            # Mask R-CNN's mask logits: random weights spread them over
+            # hundreds (ResNet-50's features), so the sigmoid's output, of
+            # range 1, carries the logits' rounding (1e-5 of their range)
+            # as an error of 1e-3 of its own. Deviation 2, as the scores.
+            calibrate(model, x_in, [(roi.mask_predictor.mask_fcn_logits, 0.0, 2.0)], g)
     with torch.no_grad():
         for m in layers:
             m.weight.copy_(torch.randn(m.weight.shape, generator=g) * (scale / m.weight[0].numel() ** 0.5))

@@ -65,6 +65,49 @@ Status ShapeContext::Ints(size_t i, std::vector<int64_t>* values, bool* known) {
   return Status::Ok();
 }
 
+Status ShapeContext::Floats(size_t i, std::vector<double>* values, bool* known) {
+  *known = false;
+  values->clear();
+  if (!Has(i)) return Error("input " + std::to_string(i) + " is missing");
+  const int id = node_.inputs[i];
+  const TensorInfo& t = g_.tensors[id];
+  const Shape& shape = (*shapes_)[id];
+  const uint8_t* data = t.is_constant() ? t.data : nullptr;
+  DataType dtype = t.dtype;
+  if (data == nullptr) {
+    read_run_time_values_ = true;
+    if (!at_run()) return Status::Ok();
+    data = static_cast<const uint8_t*>((*values_)[id]);
+    run_time_inputs_read_ |= uint64_t{1} << std::min<size_t>(i, 63);
+    dtype = DataType::kFloat32;  // every run-time tensor is float32
+  }
+  if (HasDynamicDim(shape) || NumElements(shape) > (1 << 20)) {
+    return Error("input " + std::to_string(i) + " is too large for a scalar operand");
+  }
+  const size_t n = static_cast<size_t>(NumElements(shape));
+  if (data == nullptr && n > 0) return Error("input " + std::to_string(i) + " has no values at run time");
+  values->resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (dtype == DataType::kInt64) {
+      int64_t v;
+      std::memcpy(&v, data + 8 * k, 8);
+      (*values)[k] = static_cast<double>(v);
+    } else if (dtype == DataType::kInt32) {
+      int32_t v;
+      std::memcpy(&v, data + 4 * k, 4);
+      (*values)[k] = v;
+    } else if (dtype == DataType::kFloat32) {
+      float v;
+      std::memcpy(&v, data + 4 * k, 4);
+      (*values)[k] = v;
+    } else {
+      return Error("input " + std::to_string(i) + " is " + DataTypeName(dtype) + ", not a numeric tensor");
+    }
+  }
+  *known = true;
+  return Status::Ok();
+}
+
 bool ShapeContext::ShapeOperandDims(size_t i, Shape* dims) const {
   if (at_run() || !Has(i)) return false;
   const TensorInfo& t = g_.tensors[node_.inputs[i]];

@@ -52,7 +52,10 @@ class ShapeContext {
   // True while the session runs the dynamic region: every input's shape is
   // actual, run-time tensors' values are readable and sizes may be 0.
   bool at_run() const { return values_ != nullptr; }
-  Status SetOut(Shape s) {
+  Status SetOut(Shape s) { return SetOut(0, std::move(s)); }
+  // Output k's shape (an op of several outputs: LOOP).
+  Status SetOut(size_t k, Shape s) {
+    if (k >= node_.outputs.size()) return Error("has no output " + std::to_string(k));
     int64_t n = 1;
     for (int d : s) {
       if (d == kDynamicDim && !at_run()) continue;  // known at run time
@@ -61,9 +64,13 @@ class ShapeContext {
       n *= d;
       if (n > kMaxElements) return Error("inferred output shape " + ShapeToString(s) + " is too large");
     }
-    (*shapes_)[node_.outputs[0]] = std::move(s);
+    (*shapes_)[node_.outputs[k]] = std::move(s);
     return Status::Ok();
   }
+  // The op's sizes are known only at run time whatever its inputs' (a
+  // LOOP's trip count and carried values): the node is in the dynamic
+  // region.
+  void MarkRunTime() { read_run_time_values_ = true; }
   // The values of constant int32 input i (shape operands).
   Status ConstInts(int i, std::vector<int>* values) const { return ReadConstInts(g_, node_, i, values); }
   // The values of input i as integers (a shape operand, K, a size): a
@@ -72,6 +79,9 @@ class ShapeContext {
   // a run-time tensor: the op then marks the sizes it cannot know with
   // kDynamicDim, and the node is in the dynamic region.
   Status Ints(size_t i, std::vector<int64_t>* values, bool* known);
+  // The same as floats (RANGE's start, limit and delta, which may be
+  // fractional): a constant's values, or at run time the run-time tensor's.
+  Status Floats(size_t i, std::vector<double>* values, bool* known);
   bool read_run_time_values() const { return read_run_time_values_; }
   // At run time: bit i set when Ints read run-time input i's values (inputs
   // past 63 share bit 63). The dynamic region keys its cached shapes on them.

@@ -31,17 +31,19 @@ Status Graph::InferShapes(std::vector<Shape>* shapes, std::vector<bool>* dynamic
 
 Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes, bool* dynamic) const {
   ShapeContext c(*this, node, shapes);
-  if (node.outputs.size() != 1) return c.Error("expects exactly one output");
+  if (node.outputs.empty()) return c.Error("has no outputs");
   const OpDescriptor* op = FindOp(node.type);
   if (op == nullptr || op->infer_shapes == nullptr) return c.Error("op has no registered shape function");
   std::vector<std::pair<int, Shape>> sized;  // inputs holding kDynamicDim, as planned
   for (int id : node.inputs) {
     if (id >= 0 && HasDynamicDim((*shapes)[id])) sized.emplace_back(id, (*shapes)[id]);
   }
-  const int out = node.outputs[0];
   if (sized.empty()) {
     RILL_INF_RETURN_IF_ERROR(op->infer_shapes(c));
-    if (dynamic != nullptr) *dynamic = c.read_run_time_values() || HasDynamicDim((*shapes)[out]);
+    if (dynamic != nullptr) {
+      *dynamic = c.read_run_time_values();
+      for (int out : node.outputs) *dynamic = *dynamic || HasDynamicDim((*shapes)[out]);
+    }
     return Status::Ok();
   }
   // Two sample sizes for the run-time dims; the planned shapes are put back.
@@ -60,7 +62,8 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes, bool
     return status;
   };
   if (dynamic != nullptr) *dynamic = true;
-  Shape sample[2];
+  const size_t outs = node.outputs.size();
+  std::vector<Shape> sample[2];
   for (int k = 0; k < 2; ++k) {
     const Status status = infer_at(2 + k);
     if (!status.ok()) {
@@ -68,22 +71,28 @@ Status Graph::InferNodeShapes(const Node& node, std::vector<Shape>* shapes, bool
       // run-time dim, in the branch an If takes when it is): its rank from
       // that size, every dim known only at run time, where it is checked.
       if (infer_at(1).ok()) {
-        (*shapes)[out] = Shape((*shapes)[out].size(), kDynamicDim);
+        for (int out : node.outputs) (*shapes)[out] = Shape((*shapes)[out].size(), kDynamicDim);
         return Status::Ok();
       }
+      // No one sample size fits every run-time dim (a CONCATENATION of a
+      // run-time size and a known one, equal at run time): a shape function
+      // that reads kDynamicDim itself infers from the planned shapes.
+      if (op->infer_shapes(c).ok()) return Status::Ok();
       return Status(status.code(), status.message() + " (inferred with sizes known only at run time)");
     }
-    sample[k] = (*shapes)[out];
+    for (int out : node.outputs) sample[k].push_back((*shapes)[out]);
   }
-  if (sample[0].size() != sample[1].size()) {
-    return c.Error("its output's rank depends on sizes known only at run time");
+  for (size_t o = 0; o < outs; ++o) {
+    Shape& s0 = sample[0][o];
+    const Shape& s1 = sample[1][o];
+    if (s0.size() != s1.size()) return c.Error("its output's rank depends on sizes known only at run time");
+    for (size_t d = 0; d < s0.size(); ++d) {
+      // A size that follows the samples, or that is 0 at one (a slice that
+      // may be empty), is known only at run time.
+      if (s0[d] != s1[d] || s0[d] == 0) s0[d] = kDynamicDim;
+    }
+    (*shapes)[node.outputs[o]] = s0;
   }
-  for (size_t d = 0; d < sample[0].size(); ++d) {
-    // A size that follows the samples, or that is 0 at one (a slice that
-    // may be empty), is known only at run time.
-    if (sample[0][d] != sample[1][d] || sample[0][d] == 0) sample[0][d] = kDynamicDim;
-  }
-  (*shapes)[out] = sample[0];
   return Status::Ok();
 }
 

@@ -9,26 +9,36 @@
 
 namespace rill::inference {
 
-Status DynamicRegion::Reserve(std::unique_ptr<Buffer>* buffer, size_t bytes, const std::string& node,
-                              bool scratch) {
+Status DynamicRegion::Reserve(std::unique_ptr<Buffer>* buffer, size_t bytes, const std::string& node, bool scratch,
+                              size_t keep) {
   const size_t have = *buffer ? (*buffer)->size() : 0;
   if (bytes <= have) return Status::Ok();
+  // A LOOP body's memory counts with the plan's (the outermost region's).
+  DynamicRegion& root = *[this] {
+    DynamicRegion* r = this;
+    while (r->parent_ != nullptr) r = r->parent_;
+    return r;
+  }();
   const std::string what = (scratch ? "scratch of node '" : "node '") + node + "'";
   // Room for a little more than asked, so that counts creeping up one run
   // after another do not reallocate every time.
   const size_t want = std::max<size_t>(bytes + bytes / 4, 256);
-  const size_t total = arena_bytes_ + held_bytes_ - have + want;
-  if (total > bound_) {
+  const size_t total = root.arena_bytes_ + root.held_bytes_ - have + want;
+  if (total > root.bound_) {
     return OutOfRangeError(graph_.source + ": " + what + " needs " + std::to_string(bytes) +
                            " bytes at run time; with the arena and the rest of the dynamic region that is " +
                            std::to_string(total) + " bytes (" + Megabytes(total) + "), over the memory bound of " +
-                           std::to_string(bound_) + " bytes (" + Megabytes(bound_) +
+                           std::to_string(root.bound_) + " bytes (" + Megabytes(root.bound_) +
                            "); raise SessionConfig::max_memory_bytes");
   }
-  buffer->reset();
-  *buffer = AllocateHostBuffer(want);
-  if (!*buffer) return InternalError(graph_.source + ": " + what + ": cannot allocate " + std::to_string(want) + " bytes");
-  held_bytes_ = held_bytes_ - have + want;
+  if (keep == 0) buffer->reset();
+  std::unique_ptr<Buffer> grown = AllocateHostBuffer(want);
+  if (!grown) {
+    return InternalError(graph_.source + ": " + what + ": cannot allocate " + std::to_string(want) + " bytes");
+  }
+  if (keep > 0) std::memcpy(grown->host_address(0), (*buffer)->host_address(0), std::min(keep, have));
+  *buffer = std::move(grown);
+  root.held_bytes_ = root.held_bytes_ - have + want;
   return Status::Ok();
 }
 
@@ -38,10 +48,13 @@ class DynamicExecution : public Execution {
  public:
   DynamicExecution(DynamicRegion* region, const ir::Node& node, std::unique_ptr<Execution> inner,
                    std::vector<const TensorBinding*> inputs, std::vector<TensorBinding*> outputs,
-                   std::vector<RunGuard> guards)
+                   std::vector<RunGuard> guards, std::vector<std::unique_ptr<Buffer>*> output_memory)
       : region_(*region), node_(node), inner_(std::move(inner)), inputs_(std::move(inputs)),
         outputs_(std::move(outputs)), guards_(std::move(guards)), last_shapes_(inputs_.size()),
-        out_shapes_(outputs_.size()), last_values_(inputs_.size()), memory_(outputs_.size()) {}
+        out_shapes_(outputs_.size()), last_values_(inputs_.size()), memory_(outputs_.size()),
+        external_(std::move(output_memory)) {
+    external_.resize(outputs_.size(), nullptr);
+  }
 
   std::string name() const override { return inner_->name(); }
 
@@ -68,11 +81,19 @@ class DynamicExecution : public Execution {
       RILL_INF_RETURN_IF_ERROR(InferAndBind());
       cached_ = true;
     }
+    // Outputs in a buffer of the caller's, which may have been swapped since.
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      if (external_[k] == nullptr) continue;
+      RILL_INF_RETURN_IF_ERROR(
+          region_.Reserve(external_[k], std::max<size_t>(DenseBytes(outputs_[k]->dtype, out_shapes_[k]), 1), node_.name,
+                          false));
+      outputs_[k]->memory = MemoryRef{external_[k]->get(), 0};
+    }
     bool empty = false;
     for (size_t k = 0; k < outputs_.size(); ++k) {
       // A data-dependent output was given its actual shape by the last run:
       // its bound again.
-      if (ir::HasDynamicDim(planned_[k])) outputs_[k]->shape = out_shapes_[k];
+      if (region_.nested() || ir::HasDynamicDim(planned_[k])) outputs_[k]->shape = out_shapes_[k];
       empty = empty || NumElements(out_shapes_[k]) == 0;
     }
     if (empty) return Status::Ok();  // nothing to compute
@@ -126,12 +147,12 @@ class DynamicExecution : public Execution {
     for (size_t k = 0; k < outputs_.size(); ++k) {
       TensorBinding& out = *outputs_[k];
       const Shape& shape = shapes[node_.outputs[k]];
-      if (!ir::HasDynamicDim(planned_[k])) {
+      if (!region_.nested() && !ir::HasDynamicDim(planned_[k])) {
         if (shape != planned_[k]) {
           return InternalError(g.NodeContext(node_) + "inferred " + ShapeToString(shape) + " at run time, planned " +
                                ShapeToString(planned_[k]));
         }
-      } else {
+      } else if (external_[k] == nullptr) {  // else bound in Run
         RILL_INF_RETURN_IF_ERROR(
             region_.Reserve(&memory_[k], DenseBytes(out.dtype, shape), node_.name, /*scratch=*/false));
         out.memory = MemoryRef{memory_[k].get(), 0};
@@ -164,6 +185,7 @@ class DynamicExecution : public Execution {
   std::vector<Shape> last_shapes_, out_shapes_;
   std::vector<std::vector<float>> last_values_;
   std::vector<std::unique_ptr<Buffer>> memory_;
+  std::vector<std::unique_ptr<Buffer>*> external_;  // MakeDynamicExecution's output_memory
   std::unique_ptr<Buffer> scratch_memory_;
 };
 
@@ -172,9 +194,10 @@ class DynamicExecution : public Execution {
 std::unique_ptr<Execution> MakeDynamicExecution(DynamicRegion* region, const ir::Node& node,
                                                 std::unique_ptr<Execution> inner,
                                                 std::vector<const TensorBinding*> inputs,
-                                                std::vector<TensorBinding*> outputs, std::vector<RunGuard> guards) {
+                                                std::vector<TensorBinding*> outputs, std::vector<RunGuard> guards,
+                                                std::vector<std::unique_ptr<Buffer>*> output_memory) {
   return std::make_unique<DynamicExecution>(region, node, std::move(inner), std::move(inputs), std::move(outputs),
-                                            std::move(guards));
+                                            std::move(guards), std::move(output_memory));
 }
 
 }  // namespace rill::inference

@@ -45,6 +45,15 @@ class DynamicRegion {
  public:
   DynamicRegion(const ir::Graph& graph, size_t bound)
       : graph_(graph), bound_(bound), shapes_(graph.tensors.size()), values_(graph.tensors.size(), nullptr) {}
+  // The region of a LOOP's body (runtime/loop_execution.h): every node's
+  // outputs are memory of their own (the body has no arena), and what it
+  // holds counts against `parent`'s bound with the rest of the plan's.
+  DynamicRegion(const ir::Graph& body, DynamicRegion* parent)
+      : graph_(body), bound_(0), shapes_(body.tensors.size()), values_(body.tensors.size(), nullptr),
+        parent_(parent) {}
+
+  // True for a LOOP body's region: no output is in an arena.
+  bool nested() const { return parent_ != nullptr; }
 
   const ir::Graph& graph() const { return graph_; }
   std::vector<Shape>& shapes() { return shapes_; }
@@ -52,12 +61,15 @@ class DynamicRegion {
   // The planned arena's bytes (set at every plan).
   void set_arena_bytes(size_t bytes) { arena_bytes_ = bytes; }
   // Bytes the region's outputs and scratch hold now.
-  size_t held_bytes() const { return held_bytes_; }
+  size_t held_bytes() const { return parent_ ? parent_->held_bytes() : held_bytes_; }
   // `buffer` holding at least `bytes` (grown, never shrunk) for node `node`'s
   // output or, with `scratch`, its scratch; an OutOfRange error naming them
   // when arena plus region would pass the bound. Called at every run: the
   // message is spelled only on error.
-  Status Reserve(std::unique_ptr<Buffer>* buffer, size_t bytes, const std::string& node, bool scratch);
+  // `keep`: the buffer's first `keep` bytes survive a growth (a LOOP's scan
+  // outputs, appended to at every iteration).
+  Status Reserve(std::unique_ptr<Buffer>* buffer, size_t bytes, const std::string& node, bool scratch,
+                 size_t keep = 0);
 
  private:
   const ir::Graph& graph_;
@@ -65,6 +77,7 @@ class DynamicRegion {
   size_t arena_bytes_ = 0, held_bytes_ = 0;
   std::vector<Shape> shapes_;
   std::vector<const void*> values_;
+  DynamicRegion* parent_ = nullptr;
 };
 
 // A node's guard (ir::Guard) as bound at run time.
@@ -77,10 +90,16 @@ struct RunGuard {
 // bindings in `inputs` / `outputs`) prepared and run with the sizes of each
 // run (see above), and not at all in a run where one of `guards` fails (a
 // branch of an If not taken).
+// `output_memory` (optional, one per output, null for most): the buffer
+// that output k is written to, owned by the caller, who may swap it for
+// another between runs (a LOOP's carried value: the body writes its next
+// value straight into the buffer the LOOP carries it in); it is bound
+// again at every run.
 std::unique_ptr<Execution> MakeDynamicExecution(DynamicRegion* region, const ir::Node& node,
                                                 std::unique_ptr<Execution> inner,
                                                 std::vector<const TensorBinding*> inputs,
-                                                std::vector<TensorBinding*> outputs, std::vector<RunGuard> guards);
+                                                std::vector<TensorBinding*> outputs, std::vector<RunGuard> guards,
+                                                std::vector<std::unique_ptr<Buffer>*> output_memory = {});
 
 }  // namespace rill::inference
 

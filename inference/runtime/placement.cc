@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "inference/ir/ops/dynamic_ops.h"
+#include "inference/runtime/loop_execution.h"
 #include "inference/runtime/memory_planner.h"
 
 namespace rill::inference {
@@ -211,7 +213,14 @@ class Placer {
       guards.push_back(RunGuard{&plan_.bindings[b], g.when});
       task.reads.push_back(b);
     }
-    StatusOr<std::unique_ptr<Execution>> exec = plan_.backends[backend].backend->CreateExecution(args);
+    // A LOOP runs its body on the CPU, in the dynamic region (loop_execution.h).
+    const bool loop = node.type == ir::LoopOp();
+    if (loop && (backend != 0 || !plan_.dynamic_region)) {
+      return InternalError(graph_.NodeContext(node) + "a LOOP runs in the dynamic region, on the CPU");
+    }
+    StatusOr<std::unique_ptr<Execution>> exec =
+        loop ? MakeLoopExecution(plan_.dynamic_region.get(), plan_.backends[0].backend.get(), args, guards)
+             : plan_.backends[backend].backend->CreateExecution(args);
     if (!exec.ok()) {
       while (plan_.bindings.size() > bindings_mark) {
         plan_.bindings.pop_back();
@@ -227,7 +236,9 @@ class Placer {
       return exec.status();
     }
     task.exec = std::move(*exec);
-    if (dynamic_[n]) {
+    if (loop) {
+      task.dynamic = true;
+    } else if (dynamic_[n]) {
       task.dynamic = true;
       task.exec = MakeDynamicExecution(plan_.dynamic_region.get(), node, std::move(task.exec), args.inputs,
                                        args.outputs, std::move(guards));

@@ -795,25 +795,7 @@ TEST(OnnxTensorOpsTest, SequenceOpsAtConstantPositionsMatchOrt) {
                        {"c", {2, 3}, RandomValues(6, -1, 1, 13)}});
 }
 
-// A Loop whose trip count is computed at run time (Mask and Keypoint
-// R-CNN's loop over their detections) is not unrolled: unsupported, saying
-// why.
-TEST(OnnxTensorOpsTest, LoopWithARunTimeTripCountIsUnsupported) {
-  OnnxGraph g;
-  g.Input("x", {4});
-  g.Input("m", {});
-  CastTo(g, "m", "trips", kInt64Type);
-  onnx::GraphProto body = LoopBody({{"Add", {"y_in", "y_in"}, "y_out"}, {"Identity", {"cond_in"}, "cond_out"}},
-                                   {"i", "cond_in", "y_in"}, {"cond_out", "y_out"}, {false});
-  SetBody(g.Node("Loop", {"trips", "", "x"}, {"y"}), body);
-  g.Output("y");
-  const std::string bytes = g.Serialize();
-  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "loop.onnx");
-  ASSERT_FALSE(model.ok());
-  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(model.status().message().find("trip count known only at run time"), std::string::npos)
-      << model.status().message();
-}
+// A Loop whose trip count is computed at run time: onnx_loop_test.cc.
 
 TEST(OnnxTensorOpsTest, SwinAttentionMaskFoldsWhole) {
   // swin_t's shifted-window mask: region ids [w, n], their pairwise

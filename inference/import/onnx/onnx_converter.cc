@@ -1,6 +1,8 @@
 #include "inference/import/onnx/onnx_converter.h"
 
+#include <algorithm>
 #include <cstring>
+#include <set>
 #include <utility>
 
 namespace rill::inference::onnx_import {
@@ -148,7 +150,31 @@ StatusOr<Value> ConverterContext::Get(const std::string& name) const {
 
 const Value* ConverterContext::Find(const std::string& name) const {
   auto it = values_.find(name);
-  return it == values_.end() ? nullptr : &it->second;
+  if (it != values_.end()) return &it->second;
+  // A subgraph reads the enclosing scopes' values as inputs of its own.
+  return outer_ == nullptr ? nullptr : const_cast<ConverterContext*>(this)->ImportOuterValue(name);
+}
+
+const Value* ConverterContext::ImportOuterValue(const std::string& name) {
+  const Value* v = outer_->Find(name);
+  if (v == nullptr) return nullptr;
+  Value local;
+  if (outer_->IsConst(v->id)) {
+    const ir::TensorInfo t = outer_->tensor(v->id);
+    if (t.sparsity) return nullptr;
+    local.id = NewConst(name, t.dtype, t.shape, std::vector<uint8_t>(t.data, t.data + t.bytes));
+  } else {
+    StatusOr<int> id = outer_->ToNchw(*v);
+    if (!id.ok()) return nullptr;
+    local.id = NewTensor(name, DataType::kFloat32);
+    shapes_[local.id] = outer_->ShapeOf(*id);
+    graph_->tensors[local.id].shape = shapes_[local.id];
+    graph_->tensors[local.id].plan_values = outer_->tensor(*id).plan_values;
+    graph_->inputs.push_back(local.id);
+    outer_ids_->push_back(*id);
+    if (outer_->IsIntegerValue(name)) integer_values_.insert(name);
+  }
+  return &(values_[name] = local);
 }
 
 StatusOr<Value> ConverterContext::Input(int i) const {
@@ -581,6 +607,97 @@ Status ConverterContext::ConvertBranch(const onnx::GraphProto& branch, const ir:
   where_ = saved_where;
   unsupported_attribute_ = saved_attribute;
   return status;
+}
+
+Status ConverterContext::ConvertSubgraph(const onnx::GraphProto& body, const std::vector<SubgraphInput>& inputs,
+                                         std::shared_ptr<ir::Graph>* graph, std::vector<int>* outer) {
+  if (static_cast<size_t>(body.input_size()) != inputs.size()) {
+    return Invalid("its body has the wrong number of inputs");
+  }
+  auto g = std::make_shared<ir::Graph>();
+  g->source = graph_->source;
+  g->layout = graph_->layout;
+  outer->clear();
+  ConverterContext sub(g, model_, opset_);
+  sub.outer_ = this;
+  sub.outer_ids_ = outer;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& name = body.input(static_cast<int>(i)).name();
+    const int id = sub.NewTensor(name, DataType::kFloat32);
+    sub.shapes_[id] = inputs[i].shape;
+    g->tensors[id].shape = inputs[i].shape;
+    g->inputs.push_back(id);
+    sub.values_[name] = Value{id, false};
+    if (inputs[i].integer) sub.integer_values_.insert(name);
+  }
+  for (const onnx::TensorProto& t : body.initializer()) {
+    RILL_INF_ASSIGN_OR_RETURN(int id, sub.ConstantFromProto(t, t.name()));
+    sub.values_[t.name()] = Value{id, false};
+  }
+  // As the importer does: every node that cannot be converted is listed,
+  // the nodes reading its outputs skipped.
+  std::string failures;
+  std::set<std::string> unconverted;
+  for (int i = 0; i < body.node_size(); ++i) {
+    const onnx::NodeProto& n = body.node(i);
+    sub.BeginNode(&n, i);
+    auto unconverted_input = [&](const std::string& in) { return unconverted.count(in) > 0; };
+    if (std::any_of(n.input().begin(), n.input().end(), unconverted_input)) {
+      for (const std::string& out : n.output()) unconverted.insert(out);
+      continue;
+    }
+    const OnnxConverter convert = FindOnnxConverter(n.domain(), n.op_type());
+    Status s = convert == nullptr ? sub.Unsupported("unsupported op type '" + n.op_type() + "'") : convert(sub);
+    if (s.ok()) {
+      PropagatePlanValues(sub);
+      sub.NoteIntegerOutputs();
+      continue;
+    }
+    if (s.code() != StatusCode::kUnimplemented) return s;
+    std::string what = s.message();
+    for (const std::string& prefix : {sub.where(), source() + ": "}) {
+      if (what.compare(0, prefix.size(), prefix) == 0) {
+        what = what.substr(prefix.size());
+        break;
+      }
+    }
+    failures += (failures.empty() ? "" : "; ") + ("node '" + sub.node_name() + "' (" + n.op_type() + "): " + what);
+    for (const std::string& out : n.output()) unconverted.insert(out);
+  }
+  if (!failures.empty()) return Unsupported("in its body: " + failures);
+  for (const onnx::ValueInfoProto& o : body.output()) {
+    sub.where_ = where_ + "body output '" + o.name() + "': ";
+    RILL_INF_ASSIGN_OR_RETURN(Value v, sub.Get(o.name()));
+    int id = v.id;
+    if (sub.IsConst(id)) {
+      if (sub.tensor(id).dtype != DataType::kFloat32) {
+        id = sub.NewFloatConst(o.name() + "/f32", sub.ShapeOf(id), sub.ConstFloats(id));
+      }
+    } else {
+      RILL_INF_ASSIGN_OR_RETURN(id, sub.ToNchw(v));
+    }
+    g->outputs.push_back(id);
+  }
+  RILL_INF_RETURN_IF_ERROR(g->Validate());
+  *graph = std::move(g);
+  return Status::Ok();
+}
+
+StatusOr<std::vector<int>> ConverterContext::EmitMulti(ir::OpType type, std::vector<int> inputs,
+                                                       const std::vector<std::string>& out_names,
+                                                       std::shared_ptr<const ir::TypedAttrs> typed) {
+  ir::Node node;
+  node.name = out_names.at(0);
+  node.type = type;
+  node.inputs = std::move(inputs);
+  node.typed_attrs = std::move(typed);
+  node.guards = guards_;
+  for (const std::string& name : out_names) node.outputs.push_back(NewTensor(name, DataType::kFloat32));
+  graph_->nodes.push_back(node);
+  Status s = graph_->InferNodeShapes(graph_->nodes.back(), &shapes_);
+  if (!s.ok()) return Status(s.code(), where_ + s.message());
+  for (int out : node.outputs) graph_->tensors[out].shape = shapes_[out];
+  return node.outputs;
 }
 
 void ConverterContext::DefineSequence(std::vector<Value> items, int output) {

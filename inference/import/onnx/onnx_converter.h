@@ -177,6 +177,26 @@ class ConverterContext {
   // has it). The first node that cannot be converted fails it.
   Status ConvertBranch(const onnx::GraphProto& branch, const ir::Guard* guard, std::vector<Value>* outputs);
 
+  // ---- subgraphs of their own (Loop's body) -----------------------------------
+  struct SubgraphInput {
+    Shape shape;           // kDynamicDim where known only at run time
+    bool integer = false;  // holds ONNX integers (IsIntegerValue)
+  };
+  // Converts `body` into a graph of its own (*graph, the same source and
+  // layout) through the same converters: its inputs the body's, of the
+  // given shapes, then, in the order the body first reads them, the values
+  // of this scope it reads (constants are copied into it instead); *outer
+  // gets those values' tensor ids here (NCHW). Its outputs are the body's,
+  // NCHW, constants as float32. Every body node the engine cannot convert is
+  // listed in one Unsupported error.
+  Status ConvertSubgraph(const onnx::GraphProto& body, const std::vector<SubgraphInput>& inputs,
+                         std::shared_ptr<ir::Graph>* graph, std::vector<int>* outer);
+  // Appends an IR node writing one new float tensor per name of `out_names`
+  // (a LOOP's outputs) and infers their shapes; their ids.
+  StatusOr<std::vector<int>> EmitMulti(ir::OpType type, std::vector<int> inputs,
+                                       const std::vector<std::string>& out_names,
+                                       std::shared_ptr<const ir::TypedAttrs> typed);
+
   // ---- sequences (converters/sequence.cc) ---------------------------------------
   // An ONNX sequence whose items are known at import (torch's tensor_split:
   // SequenceEmpty, a Loop of constant trip count inserting slices,
@@ -200,6 +220,9 @@ class ConverterContext {
   friend class Importer;
 
   int NewTensor(const std::string& name, DataType dtype);
+  // A subgraph's value `name` of an enclosing scope, made a value of this
+  // graph (ConvertSubgraph); nullptr when no scope has it.
+  const Value* ImportOuterValue(const std::string& name);
   // Makes node `index` (of the model's graph) the current one.
   void BeginNode(int index);
   void BeginNode(const onnx::NodeProto* node, int index);
@@ -217,6 +240,10 @@ class ConverterContext {
   std::string unsupported_attribute_;  // set by UnsupportedAttribute for this node
   std::vector<ir::Guard> guards_;      // of the If branches being converted, outermost first
   std::set<std::string> integer_values_;  // run-time values of ONNX integer type (IsIntegerValue)
+  // A subgraph's (ConvertSubgraph): the enclosing scope's context, and the
+  // ids there of the values this graph takes as extra inputs.
+  ConverterContext* outer_ = nullptr;
+  std::vector<int>* outer_ids_ = nullptr;
 };
 
 // After a node's converter: the values of its one int output as far as they

@@ -3,6 +3,7 @@
 #include "inference/ir/ops/dynamic_ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -177,8 +178,55 @@ Status ShapeOfShape(ShapeContext& c) {
   return c.SetOut({static_cast<int>(c.In(0).size())});
 }
 
+// ONNX Range's count, as ONNX Runtime computes it: ceil((limit - start) /
+// delta) in double, the difference taken in the inputs' type (float32 at
+// run time), none when negative.
+Status RangeShape(ShapeContext& c) {
+  RILL_INF_RETURN_IF_ERROR(c.NeedInputs(3, 3));
+  double v[3];
+  bool all_float = true;
+  for (int i = 0; i < 3; ++i) {
+    if (NumElements(c.In(i)) != 1 && !HasDynamicDim(c.In(i))) {
+      return c.Error("input " + std::to_string(i) + " must be a scalar, has shape " + ShapeToString(c.In(i)));
+    }
+    std::vector<double> x;
+    bool known = false;
+    RILL_INF_RETURN_IF_ERROR(c.Floats(i, &x, &known));
+    if (!known) return c.SetOut({kDynamicDim});
+    if (x.size() != 1) return c.Error("input " + std::to_string(i) + " must be a scalar");
+    v[i] = x[0];
+    all_float = all_float && (!c.InTensor(i).is_constant() || c.InTensor(i).dtype == DataType::kFloat32);
+  }
+  if (v[2] == 0.0) return c.Error("delta is 0");
+  const double diff =
+      all_float ? static_cast<double>(static_cast<float>(v[1]) - static_cast<float>(v[0])) : v[1] - v[0];
+  const double n = std::ceil(diff / v[2]);
+  if (!(n <= static_cast<double>(kMaxElements))) return c.Error("Range of " + std::to_string(n) + " values");
+  return c.SetOut({static_cast<int>(std::max(0.0, n))});
+}
+
+Status LoopShape(ShapeContext& c) {
+  const auto* a = c.node().attrs_as<LoopAttrs>();
+  if (a == nullptr || a->body == nullptr) return c.Error("missing LoopAttrs");
+  if (a->output_shapes.size() != c.node().outputs.size()) return c.Error("output count differs from LoopAttrs'");
+  if (c.node().inputs.size() != a->body->inputs.size()) {
+    return c.Error("input count differs from its body's");
+  }
+  c.MarkRunTime();
+  for (size_t k = 0; k < a->output_shapes.size(); ++k) RILL_INF_RETURN_IF_ERROR(c.SetOut(k, a->output_shapes[k]));
+  return Status::Ok();
+}
+
 }  // namespace
 
+OpType LoopOp() {
+  static const OpType t = RegisterOp({OpType::kRegisteredOp, "LOOP", LoopShape});
+  return t;
+}
+OpType RangeOp() {
+  static const OpType t = RegisterOp({OpType::kRegisteredOp, "RANGE", RangeShape});
+  return t;
+}
 OpType NonZeroOp() {
   static const OpType t = RegisterOp({OpType::kRegisteredOp, "NON_ZERO", NonZeroShape});
   return t;
@@ -222,6 +270,8 @@ const bool kRegistered = [] {
   IfOp();
   ScatterElementsOp();
   ScatterNdOp();
+  RangeOp();
+  LoopOp();
   return true;
 }();
 }  // namespace

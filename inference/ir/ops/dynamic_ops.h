@@ -36,10 +36,27 @@
 //   -> data with each update slice written (or reduced: `reduction`) at its
 //   index tuple (ONNX ScatterND; TFLite SCATTER_ND is zeros of its shape
 //   with duplicates added).
+// RANGE: start, limit, delta (scalars) -> [count] of start, start + delta,
+//   ... (ONNX Range of values known only at run time, accumulated as ONNX
+//   Runtime does; count = max(0, ceil((limit - start) / delta))).
+// LOOP: trip count M (a scalar, or -1: none), condition (a scalar, or -1:
+//   none), the carried values' initial values, then the values of the
+//   enclosing graph that the body reads -> the carried values' final
+//   values, then the scan outputs (each iteration's, stacked on a new first
+//   axis): ONNX Loop run at run time. The body is a graph of its own
+//   (LoopAttrs::body; inputs: iteration number, condition, carried values,
+//   outer values; outputs: condition, carried values, scan outputs), run
+//   by the session's dynamic region (runtime/loop_execution.h). Planned
+//   shapes: LoopAttrs::output_shapes (a carried value's dims that change
+//   from one iteration to the next are kDynamicDim). Always in the dynamic
+//   region.
 // SHAPE: x -> [rank] holding x's dims (ONNX Shape of a tensor whose sizes
 //   are known only at run time; the importer folds the others).
 #ifndef RILL_INFERENCE_IR_OPS_DYNAMIC_OPS_H_
 #define RILL_INFERENCE_IR_OPS_DYNAMIC_OPS_H_
+
+#include <memory>
+#include <vector>
 
 #include "inference/ir/graph.h"
 
@@ -63,11 +80,23 @@ struct FillAttrs : TypedAttrs {
   float value = 0.0f;
 };
 
+struct LoopAttrs : TypedAttrs {
+  std::shared_ptr<const Graph> body;
+  int carried = 0;
+  std::vector<Shape> output_shapes;  // carried values, then scan outputs
+  // A scan output's shape after no iteration, as ONNX Runtime gives it: 0
+  // then the dims the body declares for it (0 where not known), [0] when
+  // it declares none.
+  std::vector<Shape> empty_scan_shapes;
+};
+
 OpType NonZeroOp();
 OpType ConstantOfShapeOp();
 OpType GatherNdOp();
 OpType NonMaxSuppressionOp();
 OpType ShapeOfOp();
+OpType RangeOp();
+OpType LoopOp();
 OpType IfOp();
 OpType ScatterElementsOp();
 // SCATTER_ND(data, indices [m..., q], updates [m..., data dims after q]):

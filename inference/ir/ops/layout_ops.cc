@@ -34,9 +34,27 @@ Status Resize(ShapeContext& c, const OpAttrs& a) {
   RILL_INF_RETURN_IF_ERROR(c.NeedInputs(2, 2));
   RILL_INF_RETURN_IF_ERROR(c.NeedRank(0, 4));
   std::vector<int> size;
-  RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, &size));
-  if (size.size() != 2) return c.Error("size must hold 2 values");
   const Shape& x = c.In(0);
+  if (c.InTensor(1).is_constant()) {
+    RILL_INF_RETURN_IF_ERROR(c.ConstInts(1, &size));
+  } else {
+    // ONNX Resize to sizes computed at run time: all four (NCHW), N and C
+    // the input's, read in the dynamic region.
+    std::vector<int64_t> v;
+    bool known = false;
+    RILL_INF_RETURN_IF_ERROR(c.Ints(1, &v, &known));
+    if (!known) return c.SetOut({x[0], kDynamicDim, kDynamicDim, x[3]});
+    if (v.size() != 4) return c.Error("sizes known only at run time must hold 4 values (NCHW)");
+    if (v[0] != x[0] || v[1] != x[3]) {
+      return c.Error("sizes " + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", ... change N or C of input " +
+                     ShapeToString(x));
+    }
+    for (int k = 2; k < 4; ++k) {
+      if (v[k] < 1 || v[k] > (1 << 24)) return c.Error("size " + std::to_string(v[k]) + " out of range");
+      size.push_back(static_cast<int>(v[k]));
+    }
+  }
+  if (size.size() != 2) return c.Error("size must hold 2 values");
   if (a.resize_from_scales && a.scale_h > 0.0f && a.scale_w > 0.0f) {
     const long long h = static_cast<long long>(a.scale_h * static_cast<float>(x[1]));
     const long long w = static_cast<long long>(a.scale_w * static_cast<float>(x[2]));
@@ -174,11 +192,24 @@ Status Concat(ShapeContext& c, const OpAttrs& a) {
     const Shape& s = c.In(i);
     if (static_cast<int>(s.size()) != rank) return c.Error("inputs differ in rank");
     for (int d = 0; d < rank; ++d) {
+      // Before the run a size known only at run time (kDynamicDim) takes
+      // the other input's, checked at run time (Graph::InferNodeShapes asks
+      // when its sample sizes cannot match a known one).
       if (d == axis) {
+        if (out[d] == kDynamicDim || s[d] == kDynamicDim) {
+          out[d] = kDynamicDim;
+          continue;
+        }
         if (static_cast<long long>(out[d]) + s[d] > (1LL << 30)) return c.Error("output too large");
         out[d] += s[d];
+      } else if (s[d] != out[d]) {
+        if (s[d] == kDynamicDim) continue;
+        if (out[d] == kDynamicDim) {
+          out[d] = s[d];
+          continue;
+        }
+        return c.Error("input " + ShapeToString(s) + " does not match " + ShapeToString(c.In(0)));
       }
-      else if (s[d] != out[d]) return c.Error("input " + ShapeToString(s) + " does not match " + ShapeToString(c.In(0)));
     }
   }
   return c.SetOut(out);

@@ -159,6 +159,21 @@ class ShapeOfOp : public CpuOp {
   }
 };
 
+class RangeOp : public CpuOp {
+ public:
+  using CpuOp::CpuOp;
+  std::string name() const override { return "range_ref"; }
+  Status Prepare() override { return NeedFloatInputs(3); }
+  void Compute() override {
+    // Accumulated in float, as ONNX Runtime does.
+    float v = In(0)[0];
+    const float delta = In(2)[0];
+    float* out = Out();
+    const int n = OutShape()[0];
+    for (int i = 0; i < n; ++i, v += delta) out[i] = v;
+  }
+};
+
 template <class T>
 std::unique_ptr<Execution> Make(const CpuArgs& args) {
   return std::make_unique<T>(args);
@@ -173,6 +188,7 @@ const bool kRegistered = [] {
   RegisterCpuOp(ir::IfOp(), Make<IfOp>);
   RegisterCpuOp(ir::ScatterElementsOp(), Make<ScatterOp<false>>);
   RegisterCpuOp(ir::ScatterNdOp(), Make<ScatterOp<true>>);
+  RegisterCpuOp(ir::RangeOp(), Make<RangeOp>);
   return true;
 }();
 

@@ -14,6 +14,39 @@ namespace {
 
 using ir::OpType;
 
+// Resize to sizes computed at run time (Mask R-CNN pastes each mask at its
+// box's size, Keypoint R-CNN its heatmaps): the op's size input is the
+// four NCHW sizes, read by its shape function at run time (the dynamic
+// region), which checks that N and C are the input's. Only the plain case:
+// four sizes, stretched, no crop, no antialias.
+Status ResizeToRunTimeSizes(ConverterContext& c, const Value& x, const Value& sizes, const std::string& mode,
+                            ir::ResizeCoordinate coordinate, ir::NearestRounding rounding, float cubic_coeff_a) {
+  if (!c.AttrInts("axes").empty() || c.AttrString("keep_aspect_ratio_policy", "stretch") != "stretch" ||
+      c.AttrInt("antialias", 0) != 0 || c.AttrInt("exclude_outside", 0) != 0 ||
+      coordinate == ir::ResizeCoordinate::kTfCropAndResize) {
+    return c.Unsupported("Resize to sizes known only at run time with axes, an aspect-ratio policy, antialias, "
+                         "exclude_outside or a crop");
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int si, c.ToNchw(sizes));
+  if (c.ShapeOf(si) != Shape{4}) return c.Unsupported("sizes known only at run time must hold 4 values");
+  const Shape xs = c.OnnxShape(x);
+  if (xs.size() != 4) return c.Unsupported("Resize of a " + std::to_string(xs.size()) + "-D input");
+  RILL_INF_ASSIGN_OR_RETURN(int xi, c.ToNhwc(x));
+  ir::OpAttrs a;
+  a.resize_coordinate = coordinate;  // scales: out / in, as ONNX Runtime from sizes
+  OpType type = OpType::kResizeBilinear;
+  if (mode == "nearest") {
+    type = OpType::kResizeNearest;
+    a.nearest_rounding = rounding;
+  } else if (mode == "cubic") {
+    type = OpType::kResizeBicubic;
+    a.cubic_coeff_a = cubic_coeff_a;
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(type, {xi, si}, c.out_name(), a));
+  c.Define(out, true);
+  return Status::Ok();
+}
+
 // Resize (opsets 10 to 19) and Upsample (7, 9) of a 4-D NCHW input over H
 // and W, in ONNX Runtime 1.30's conventions: output sizes from scales in
 // float, keep_aspect_ratio_policy, an output as large as the input copied
@@ -142,8 +175,9 @@ Status Resize(ConverterContext& c) {
       scale_values = c.ConstFloats(id);
     }
     if (c.HasInput(3)) {
-      RILL_INF_ASSIGN_OR_RETURN(int id, c.ConstInput(3));
-      size_values = c.ConstInts(id);
+      RILL_INF_ASSIGN_OR_RETURN(Value sizes, c.Input(3));
+      if (!c.IsConst(sizes.id)) return ResizeToRunTimeSizes(c, x, sizes, mode, coordinate, rounding, cubic_coeff_a);
+      size_values = c.ConstInts(sizes.id);
     }
     if (!scale_values.empty() && !size_values.empty()) return c.Unsupported("both scales and sizes given");
     if (scale_values.empty() && size_values.empty()) return c.Unsupported("neither scales nor sizes given");

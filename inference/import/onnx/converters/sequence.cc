@@ -6,12 +6,15 @@
 // A sequence is a list of the importer's values (ConverterContext::
 // DefineSequence); nothing of it reaches the IR but its items. A Loop whose
 // trip count or condition is known only at run time (Mask and Keypoint
-// R-CNN's per-detection loops) stays unsupported.
+// R-CNN's per-detection loops) is a LOOP node run by the session
+// (LoopAtRun).
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "inference/import/onnx/onnx_converter.h"
+#include "inference/ir/ops/dynamic_ops.h"
 
 namespace rill::inference::onnx_import {
 namespace {
@@ -81,6 +84,94 @@ Status SequenceLength(ConverterContext& c) {
   return Status::Ok();
 }
 
+// Loop whose trip count or condition is known only at run time (or too
+// long to unroll): a LOOP node (ir/ops/dynamic_ops.h) owning its body as a
+// graph of its own, converted by the same converters
+// (ConverterContext::ConvertSubgraph). The body's carried inputs are planned
+// with the dims that stay the same from one iteration to the next: the body
+// is converted with the initial values' shapes, each dim its result changes
+// becomes kDynamicDim, and so on until its results keep its inputs' shapes.
+Status LoopAtRun(ConverterContext& c, const onnx::GraphProto& body, int carried) {
+  const onnx::NodeProto& node = c.node();
+  const int scans = body.output_size() - 1 - carried;
+  // A run-time operand in ONNX's layout, constants as float32 (-1: absent).
+  auto operand = [&](int i) -> StatusOr<int> {
+    if (!c.HasInput(i)) return -1;
+    if (c.FindSequence(node.input(i)) != nullptr && c.Find(node.input(i)) == nullptr) {
+      return c.Unsupported("Loop carrying a sequence, with a trip count known only at run time");
+    }
+    RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(i));
+    if (c.IsConst(v.id) && c.tensor(v.id).dtype != DataType::kFloat32) {
+      return c.NewFloatConst(c.tensor(v.id).name + "/f32", c.ShapeOf(v.id), c.ConstFloats(v.id));
+    }
+    return c.ToNchw(v);
+  };
+  std::vector<int> inputs;
+  for (int i = 0; i < 2 + carried; ++i) {
+    RILL_INF_ASSIGN_OR_RETURN(int id, operand(i));
+    if (id < 0 && i >= 2) return c.Invalid("a carried value has no initial value");
+    inputs.push_back(id);
+  }
+  std::vector<ConverterContext::SubgraphInput> in(2 + carried);
+  in[0].integer = true;  // the iteration number; both scalars
+  for (int k = 0; k < carried; ++k) {
+    in[2 + k].shape = c.ShapeOf(inputs[2 + k]);
+    in[2 + k].integer = c.IsIntegerValue(node.input(2 + k));
+  }
+  std::shared_ptr<ir::Graph> graph;
+  std::vector<int> outer;
+  for (int round = 0;; ++round) {
+    RILL_INF_RETURN_IF_ERROR(c.ConvertSubgraph(body, in, &graph, &outer));
+    bool same = true;
+    for (int k = 0; k < carried; ++k) {
+      Shape& planned = in[2 + k].shape;
+      const Shape& result = graph->tensors[graph->outputs[1 + k]].shape;
+      if (result.size() != planned.size()) {
+        return c.Unsupported("carried value " + std::to_string(k) + " changes rank in the body (" +
+                             ShapeToString(planned) + " to " + ShapeToString(result) + ")");
+      }
+      for (size_t d = 0; d < planned.size(); ++d) {
+        if (planned[d] != ir::kDynamicDim && (result[d] != planned[d] || planned[d] == 0)) {
+          planned[d] = ir::kDynamicDim;
+          same = false;
+        }
+      }
+    }
+    if (same) break;
+    if (round > 8) return c.Unsupported("carried values whose shapes do not settle");
+  }
+  auto attrs = std::make_shared<ir::LoopAttrs>();
+  attrs->carried = carried;
+  for (int k = 0; k < carried; ++k) attrs->output_shapes.push_back(in[2 + k].shape);
+  for (int j = 0; j < scans; ++j) {
+    Shape s = graph->tensors[graph->outputs[1 + carried + j]].shape;
+    for (int& d : s) {
+      if (d == 0) d = ir::kDynamicDim;
+    }
+    s.insert(s.begin(), ir::kDynamicDim);
+    attrs->output_shapes.push_back(s);
+    Shape empty = {0};
+    const onnx::TypeProto& type = body.output(1 + carried + j).type();
+    if (type.has_tensor_type() && type.tensor_type().has_shape()) {
+      for (const auto& d : type.tensor_type().shape().dim()) {
+        const bool known = d.has_dim_value() && d.dim_value() > 0 && d.dim_value() < (1 << 24);
+        empty.push_back(known ? static_cast<int>(d.dim_value()) : 0);
+      }
+    }
+    attrs->empty_scan_shapes.push_back(empty);
+  }
+  attrs->body = graph;
+  inputs.insert(inputs.end(), outer.begin(), outer.end());
+  std::vector<std::string> names;
+  for (int k = 0; k < carried + scans; ++k) {
+    names.push_back(k < node.output_size() && !node.output(k).empty() ? node.output(k)
+                                                                        : c.out_name() + "/" + std::to_string(k));
+  }
+  RILL_INF_ASSIGN_OR_RETURN(std::vector<int> outs, c.EmitMulti(ir::LoopOp(), inputs, names, attrs));
+  for (int k = 0; k < carried + scans; ++k) c.Define(outs[k], false, k);
+  return Status::Ok();
+}
+
 // Loop(M, cond, v...) with M and cond constants: the body converted M times
 // (fewer if its condition output turns a constant false), each time with the
 // iteration number and the condition bound as constants and the carried
@@ -95,17 +186,19 @@ Status Loop(ConverterContext& c) {
   if (carried < 0 || body.input_size() != carried + 2 || body.output_size() < carried + 1) {
     return c.Invalid("body inputs and outputs do not match the Loop's");
   }
-  if (body.output_size() != carried + 1) return c.Unsupported("Loop with scan outputs");
-  if (!c.HasInput(0)) return c.Unsupported("Loop without a trip count");
+  // Unrolled when it can be: a constant trip count of at most 64, a
+  // constant condition, no scan outputs, a body whose condition folds (the
+  // carried sequences of torch's tensor_split); else run at run time.
+  if (body.output_size() != carried + 1 || !c.HasInput(0)) return LoopAtRun(c, body, carried);
   RILL_INF_ASSIGN_OR_RETURN(Value m, c.Input(0));
-  if (!c.IsConst(m.id)) return c.Unsupported("Loop with a trip count known only at run time");
+  if (!c.IsConst(m.id)) return LoopAtRun(c, body, carried);
   const std::vector<int64_t> mv = c.ConstInts(m.id);
   if (mv.size() != 1) return c.Invalid("the trip count must be a scalar");
-  if (mv[0] > kMaxUnrolledIterations) return c.Unsupported("Loop of more than 64 iterations");
+  if (mv[0] > kMaxUnrolledIterations) return LoopAtRun(c, body, carried);
   bool cond = true;
   if (c.HasInput(1)) {
     RILL_INF_ASSIGN_OR_RETURN(Value cv, c.Input(1));
-    if (!c.IsConst(cv.id)) return c.Unsupported("Loop with a condition known only at run time");
+    if (!c.IsConst(cv.id)) return LoopAtRun(c, body, carried);
     cond = c.ConstFloats(cv.id).at(0) != 0.0f;
   }
   // The carried state: a value, or a sequence (id -1).

@@ -474,7 +474,21 @@ Status ConstantOfShape(ConverterContext& c) {
 
 Status Range(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(std::vector<Value> in, Inputs(c, 3));
-  if (!AllConst(c, in)) return c.Unsupported("Range of non-constant inputs");
+  if (!AllConst(c, in)) {
+    // Known only at run time (a detection count): the dynamic region's.
+    std::vector<int> ids;
+    for (const Value& v : in) {
+      if (c.IsConst(v.id) && c.tensor(v.id).dtype != DataType::kFloat32) {
+        ids.push_back(c.NewFloatConst(c.tensor(v.id).name + "/f32", c.ShapeOf(v.id), c.ConstFloats(v.id)));
+      } else {
+        RILL_INF_ASSIGN_OR_RETURN(int id, c.ToNchw(v));
+        ids.push_back(id);
+      }
+    }
+    RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::RangeOp(), ids, c.out_name()));
+    c.Define(out, false);
+    return Status::Ok();
+  }
   const Folded start = ReadConst(c, in[0].id), limit = ReadConst(c, in[1].id), delta = ReadConst(c, in[2].id);
   if (start.v.size() != 1 || limit.v.size() != 1 || delta.v.size() != 1) return c.Invalid("inputs must be scalars");
   if (delta.v[0] == 0) return c.Invalid("delta is 0");

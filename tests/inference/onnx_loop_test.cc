@@ -1,0 +1,430 @@
+// ONNX Loop run at run time and Range of run-time inputs (docs/design.md,
+// "Data-dependent sizes") against ONNX Runtime, on small models built in the
+// test (onnx_op_test_util.h): Range of float and of integer values (empty
+// too); Resize to sizes and Concat of sizes known only at run time (the
+// R-CNN loops' bodies); Loop with a trip count known only at run time (0, 1, several
+// iterations), with a run-time condition that stops it early (with and
+// without a trip count), with a carried value that grows every iteration
+// (Concat), with a body that reads values of the enclosing graph and the
+// iteration number, with scan outputs, and nested; then the session's side
+// (the same session run with other counts, buffers reused by runs no
+// larger than an earlier one, the memory bound) and the error for a body
+// the engine cannot convert.
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "rill/inference/inference.h"
+#include "tests/inference/onnx_op_test_util.h"
+#include "tests/inference/test_util.h"
+
+namespace rill::inference::testing {
+namespace {
+
+constexpr int64_t kFloatType = 1, kInt64Type = 7, kBoolType = 9;
+
+void CastTo(OnnxGraph& g, const std::string& from, const std::string& to, int64_t type) {
+  OnnxGraph::Attr(g.Node("Cast", {from}, {to}), "to", type);
+}
+
+// One element of `from` ([n]) as a scalar.
+void ScalarAt(OnnxGraph& g, const std::string& from, int64_t index, const std::string& to) {
+  const std::string at = to + "_at";
+  g.Int64Initializer(at, {}, {index});
+  OnnxGraph::Attr(g.Node("Gather", {from, at}, {to}), "axis", int64_t{0});
+}
+
+// ---- Range -------------------------------------------------------------------
+
+// Range(x[0], x[1], x[2]) of float32 values.
+TEST(OnnxLoopTest, RangeOfRunTimeFloatsMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {3});
+  ScalarAt(g, "x", 0, "start");
+  ScalarAt(g, "x", 1, "limit");
+  ScalarAt(g, "x", 2, "delta");
+  g.Node("Range", {"start", "limit", "delta"}, {"y"});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {3}, {0.5f, 3.7f, 0.4f}}});     // 9 values
+  ExpectMatchesOrt(g, {{"x", {3}, {2.0f, -1.0f, -0.75f}}});  // counting down
+  ExpectMatchesOrt(g, {{"x", {3}, {1.0f, 1.0f, 1.0f}}});     // none
+  ExpectMatchesOrt(g, {{"x", {3}, {1.0f, 0.0f, 0.5f}}});     // none (the wrong way)
+}
+
+// Range of int64 values computed at run time (a detection count): 0 to the
+// count of x > 0, and from x[0] to x[1] by x[2].
+TEST(OnnxLoopTest, RangeOfRunTimeIntegersMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {3});
+  g.Initializer("zero", {}, {0.0f});
+  g.Int64Initializer("zero_i", {}, {0});
+  g.Int64Initializer("one_i", {}, {1});
+  g.Node("Greater", {"x", "zero"}, {"pos"});
+  CastTo(g, "pos", "pos_i", kInt64Type);
+  OnnxGraph::Attr(g.Node("ReduceSum", {"pos_i"}, {"count"}), "keepdims", int64_t{0});
+  g.Node("Range", {"zero_i", "count", "one_i"}, {"r"});
+  CastTo(g, "r", "y", kFloatType);
+  CastTo(g, "x", "xi", kInt64Type);
+  ScalarAt(g, "xi", 0, "start");
+  ScalarAt(g, "xi", 1, "limit");
+  ScalarAt(g, "xi", 2, "delta");
+  g.Node("Range", {"start", "limit", "delta"}, {"r2"});
+  CastTo(g, "r2", "z", kFloatType);
+  g.Output("y");
+  g.Output("z");
+  ExpectMatchesOrt(g, {{"x", {3}, {1.0f, 7.0f, 2.0f}}});    // count 3; 1, 3, 5
+  ExpectMatchesOrt(g, {{"x", {3}, {5.0f, 0.0f, -2.0f}}});   // count 1; 5, 3, 1
+  ExpectMatchesOrt(g, {{"x", {3}, {-3.0f, -3.0f, -1.0f}}});  // none; none
+}
+
+// ---- what the R-CNN loops' bodies need -------------------------------------------
+
+// Resize to sizes computed at run time (Mask R-CNN pastes each mask at its
+// box's size): sizes = [1, 2, hw[0], hw[1]], linear and cubic, half_pixel.
+TEST(OnnxLoopTest, ResizeToRunTimeSizesMatchesOrt) {
+  for (const char* mode : {"linear", "cubic", "nearest"}) {
+    SCOPED_TRACE(mode);
+    OnnxGraph g;
+    g.Input("x", {1, 2, 3, 4});
+    g.Input("hw", {2});
+    g.Int64Initializer("nc", {2}, {1, 2});
+    CastTo(g, "hw", "hw_i", kInt64Type);
+    OnnxGraph::Attr(g.Node("Concat", {"nc", "hw_i"}, {"sizes"}), "axis", int64_t{0});
+    onnx::NodeProto* r = g.Node("Resize", {"x", "", "", "sizes"}, {"y"});
+    OnnxGraph::Attr(r, "mode", std::string(mode));
+    OnnxGraph::Attr(r, "coordinate_transformation_mode", std::string("half_pixel"));
+    g.Output("y");
+    const std::vector<float> x = RandomValues(24, -1.0f, 1.0f, 23);
+    for (const std::vector<float>& hw : std::vector<std::vector<float>>{{5, 7}, {2, 2}, {3, 4}, {1, 9}}) {
+      ExpectMatchesOrt(g, {{"x", {1, 2, 3, 4}, x}, {"hw", {2}, hw}});
+    }
+  }
+}
+
+// Concat of a known size and one known only at run time that must equal it
+// ([1, 4] and [1, n] along axis 0, n = 4 at run time): planned [2, 4],
+// though no one sample size for n fits (Graph::InferNodeShapes asks the
+// shape function with n unknown).
+TEST(OnnxLoopTest, ConcatOfKnownAndRunTimeSizesMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {1, 4});
+  g.Input("n", {});
+  g.Initializer("zero", {}, {0.0f});
+  g.Initializer("one", {}, {1.0f});
+  g.Int64Initializer("axes", {1}, {0});
+  g.Node("Range", {"zero", "n", "one"}, {"r"});
+  g.Node("Unsqueeze", {"r", "axes"}, {"row"});
+  OnnxGraph::Attr(g.Node("Concat", {"x", "row"}, {"y"}), "axis", int64_t{0});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {1, 4}, RandomValues(4, -1.0f, 1.0f, 24)}, {"n", {}, {4.0f}}});
+}
+
+// ---- Loop --------------------------------------------------------------------
+
+// A Loop body: `ops` of (op type, inputs, output), inputs `inputs` (the
+// iteration number int64, the condition bool, then `carried` float values)
+// and outputs `outputs` (the condition, then float values).
+onnx::GraphProto Body(const std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>& ops,
+                      const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  onnx::GraphProto b;
+  b.set_name("body");
+  for (const auto& [op, ins, out] : ops) {
+    onnx::NodeProto* n = b.add_node();
+    n->set_op_type(op);
+    for (const std::string& in : ins) n->add_input(in);
+    n->add_output(out);
+  }
+  auto typed = [](onnx::ValueInfoProto* v, int type, bool scalar) {
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    if (scalar) v->mutable_type()->mutable_tensor_type()->mutable_shape();
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    onnx::ValueInfoProto* v = b.add_input();
+    v->set_name(inputs[i]);
+    typed(v, i == 0 ? onnx::TensorProto::INT64 : i == 1 ? onnx::TensorProto::BOOL : onnx::TensorProto::FLOAT, i < 2);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    onnx::ValueInfoProto* v = b.add_output();
+    v->set_name(outputs[i]);
+    typed(v, i == 0 ? onnx::TensorProto::BOOL : onnx::TensorProto::FLOAT, i == 0);
+  }
+  return b;
+}
+
+// Sets a node's integer attribute on a body node (by its output's name).
+void BodyAttr(onnx::GraphProto* body, const std::string& output, const std::string& name, int64_t value) {
+  for (onnx::NodeProto& n : *body->mutable_node()) {
+    if (n.output(0) == output) OnnxGraph::Attr(&n, name, value);
+  }
+}
+
+void SetBody(onnx::NodeProto* n, const onnx::GraphProto& body) {
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name("body");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = body;
+}
+
+// m (a float scalar) as the Loop's int64 trip count "trips".
+void TripCount(OnnxGraph& g) {
+  g.Input("m", {});
+  CastTo(g, "m", "trips", kInt64Type);
+}
+
+// y <- 2 * y + i * x, M times (M known only at run time; x read from the
+// enclosing graph, i the iteration number), with scan outputs: each
+// iteration's sum of y (a scalar) and y itself.
+OnnxGraph AccumulateLoop() {
+  OnnxGraph g;
+  g.Input("x", {2, 3});
+  TripCount(g);
+  g.Initializer("two", {}, {2.0f});
+  onnx::GraphProto body = Body({{"Identity", {"cond_in"}, "cond_out"},
+                                {"Cast", {"i"}, "i_f"},
+                                {"Mul", {"y_in", "two"}, "y2"},
+                                {"Mul", {"x", "i_f"}, "ix"},
+                                {"Add", {"y2", "ix"}, "y_out"},
+                                {"ReduceSum", {"y_out"}, "sum"},
+                                {"Identity", {"y_out"}, "y_scan"}},
+                               {"i", "cond_in", "y_in"}, {"cond_out", "y_out", "sum", "y_scan"});
+  BodyAttr(&body, "i_f", "to", kFloatType);
+  BodyAttr(&body, "sum", "keepdims", 0);
+  SetBody(g.Node("Loop", {"trips", "", "x"}, {"y", "sums", "ys"}), body);
+  g.Output("y");
+  g.Output("sums");
+  g.Output("ys");
+  return g;
+}
+
+TEST(OnnxLoopTest, RunTimeTripCountMatchesOrt) {
+  const OnnxGraph g = AccumulateLoop();
+  const std::vector<float> x = RandomValues(6, -1.0f, 1.0f, 21);
+  for (float m : {0.0f, 1.0f, 5.0f}) {
+    SCOPED_TRACE("M = " + std::to_string(m));
+    ExpectMatchesOrt(g, {{"x", {2, 3}, x}, {"m", {}, {m}}});
+  }
+}
+
+// The same session run with trip counts 3, 0, 7, 3: values and shapes (the
+// scan outputs' first dim) follow each run's count. Hand-worked: y_M =
+// 2^M x + sum_i i 2^(M-1-i) x.
+TEST(OnnxLoopTest, SessionRunsChangingTripCounts) {
+  const OnnxGraph g = AccumulateLoop();
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "loop");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(CountOps(*model, "LOOP"), 1);
+  auto session = Session::Create(model, SessionConfig{});
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  const std::vector<float> x = {1.0f, -2.0f, 0.5f, 3.0f, 0.0f, -1.0f};
+  for (int m : {3, 0, 7, 3}) {
+    SCOPED_TRACE("M = " + std::to_string(m));
+    std::copy(x.begin(), x.end(), (*session)->input("x")->data_as<float>());
+    (*session)->input("m")->data_as<float>()[0] = static_cast<float>(m);
+    ASSERT_TRUE((*session)->Run().ok());
+    double factor = 1.0;  // y = factor * x
+    for (int i = 0; i < m; ++i) factor = 2.0 * factor + i;
+    const Tensor* y = (*session)->output("y");
+    ASSERT_EQ(y->shape(), (Shape{2, 3}));
+    for (int k = 0; k < 6; ++k) EXPECT_FLOAT_EQ(y->data_as<float>()[k], static_cast<float>(factor * x[k]));
+    const Tensor* sums = (*session)->output("sums");
+    ASSERT_EQ(sums->shape(), (Shape{m}));
+    const Tensor* ys = (*session)->output("ys");
+    // No iteration: [0], as ONNX Runtime gives it (the body declares no
+    // shape for the scan output).
+    ASSERT_EQ(ys->shape(), (m == 0 ? Shape{0} : Shape{m, 2, 3}));
+    double f = 1.0;
+    for (int i = 0; i < m; ++i) {
+      f = 2.0 * f + i;
+      EXPECT_FLOAT_EQ(sums->data_as<float>()[i], static_cast<float>(f * 1.5));  // sum(x) = 1.5
+      EXPECT_FLOAT_EQ(ys->data_as<float>()[6 * i + 1], static_cast<float>(f * -2.0));
+    }
+  }
+}
+
+// y <- y * 1.5 while sum(y) < limit (the body's condition, known only at
+// run time), at most M times; the Loop's own condition is sum(x) > 0, so a
+// negative x runs no iteration.
+OnnxGraph WhileLoop(bool with_trip_count) {
+  OnnxGraph g;
+  g.Input("x", {4});
+  g.Input("limit", {});
+  g.Initializer("zero", {}, {0.0f});
+  g.Initializer("k", {}, {1.5f});
+  OnnxGraph::Attr(g.Node("ReduceSum", {"x"}, {"sx"}), "keepdims", int64_t{0});
+  g.Node("Greater", {"sx", "zero"}, {"go"});
+  onnx::GraphProto body = Body({{"Mul", {"y_in", "k"}, "y_out"},
+                                {"ReduceSum", {"y_out"}, "s"},
+                                {"Less", {"s", "limit"}, "cond_out"},
+                                {"Cast", {"i"}, "i_f"}},
+                               {"i", "cond_in", "y_in"}, {"cond_out", "y_out", "i_f"});
+  BodyAttr(&body, "s", "keepdims", 0);
+  BodyAttr(&body, "i_f", "to", kFloatType);
+  if (with_trip_count) g.Int64Initializer("trips", {}, {6});
+  SetBody(g.Node("Loop", {with_trip_count ? "trips" : "", "go", "x"}, {"y", "iterations"}), body);
+  g.Output("y");
+  g.Output("iterations");
+  return g;
+}
+
+TEST(OnnxLoopTest, RunTimeConditionStopsEarlyMatchesOrt) {
+  const std::vector<float> x = {0.5f, 1.0f, 0.25f, 0.25f};  // sum 2
+  for (bool trips : {true, false}) {
+    SCOPED_TRACE(trips ? "M = 6" : "no M");
+    const OnnxGraph g = WhileLoop(trips);
+    ExpectMatchesOrt(g, {{"x", {4}, x}, {"limit", {}, {10.0f}}});  // 4 iterations (2 * 1.5^4 > 10)
+    ExpectMatchesOrt(g, {{"x", {4}, x}, {"limit", {}, {1.0f}}});   // stops after the first
+    ExpectMatchesOrt(g, {{"x", {4}, {-1.0f, 0.5f, 0.0f, 0.0f}}, {"limit", {}, {10.0f}}});  // never starts
+  }
+  // M = 6 reached before the condition fails.
+  ExpectMatchesOrt(WhileLoop(true), {{"x", {4}, x}, {"limit", {}, {1000.0f}}});
+}
+
+// acc <- Concat(acc, x * i) along axis 0 every iteration: the carried value
+// grows ([1, 3], [2, 3], ...), as Mask R-CNN's pasted masks do; the body
+// also reads x from the enclosing graph, and the carried shape's rows are
+// known only at run time downstream (ReduceSum over them).
+OnnxGraph GrowingLoop() {
+  OnnxGraph g;
+  g.Input("x", {1, 3});
+  TripCount(g);
+  onnx::GraphProto body = Body({{"Identity", {"cond_in"}, "cond_out"},
+                                {"Cast", {"i"}, "i_f"},
+                                {"Mul", {"x", "i_f"}, "row"},
+                                {"Concat", {"acc_in", "row"}, "acc_out"}},
+                               {"i", "cond_in", "acc_in"}, {"cond_out", "acc_out"});
+  BodyAttr(&body, "i_f", "to", kFloatType);
+  BodyAttr(&body, "acc_out", "axis", 0);
+  g.Node("Neg", {"x"}, {"acc0"});
+  SetBody(g.Node("Loop", {"trips", "", "acc0"}, {"acc"}), body);
+  OnnxGraph::Attr(g.Node("ReduceSum", {"acc"}, {"total"}), "keepdims", int64_t{0});
+  g.Output("acc");
+  g.Output("total");
+  return g;
+}
+
+TEST(OnnxLoopTest, CarriedValueThatGrowsMatchesOrt) {
+  const OnnxGraph g = GrowingLoop();
+  const std::vector<float> x = RandomValues(3, -1.0f, 1.0f, 22);
+  for (float m : {0.0f, 1.0f, 6.0f, 2.0f}) {
+    SCOPED_TRACE("M = " + std::to_string(m));
+    ExpectMatchesOrt(g, {{"x", {1, 3}, x}, {"m", {}, {m}}});
+  }
+}
+
+// Runs of the growing loop whose sizes do not exceed the first run's reuse
+// its buffers: the output (a carried buffer of the LOOP's own; there are
+// three, rotated as the body writes each next value into the one it does
+// not read) is always one of three addresses, over runs of M = 6, then 6,
+// 2, 5, 4, 3, 1, 6, each with its values (hand-worked: row 0 is -x, row r
+// is (r - 1) x).
+TEST(OnnxLoopTest, RepeatedRunsReuseLoopMemory) {
+  std::shared_ptr<const Model> model = LoadOnnxGraph(GrowingLoop(), "growing_loop");
+  ASSERT_NE(model, nullptr);
+  auto session = Session::Create(model, SessionConfig{});
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  const std::vector<float> x = {1.0f, 2.0f, -3.0f};
+  std::copy(x.begin(), x.end(), (*session)->input("x")->data_as<float>());
+  std::set<const void*> addresses;
+  for (int m : {6, 6, 2, 5, 4, 3, 1, 6}) {
+    SCOPED_TRACE("M = " + std::to_string(m));
+    (*session)->input("m")->data_as<float>()[0] = static_cast<float>(m);
+    ASSERT_TRUE((*session)->Run().ok());
+    const Tensor* acc = (*session)->output("acc");
+    ASSERT_EQ(acc->shape(), (Shape{m + 1, 3}));
+    for (int r = 0; r <= m; ++r) {
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(acc->data_as<float>()[3 * r + k], (r == 0 ? -1.0f : r - 1.0f) * x[k]);
+    }
+    addresses.insert(acc->data());
+  }
+  EXPECT_LE(addresses.size(), 3u);
+}
+
+// A Loop in a Loop's body: the inner one runs i + 1 times (its trip count
+// is the outer iteration number, plus 1) adding x, the outer one M times.
+TEST(OnnxLoopTest, NestedLoopsMatchOrt) {
+  OnnxGraph g;
+  g.Input("x", {2});
+  TripCount(g);
+  g.Int64Initializer("one_i", {}, {1});
+  onnx::GraphProto inner = Body({{"Identity", {"c2"}, "c2_out"}, {"Add", {"z_in", "x"}, "z_out"}},
+                                {"j", "c2", "z_in"}, {"c2_out", "z_out"});
+  onnx::GraphProto outer = Body({{"Identity", {"cond_in"}, "cond_out"}, {"Add", {"i", "one_i"}, "n"}},
+                                {"i", "cond_in", "y_in"}, {"cond_out", "y_out"});
+  onnx::NodeProto* loop = outer.add_node();
+  loop->set_op_type("Loop");
+  loop->add_input("n");
+  loop->add_input("");
+  loop->add_input("y_in");
+  loop->add_output("y_out");
+  SetBody(loop, inner);
+  SetBody(g.Node("Loop", {"trips", "", "x"}, {"y"}), outer);
+  g.Output("y");
+  for (float m : {0.0f, 1.0f, 4.0f}) {
+    SCOPED_TRACE("M = " + std::to_string(m));
+    ExpectMatchesOrt(g, {{"x", {2}, {1.0f, -0.5f}}, {"m", {}, {m}}});  // y = (1 + M (M + 1) / 2) x
+  }
+}
+
+// Every body node the engine cannot convert is named, under the Loop's, in
+// the one error listing unsupported nodes.
+TEST(OnnxLoopTest, UnsupportedBodyNodesAreNamed) {
+  OnnxGraph g;
+  g.Input("x", {4});
+  TripCount(g);
+  onnx::GraphProto body = Body({{"Identity", {"cond_in"}, "cond_out"},
+                                {"NoSuchOp", {"y_in"}, "a"},
+                                {"Relu", {"a"}, "b"},
+                                {"AlsoNoSuchOp", {"y_in"}, "c"},
+                                {"Add", {"b", "c"}, "y_out"}},
+                               {"i", "cond_in", "y_in"}, {"cond_out", "y_out"});
+  SetBody(g.Node("Loop", {"trips", "", "x"}, {"y"}), body);
+  g.Output("y");
+  const std::string bytes = g.Serialize();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "loop.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
+  const std::string& m = model.status().message();
+  EXPECT_NE(m.find("loop.onnx"), std::string::npos) << m;
+  EXPECT_NE(m.find("node 'y' (Loop)"), std::string::npos) << m;
+  EXPECT_NE(m.find("node 'a' (NoSuchOp): unsupported op type 'NoSuchOp'"), std::string::npos) << m;
+  EXPECT_NE(m.find("node 'c' (AlsoNoSuchOp)"), std::string::npos) << m;
+}
+
+// What the body holds counts against SessionConfig::max_memory_bytes: a
+// carried value grown past the bound is an OutOfRange error naming the
+// LOOP, and the session runs again once the count fits.
+TEST(OnnxLoopTest, LoopMemoryIsBounded) {
+  OnnxGraph g;
+  g.Input("x", {1, 1024});
+  TripCount(g);
+  onnx::GraphProto body = Body({{"Identity", {"cond_in"}, "cond_out"}, {"Concat", {"acc_in", "x"}, "acc_out"}},
+                               {"i", "cond_in", "acc_in"}, {"cond_out", "acc_out"});
+  BodyAttr(&body, "acc_out", "axis", 0);
+  SetBody(g.Node("Loop", {"trips", "", "x"}, {"acc"}), body);
+  g.Output("acc");
+  std::shared_ptr<const Model> model = LoadOnnxGraph(g, "loop_bound");
+  ASSERT_NE(model, nullptr);
+  SessionConfig config;
+  config.max_memory_bytes = 1 << 20;  // 256 rows of 4 KiB, less what else is held
+  auto session = Session::Create(model, config);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  Tensor* x = (*session)->input("x");
+  for (int k = 0; k < 1024; ++k) x->data_as<float>()[k] = static_cast<float>(k);
+  (*session)->input("m")->data_as<float>()[0] = 1000.0f;
+  const Status big = (*session)->Run();
+  EXPECT_EQ(big.code(), StatusCode::kOutOfRange) << big.message();
+  EXPECT_NE(big.message().find("max_memory_bytes"), std::string::npos) << big.message();
+  (*session)->input("m")->data_as<float>()[0] = 3.0f;
+  const Status small = (*session)->Run();
+  ASSERT_TRUE(small.ok()) << small.message();
+  const Tensor* acc = (*session)->output("acc");
+  ASSERT_EQ(acc->shape(), (Shape{4, 1024}));
+  EXPECT_EQ(acc->data_as<float>()[3 * 1024 + 7], 7.0f);
+}
+
+}  // namespace
+}  // namespace rill::inference::testing
