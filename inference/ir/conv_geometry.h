@@ -40,12 +40,16 @@ inline int WindowOutputSize(int in, int kernel, int stride, int dilation, Paddin
   return static_cast<int>((in - effective) / stride + 1);
 }
 
-// Padding before the first element (top or left); SAME puts the odd one after.
-inline int WindowPadBefore(int in, int out, int kernel, int stride, int dilation, Padding padding) {
+// Padding before and after together along one axis (0 for VALID).
+inline int WindowPadTotal(int in, int out, int kernel, int stride, int dilation, Padding padding) {
   if (padding == Padding::kValid) return 0;
   const long long effective = static_cast<long long>(kernel - 1) * dilation + 1;
-  const long long total = std::max(static_cast<long long>(out - 1) * stride + effective - in, 0LL);
-  return static_cast<int>(total / 2);
+  return static_cast<int>(std::max(static_cast<long long>(out - 1) * stride + effective - in, 0LL));
+}
+
+// Padding before the first element (top or left); SAME puts the odd one after.
+inline int WindowPadBefore(int in, int out, int kernel, int stride, int dilation, Padding padding) {
+  return WindowPadTotal(in, out, kernel, stride, dilation, padding) / 2;
 }
 
 // Transposed convolution: the forward conv maps `out` to `in`.

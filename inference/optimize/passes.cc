@@ -171,10 +171,10 @@ int CropDeadConvTaps(ir::Graph* g) {
     if (a.padding == ir::Padding::kExplicit) {
       pads[0] = a.pad_top, pads[1] = a.pad_bottom, pads[2] = a.pad_left, pads[3] = a.pad_right;
     } else {
-      const int kh = (w[1] - 1) * a.dilation_h + 1, kw = (w[2] - 1) * a.dilation_w + 1;
-      const int th = std::max((y[1] - 1) * a.stride_h + kh - x[1], 0), tw = std::max((y[2] - 1) * a.stride_w + kw - x[2], 0);
-      pads[0] = ir::WindowPadBefore(x[1], y[1], w[1], a.stride_h, a.dilation_h, a.padding);
-      pads[2] = ir::WindowPadBefore(x[2], y[2], w[2], a.stride_w, a.dilation_w, a.padding);
+      const int th = ir::WindowPadTotal(x[1], y[1], w[1], a.stride_h, a.dilation_h, a.padding);
+      const int tw = ir::WindowPadTotal(x[2], y[2], w[2], a.stride_w, a.dilation_w, a.padding);
+      pads[0] = th / 2;
+      pads[2] = tw / 2;
       pads[1] = th - pads[0];
       pads[3] = tw - pads[2];
     }

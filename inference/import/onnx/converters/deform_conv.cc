@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/import/onnx/converters/tensor.h"
 #include "inference/import/onnx/onnx_converter.h"
 #include "inference/ir/ops/grid_sample_ops.h"
 #include "inference/ir/ops/tensor_ops.h"
@@ -23,12 +24,6 @@ namespace rill::inference::onnx_import {
 namespace {
 
 using ir::OpType;
-
-StatusOr<int> Reshape(ConverterContext& c, int x, const Shape& shape, const std::string& name) {
-  ir::OpAttrs r;
-  r.new_shape.assign(shape.begin(), shape.end());
-  return c.Emit(OpType::kReshape, {x}, name, r);
-}
 
 Status DeformConv(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value xv, c.Input(0));
@@ -88,7 +83,7 @@ Status DeformConv(ConverterContext& c) {
       }
     }
   }
-  RILL_INF_ASSIGN_OR_RETURN(int off6, Reshape(c, offset, {n, g, k, 2, oh, ow}, base + "/offsets"));
+  RILL_INF_ASSIGN_OR_RETURN(int off6, EmitReshape(c, offset, {n, g, k, 2, oh, ow}, base + "/offsets"));
   ir::OpAttrs t;
   t.perm = {0, 1, 2, 4, 5, 3};
   RILL_INF_ASSIGN_OR_RETURN(int offl, c.Emit(OpType::kTranspose, {off6}, base + "/offsets_last", t));
@@ -104,8 +99,8 @@ Status DeformConv(ConverterContext& c) {
   ga->axis = 5;
   const int swap = c.NewIntConst(base + "/xy", {1, 0});
   RILL_INF_ASSIGN_OR_RETURN(int xy, c.Emit(ir::GatherOp(), {norm, swap}, base + "/xy_points", {}, ga));
-  RILL_INF_ASSIGN_OR_RETURN(int grid, Reshape(c, xy, {n * g, k * oh, ow, 2}, base + "/grid"));
-  RILL_INF_ASSIGN_OR_RETURN(int xg, Reshape(c, x, {n * g, ch / g, h, w}, base + "/offset_groups"));
+  RILL_INF_ASSIGN_OR_RETURN(int grid, EmitReshape(c, xy, {n * g, k * oh, ow, 2}, base + "/grid"));
+  RILL_INF_ASSIGN_OR_RETURN(int xg, EmitReshape(c, x, {n * g, ch / g, h, w}, base + "/offset_groups"));
   auto gs = std::make_shared<ir::GridSampleAttrs>();
   RILL_INF_ASSIGN_OR_RETURN(int sampled, c.Emit(ir::GridSampleOp(), {xg, grid}, base + "/sampled", {}, gs));
   if (c.HasInput(4)) {
@@ -114,16 +109,16 @@ Status DeformConv(ConverterContext& c) {
     if (c.ShapeOf(mask) != Shape{n, g * k, oh, ow}) {
       return c.Invalid("mask must be [N, offset_group * kH * kW, oH, oW]");
     }
-    RILL_INF_ASSIGN_OR_RETURN(int m, Reshape(c, mask, {n * g, 1, k * oh, ow}, base + "/mask"));
+    RILL_INF_ASSIGN_OR_RETURN(int m, EmitReshape(c, mask, {n * g, 1, k * oh, ow}, base + "/mask"));
     RILL_INF_ASSIGN_OR_RETURN(sampled, c.Emit(OpType::kMul, {sampled, m}, base + "/masked"));
   }
   const int gr = static_cast<int>(group), per_in = ch / gr * k, per_out = oc / gr;
-  RILL_INF_ASSIGN_OR_RETURN(int cols, Reshape(c, sampled, {n, gr, per_in, oh * ow}, base + "/columns"));
+  RILL_INF_ASSIGN_OR_RETURN(int cols, EmitReshape(c, sampled, {n, gr, per_in, oh * ow}, base + "/columns"));
   const int weights = c.NewFloatConst(base + "/weights", {1, gr, per_out, per_in}, c.ConstFloats(wv.id));
   auto mm = std::make_shared<ir::BatchMatMulAttrs>();
   RILL_INF_ASSIGN_OR_RETURN(int y, c.Emit(ir::BatchMatMulOp(), {weights, cols}, base + "/products", {}, mm));
   const bool bias = c.HasInput(3);
-  RILL_INF_ASSIGN_OR_RETURN(y, Reshape(c, y, {n, oc, oh, ow}, bias ? base + "/unbiased" : base));
+  RILL_INF_ASSIGN_OR_RETURN(y, EmitReshape(c, y, {n, oc, oh, ow}, bias ? base + "/unbiased" : base));
   if (bias) {
     RILL_INF_ASSIGN_OR_RETURN(Value bv, c.Input(3));
     if (!c.IsConst(bv.id)) return c.Unsupported("a bias computed at run time (a constant is supported)");

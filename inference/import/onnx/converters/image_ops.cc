@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/import/onnx/converters/tensor.h"
 #include "inference/import/onnx/onnx_converter.h"
 #include "inference/ir/ops/dynamic_ops.h"
 #include "inference/ir/ops/tensor_ops.h"
@@ -26,12 +27,6 @@ namespace rill::inference::onnx_import {
 namespace {
 
 using ir::OpType;
-
-StatusOr<int> Reshape(ConverterContext& c, int x, const Shape& shape, const std::string& name) {
-  ir::OpAttrs r;
-  r.new_shape.assign(shape.begin(), shape.end());
-  return c.Emit(OpType::kReshape, {x}, name, r);
-}
 
 StatusOr<std::vector<int64_t>> ConstInts(ConverterContext& c, int input, const char* what) {
   RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(input));
@@ -156,7 +151,7 @@ Status Col2Im(ConverterContext& c) {
   const int idx_id = c.NewFloatConst(base + "/positions", {n, ch, kl}, idx);
   const int zeros = c.NewFloatConst(base + "/zeros", {n, ch, static_cast<int>(hw) + 1},
                                     std::vector<float>(static_cast<size_t>(n) * ch * (hw + 1), 0.0f));
-  RILL_INF_ASSIGN_OR_RETURN(int cols, Reshape(c, x, {n, ch, kl}, base + "/columns"));
+  RILL_INF_ASSIGN_OR_RETURN(int cols, EmitReshape(c, x, {n, ch, kl}, base + "/columns"));
   auto sa = std::make_shared<ir::ScatterAttrs>();
   sa->axis = 2;
   sa->reduction = ir::ScatterAttrs::Reduction::kAdd;
@@ -168,7 +163,7 @@ Status Col2Im(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(int img, c.Emit(OpType::kSlice, {sum}, base + "/image", sl));
   Shape out = {n, ch};
   for (int64_t v : image) out.push_back(static_cast<int>(v));
-  RILL_INF_ASSIGN_OR_RETURN(int y, Reshape(c, img, out, base));
+  RILL_INF_ASSIGN_OR_RETURN(int y, EmitReshape(c, img, out, base));
   c.Define(y, false);
   return Status::Ok();
 }
@@ -227,7 +222,7 @@ Status AffineGrid(ConverterContext& c) {
   Shape out = {ts[0]};
   for (int d = 2; d < static_cast<int>(size.size()); ++d) out.push_back(static_cast<int>(size[d]));
   out.push_back(sd);
-  RILL_INF_ASSIGN_OR_RETURN(int y, Reshape(c, prod, out, base));
+  RILL_INF_ASSIGN_OR_RETURN(int y, EmitReshape(c, prod, out, base));
   c.Define(y, false);
   return Status::Ok();
 }
@@ -275,14 +270,14 @@ Status MaxUnpool(ConverterContext& c) {
     }
     idx = c.NewFloatConst(base + "/indices", {n}, std::vector<float>(v.begin(), v.end()));
   } else {
-    RILL_INF_ASSIGN_OR_RETURN(idx, Reshape(c, idx, {n}, base + "/indices"));
+    RILL_INF_ASSIGN_OR_RETURN(idx, EmitReshape(c, idx, {n}, base + "/indices"));
   }
-  RILL_INF_ASSIGN_OR_RETURN(int flat, Reshape(c, x, {n}, base + "/values"));
+  RILL_INF_ASSIGN_OR_RETURN(int flat, EmitReshape(c, x, {n}, base + "/values"));
   const int zeros = c.NewFloatConst(base + "/zeros", {static_cast<int>(total)},
                                     std::vector<float>(static_cast<size_t>(total), 0.0f));
   auto sa = std::make_shared<ir::ScatterAttrs>();
   RILL_INF_ASSIGN_OR_RETURN(int y, c.Emit(ir::ScatterElementsOp(), {zeros, idx, flat}, base + "/flat", {}, sa));
-  RILL_INF_ASSIGN_OR_RETURN(y, Reshape(c, y, out, base));
+  RILL_INF_ASSIGN_OR_RETURN(y, EmitReshape(c, y, out, base));
   c.Define(y, false);
   return Status::Ok();
 }

@@ -95,19 +95,27 @@ Status GlobalAveragePool(ConverterContext& c) {
 
 // The maximum over every axis after the channels (REDUCE_MAX, kept dims; in
 // place of the layout for an NHWC value).
-Status GlobalMaxPool(ConverterContext& c) {
-  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+// The axes a global pool reduces (every one after the channels, kept) and
+// the value it reads: an NHWC value as is, else its NCHW form.
+StatusOr<std::shared_ptr<ir::ReduceAttrs>> GlobalAxes(ConverterContext& c, const Value& x, const char* op, int* xi) {
   const int rank = static_cast<int>(c.ShapeOf(x.id).size());
-  if (rank < 3) return c.Unsupported("GlobalMaxPool needs an input of rank >= 3");
+  if (rank < 3) return c.Unsupported(std::string(op) + " needs an input of rank >= 3");
   auto a = std::make_shared<ir::ReduceAttrs>();
   a->keep_dims = true;
-  int xi = x.id;
+  *xi = x.id;
   if (x.nhwc) {
     a->axes = {1, 2};
   } else {
-    RILL_INF_ASSIGN_OR_RETURN(xi, c.ToNchw(x));
+    RILL_INF_ASSIGN_OR_RETURN(*xi, c.ToNchw(x));
     for (int d = 2; d < rank; ++d) a->axes.push_back(d);
   }
+  return a;
+}
+
+Status GlobalMaxPool(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  int xi = -1;
+  RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::ReduceAttrs> a, GlobalAxes(c, x, "GlobalMaxPool", &xi));
   RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::ReduceOp(ir::ReduceKind::kMax), {xi}, c.out_name(), {}, a));
   c.Define(out, x.nhwc);
   return Status::Ok();
@@ -194,17 +202,8 @@ Status GlobalLpPool(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
   const int64_t p = c.AttrInt("p", 2);
   if (p < 1 || p > 64) return c.UnsupportedAttribute("p", "p must be in 1..64");
-  const int rank = static_cast<int>(c.ShapeOf(x.id).size());
-  if (rank < 3) return c.Unsupported("GlobalLpPool needs an input of rank >= 3");
-  auto a = std::make_shared<ir::ReduceAttrs>();
-  a->keep_dims = true;
-  int xi = x.id;
-  if (x.nhwc) {
-    a->axes = {1, 2};
-  } else {
-    RILL_INF_ASSIGN_OR_RETURN(xi, c.ToNchw(x));
-    for (int d = 2; d < rank; ++d) a->axes.push_back(d);
-  }
+  int xi = -1;
+  RILL_INF_ASSIGN_OR_RETURN(std::shared_ptr<ir::ReduceAttrs> a, GlobalAxes(c, x, "GlobalLpPool", &xi));
   const std::string base = c.out_name();
   RILL_INF_ASSIGN_OR_RETURN(int powered, LpPowers(c, xi, p, base));
   RILL_INF_ASSIGN_OR_RETURN(

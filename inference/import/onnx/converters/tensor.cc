@@ -608,6 +608,12 @@ Status ScatterND(ConverterContext& c) {
 
 }  // namespace
 
+StatusOr<int> EmitReshape(ConverterContext& c, int x, const Shape& shape, const std::string& name) {
+  ir::OpAttrs r;
+  r.new_shape.assign(shape.begin(), shape.end());
+  return c.Emit(ir::OpType::kReshape, {x}, name, r);
+}
+
 Status ConvertSliceConst(ConverterContext& c) {
   RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
   const Folded f = ReadConst(c, x.id);

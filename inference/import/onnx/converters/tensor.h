@@ -5,6 +5,8 @@
 #ifndef RILL_INFERENCE_IMPORT_ONNX_CONVERTERS_TENSOR_H_
 #define RILL_INFERENCE_IMPORT_ONNX_CONVERTERS_TENSOR_H_
 
+#include <string>
+
 #include "inference/import/onnx/onnx_converter.h"
 #include "inference/ir/ops/dynamic_ops.h"
 
@@ -25,6 +27,8 @@ Status ConvertConcatConst(ConverterContext& c);
 Status ConvertBinaryConst(ConverterContext& c);
 // Shape of a value whose sizes are known only at run time (dynamic.cc).
 Status ConvertShapeAtRun(ConverterContext& c, const Value& x);
+// A RESHAPE of tensor x to `shape` named `name` (image_ops.cc, deform_conv.cc).
+StatusOr<int> EmitReshape(ConverterContext& c, int x, const Shape& shape, const std::string& name);
 // ScatterElements' and ScatterND's `reduction` attribute (dynamic.cc).
 StatusOr<ir::ScatterAttrs::Reduction> ReadScatterReduction(ConverterContext& c);
 // ConstantOfShape of a shape computed at run time (dynamic.cc).
