@@ -7,7 +7,8 @@
 # Vulkan driver (libGLX_nvidia.so.0) links (the image has neither), the
 # MediaPipe models, and the PyTorch peer script (which exports the
 # torchvision models there).
-#   bazel build //inference/tools:rill_model //tests/inference:vulkan_test //benchmarks/gpu:opencl_layout_bench
+#   bazel build //inference/tools:rill_model //tests/inference:vulkan_test //tests/inference:opencl_test \
+#               //benchmarks/gpu:opencl_layout_bench
 #   benchmarks/gpu/bundle.sh gpubundle      (gpubundle/ is in .gitignore)
 #   then, on the GPU machine: gpubundle/run.sh
 set -euo pipefail
@@ -16,12 +17,15 @@ rm -rf "$out"
 mkdir -p "$out/lib" "$out/models"
 cp bazel-bin/inference/tools/rill_model "$out/"
 ldd "$out/rill_model" | awk '/=>/ {print $3}' | sort -u | while read -r lib; do cp -L "$lib" "$out/lib/"; done
-# The Vulkan test (ops and models against the CPU), where built: it runs on
-# the real GPU too (bazel build //tests/inference:vulkan_test).
-if [ -x bazel-bin/tests/inference/vulkan_test ]; then
-  cp bazel-bin/tests/inference/vulkan_test "$out/"
-  ldd bazel-bin/tests/inference/vulkan_test | awk '/=>/ {print $3}' | sort -u | while read -r lib; do cp -nL "$lib" "$out/lib/"; done
-fi
+# The Vulkan and OpenCL tests (ops and models against the CPU), where
+# built: they run on the real GPU too (bazel build
+# //tests/inference:vulkan_test //tests/inference:opencl_test).
+for t in vulkan_test opencl_test; do
+  if [ -x bazel-bin/tests/inference/$t ]; then
+    cp bazel-bin/tests/inference/$t "$out/"
+    ldd bazel-bin/tests/inference/$t | awk '/=>/ {print $3}' | sort -u | while read -r lib; do cp -nL "$lib" "$out/lib/"; done
+  fi
+done
 # The OpenCL layout measurement, where built (bazel build
 # //benchmarks/gpu:opencl_layout_bench).
 if [ -x bazel-bin/benchmarks/gpu/opencl_layout_bench ]; then
@@ -40,6 +44,12 @@ tar cJf "$out/lib.txz" -C "$out" lib && rm -rf "$out/lib"
 for m in face_detection_short_range.tflite face_detection_full_range.tflite selfie_segmentation.tflite \
          rill_multitask.onnx; do
   cp third_party/models/$m "$out/models/"
+done
+# The GPU tests' other models (hand and pose landmarks, palm detection, the
+# face landmark models), where they fit the carry limit.
+for m in hand_landmark_lite.tflite hand_landmark_full.tflite pose_landmark_lite.tflite palm_detection_lite.tflite \
+         face_landmark.tflite face_landmark_with_attention.tflite; do
+  [ -f third_party/models/$m ] && cp third_party/models/$m "$out/models/"
 done
 cp benchmarks/gpu/torch_bench.py benchmarks/gpu/run.sh benchmarks/gpu/table.py "$out/"
 echo "bundle in $out ($(du -sh "$out" | cut -f1))"

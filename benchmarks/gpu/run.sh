@@ -3,7 +3,8 @@
 # OpenCL and Vulkan backends (fp32, fp16) and our CPU backend beside PyTorch
 # eager and CUDA-graph replay, batch 1, one table; the Vulkan backend's
 # per-dispatch GPU times (VkQueryPool timestamps) and three backends in one
-# session. RUNS=N (default 200) per figure.
+# session. RUNS=N (default 200) per figure; QUICK=1 stops after the table
+# and the GPU tests.
 set -uo pipefail
 D=$(cd "$(dirname "$0")" && pwd)
 W=/tmp/rillgpu; rm -rf $W; mkdir -p $W/models $W/icd; cd $W
@@ -49,13 +50,18 @@ for m in mobilenet_v2.onnx resnet18.onnx squeezenet1_1.onnx resnet50.onnx face_d
 done
 python3 "$D/table.py" $W/ours.jsonl $W/torch.jsonl | tee $OUT_DIR/gpu_table.md
 cp $W/ours.jsonl $W/torch.jsonl $OUT_DIR/ 2>/dev/null
-# The Vulkan test on this GPU: every op and model against the CPU backend.
-if [ -x "$D/vulkan_test" ]; then
-  mkdir -p $W/t/third_party && ln -sfn $W/models $W/t/third_party/models
-  (cd $W/t && TEST_TMPDIR=$W/t $W/lib/ld-linux-x86-64.so.2 --library-path "$LIBS" "$D/vulkan_test" \
-     --gtest_filter=-*ThreeBackends* > $OUT_DIR/vulkan_test.txt 2>&1; \
-   grep -E -A4 "^\[  (PASSED|FAILED|  OK) |Failure|worst error|^\[  SKIPPED|NOT TESTED" $OUT_DIR/vulkan_test.txt | head -80)
-fi
+# The Vulkan and OpenCL tests on this GPU: every op and model against the
+# CPU backend (the models the bundle carries; the others skip, named).
+mkdir -p $W/t/third_party && ln -sfn $W/models $W/t/third_party/models
+for t in vulkan_test opencl_test; do
+  [ -x "$D/$t" ] || continue
+  (cd $W/t && TEST_TMPDIR=$W/t $W/lib/ld-linux-x86-64.so.2 --library-path "$LIBS" "$D/$t" \
+     --gtest_filter=-*ThreeBackends* > $OUT_DIR/$t.txt 2>&1; \
+   echo "$t: $(grep -E "^\[  (PASSED|FAILED|SKIPPED) " $OUT_DIR/$t.txt | tr '\n' ' ')"; \
+   grep -E -A4 "^\[  FAILED |Failure|^\[  SKIPPED \]|NOT TESTED" $OUT_DIR/$t.txt | head -40)
+done
+# QUICK=1: the table and the tests only.
+[ "${QUICK:-0}" = 1 ] && exit 0
 rill info $W/models/face_detection_short_range.tflite --backend=vulkan --precision=fp16 $VK 2>&1 | sed -n '8,9p'
 # A multi-task model: its dense head on OpenCL while the rest runs on the
 # CPU, at once and one after another (the sum of the parts), beside each

@@ -6,7 +6,7 @@
 //
 //   bazel build //inference/tools:bench_engines
 //   bazel-bin/inference/tools/bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--block=N] [--models=a,b]
-//       [--threads=1,2] [--clock=wall|cpu] [--ort_lib=PATH] [--json] [MODEL_DIR]
+//       [--threads=1,2] [--clock=wall|cpu] [--ort_lib=PATH] [--ort_profile=PREFIX] [--json] [MODEL_DIR]
 //
 // Per model and thread count the three engines are set up side by side and
 // their timed runs interleaved (the order rotating every round, a --pause_ms pause
@@ -15,6 +15,9 @@
 // With --block=N each engine instead runs N times back to back per turn (one
 // untimed run first), the turns rotating: the steady-state latency of an
 // engine kept busy, next to the default's latency of a run that starts idle.
+// --ort_profile=PREFIX turns on ONNX Runtime's profiler: each session it
+// opens writes PREFIX_<date>.json (a Chrome trace, one event per node run) when
+// it closes, to set beside `rill model bench --profile` node by node.
 #include <time.h>
 #include <unistd.h>
 
@@ -67,7 +70,7 @@ struct Flags {
   // pay (CpuKernels::bf16_gemm_pays).
   std::vector<std::string> engines = {"ours", "onnxruntime", "opencv", "ours_bf16"};
   std::vector<int> threads = {1, 2};
-  std::string dir = "third_party/models", ort_lib;
+  std::string dir = "third_party/models", ort_lib, ort_profile;
   bool json = false;
   // --clock=cpu: each run's process CPU time (all threads) instead of wall
   // time. At one thread on a shared, busy machine it is the latency the run
@@ -267,14 +270,17 @@ int main(int argc, char** argv) {
     else if (a.rfind("--threads=", 0) == 0) {
       f.threads.clear();
       for (const std::string& t : Split(a.substr(10))) f.threads.push_back(std::max(1, std::atoi(t.c_str())));
-    } else if (a.rfind("--ort_lib=", 0) == 0) f.ort_lib = a.substr(10);
-    else if (a == "--json") f.json = true;
+    } else if (a.rfind("--ort_lib=", 0) == 0) {
+      f.ort_lib = a.substr(10);
+    } else if (a.rfind("--ort_profile=", 0) == 0) {
+      f.ort_profile = a.substr(14);
+    } else if (a == "--json") f.json = true;
     else if (a == "--clock=cpu") f.cpu_clock = true;
     else if (a == "--clock=wall") f.cpu_clock = false;
     else if (a.rfind("--", 0) == 0) {
       std::fprintf(stderr,
                    "usage: bench_engines [--runs=N] [--warmup=N] [--pause_ms=N] [--block=N] [--models=a,b] [--engines=ours,onnxruntime,opencv,ours_bf16] "
-                   "[--threads=1,2] [--clock=wall|cpu] [--ort_lib=PATH] [--json] [MODEL_DIR]\n");
+                   "[--threads=1,2] [--clock=wall|cpu] [--ort_lib=PATH] [--ort_profile=PREFIX] [--json] [MODEL_DIR]\n");
       return 2;
     } else f.dir = a;
   }
@@ -350,6 +356,7 @@ int main(int argc, char** argv) {
         ort::OrtOptions options;
         options.intra_op_threads = threads;
         options.library = f.ort_lib;
+        options.profile_prefix = f.ort_profile;
         auto r = ort::OrtRunner::Create(path, options);
         if (!r.ok()) {
           ort_e.times.error = r.status().ToString();

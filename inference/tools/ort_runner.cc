@@ -47,6 +47,7 @@ enum Slot : int {
   kRun = 9,
   kCreateSessionOptions = 10,
   kSetSessionExecutionMode = 13,
+  kEnableProfiling = 14,
   kSetSessionGraphOptimizationLevel = 23,
   kSetIntraOpNumThreads = 24,
   kSetInterOpNumThreads = 25,
@@ -97,6 +98,7 @@ using RunFn = OrtStatus* (*)(OrtSession*, const OrtRunOptions*, const char* cons
                              const char* const*, size_t, OrtValue**);
 using CreateSessionOptionsFn = OrtStatus* (*)(OrtSessionOptions**);
 using SetOptionIntFn = OrtStatus* (*)(OrtSessionOptions*, int);
+using EnableProfilingFn = OrtStatus* (*)(OrtSessionOptions*, const char*);
 using SessionCountFn = OrtStatus* (*)(const OrtSession*, size_t*);
 using SessionTypeInfoFn = OrtStatus* (*)(const OrtSession*, size_t, OrtTypeInfo**);
 using SessionNameFn = OrtStatus* (*)(const OrtSession*, size_t, OrtAllocator*, char**);
@@ -267,6 +269,10 @@ StatusOr<std::unique_ptr<OrtRunner>> OrtRunner::Create(const std::string& model_
   RILL_INF_RETURN_IF_ERROR(
       lib->Check(lib->fn<SetOptionIntFn>(kSetSessionGraphOptimizationLevel)(h.options, kGraphOptimizationAll),
                  ctx + ": SetSessionGraphOptimizationLevel"));
+  if (!options.profile_prefix.empty()) {
+    RILL_INF_RETURN_IF_ERROR(lib->Check(
+        lib->fn<EnableProfilingFn>(kEnableProfiling)(h.options, options.profile_prefix.c_str()), ctx + ": EnableProfiling"));
+  }
   RILL_INF_RETURN_IF_ERROR(lib->Check(
       lib->fn<CreateSessionFn>(kCreateSession)(lib->env, model_path.c_str(), h.options, &h.session), ctx));
 

@@ -45,6 +45,9 @@ struct OrtOptions {
   int intra_op_threads = 1;
   // libonnxruntime.so.1 to load; empty: DefaultLibraryPath().
   std::string library;
+  // Non-empty: ONNX Runtime's own profiler on, its JSON trace (one event per
+  // node run) written to PREFIX_<date>.json when the runner is destroyed.
+  std::string profile_prefix;
 };
 
 // Where libonnxruntime.so.1 is looked for when no path is given: $RILL_ONNXRUNTIME_LIB,
