@@ -518,7 +518,7 @@ void ConverterContext::NoteIntegerOutputs() {
     bool integer = false;
     if (op == "Shape" || op == "Size" || op == "NonZero" || op == "NonMaxSuppression" || op == "ArgMax" ||
         op == "ArgMin" || op == "BitwiseAnd" || op == "BitwiseOr" || op == "BitwiseXor" || op == "BitwiseNot" ||
-        op == "BitShift") {
+        op == "BitShift" || op == "Multinomial") {
       integer = true;
     } else if (op == "TopK") {
       integer = k == 1 || integer_input(0);
