@@ -246,5 +246,40 @@ TEST(OnnxSequenceOpsTest, ScanWithoutScanOutputs) {
   }
 }
 
+// A 1-D scan input: each slice a scalar, the scan output [N] of scalars,
+// the state a running product; over a conv's output (NHWC inside the
+// engine) along its width, scan output along axis 2 in reverse.
+TEST(OnnxSequenceOpsTest, ScanOfScalarsAndOfConvOutput) {
+  {
+    OnnxGraph g(16);
+    g.Input("x", {7});
+    g.Initializer("p0", {}, {1.0f});
+    onnx::NodeProto* scan = g.Node("Scan", {"p0", "x"}, {"p", "ps"});
+    OnnxGraph::Attr(scan, "num_scan_inputs", int64_t{1});
+    SetBody(scan, Body({{"Mul", {"p_in", "x_t"}, "p_out"}, {"Neg", {"p_out"}, "n_t"}}, {"p_in", "x_t"},
+                       {"p_out", "n_t"}));
+    g.Output("p");
+    g.Output("ps");
+    ExpectMatchesOrt(g, {{"x", {7}, RandomValues(7, 0.5f, 1.5f, 412)}});
+  }
+  {
+    OnnxGraph g(16);
+    g.Input("x", {1, 2, 3, 5});
+    g.Initializer("w", {4, 2, 1, 1}, RandomValues(8, -1.0f, 1.0f, 413));
+    g.Node("Conv", {"x", "w"}, {"c"});  // [1, 4, 3, 5]
+    g.Initializer("s0", {1, 4, 3}, std::vector<float>(12, 0.0f));
+    onnx::NodeProto* scan = g.Node("Scan", {"s0", "c"}, {"s", "ss"});
+    OnnxGraph::Attr(scan, "num_scan_inputs", int64_t{1});
+    OnnxGraph::Attr(scan, "scan_input_axes", std::vector<int64_t>{3});
+    OnnxGraph::Attr(scan, "scan_output_axes", std::vector<int64_t>{2});
+    OnnxGraph::Attr(scan, "scan_output_directions", std::vector<int64_t>{1});
+    SetBody(scan, Body({{"Add", {"s_in", "c_t"}, "s_out"}, {"Sigmoid", {"s_out"}, "y_t"}}, {"s_in", "c_t"},
+                       {"s_out", "y_t"}));
+    g.Output("s");
+    g.Output("ss");  // [1, 4, 5, 3]
+    ExpectMatchesOrt(g, {{"x", {1, 2, 3, 5}, RandomValues(30, -1.0f, 1.0f, 414)}});
+  }
+}
+
 }  // namespace
 }  // namespace rill::inference::testing
