@@ -247,7 +247,7 @@ TEST(OnnxSequenceOpsTest, ScanWithoutScanOutputs) {
 }
 
 // A 1-D scan input: each slice a scalar, the scan output [N] of scalars,
-// the state a running product; over a conv's output (NHWC inside the
+// the state a running product; a Scan without states; over a conv's output (NHWC inside the
 // engine) along its width, scan output along axis 2 in reverse.
 TEST(OnnxSequenceOpsTest, ScanOfScalarsAndOfConvOutput) {
   {
@@ -261,6 +261,18 @@ TEST(OnnxSequenceOpsTest, ScanOfScalarsAndOfConvOutput) {
     g.Output("p");
     g.Output("ps");
     ExpectMatchesOrt(g, {{"x", {7}, RandomValues(7, 0.5f, 1.5f, 412)}});
+  }
+  {
+    // No state: a map over the rows (scan outputs only), reading a value of
+    // the enclosing graph.
+    OnnxGraph g(16);
+    g.Input("x", {6, 4});
+    g.Initializer("k", {4}, {1.0f, -2.0f, 0.5f, 3.0f});
+    onnx::NodeProto* scan = g.Node("Scan", {"x"}, {"ys"});
+    OnnxGraph::Attr(scan, "num_scan_inputs", int64_t{1});
+    SetBody(scan, Body({{"Mul", {"x_t", "k"}, "y_t"}}, {"x_t"}, {"y_t"}));
+    g.Output("ys");
+    ExpectMatchesOrt(g, {{"x", {6, 4}, RandomValues(24, -1.0f, 1.0f, 415)}});
   }
   {
     OnnxGraph g(16);
