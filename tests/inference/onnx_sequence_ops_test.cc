@@ -138,6 +138,24 @@ TEST(OnnxSequenceOpsTest, EmptyThenInsertsAndSplitOfConvOutput) {
   }
 }
 
+// Each item of SplitToSequence is a node: more than 4096 are refused,
+// naming the node.
+TEST(OnnxSequenceOpsTest, SplitToSequenceOfTooManyItemsIsUnimplemented) {
+  OnnxGraph g(18);
+  g.Input("x", {5000, 2});
+  g.Node("SplitToSequence", {"x"}, {"seq"});
+  g.Int64Initializer("p0", {}, {0});
+  g.Node("SequenceAt", {"seq", "p0"}, {"y"});
+  g.Output("y");
+  const std::string bytes = g.Serialize();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "many_items.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented) << model.status().ToString();
+  EXPECT_NE(model.status().message().find("(SplitToSequence): a sequence of 5000 items (each one a node; at most 4096)"),
+            std::string::npos)
+      << model.status().ToString();
+}
+
 // ---- Scan ---------------------------------------------------------------------------
 
 // A Scan body: `ops` of (op type, inputs, output); float inputs and outputs.

@@ -36,20 +36,21 @@ bool IntegerType(int64_t t, ir::BitwiseAttrs* a) {
 }
 
 // The type of value `name`: its producer's data input's where the producer
-// keeps its input's type, else what the model declares (0: unknown).
-int64_t TypeOf(ConverterContext& c, const std::string& name, int depth = 0) {
+// keeps its input's type, else what the model declares (0: unknown). Each
+// value is looked at once (`seen`), so a malformed graph cannot make the
+// walk exponential.
+int64_t TypeOf(ConverterContext& c, const std::string& name, std::set<std::string>* seen) {
   static const std::set<std::string> kKeepType = {
-      "Identity",   "Reshape",   "Squeeze", "Unsqueeze",  "Flatten",    "Transpose", "Slice",     "Gather",
-      "Expand",     "Tile",      "Concat",  "Add",        "Sub",        "Mul",       "Neg",       "Abs",
-      "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift", "Max",      "Min",       "Mod"};
-  if (depth < 64) {
-    for (const onnx::NodeProto& n : c.graph_proto().node()) {
-      if (n.output_size() < 1 || n.output(0) != name || kKeepType.count(n.op_type()) == 0) continue;
-      for (const std::string& in : n.input()) {  // operands share the type: the first one known
-        if (in.empty()) continue;
-        const int64_t t = TypeOf(c, in, depth + 1);
-        if (t != 0 && t != kInt64) return t;
-      }
+      "Identity",   "Reshape",   "Squeeze",    "Unsqueeze",  "Flatten",  "Transpose", "Slice", "Gather",
+      "Expand",     "Tile",      "Concat",     "Add",        "Sub",      "Mul",       "Neg",   "Abs",
+      "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift", "Max",       "Min",   "Mod"};
+  if (!seen->insert(name).second) return 0;
+  for (const onnx::NodeProto& n : c.graph_proto().node()) {
+    if (n.output_size() < 1 || n.output(0) != name || kKeepType.count(n.op_type()) == 0) continue;
+    for (const std::string& in : n.input()) {  // operands share the type: the first one known
+      if (in.empty()) continue;
+      const int64_t t = TypeOf(c, in, seen);
+      if (t != 0 && t != kInt64) return t;
     }
   }
   return DeclaredElementType(c, name);
@@ -87,7 +88,8 @@ Status Bitwise(ConverterContext& c) {
   auto attrs = std::make_shared<ir::BitwiseAttrs>();
   int64_t type = 0;
   for (int i = 0; i < count && (type == 0 || type == kInt64); ++i) {
-    const int64_t t = TypeOf(c, c.node().input(i));
+    std::set<std::string> seen;
+    const int64_t t = TypeOf(c, c.node().input(i), &seen);
     if (t != 0) type = t;
   }
   if (type == 0) type = kInt64;  // integers of a type the model does not say

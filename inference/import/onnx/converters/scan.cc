@@ -70,6 +70,7 @@ Status Scan(ConverterContext& c) {
     if (trips >= 0 && n != trips) return c.Invalid("scan inputs differ in length");
     trips = n;
   }
+  if (trips >= (int64_t{1} << 24)) return c.Unsupported("Scan of " + std::to_string(trips) + " iterations");
   // The Loop: M = trips, no condition, Scan's states carried.
   Expansion e(c);
   const std::string m = e.Name("trip_count"), last = e.Name("last");

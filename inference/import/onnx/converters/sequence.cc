@@ -28,6 +28,8 @@ namespace {
 // Loops longer than this are not unrolled (each iteration is a copy of the
 // body in the graph).
 constexpr int64_t kMaxUnrolledIterations = 64;
+// SplitToSequence makes one node per item.
+constexpr int64_t kMaxSequenceItems = 4096;
 
 StatusOr<const std::vector<Value>*> SequenceInput(ConverterContext& c, int i) {
   const std::vector<Value>* s = c.HasInput(i) ? c.FindSequence(c.node().input(i)) : nullptr;
@@ -148,6 +150,10 @@ Status SplitToSequence(ConverterContext& c) {
   } else {
     sizes.assign(static_cast<size_t>(size), 1);
     squeeze = c.AttrInt("keepdims", 1) == 0;
+  }
+  if (sizes.size() > static_cast<size_t>(kMaxSequenceItems)) {
+    return c.Unsupported("a sequence of " + std::to_string(sizes.size()) + " items (each one a node; at most " +
+                         std::to_string(kMaxSequenceItems) + ")");
   }
   std::vector<Value> items;
   if (!sizes.empty()) {
