@@ -11,7 +11,8 @@
 // Squeeze and Unsqueeze / Concat of the items (converters/expansion.h), so a
 // sequence's length is always known at import: a split of a run-time size,
 // a split computed at run time or a position known only at run time is
-// UNIMPLEMENTED, naming the node. Scan (scan.cc) unrolls onto these values.
+// UNIMPLEMENTED, naming the node. Scan (scan.cc) becomes a Loop converted
+// here.
 #include <algorithm>
 #include <memory>
 #include <string>
