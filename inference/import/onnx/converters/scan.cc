@@ -5,9 +5,11 @@
 // for a reverse direction) along its axis, then runs Scan's body; its
 // carried values are Scan's states and its scan outputs Scan's. After the
 // Loop, a reverse scan output is Gathered back into order and one whose
-// axis is not 0 Transposed there. So a Scan without scan outputs of at most
-// 64 iterations unrolls at import, as such a Loop does, and any other runs
-// as a LOOP node (docs/design.md, "Data-dependent sizes"). A scan input
+// axis is not 0 Transposed there. So a Scan of at most 64 iterations
+// unrolls at import, as such a Loop does (its scan outputs a Concat of the
+// iterations' values), and a longer one runs as a LOOP node whose scan
+// outputs have their rows known at plan (docs/design.md, "Data-dependent
+// sizes"). A scan input
 // whose scan axis has a size known only at run time is UNIMPLEMENTED.
 #include <string>
 #include <vector>

@@ -247,6 +247,21 @@ Status ConcatFromSequence(ConverterContext& c) {
   return e.Run({"concat"});
 }
 
+// Whether the body's condition output is its condition input passed on (as
+// is or through an Identity): nothing in the body stops the loop early.
+bool PassesConditionThrough(const onnx::GraphProto& body) {
+  if (body.input_size() < 2 || body.output_size() < 1) return false;
+  const std::string& cond_in = body.input(1).name();
+  if (body.output(0).name() == cond_in) return true;
+  for (const onnx::NodeProto& n : body.node()) {
+    if (n.op_type() == "Identity" && n.input_size() == 1 && n.input(0) == cond_in && n.output_size() == 1 &&
+        n.output(0) == body.output(0).name()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Loop whose trip count or condition is known only at run time (or too
 // long to unroll): a LOOP node (ir/ops/dynamic_ops.h) owning its body as a
 // graph of its own, converted by the same converters
@@ -309,14 +324,8 @@ Status LoopAtRun(ConverterContext& c, const onnx::GraphProto& body, int carried)
   int rows = ir::kDynamicDim;
   if (c.HasInput(0) && c.IsConst(inputs[0]) && (inputs[1] < 0 || (c.IsConst(inputs[1]) &&
                                                                   c.ConstFloats(inputs[1]).at(0) != 0.0f))) {
-    const std::string& cond_in = body.input(1).name();
-    bool passes = body.output(0).name() == cond_in;
-    for (const onnx::NodeProto& n : body.node()) {
-      passes = passes || (n.op_type() == "Identity" && n.input_size() == 1 && n.input(0) == cond_in &&
-                          n.output_size() == 1 && n.output(0) == body.output(0).name());
-    }
     const std::vector<float> m = c.ConstFloats(inputs[0]);
-    if (passes && m.size() == 1 && m[0] >= 1.0f && m[0] < static_cast<float>(1 << 24)) rows = static_cast<int>(m[0]);
+    if (PassesConditionThrough(body) && m.size() == 1 && m[0] >= 1.0f && m[0] < static_cast<float>(1 << 24)) rows = static_cast<int>(m[0]);
   }
   auto attrs = std::make_shared<ir::LoopAttrs>();
   attrs->carried = carried;
@@ -354,7 +363,8 @@ Status LoopAtRun(ConverterContext& c, const onnx::GraphProto& body, int carried)
 // (fewer if its condition output turns a constant false), each time with the
 // iteration number and the condition bound as constants and the carried
 // values (tensors or sequences) bound to the previous iteration's. Scan
-// outputs are not supported.
+// outputs only where the body passes its condition through: the iterations'
+// values stacked (Unsqueeze, Concat).
 Status Loop(ConverterContext& c) {
   const onnx::AttributeProto* body_attr = c.FindAttr("body");
   if (body_attr == nullptr || !body_attr->has_g()) return c.Invalid("needs a body");
@@ -365,9 +375,12 @@ Status Loop(ConverterContext& c) {
     return c.Invalid("body inputs and outputs do not match the Loop's");
   }
   // Unrolled when it can be: a constant trip count of at most 64, a
-  // constant condition, no scan outputs, a body whose condition folds (the
-  // carried sequences of torch's tensor_split); else run at run time.
-  if (body.output_size() != carried + 1 || !c.HasInput(0)) return LoopAtRun(c, body, carried);
+  // constant condition, a body whose condition folds (the carried sequences
+  // of torch's tensor_split); with scan outputs only at least one iteration
+  // that nothing stops early (Scan's Loop, scan.cc), each scan output then
+  // the iterations' values stacked; else run at run time.
+  const int scans = body.output_size() - 1 - carried;
+  if (!c.HasInput(0)) return LoopAtRun(c, body, carried);
   RILL_INF_ASSIGN_OR_RETURN(Value m, c.Input(0));
   if (!c.IsConst(m.id)) return LoopAtRun(c, body, carried);
   const std::vector<int64_t> mv = c.ConstInts(m.id);
@@ -379,6 +392,8 @@ Status Loop(ConverterContext& c) {
     if (!c.IsConst(cv.id)) return LoopAtRun(c, body, carried);
     cond = c.ConstFloats(cv.id).at(0) != 0.0f;
   }
+  if (scans > 0 && (mv[0] < 1 || !cond || !PassesConditionThrough(body))) return LoopAtRun(c, body, carried);
+  std::vector<std::vector<Value>> scanned(static_cast<size_t>(scans));
   // The carried state: a value, or a sequence (id -1).
   std::vector<Value> values(carried);
   std::vector<std::vector<Value>> sequences(carried);
@@ -417,6 +432,10 @@ Status Loop(ConverterContext& c) {
         values[k] = outs[1 + k];
       }
     }
+    for (int j = 0; j < scans; ++j) {
+      if (outs[1 + carried + j].id < 0) return c.Invalid("a scan output is a sequence");
+      scanned[static_cast<size_t>(j)].push_back(outs[1 + carried + j]);
+    }
   }
   for (int k = 0; k < carried && k < node.output_size(); ++k) {
     if (values[k].id < 0) {
@@ -424,6 +443,41 @@ Status Loop(ConverterContext& c) {
     } else {
       c.Define(values[k].id, values[k].nhwc, k);
     }
+  }
+  // Scan outputs: each iteration's value unsqueezed, then concatenated.
+  Expansion e(c);
+  std::vector<std::string> stacked(static_cast<size_t>(scans));
+  for (int j = 0; j < scans; ++j) {
+    if (carried + j >= node.output_size() || node.output(carried + j).empty()) continue;
+    std::vector<std::string> rows;
+    for (size_t i = 0; i < scanned[static_cast<size_t>(j)].size(); ++i) {
+      const std::string tag = std::to_string(j) + "_" + std::to_string(i);
+      c.DefineName(e.Name("scan" + tag), scanned[static_cast<size_t>(j)][i]);
+      onnx::NodeProto* u = nullptr;
+      if (c.opset() >= 13) {
+        if (e.graph()->initializer_size() == 0) {
+          onnx::TensorProto* t = e.graph()->add_initializer();
+          t->set_name(e.Name("axes"));
+          t->set_data_type(kInt64);
+          t->add_dims(1);
+          t->add_int64_data(0);
+        }
+        u = e.Add("Unsqueeze", {e.Name("scan" + tag), e.Name("axes")}, "row" + tag);
+      } else {
+        u = e.Add("Unsqueeze", {e.Name("scan" + tag)}, "row" + tag);
+        Expansion::IntsAttr(u, "axes", {0});
+      }
+      rows.push_back(u->output(0));
+    }
+    onnx::NodeProto* cat = e.Add("Concat", rows, "stacked" + std::to_string(j));
+    Expansion::IntAttr(cat, "axis", 0);
+    stacked[static_cast<size_t>(j)] = cat->output(0);
+  }
+  if (e.graph()->node_size() > 0) RILL_INF_RETURN_IF_ERROR(e.Run({}));
+  for (int j = 0; j < scans; ++j) {
+    if (stacked[static_cast<size_t>(j)].empty()) continue;
+    RILL_INF_ASSIGN_OR_RETURN(Value v, c.Get(stacked[static_cast<size_t>(j)]));
+    c.Define(v, carried + j);
   }
   return Status::Ok();
 }
