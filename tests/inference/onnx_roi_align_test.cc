@@ -9,8 +9,8 @@
 // RoiAlign leaves the map NHWC, as a conv does), and a roi too large for
 // the loops (the reference's). MaxRoiPool against ONNX Runtime (its rounding
 // of the scaled corners, half away from zero, on halves; empty, reversed and
-// outside boxes; rois constant and run-time; an NHWC input) and by hand where
-// the engine departs from ONNX Runtime (a bin of negative values).
+// outside boxes; rois constant and run-time; an NHWC input; bins of negative
+// values) and by hand (the rounding, a bin of negatives).
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -255,15 +255,13 @@ const std::vector<float> kPoolRois = {
     1, 0.0f, 0.0f, 8.0f, 6.0f,
 };
 
-// The values are positive: ONNX Runtime 1.30 starts each bin's maximum at
-// FLT_MIN (see MaxRoiPoolOfNegativesIsTheirMaximum).
 TEST(OnnxRoiAlignTest, MaxRoiPoolMatchesOrt) {
   struct Case {
     std::vector<int64_t> pooled;
     float scale;
     bool constant_rois;
   };
-  const std::vector<float> x = RandomValues(2 * 3 * 7 * 9, 0.05f, 1.0f, 501);
+  const std::vector<float> x = RandomValues(2 * 3 * 7 * 9, -1.0f, 1.0f, 501);
   for (const Case& k : {Case{{2, 3}, 1.0f, false}, Case{{3, 3}, 0.5f, false}, Case{{1, 1}, 1.0f, true},
                         Case{{4, 2}, 0.5f, true}}) {
     SCOPED_TRACE("pooled " + std::to_string(k.pooled[0]) + "x" + std::to_string(k.pooled[1]) + " scale " +
@@ -283,7 +281,7 @@ TEST(OnnxRoiAlignTest, MaxRoiPoolMatchesOrt) {
     if (!k.constant_rois) in.push_back({"rois", {7, 5}, kPoolRois});
     ExpectMatchesOrt(g, in);
   }
-  // On a conv's output (NHWC inside the engine), made positive by Sigmoid.
+  // On a conv's output (NHWC inside the engine), through a Sigmoid.
   OnnxGraph g(16);
   g.Input("x", {2, 3, 7, 9});
   g.Initializer("w", {5, 3, 3, 3}, RandomValues(135, -0.5f, 0.5f, 502));
@@ -314,18 +312,19 @@ TEST(OnnxRoiAlignTest, MaxRoiPoolRoundsHalvesAwayFromZero) {
   }
 }
 
-// A bin of negative values gives their maximum (the operator's definition);
-// ONNX Runtime 1.30 gives FLT_MIN there (its maximum starts at
-// numeric_limits<float>::min()), so this is checked by hand.
+// A bin of negative values gives the largest of them (an early ONNX Runtime
+// started each bin's maximum at FLT_MIN, the smallest positive float, and
+// gave ~1e-38 there; 1.30 does not), against ONNX Runtime and by hand.
 TEST(OnnxRoiAlignTest, MaxRoiPoolOfNegativesIsTheirMaximum) {
   OnnxGraph g(16);
   g.Input("x", {1, 2, 2, 2});
   g.Initializer("rois", {1, 5}, {0, 0.0f, 0.0f, 1.0f, 1.0f});
   OnnxGraph::Attr(g.Node("MaxRoiPool", {"x", "rois"}, {"y"}), "pooled_shape", std::vector<int64_t>{1, 1});
   g.Output("y");
+  const std::vector<float> x = {-4, -2, -3, -5, 1, -1, -7, -8};
+  ExpectMatchesOrt(g, {{"x", {1, 2, 2, 2}, x}});
   auto model = LoadOnnxGraph(g, "max_roi_pool_negative.onnx");
   ASSERT_NE(model, nullptr);
-  const std::vector<float> x = {-4, -2, -3, -5, 1, -1, -7, -8};
   EXPECT_EQ(RunEngine(*model, x, AlgorithmPolicy::kReference), (std::vector<float>{-2, 1}));
   EXPECT_EQ(RunEngine(*model, x, AlgorithmPolicy::kAuto, 2), (std::vector<float>{-2, 1}));
 }

@@ -9,10 +9,8 @@
 // box is (x2 - x1 + 1) x (y2 - y1 + 1) pixels (at least 1x1), bin (i, j)
 // covers rows [floor(i * h / pooled_h), ceil((i + 1) * h / pooled_h)) of it
 // (bin sizes in float), clipped to the map, and gives the largest value in
-// it, 0 for an empty bin. One departure: ONNX Runtime starts each bin's
-// maximum at FLT_MIN (the smallest positive float), so a bin of negative
-// values gives ~1e-38 there; this op gives the bin's largest value, as the
-// operator defines it. A batch index outside the input gives zeros.
+// it, 0 for an empty bin (negative values included: the bin's largest). A
+// batch index outside the input gives zeros.
 #ifndef RILL_INFERENCE_IR_OPS_MAX_ROI_POOL_OPS_H_
 #define RILL_INFERENCE_IR_OPS_MAX_ROI_POOL_OPS_H_
 
