@@ -21,10 +21,8 @@
 //               per row, the cumulative sums (in double) of exp(logit - the
 //               row's largest finite logit) over the finite logits, and per
 //               sample a uniform draw from [0, 1) in double times the total,
-//               placed by upper_bound (ONNX Runtime's algorithm). ONNX
-//               Runtime 1.30 draws each run from a copy of its seeded
-//               generator, so every run of a session gives the same samples;
-//               this op, like the others here, advances its generator.
+//               placed by upper_bound (ONNX Runtime's algorithm, whose
+//               generator also advances from run to run).
 // Inputs: none (the output's shape is `shape`), or one whose shape the
 // output takes (the *Like forms; Bernoulli's probabilities).
 #ifndef RILL_INFERENCE_IR_OPS_RANDOM_OPS_H_
