@@ -216,32 +216,36 @@ TEST(OnnxSequenceOpsTest, ScanCumulativeSum) {
 
 // Two scan inputs, one read in reverse along axis 1, the other forward along
 // axis 0; two scan outputs, one written in reverse, one along axis 1 (and
-// negative axes); two states.
+// negative axes); two states; at opsets 11 (Unsqueeze's axes an attribute
+// in the unrolled Loop) and 16.
 TEST(OnnxSequenceOpsTest, ScanDirectionsAndAxes) {
-  OnnxGraph g(16);
-  g.Input("a", {2, 4});  // scanned along axis 1: slices [2]
-  g.Input("b", {4, 2});  // along axis 0: slices [2]
-  g.Input("p0", {2});
-  g.Initializer("q0", {2}, {1.0f, -1.0f});
-  onnx::NodeProto* scan = g.Node("Scan", {"p0", "q0", "a", "b"}, {"p", "q", "ys", "zs"});
-  OnnxGraph::Attr(scan, "num_scan_inputs", int64_t{2});
-  OnnxGraph::Attr(scan, "scan_input_axes", std::vector<int64_t>{-1, 0});
-  OnnxGraph::Attr(scan, "scan_input_directions", std::vector<int64_t>{1, 0});
-  OnnxGraph::Attr(scan, "scan_output_directions", std::vector<int64_t>{1, 0});
-  OnnxGraph::Attr(scan, "scan_output_axes", std::vector<int64_t>{0, -1});
-  SetBody(scan, Body({{"Mul", {"p_in", "a_t"}, "pa"},
-                      {"Add", {"pa", "b_t"}, "p_out"},
-                      {"Add", {"q_in", "p_out"}, "q_out"},
-                      {"Sub", {"a_t", "q_out"}, "y_t"},
-                      {"Tanh", {"p_out"}, "z_t"}},
-                     {"p_in", "q_in", "a_t", "b_t"}, {"p_out", "q_out", "y_t", "z_t"}));
-  g.Output("p");
-  g.Output("q");
-  g.Output("ys");
-  g.Output("zs");
-  ExpectMatchesOrt(g, {{"a", {2, 4}, RandomValues(8, -1.0f, 1.0f, 408)},
-                       {"b", {4, 2}, RandomValues(8, -1.0f, 1.0f, 409)},
-                       {"p0", {2}, RandomValues(2, -1.0f, 1.0f, 410)}});
+  for (int opset : {11, 16}) {
+    SCOPED_TRACE("opset " + std::to_string(opset));
+    OnnxGraph g(opset);
+    g.Input("a", {2, 4});  // scanned along axis 1: slices [2]
+    g.Input("b", {4, 2});  // along axis 0: slices [2]
+    g.Input("p0", {2});
+    g.Initializer("q0", {2}, {1.0f, -1.0f});
+    onnx::NodeProto* scan = g.Node("Scan", {"p0", "q0", "a", "b"}, {"p", "q", "ys", "zs"});
+    OnnxGraph::Attr(scan, "num_scan_inputs", int64_t{2});
+    OnnxGraph::Attr(scan, "scan_input_axes", std::vector<int64_t>{-1, 0});
+    OnnxGraph::Attr(scan, "scan_input_directions", std::vector<int64_t>{1, 0});
+    OnnxGraph::Attr(scan, "scan_output_directions", std::vector<int64_t>{1, 0});
+    OnnxGraph::Attr(scan, "scan_output_axes", std::vector<int64_t>{0, -1});
+    SetBody(scan, Body({{"Mul", {"p_in", "a_t"}, "pa"},
+                        {"Add", {"pa", "b_t"}, "p_out"},
+                        {"Add", {"q_in", "p_out"}, "q_out"},
+                        {"Sub", {"a_t", "q_out"}, "y_t"},
+                        {"Tanh", {"p_out"}, "z_t"}},
+                       {"p_in", "q_in", "a_t", "b_t"}, {"p_out", "q_out", "y_t", "z_t"}));
+    g.Output("p");
+    g.Output("q");
+    g.Output("ys");
+    g.Output("zs");
+    ExpectMatchesOrt(g, {{"a", {2, 4}, RandomValues(8, -1.0f, 1.0f, 408)},
+                         {"b", {4, 2}, RandomValues(8, -1.0f, 1.0f, 409)},
+                         {"p0", {2}, RandomValues(2, -1.0f, 1.0f, 410)}});
+  }
 }
 
 // Only states, no scan outputs: a short Scan unrolls at import (no LOOP),
