@@ -139,7 +139,7 @@ TEST(OnnxSequenceOpsTest, EmptyThenInsertsAndSplitOfConvOutput) {
 }
 
 // Each item of SplitToSequence is a node: more than 4096 are refused,
-// naming the node.
+// naming the node; so is an empty item (the engine's SLICE makes none).
 TEST(OnnxSequenceOpsTest, SplitToSequenceOfTooManyItemsIsUnimplemented) {
   OnnxGraph g(18);
   g.Input("x", {5000, 2});
@@ -154,6 +154,20 @@ TEST(OnnxSequenceOpsTest, SplitToSequenceOfTooManyItemsIsUnimplemented) {
   EXPECT_NE(model.status().message().find("(SplitToSequence): a sequence of 5000 items (each one a node; at most 4096)"),
             std::string::npos)
       << model.status().ToString();
+
+  OnnxGraph e(18);
+  e.Input("x", {4, 2});
+  e.Int64Initializer("split", {3}, {2, 0, 2});
+  e.Node("SplitToSequence", {"x", "split"}, {"seq"});
+  e.Int64Initializer("p0", {}, {0});
+  e.Node("SequenceAt", {"seq", "p0"}, {"y"});
+  e.Output("y");
+  const std::string empty_bytes = e.Serialize();
+  auto empty = Model::FromBuffer(empty_bytes.data(), empty_bytes.size(), "empty_item.onnx");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().code(), StatusCode::kUnimplemented) << empty.status().ToString();
+  EXPECT_NE(empty.status().message().find("(SplitToSequence): an empty item (split size 0)"), std::string::npos)
+      << empty.status().ToString();
 }
 
 // ---- Scan ---------------------------------------------------------------------------

@@ -144,6 +144,7 @@ Status SplitToSequence(ConverterContext& c) {
       int64_t total = 0;
       for (int64_t v : sizes) {
         if (v < 0) return c.Invalid("negative split size");
+        if (v == 0) return c.Unsupported("an empty item (split size 0)");
         total += v;
       }
       if (total != size) return c.Invalid("split sizes do not add up to the axis");
