@@ -95,6 +95,68 @@ TEST(ImportUnsupportedTest, OnnxOneUnsupportedNodeIsOneLine) {
             other + ": node 'the_normalizer' (Gelu): unsupported op 'Gelu' of domain 'com.example'");
 }
 
+// Sequences exist only at import: a SplitToSequence of a size known only at
+// run time (NonZero's count) and a SequenceAt at a run-time position are
+// listed, naming model, node and op, with a Scan along that size (its trip
+// count unknown at import); the nodes reading them are skipped.
+TEST(ImportUnsupportedTest, OnnxSequenceOfRunTimeLengthIsListed) {
+  onnx::ModelProto m = testing::NewOnnxModel(13, "run_time_sequences");
+  onnx::GraphProto* g = m.mutable_graph();
+  testing::SetFloatValueInfo(g->add_input(), "x", {1, 4});
+  testing::SetFloatValueInfo(g->add_output(), "y", {1, 4});
+  AddNode(g, "NonZero", "nonzero", {"x"}, "nz");
+  onnx::NodeProto* cast = AddNode(g, "Cast", "cast", {"nz"}, "nzf");
+  onnx::AttributeProto* to = cast->add_attribute();
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(1);
+  onnx::NodeProto* split = AddNode(g, "SplitToSequence", "the_split", {"nzf"}, "pieces");
+  onnx::AttributeProto* axis = split->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(1);
+  AddNode(g, "ConcatFromSequence", "the_concat", {"pieces"}, "joined");
+  AddNode(g, "SequenceConstruct", "construct", {"x", "x"}, "pair");
+  onnx::NodeProto* argmax = AddNode(g, "ArgMax", "argmax", {"x"}, "where");
+  onnx::AttributeProto* keep = argmax->add_attribute();
+  keep->set_name("keepdims");
+  keep->set_type(onnx::AttributeProto::INT);
+  keep->set_i(0);
+  AddNode(g, "SequenceAt", "the_at", {"pair", "where"}, "picked");
+  AddNode(g, "Add", "sum", {"picked", "x"}, "y");
+  // A Scan along that run-time size: its trip count is not known at import.
+  onnx::NodeProto* scan = AddNode(g, "Scan", "the_scan", {"nzf"}, "scanned");
+  onnx::AttributeProto* inputs = scan->add_attribute();
+  inputs->set_name("num_scan_inputs");
+  inputs->set_type(onnx::AttributeProto::INT);
+  inputs->set_i(1);
+  onnx::AttributeProto* axes = scan->add_attribute();
+  axes->set_name("scan_input_axes");
+  axes->set_type(onnx::AttributeProto::INTS);
+  axes->add_ints(1);
+  onnx::AttributeProto* body = scan->add_attribute();
+  body->set_name("body");
+  body->set_type(onnx::AttributeProto::GRAPH);
+  testing::SetFloatValueInfo(body->mutable_g()->add_input(), "column", {2});
+  testing::SetFloatValueInfo(body->mutable_g()->add_output(), "negated", {2});
+  AddNode(body->mutable_g(), "Neg", "neg", {"column"}, "negated");
+  const std::string path = testing::SaveOnnxModel(m, "run_time_sequences.onnx");
+  auto model = Model::FromFile(path);
+  ASSERT_FALSE(model.ok());
+  const std::string message = model.status().message();
+  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented) << message;
+  EXPECT_EQ(message.substr(0, message.find('\n')), path + ": 3 unsupported nodes:") << message;
+  EXPECT_TRUE(Contains(message, "\n  node 'the_scan' (Scan): scan input 0 has a size known only at run time along "
+                                "its axis"))
+      << message;
+  EXPECT_TRUE(Contains(message, "\n  node 'the_split' (SplitToSequence): a sequence whose length depends on run-time "
+                                "data (the input's size along axis 1 is known only at run time)"))
+      << message;
+  EXPECT_TRUE(Contains(message, "\n  node 'the_at' (SequenceAt): a position known only at run time")) << message;
+  EXPECT_FALSE(Contains(message, "'the_concat'")) << message;
+  EXPECT_TRUE(Contains(message, "(2 nodes reading their outputs skipped)")) << message;
+}
+
 // Malformed models still stop at the first error, whatever else is missing.
 TEST(ImportUnsupportedTest, OnnxInvalidNodesStopAtOnce) {
   onnx::ModelProto m = testing::NewOnnxModel(13, "invalid");

@@ -6,7 +6,8 @@
 // iterations), with a run-time condition that stops it early (with and
 // without a trip count), with a carried value that grows every iteration
 // (Concat), with a body that reads values of the enclosing graph and the
-// iteration number, with scan outputs, and nested; then the session's side
+// iteration number, with scan outputs (a constant trip count too: unrolled,
+// or a LOOP with its rows known at plan), and nested; then the session's side
 // (the same session run with other counts, buffers reused by runs no
 // larger than an earlier one, the memory bound) and the error for a body
 // the engine cannot convert.
@@ -175,13 +176,18 @@ void TripCount(OnnxGraph& g) {
   CastTo(g, "m", "trips", kInt64Type);
 }
 
-// y <- 2 * y + i * x, M times (M known only at run time; x read from the
-// enclosing graph, i the iteration number), with scan outputs: each
-// iteration's sum of y (a scalar) and y itself.
-OnnxGraph AccumulateLoop() {
+// y <- 2 * y + i * x, M times (M known only at run time, or the constant
+// `constant_trips` where that is not negative; x read from the enclosing
+// graph, i the iteration number), with scan outputs: each iteration's sum
+// of y (a scalar) and y itself.
+OnnxGraph AccumulateLoop(int64_t constant_trips = -1) {
   OnnxGraph g;
   g.Input("x", {2, 3});
-  TripCount(g);
+  if (constant_trips >= 0) {
+    g.Int64Initializer("trips", {}, {constant_trips});
+  } else {
+    TripCount(g);
+  }
   g.Initializer("two", {}, {2.0f});
   onnx::GraphProto body = Body({{"Identity", {"cond_in"}, "cond_out"},
                                 {"Cast", {"i"}, "i_f"},
@@ -206,6 +212,22 @@ TEST(OnnxLoopTest, RunTimeTripCountMatchesOrt) {
   for (float m : {0.0f, 1.0f, 5.0f}) {
     SCOPED_TRACE("M = " + std::to_string(m));
     ExpectMatchesOrt(g, {{"x", {2, 3}, x}, {"m", {}, {m}}});
+  }
+}
+
+// The same body with a constant trip count: unrolled at import (the scan
+// outputs a Concat of the iterations' values) at 1 and 5, and at 70 (over
+// the 64 unrolled) a LOOP whose outputs' rows are known at plan; with 0
+// iterations a LOOP too (its scan outputs are ONNX Runtime's [0] shapes).
+TEST(OnnxLoopTest, ConstantTripCountWithScanOutputs) {
+  const std::vector<float> x = RandomValues(6, -1.0f, 1.0f, 22);
+  for (int64_t m : {0, 1, 5, 70}) {
+    SCOPED_TRACE("M = " + std::to_string(m));
+    const OnnxGraph g = AccumulateLoop(m);
+    ExpectMatchesOrt(g, {{"x", {2, 3}, x}});
+    auto model = LoadOnnxGraph(g, "loop_constant_trips");
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(CountOps(*model, "LOOP"), m >= 1 && m <= 64 ? 0 : 1);
   }
 }
 

@@ -4,10 +4,14 @@
 // contract is: shapes (against ONNX Runtime's), ranges and statistics of
 // large samples, Bernoulli's certain cases exactly, the same values for the
 // same seed in two sessions and at 1 and 2 threads, new values at every run
-// of one session, and that an unseeded one is UNIMPLEMENTED.
+// of one session, and that an unseeded one is UNIMPLEMENTED. Multinomial:
+// its samples' frequencies against the softmax of its logits, classes of
+// -inf logits never drawn, and (on libstdc++) runs equal to ONNX Runtime's
+// draw for draw.
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -199,6 +203,59 @@ TEST(OnnxRandomOpsTest, UnseededIsUnimplemented) {
   EXPECT_NE(model.status().message().find("without a seed"), std::string::npos) << model.status().ToString();
 }
 
+// Multinomial: logits log(0.1, 0.2, 0.3, 0.4) and (0, -inf, 1, -inf); each
+// class's share of 20000 samples within 4 standard errors of its
+// probability, -inf classes never drawn; a second run draws anew; unseeded
+// is UNIMPLEMENTED.
+OnnxGraph MultinomialGraph(int64_t samples, bool seeded = true) {
+  OnnxGraph g(15);
+  g.Input("x", {2, 4});
+  onnx::NodeProto* n = g.Node("Multinomial", {"x"}, {"s"});
+  OnnxGraph::Attr(n, "sample_size", samples);
+  OnnxGraph::Attr(n, "dtype", int64_t{7});
+  if (seeded) OnnxGraph::Attr(n, "seed", 3.0f);
+  OnnxGraph::Attr(g.Node("Cast", {"s"}, {"y"}), "to", int64_t{1});
+  g.Output("y");
+  return g;
+}
+
+TEST(OnnxRandomOpsTest, MultinomialFrequencies) {
+  const int64_t n = 20000;
+  auto model = LoadOnnxGraph(MultinomialGraph(n), "multinomial.onnx");
+  ASSERT_NE(model, nullptr);
+  const float inf = INFINITY;
+  const std::vector<float> x = {std::log(0.1f), std::log(0.2f), std::log(0.3f), std::log(0.4f), 0.0f, -inf, 1.0f, -inf};
+  for (int threads : {1, 2}) {
+    const std::vector<std::vector<float>> runs = Runs(*model, x, 2, threads);
+    ASSERT_EQ(runs.size(), 2u);
+    ASSERT_EQ(runs[0].size(), static_cast<size_t>(2 * n));
+    EXPECT_NE(runs[0], runs[1]);  // the generator advances
+    const double e = std::exp(1.0);
+    const std::vector<std::vector<double>> want = {{0.1, 0.2, 0.3, 0.4}, {1 / (1 + e), 0, e / (1 + e), 0}};
+    for (int b = 0; b < 2; ++b) {
+      std::vector<double> count(4, 0.0);
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = runs[0][static_cast<size_t>(b * n + i)];
+        ASSERT_TRUE(v == 0 || v == 1 || v == 2 || v == 3) << v;
+        count[static_cast<size_t>(v)] += 1;
+      }
+      for (int k = 0; k < 4; ++k) {
+        const double p = want[b][k];
+        const double se = std::sqrt(p * (1 - p) / static_cast<double>(n));
+        if (p == 0) {
+          EXPECT_EQ(count[k], 0) << "row " << b << " class " << k;
+        } else {
+          EXPECT_NEAR(count[k] / static_cast<double>(n), p, 4 * se) << "row " << b << " class " << k;
+        }
+      }
+    }
+  }
+  const std::string bytes = MultinomialGraph(5, false).Serialize();
+  auto unseeded = Model::FromBuffer(bytes.data(), bytes.size(), "unseeded_multinomial.onnx");
+  ASSERT_FALSE(unseeded.ok());
+  EXPECT_EQ(unseeded.status().code(), StatusCode::kUnimplemented) << unseeded.status().ToString();
+}
+
 #if defined(__GLIBCXX__)
 // Not the contract, a property of the library: ONNX Runtime 1.30's CPU
 // kernels draw from std::default_random_engine seeded with the seed and the
@@ -242,6 +299,34 @@ TEST(OnnxRandomOpsTest, BernoulliIsOrtsComplement) {
   const std::vector<float> theirs = OrtOutput(g, {{"p", {30, 40}, p}}, "bernoulli_vs_ort.onnx").data;
   ASSERT_EQ(ours.size(), theirs.size());
   for (size_t i = 0; i < ours.size(); ++i) EXPECT_EQ(ours[i], 1.0f - theirs[i]) << i;
+}
+
+// ONNX Runtime's Multinomial draws from std::default_random_engine seeded
+// with the seed and std::uniform_real_distribution<double>, placing each
+// draw in the row's unnormalized cumulative sums as RANDOM's kMultinomial
+// does: on libstdc++ its runs are its draws exactly, run after run.
+TEST(OnnxRandomOpsTest, MultinomialRunsAreOrtsOnLibstdcxx) {
+  const OnnxGraph g = MultinomialGraph(50);
+  auto model = LoadOnnxGraph(g, "multinomial_first.onnx");
+  ASSERT_NE(model, nullptr);
+  const std::vector<float> x = RandomValues(8, -2.0f, 2.0f, 403);
+  const std::vector<std::vector<float>> ours = Runs(*model, x, 2);
+  // Two runs of one ONNX Runtime session against two of one engine session:
+  // both advance their generator, so the second runs match too.
+  const std::string path = ::testing::TempDir() + "/multinomial_twice.onnx";
+  const std::string bytes = g.Serialize();
+  FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+  auto ort = ort::OrtRunner::Create(path);
+  ASSERT_TRUE(ort.ok()) << ort.status().ToString();
+  std::vector<ort::OrtTensor> first, second;
+  ASSERT_TRUE((*ort)->Run({{"x", {2, 4}, x}}, &first).ok());
+  ASSERT_TRUE((*ort)->Run({{"x", {2, 4}, x}}, &second).ok());
+  EXPECT_EQ(ours[0], first[0].data);
+  EXPECT_EQ(ours[1], second[0].data);
+  EXPECT_NE(ours[0], ours[1]);
 }
 #endif
 

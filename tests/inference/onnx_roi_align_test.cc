@@ -7,7 +7,10 @@
 // against the reference kernel, bit for bit, on odd shapes, every sampling
 // ratio and mode, channels-first and NHWC inputs (a 1x1 MaxPool before the
 // RoiAlign leaves the map NHWC, as a conv does), and a roi too large for
-// the loops (the reference's).
+// the loops (the reference's). MaxRoiPool against ONNX Runtime (its rounding
+// of the scaled corners, half away from zero, on halves; empty, reversed and
+// outside boxes; rois constant and run-time; an NHWC input; bins of negative
+// values) and by hand (the rounding, a bin of negatives).
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -235,6 +238,95 @@ TEST(OnnxRoiAlignTest, BadShapesAndModesAreClearErrors) {
   auto bad_mode = Model::FromBuffer(bytes.data(), bytes.size(), "bad_mode.onnx");
   ASSERT_FALSE(bad_mode.ok());
   EXPECT_NE(bad_mode.status().message().find("median"), std::string::npos) << bad_mode.status().message();
+}
+
+// ---- MaxRoiPool ---------------------------------------------------------------
+
+// Boxes (batch, x1, y1, x2, y2): inside, corners on halves (1.5 and 2.5 round
+// away from zero; with spatial_scale 0.5, 3 and 5 make 1.5 and 2.5), across
+// the border, wholly outside (empty bins: 0), reversed (1x1), the whole map.
+const std::vector<float> kPoolRois = {
+    0, 1.0f, 1.0f, 6.0f, 4.0f,   //
+    1, 1.5f, 2.5f, 5.5f, 3.5f,   //
+    1, 3.0f, 5.0f, 7.0f, 9.0f,   //
+    0, -3.0f, 2.0f, 4.0f, 12.0f,  //
+    1, 20.0f, 20.0f, 30.0f, 25.0f,  //
+    0, 6.0f, 5.0f, 1.0f, 1.0f,   //
+    1, 0.0f, 0.0f, 8.0f, 6.0f,
+};
+
+TEST(OnnxRoiAlignTest, MaxRoiPoolMatchesOrt) {
+  struct Case {
+    std::vector<int64_t> pooled;
+    float scale;
+    bool constant_rois;
+  };
+  const std::vector<float> x = RandomValues(2 * 3 * 7 * 9, -1.0f, 1.0f, 501);
+  for (const Case& k : {Case{{2, 3}, 1.0f, false}, Case{{3, 3}, 0.5f, false}, Case{{1, 1}, 1.0f, true},
+                        Case{{4, 2}, 0.5f, true}}) {
+    SCOPED_TRACE("pooled " + std::to_string(k.pooled[0]) + "x" + std::to_string(k.pooled[1]) + " scale " +
+                 std::to_string(k.scale) + (k.constant_rois ? " constant rois" : ""));
+    OnnxGraph g(16);
+    g.Input("x", {2, 3, 7, 9});
+    if (k.constant_rois) {
+      g.Initializer("rois", {7, 5}, kPoolRois);
+    } else {
+      g.Input("rois", {7, 5});
+    }
+    onnx::NodeProto* n = g.Node("MaxRoiPool", {"x", "rois"}, {"y"});
+    OnnxGraph::Attr(n, "pooled_shape", k.pooled);
+    OnnxGraph::Attr(n, "spatial_scale", k.scale);
+    g.Output("y");
+    std::vector<ort::OrtTensor> in = {{"x", {2, 3, 7, 9}, x}};
+    if (!k.constant_rois) in.push_back({"rois", {7, 5}, kPoolRois});
+    ExpectMatchesOrt(g, in);
+  }
+  // On a conv's output (NHWC inside the engine), through a Sigmoid.
+  OnnxGraph g(16);
+  g.Input("x", {2, 3, 7, 9});
+  g.Initializer("w", {5, 3, 3, 3}, RandomValues(135, -0.5f, 0.5f, 502));
+  onnx::NodeProto* conv = g.Node("Conv", {"x", "w"}, {"c"});
+  OnnxGraph::Attr(conv, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  g.Node("Sigmoid", {"c"}, {"s"});
+  g.Initializer("rois", {7, 5}, kPoolRois);
+  OnnxGraph::Attr(g.Node("MaxRoiPool", {"s", "rois"}, {"y"}), "pooled_shape", std::vector<int64_t>{2, 2});
+  g.Output("y");
+  ExpectMatchesOrt(g, {{"x", {2, 3, 7, 9}, x}});
+}
+
+// By hand, a 1 x 6 map of 0..5: x1 = 1.5 and x2 = 2.5 round away from zero
+// to 2 and 3 (ties to even would give 2 and 2), so the 1x1 bin is columns
+// 2..3 and gives 3; two bins over the same box give 2 and 3.
+TEST(OnnxRoiAlignTest, MaxRoiPoolRoundsHalvesAwayFromZero) {
+  for (int64_t bins : {1, 2}) {
+    OnnxGraph g(16);
+    g.Input("x", {1, 1, 1, 6});
+    g.Initializer("rois", {1, 5}, {0, 1.5f, 0.0f, 2.5f, 0.0f});
+    OnnxGraph::Attr(g.Node("MaxRoiPool", {"x", "rois"}, {"y"}), "pooled_shape", std::vector<int64_t>{1, bins});
+    g.Output("y");
+    auto model = LoadOnnxGraph(g, "max_roi_pool_round.onnx");
+    ASSERT_NE(model, nullptr);
+    const std::vector<float> want = bins == 1 ? std::vector<float>{3} : std::vector<float>{2, 3};
+    EXPECT_EQ(RunEngine(*model, {0, 1, 2, 3, 4, 5}, AlgorithmPolicy::kReference), want);
+    EXPECT_EQ(RunEngine(*model, {0, 1, 2, 3, 4, 5}, AlgorithmPolicy::kAuto, 2), want);
+  }
+}
+
+// A bin of negative values gives the largest of them (an early ONNX Runtime
+// started each bin's maximum at FLT_MIN, the smallest positive float, and
+// gave ~1e-38 there; 1.30 does not), against ONNX Runtime and by hand.
+TEST(OnnxRoiAlignTest, MaxRoiPoolOfNegativesIsTheirMaximum) {
+  OnnxGraph g(16);
+  g.Input("x", {1, 2, 2, 2});
+  g.Initializer("rois", {1, 5}, {0, 0.0f, 0.0f, 1.0f, 1.0f});
+  OnnxGraph::Attr(g.Node("MaxRoiPool", {"x", "rois"}, {"y"}), "pooled_shape", std::vector<int64_t>{1, 1});
+  g.Output("y");
+  const std::vector<float> x = {-4, -2, -3, -5, 1, -1, -7, -8};
+  ExpectMatchesOrt(g, {{"x", {1, 2, 2, 2}, x}});
+  auto model = LoadOnnxGraph(g, "max_roi_pool_negative.onnx");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(RunEngine(*model, x, AlgorithmPolicy::kReference), (std::vector<float>{-2, 1}));
+  EXPECT_EQ(RunEngine(*model, x, AlgorithmPolicy::kAuto, 2), (std::vector<float>{-2, 1}));
 }
 
 }  // namespace

@@ -517,7 +517,8 @@ void ConverterContext::NoteIntegerOutputs() {
   for (int k = 0; k < n.output_size(); ++k) {
     bool integer = false;
     if (op == "Shape" || op == "Size" || op == "NonZero" || op == "NonMaxSuppression" || op == "ArgMax" ||
-        op == "ArgMin") {
+        op == "ArgMin" || op == "BitwiseAnd" || op == "BitwiseOr" || op == "BitwiseXor" || op == "BitwiseNot" ||
+        op == "BitShift" || op == "Multinomial") {
       integer = true;
     } else if (op == "TopK") {
       integer = k == 1 || integer_input(0);

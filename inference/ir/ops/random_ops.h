@@ -1,6 +1,6 @@
-// RANDOM: ONNX's RandomUniform, RandomNormal, their *Like forms and
-// Bernoulli, imported only with a seed (docs/design.md, "How to add an
-// op"). Each execution owns a generator (std::minstd_rand0, the C++
+// RANDOM: ONNX's RandomUniform, RandomNormal, their *Like forms,
+// Bernoulli and Multinomial, imported only with a seed (docs/design.md,
+// "How to add an op"). Each execution owns a generator (std::minstd_rand0, the C++
 // library's default_random_engine) seeded once with the seed's value as an
 // unsigned integer when first prepared, and advanced by every run, so
 // consecutive runs of one session draw new values and two sessions of one
@@ -16,6 +16,13 @@
 //               below p, else 0: 1 with probability p, as the operator is
 //               defined (ONNX Runtime 1.30 runs ONNX's function body,
 //               Greater(draw, p): 1 with probability 1 - p).
+//   kMultinomial: input [batch, classes] of unnormalized log-probabilities
+//               -> [batch, samples] class indices (whole numbers as float32):
+//               per row, the cumulative sums (in double) of exp(logit - the
+//               row's largest finite logit) over the finite logits, and per
+//               sample a uniform draw from [0, 1) in double times the total,
+//               placed by upper_bound (ONNX Runtime's algorithm, whose
+//               generator also advances from run to run).
 // Inputs: none (the output's shape is `shape`), or one whose shape the
 // output takes (the *Like forms; Bernoulli's probabilities).
 #ifndef RILL_INFERENCE_IR_OPS_RANDOM_OPS_H_
@@ -29,11 +36,12 @@
 namespace rill::inference::ir {
 
 struct RandomAttrs : TypedAttrs {
-  enum class Kind { kUniform, kNormal, kBernoulli };
+  enum class Kind { kUniform, kNormal, kBernoulli, kMultinomial };
   Kind kind = Kind::kUniform;
   float a = 0.0f, b = 1.0f;
   uint32_t seed = 0;
   std::vector<int> shape;  // without an input
+  int samples = 1;         // kMultinomial's sample_size
 };
 
 OpType RandomOp();

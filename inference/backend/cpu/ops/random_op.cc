@@ -4,6 +4,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "inference/backend/cpu/kernels/ref/random.h"
 #include "inference/backend/cpu/ops/cpu_op.h"
@@ -21,18 +22,29 @@ class RandomOp : public CpuOp {
     if (attrs_ == nullptr) return Error("missing RandomAttrs");
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(1));
     if (attrs_->kind == ir::RandomAttrs::Kind::kBernoulli && !HasInput(0)) return Error("needs its probabilities");
+    if (attrs_->kind == ir::RandomAttrs::Kind::kMultinomial) {
+      if (!HasInput(0)) return Error("needs its logits");
+      cdf_.resize(static_cast<size_t>(InShape(0)[1]));  // a run allocates nothing
+    }
     if (!seeded_) {
       gen_.seed(attrs_->seed);
       seeded_ = true;
     }
     return Status::Ok();
   }
-  void Compute() override { RandomRef(*attrs_, &gen_, In(0), NumElements(OutShape()), Out()); }
+  void Compute() override {
+    if (attrs_->kind == ir::RandomAttrs::Kind::kMultinomial) {
+      MultinomialRef(&gen_, In(0), InShape(0)[0], InShape(0)[1], OutShape()[1], Out(), cdf_.data());
+      return;
+    }
+    RandomRef(*attrs_, &gen_, In(0), NumElements(OutShape()), Out());
+  }
 
  private:
   const ir::RandomAttrs* attrs_ = nullptr;
   std::minstd_rand0 gen_;
   bool seeded_ = false;
+  std::vector<double> cdf_;  // kMultinomial's cumulative sums of one row
 };
 
 std::unique_ptr<Execution> MakeRandom(const CpuArgs& args) { return std::make_unique<RandomOp>(args); }

@@ -3,6 +3,7 @@
 // arithmetic; of activations: tensor.cc), CastLike (a Cast to its target's
 // ONNX type, as far as the import knows it), Identity and Dropout
 // (inference: identity).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,21 @@ Status CastTo(ConverterContext& c, int64_t to) {
     c.Define(c.NewFloatConst(c.out_name(), shape, c.ConstFloats(x.id)), false);
   } else if (to == kInt64 || to == kInt32) {
     c.Define(c.NewIntConst(c.out_name(), c.ConstInts(x.id), &shape), false);
+  } else if (to == 2 || to == 3 || to == 4 || to == 5 || to == 12 || to == 13) {
+    // The 8-, 16- and 32-bit types as int64 constants, wrapped into the
+    // type's range as C++'s conversions do (uint64: as int64).
+    const int bits = to == 2 || to == 3 ? 8 : to == 4 || to == 5 ? 16 : to == 12 ? 32 : 64;
+    const bool is_signed = to == 3 || to == 5;
+    std::vector<int64_t> v = c.ConstInts(x.id);
+    if (bits < 64) {
+      const uint64_t mask = (uint64_t{1} << bits) - 1;
+      for (int64_t& e : v) {
+        uint64_t u = static_cast<uint64_t>(e) & mask;
+        if (is_signed && ((u >> (bits - 1)) & 1) != 0) u |= ~mask;
+        e = static_cast<int64_t>(u);
+      }
+    }
+    c.Define(c.NewIntConst(c.out_name(), v, &shape), false);
   } else if (to == kBool) {  // int64 0 / 1
     std::vector<int64_t> b;
     for (float v : c.ConstFloats(x.id)) b.push_back(v != 0.0f);
@@ -91,11 +107,14 @@ Status CastTo(ConverterContext& c, int64_t to) {
 
 Status Cast(ConverterContext& c) { return CastTo(c, c.AttrInt("to", kFloat)); }
 
+}  // namespace
+
 // The ONNX element type of value `name`: declared (graph input, output or
 // value_info), an initializer's or a Constant's, bool for what a comparison
 // or logic op gives, int64 for what the importer knows holds integers,
-// else float (run-time values of unknown type are float32 in the engine).
-int64_t ElementType(ConverterContext& c, const std::string& name) {
+// else 0 (ElementType: float, as run-time values of unknown type are
+// float32 in the engine). tensor.h.
+int64_t DeclaredElementType(ConverterContext& c, const std::string& name) {
   const onnx::GraphProto& g = c.graph_proto();
   for (const auto* infos : {&g.input(), &g.output(), &g.value_info()}) {
     for (const onnx::ValueInfoProto& v : *infos) {
@@ -125,8 +144,15 @@ int64_t ElementType(ConverterContext& c, const std::string& name) {
       }
     }
   }
-  return c.IsIntegerValue(name) ? kInt64 : kFloat;
+  return c.IsIntegerValue(name) ? int64_t{kInt64} : int64_t{0};
 }
+
+int64_t ElementType(ConverterContext& c, const std::string& name) {
+  const int64_t t = DeclaredElementType(c, name);
+  return t != 0 ? t : int64_t{kFloat};
+}
+
+namespace {
 
 Status CastLike(ConverterContext& c) {
   if (!c.HasInput(1)) return c.Invalid("needs target_type");

@@ -1,10 +1,11 @@
-// RandomUniform, RandomNormal, RandomUniformLike, RandomNormalLike and
-// Bernoulli as RANDOM (ir/ops/random_ops.h), only with a seed: an unseeded
-// one draws differently at every load, in ONNX Runtime too, and is
-// UNIMPLEMENTED. The values follow the C++ library's generator and
+// RandomUniform, RandomNormal, RandomUniformLike, RandomNormalLike,
+// Bernoulli and Multinomial as RANDOM (ir/ops/random_ops.h), only with a
+// seed: an unseeded one draws differently at every load, in ONNX Runtime
+// too, and is UNIMPLEMENTED. The values follow the C++ library's generator and
 // distributions (as ONNX Runtime's CPU kernels; see random_ops.h for
 // Bernoulli, which ONNX Runtime inverts); the output types are float
-// (double runs as float; Bernoulli's 0 / 1 in any type).
+// (double runs as float; Bernoulli's 0 / 1 in any type; Multinomial's
+// int32 / int64 indices as whole float32 values).
 #include <cmath>
 #include <memory>
 #include <string>
@@ -26,8 +27,14 @@ Status Random(ConverterContext& c) {
   const float s = c.AttrFloat("seed", 0.0f);
   if (!std::isfinite(s) || s < 0.0f || s >= 4294967296.0f) return c.UnsupportedAttribute("seed", "seed out of range");
   a->seed = static_cast<uint32_t>(s);
-  const bool bernoulli = op == "Bernoulli";
-  if (!bernoulli) {
+  const bool bernoulli = op == "Bernoulli", multinomial = op == "Multinomial";
+  if (multinomial) {
+    const int64_t dtype = c.AttrInt("dtype", kInt32);
+    if (dtype != kInt32 && dtype != kInt64) return c.UnsupportedAttribute("dtype", "dtype other than int32 / int64");
+    const int64_t samples = c.AttrInt("sample_size", 1);
+    if (samples < 1 || samples > (1 << 24)) return c.UnsupportedAttribute("sample_size", "sample_size out of 1..2^24");
+    a->samples = static_cast<int>(samples);
+  } else if (!bernoulli) {
     const int64_t dtype = c.AttrInt("dtype", kFloat);
     if (dtype != kFloat && dtype != kDouble) return c.UnsupportedAttribute("dtype", "dtype other than float / double");
   }
@@ -41,6 +48,8 @@ Status Random(ConverterContext& c) {
     a->a = c.AttrFloat("mean", 0.0f);
     a->b = c.AttrFloat("scale", 1.0f);
     if (!(a->b > 0.0f)) return c.Invalid("scale must be positive");
+  } else if (multinomial) {
+    a->kind = ir::RandomAttrs::Kind::kMultinomial;
   } else {
     a->kind = ir::RandomAttrs::Kind::kBernoulli;
   }
@@ -64,7 +73,7 @@ Status Random(ConverterContext& c) {
 }
 
 const bool kRegistered = RegisterOnnxConverter({"RandomUniform", "RandomNormal", "RandomUniformLike",
-                                                "RandomNormalLike", "Bernoulli"},
+                                                "RandomNormalLike", "Bernoulli", "Multinomial"},
                                                Random);
 
 }  // namespace

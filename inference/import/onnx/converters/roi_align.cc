@@ -3,11 +3,14 @@
 // ROI_ALIGN on the input in the layout it comes in (a conv's NHWC output
 // as is: no transpose of a feature map per level), the rois and batch
 // indices as they come. Its output [R, C, out_h, out_w] is a plain
-// channels-first value.
+// channels-first value. MaxRoiPool: MAX_ROI_POOL (ir/ops/max_roi_pool_ops.h)
+// on the input as NHWC, its output NHWC.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "inference/import/onnx/onnx_converter.h"
+#include "inference/ir/ops/max_roi_pool_ops.h"
 #include "inference/ir/ops/roi_align_ops.h"
 
 namespace rill::inference::onnx_import {
@@ -50,7 +53,35 @@ Status RoiAlign(ConverterContext& c) {
   return Status::Ok();
 }
 
-const bool kRegistered = RegisterOnnxConverter({"RoiAlign"}, RoiAlign);
+Status MaxRoiPool(ConverterContext& c) {
+  RILL_INF_ASSIGN_OR_RETURN(Value x, c.Input(0));
+  RILL_INF_ASSIGN_OR_RETURN(Value rois, c.Input(1));
+  if (c.OnnxShape(x).size() != 4) return c.Unsupported("only 4-D MaxRoiPool input");
+  const std::vector<int64_t> pooled = c.AttrInts("pooled_shape");
+  if (pooled.size() != 2) return c.Invalid("pooled_shape must have 2 values");
+  if (pooled[0] < 1 || pooled[1] < 1 || pooled[0] > (1 << 16) || pooled[1] > (1 << 16)) {
+    return c.UnsupportedAttribute("pooled_shape", "pooled_shape " + std::to_string(pooled[0]) + "x" +
+                                                      std::to_string(pooled[1]));
+  }
+  auto a = std::make_shared<ir::MaxRoiPoolAttrs>();
+  a->pooled_h = static_cast<int>(pooled[0]);
+  a->pooled_w = static_cast<int>(pooled[1]);
+  a->spatial_scale = c.AttrFloat("spatial_scale", 1.0f);
+  RILL_INF_ASSIGN_OR_RETURN(int xn, c.ToNhwc(x));
+  int rn = rois.id;
+  if (c.IsConst(rn) && c.tensor(rn).dtype != DataType::kFloat32) {
+    const Shape shape = c.ShapeOf(rn);  // a copy: NewFloatConst grows the shapes
+    rn = c.NewFloatConst(c.tensor(rn).name + "/f32", shape, c.ConstFloats(rn));
+  } else {
+    RILL_INF_ASSIGN_OR_RETURN(rn, c.ToNchw(rois));
+  }
+  RILL_INF_ASSIGN_OR_RETURN(int out, c.Emit(ir::MaxRoiPoolOp(), {xn, rn}, c.out_name(), {}, a));
+  c.Define(out, true);
+  return Status::Ok();
+}
+
+const bool kRegistered =
+    RegisterOnnxConverter({"RoiAlign"}, RoiAlign) && RegisterOnnxConverter({"MaxRoiPool"}, MaxRoiPool);
 
 }  // namespace
 }  // namespace rill::inference::onnx_import

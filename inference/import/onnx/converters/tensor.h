@@ -5,6 +5,7 @@
 #ifndef RILL_INFERENCE_IMPORT_ONNX_CONVERTERS_TENSOR_H_
 #define RILL_INFERENCE_IMPORT_ONNX_CONVERTERS_TENSOR_H_
 
+#include <cstdint>
 #include <string>
 
 #include "inference/import/onnx/onnx_converter.h"
@@ -31,6 +32,13 @@ Status ConvertShapeAtRun(ConverterContext& c, const Value& x);
 StatusOr<int> EmitReshape(ConverterContext& c, int x, const Shape& shape, const std::string& name);
 // ScatterElements' and ScatterND's `reduction` attribute (dynamic.cc).
 StatusOr<ir::ScatterAttrs::Reduction> ReadScatterReduction(ConverterContext& c);
+// The ONNX element type of value `name` as far as the model says it
+// (constant_ops.cc): declared (graph input, output, value_info), an
+// initializer's, a Constant's, a Cast's `to`, bool from a comparison or logic
+// op, int64 for a value the importer knows holds integers; 0 when unknown.
+int64_t DeclaredElementType(ConverterContext& c, const std::string& name);
+// The same, float where unknown (run-time values are float32).
+int64_t ElementType(ConverterContext& c, const std::string& name);
 // ConstantOfShape of a shape computed at run time (dynamic.cc).
 Status ConvertConstantOfShapeAtRun(ConverterContext& c, const Value& shape);
 
