@@ -448,6 +448,56 @@ void GpuBackendTest::CheckMultiTaskHeadsOnTwoBackends() {
   }
 }
 
+void GpuBackendTest::CheckPlacementCallbackOverOpSubsets(const std::string& name) {
+  const std::string path = ModelPath(name);
+  RILL_SKIP_IF_MISSING(path);
+  auto model = Model::FromFile(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto cpu = Session::Create(*model);
+  ASSERT_TRUE(cpu.ok());
+  const auto want = RunOnce(cpu->get(), 17);
+  const std::vector<std::set<std::string>> subsets = {
+      {"CONV_2D", "DEPTHWISE_CONV_2D"}, {"DEPTHWISE_CONV_2D", "ADD"}, {}};  // {}: every node
+  // Each subset at 1 thread concurrent and at 2 threads in sequence (PoCL
+  // and lavapipe are slow: the four pairs took twice as long for no new path).
+  for (const std::set<std::string>& ops : subsets) {
+    for (int threads : {1, 2}) {
+      {
+        const bool concurrent = threads == 1;
+        const std::string what = name + " on " + backend() + ": " + (ops.empty() ? "every op" : *ops.begin() + "+") +
+                                 ", " + std::to_string(threads) + " threads" + (concurrent ? ", concurrent" : "");
+        SessionConfig config = Config();
+        config.backend = kCpuBackend;
+        config.num_threads = threads;
+        config.concurrent_backends = concurrent;
+        const std::string gpu = backend();
+        int placed = 0;
+        config.placement = [&](const NodeRef& node) {
+          const bool on_gpu = ops.empty() || ops.count(node.op) > 0;
+          placed += on_gpu;
+          return on_gpu ? gpu : std::string(kCpuBackend);
+        };
+        auto session = Session::Create(*model, config);
+        ASSERT_TRUE(session.ok()) << what << ": " << session.status().ToString();
+        EXPECT_GT(placed, 0) << what;
+        int on_gpu = 0, on_cpu = 0;
+        for (const LayerInfo& l : (*session)->Layers()) {
+          const bool want_gpu = ops.empty() || ops.count(l.op) > 0;
+          EXPECT_EQ(l.backend, want_gpu ? gpu : std::string(kCpuBackend)) << what << ": " << l.name << " " << l.op;
+          (l.backend == gpu ? on_gpu : on_cpu) += 1;
+        }
+        EXPECT_GT(on_gpu, 0) << what;
+        if (!ops.empty()) {
+          EXPECT_GT(on_cpu, 0) << what << ": nothing stayed on the CPU";
+        }
+        for (int run = 0; run < 2; ++run) {
+          ExpectClose(RunOnce(session->get(), 17), want, 1e-4, what + ", run " + std::to_string(run));
+        }
+      }
+    }
+  }
+}
+
 void GpuBackendTest::CheckModelMatchesCpu(const std::string& name) {
   const std::string path = ModelPath(name);
   RILL_SKIP_IF_MISSING(path);

@@ -111,6 +111,13 @@ class GpuBackendTest : public ::testing::Test {
   // The multi-task model's dense head on the backend, the rest on the CPU:
   // outputs, and each head's tasks on its backend's stream in the trace.
   void CheckMultiTaskHeadsOnTwoBackends();
+  // backends_test's fallback subsets with the backend as the device: a
+  // placement callback puts only some op types on the backend (convs and
+  // depthwise convs: a copy at nearly every boundary; depthwise convs and
+  // ADDs: islands), or every node; each at 1 thread concurrent and at 2
+  // threads in sequence; outputs within 1e-4 of the CPU's, every node where
+  // the callback put it, both backends used, two runs each.
+  void CheckPlacementCallbackOverOpSubsets(const std::string& name);
 
   const GpuBackendUnderTest gpu_;
   std::mt19937 rng_{1234};

@@ -534,6 +534,11 @@ TEST_F(OpenClTest, TwoHeadsOnOpenClAndCpu) { CheckTwoHeadsOnGpuAndCpu(); }
 // each head's tasks on its backend's stream; so does a sequential run.
 TEST_F(OpenClTest, MultiTaskHeadsOnTwoBackends) { CheckMultiTaskHeadsOnTwoBackends(); }
 
+// Placement by callback over op subsets (backends_test's fallback subsets,
+// the backend as the device): the face detector at 1 thread concurrently
+// and at 2 in sequence.
+TEST_F(OpenClTest, PlacementCallbackOverOpSubsets) { CheckPlacementCallbackOverOpSubsets("face_detection_short_range.tflite"); }
+
 // Both heads of the multi-task model and its trunk on OpenCL: with
 // branch_streams each head runs on a command queue (lane) and a stream
 // thread of its own, the trunk on a third; the heads read the trunk's output

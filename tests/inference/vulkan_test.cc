@@ -567,6 +567,11 @@ TEST_F(VulkanTest, TwoHeadsOnOpenClAndCpu) { CheckTwoHeadsOnGpuAndCpu(); }
 // each head's tasks on its backend's stream; so does a sequential run.
 TEST_F(VulkanTest, MultiTaskHeadsOnTwoBackends) { CheckMultiTaskHeadsOnTwoBackends(); }
 
+// Placement by callback over op subsets (backends_test's fallback subsets,
+// the backend as the device): the face detector at 1 thread concurrently
+// and at 2 in sequence.
+TEST_F(VulkanTest, PlacementCallbackOverOpSubsets) { CheckPlacementCallbackOverOpSubsets("face_detection_short_range.tflite"); }
+
 // Three backends in one session: the multi-task model's backbone on
 // Vulkan, its classification head on OpenCL, its dense (mask) head on the
 // CPU, concurrently (a stream per backend). Outputs match the CPU-only run;
