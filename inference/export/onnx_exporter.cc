@@ -689,7 +689,20 @@ bool WriteRegistered(Writer& w, const Node& n, Status* status) {
   if (n.type == ir::CastOp()) {
     const ir::CastAttrs* a = n.attrs_as<ir::CastAttrs>();
     const bool to_bool = a != nullptr && a->kind == ir::CastKind::kToBool;
-    CastToFloat(w, CastTo(w, w.In(n, 0), to_bool ? onnx::TensorProto::BOOL : onnx::TensorProto::INT64), out);
+    onnx::TensorProto::DataType to = onnx::TensorProto::INT64;
+    if (to_bool) {
+      to = onnx::TensorProto::BOOL;
+    } else if (a != nullptr && a->bits < 64) {
+      // The narrow type itself, so that ONNX Runtime wraps as the engine does.
+      if (a->bits == 8) to = a->is_signed ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8;
+      if (a->bits == 16) to = a->is_signed ? onnx::TensorProto::INT16 : onnx::TensorProto::UINT16;
+      if (a->bits == 32) to = a->is_signed ? onnx::TensorProto::INT32 : onnx::TensorProto::UINT32;
+    }
+    // Narrow types through int64 first: ONNX Runtime's float-to-narrow
+    // conversion is C++'s (undefined out of range), int64-to-narrow wraps.
+    std::string x = w.In(n, 0);
+    if (to != onnx::TensorProto::BOOL && to != onnx::TensorProto::INT64) x = CastTo(w, x, onnx::TensorProto::INT64);
+    CastToFloat(w, CastTo(w, x, to), out);
     return true;
   }
   return false;

@@ -248,6 +248,26 @@ TEST(OnnxTensorOpsTest, CastOfActivationsTruncatesAndTestsNonZero) {
   ExpectMatchesOrt(g, {{"x", {4, 5}, x}});
 }
 
+// A run-time Cast to a narrow integer type wraps into its range as ONNX
+// Runtime does (int64 to uint8: 300 -> 44, -1 -> 255; to int8: 200 -> -56;
+// to int16 / uint16: 70000 -> 4464); within each type's range it is the
+// value itself.
+TEST(OnnxTensorOpsTest, CastToNarrowIntegersWraps) {
+  constexpr int64_t kUint8Type = 2, kInt8Type = 3, kUint16Type = 4, kInt16Type = 5, kInt32Type = 6;
+  for (int64_t to : {kUint8Type, kInt8Type, kUint16Type, kInt16Type, kInt32Type}) {
+    OnnxGraph g;
+    g.Input("x", {2, 6});
+    CastTo(g, "x", "i", kInt64Type);
+    CastTo(g, "i", "n", to);
+    CastTo(g, "n", "y", kFloatType);
+    g.Output("y");
+    SCOPED_TRACE("to type " + std::to_string(to));
+    ExpectMatchesOrt(g, {{"x", {2, 6}, {300.0f, -1.0f, 255.0f, 256.0f, -129.0f, 70000.0f, 200.7f, -200.7f, 127.0f,
+                                         -128.0f, 65535.0f, -70000.0f}}},
+                     0.0);
+  }
+}
+
 // ---- Gather ------------------------------------------------------------------------------
 
 TEST(OnnxTensorOpsTest, GatherOfActivations) {

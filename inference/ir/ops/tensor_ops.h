@@ -64,6 +64,12 @@ struct TileAttrs : TypedAttrs {
 enum class CastKind { kToInteger, kToBool };
 struct CastAttrs : TypedAttrs {
   CastKind kind = CastKind::kToInteger;
+  // kToInteger: the target type's width and signedness. A value is
+  // truncated toward zero, then wrapped into the type's range as C++'s
+  // integer conversions do (300 to uint8: 44; 200 to int8: -56); 64 bits:
+  // truncated only.
+  int bits = 64;
+  bool is_signed = true;
 };
 
 struct ReduceAttrs : TypedAttrs {

@@ -6,6 +6,7 @@
 // others run their reference kernels (kernels/ref/tensor.h).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -453,6 +454,8 @@ class MapOp : public CpuOp {
     if (!is_not_) {
       RILL_INF_ASSIGN_OR_RETURN(const ir::CastAttrs* a, TypedAttrsOf<ir::CastAttrs>(args_));
       kind_ = a->kind;
+      bits_ = a->bits;
+      is_signed_ = a->is_signed;
     }
     count_ = NumElements(InShape(0));
     return Status::Ok();
@@ -465,15 +468,31 @@ class MapOp : public CpuOp {
         for (long long i = begin; i < end; ++i) y[i] = x[i] == 0.0f ? 1.0f : 0.0f;
       } else if (kind_ == ir::CastKind::kToBool) {
         for (long long i = begin; i < end; ++i) y[i] = x[i] != 0.0f ? 1.0f : 0.0f;
-      } else {
+      } else if (bits_ >= 64) {
         for (long long i = begin; i < end; ++i) y[i] = std::trunc(x[i]);
+      } else {
+        for (long long i = begin; i < end; ++i) y[i] = WrapToInteger(x[i]);
       }
     });
   }
 
  private:
+  // Truncated toward zero, then wrapped into bits_ bits as C++'s integer
+  // conversions do (two's complement); NaN and magnitudes past int64 pass
+  // through truncated (C++ leaves them undefined).
+  float WrapToInteger(float v) const {
+    const float t = std::trunc(v);
+    if (!(std::fabs(t) < 9.2e18f)) return t;
+    const uint64_t mask = (uint64_t{1} << bits_) - 1;
+    uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(t)) & mask;
+    if (is_signed_ && ((u >> (bits_ - 1)) & 1) != 0) return static_cast<float>(static_cast<int64_t>(u | ~mask));
+    return static_cast<float>(u);
+  }
+
   bool is_not_ = false;
   ir::CastKind kind_ = ir::CastKind::kToInteger;
+  int bits_ = 64;
+  bool is_signed_ = true;
   long long count_ = 0;
 };
 

@@ -281,6 +281,8 @@ Status ConvertCastTensor(ConverterContext& c, const Value& x, int64_t to) {
   } else if (to == kInt64 || to == kInt32 || to == kInt16 || to == kInt8 || to == kUint8 || to == kUint16 ||
              to == kUint32 || to == kUint64) {
     a->kind = ir::CastKind::kToInteger;
+    a->bits = to == kInt8 || to == kUint8 ? 8 : to == kInt16 || to == kUint16 ? 16 : to == kInt32 || to == kUint32 ? 32 : 64;
+    a->is_signed = !(to == kUint8 || to == kUint16 || to == kUint32 || to == kUint64);
   } else {
     return c.UnsupportedAttribute("to", "Cast to type " + std::to_string(to));
   }
