@@ -213,6 +213,180 @@ int CropDeadConvTaps(ir::Graph* g) {
   return cropped;
 }
 
+namespace {
+
+// One band of output positions along an axis whose positions all read the
+// same live taps [lo, hi] (every tap outside reads only padding there).
+struct TapBand {
+  int begin = 0, end = 0;  // output positions [begin, end)
+  int lo = 0, hi = -1;     // live taps; hi < lo: none
+};
+
+// The bands of an axis of a stride-1 window op, in order.
+std::vector<TapBand> TapBands(int in, int out, int kernel, int dilation, int pad) {
+  std::vector<TapBand> bands;
+  for (int o = 0; o < out; ++o) {
+    int lo = kernel, hi = -1;
+    for (int t = 0; t < kernel; ++t) {
+      const long long at = static_cast<long long>(o) - pad + static_cast<long long>(t) * dilation;
+      if (at >= 0 && at < in) {
+        lo = std::min(lo, t);
+        hi = t;
+      }
+    }
+    if (!bands.empty() && bands.back().lo == lo && bands.back().hi == hi) {
+      bands.back().end = o + 1;
+    } else {
+      bands.push_back({o, o + 1, lo, hi});
+    }
+  }
+  return bands;
+}
+
+int AddActivation(ir::Graph* g, const std::string& name, const Shape& shape) {
+  ir::TensorInfo t;
+  t.name = name;
+  t.shape = shape;
+  g->tensors.push_back(t);
+  return static_cast<int>(g->tensors.size()) - 1;
+}
+
+}  // namespace
+
+int SplitConvIntoTapBands(ir::Graph* g) {
+  constexpr double kMaxLiveShare = 0.5;  // split only where half of the MACs or more are dead
+  constexpr long long kMinMacs = 20000000;  // and the conv is large enough to pay for the slices
+  constexpr size_t kMaxRegions = 16;
+  std::vector<Shape> shape = g->InitialShapes();
+  if (!g->InferShapes(&shape).ok()) return 0;
+  int split = 0;
+  std::vector<Node> rewritten;
+  rewritten.reserve(g->nodes.size());
+  for (const Node& conv : g->nodes) {
+    auto keep = [&] { rewritten.push_back(conv); };
+    if (conv.type != OpType::kConv2D || conv.inputs.size() < 2 || conv.inputs.size() > 3 || conv.outputs.size() != 1 ||
+        !conv.guards.empty() || conv.inputs[0] < 0 || !IsFloatConst(*g, conv.inputs[1])) {
+      keep();
+      continue;
+    }
+    const ir::OpAttrs& a = conv.attrs;
+    const Shape& x = shape[conv.inputs[0]];
+    const Shape& y = shape[conv.outputs[0]];
+    const Shape w = g->tensors[conv.inputs[1]].shape;  // [O, kh, kw, I]
+    if (x.size() != 4 || y.size() != 4 || w.size() != 4 || ir::HasDynamicDim(x) || ir::HasDynamicDim(y) ||
+        a.stride_h != 1 || a.stride_w != 1 || w[3] != x[3]) {
+      keep();
+      continue;
+    }
+    int top = a.pad_top, left = a.pad_left;
+    if (a.padding != ir::Padding::kExplicit) {
+      top = ir::WindowPadTotal(x[1], y[1], w[1], 1, a.dilation_h, a.padding) / 2;
+      left = ir::WindowPadTotal(x[2], y[2], w[2], 1, a.dilation_w, a.padding) / 2;
+    }
+    const std::vector<TapBand> rows = TapBands(x[1], y[1], w[1], a.dilation_h, top);
+    const std::vector<TapBand> cols = TapBands(x[2], y[2], w[2], a.dilation_w, left);
+    long long live = 0;
+    bool empty_band = false;
+    for (const TapBand& r : rows) {
+      for (const TapBand& c : cols) {
+        empty_band |= r.hi < r.lo || c.hi < c.lo;
+        live += static_cast<long long>(r.end - r.begin) * (c.end - c.begin) * (r.hi - r.lo + 1) * (c.hi - c.lo + 1);
+      }
+    }
+    const long long full = static_cast<long long>(y[1]) * y[2] * w[1] * w[2];
+    const long long macs = full * y[0] * w[0] * w[3];
+    if (empty_band || rows.size() * cols.size() > kMaxRegions || rows.size() * cols.size() < 2 ||
+        static_cast<double>(live) > kMaxLiveShare * static_cast<double>(full) || macs < kMinMacs) {
+      keep();
+      continue;
+    }
+    // Each region: the input window its live taps read (a SLICE, none when
+    // it is the whole input), a VALID conv of the cropped filter, the same
+    // bias and activation; the regions joined along W, then along H into
+    // the conv's own output tensor. Every output sums the same nonzero
+    // products as before.
+    const std::vector<float> filter = Floats(*g, conv.inputs[1]);
+    const int bias = OptionalInput(conv, 2);
+    const std::string base = conv.name;
+    std::vector<int> row_outputs;
+    for (size_t ri = 0; ri < rows.size(); ++ri) {
+      const TapBand& r = rows[ri];
+      std::vector<int> pieces;
+      for (size_t ci = 0; ci < cols.size(); ++ci) {
+        const TapBand& c = cols[ci];
+        const std::string tag = base + "/band" + std::to_string(ri) + "_" + std::to_string(ci);
+        const int kh = r.hi - r.lo + 1, kw = c.hi - c.lo + 1;
+        const long long y0 = r.begin - top + static_cast<long long>(r.lo) * a.dilation_h;
+        const long long y1 = (r.end - 1) - top + static_cast<long long>(r.hi) * a.dilation_h + 1;
+        const long long x0 = c.begin - left + static_cast<long long>(c.lo) * a.dilation_w;
+        const long long x1 = (c.end - 1) - left + static_cast<long long>(c.hi) * a.dilation_w + 1;
+        int in = conv.inputs[0];
+        if (y0 != 0 || y1 != x[1] || x0 != 0 || x1 != x[2]) {
+          Node slice;
+          slice.type = OpType::kSlice;
+          slice.attrs.slice_start = {0, y0, x0, 0};
+          slice.attrs.slice_end = {x[0], y1, x1, x[3]};
+          slice.attrs.slice_step = {1, 1, 1, 1};
+          in = AddActivation(g, tag + "/input", {x[0], static_cast<int>(y1 - y0), static_cast<int>(x1 - x0), x[3]});
+          slice.inputs = {conv.inputs[0]};
+          slice.outputs = {in};
+          slice.name = g->tensors[in].name;
+          rewritten.push_back(slice);
+        }
+        std::vector<float> crop(static_cast<size_t>(w[0]) * kh * kw * w[3]);
+        for (int o = 0; o < w[0]; ++o) {
+          for (int i = 0; i < kh; ++i) {
+            for (int j = 0; j < kw; ++j) {
+              const float* src =
+                  filter.data() + ((static_cast<size_t>(o) * w[1] + r.lo + i) * w[2] + c.lo + j) * w[3];
+              std::memcpy(crop.data() + ((static_cast<size_t>(o) * kh + i) * kw + j) * w[3], src,
+                          sizeof(float) * w[3]);
+            }
+          }
+        }
+        Node part = conv;
+        part.inputs = {in, AddFloatConst(g, tag + "/filter", {w[0], kh, kw, w[3]}, crop)};
+        if (bias >= 0) part.inputs.push_back(bias);
+        part.attrs.padding = ir::Padding::kExplicit;
+        part.attrs.pad_top = part.attrs.pad_bottom = part.attrs.pad_left = part.attrs.pad_right = 0;
+        const bool last = rows.size() == 1 && cols.size() == 1;
+        const int out = last ? conv.outputs[0] : AddActivation(g, tag, {y[0], r.end - r.begin, c.end - c.begin, y[3]});
+        part.outputs = {out};
+        part.name = g->tensors[out].name;
+        rewritten.push_back(part);
+        pieces.push_back(out);
+      }
+      if (pieces.size() == 1) {
+        row_outputs.push_back(pieces[0]);
+        continue;
+      }
+      const int joined = rows.size() == 1 ? conv.outputs[0]
+                                          : AddActivation(g, base + "/band" + std::to_string(ri),
+                                                          {y[0], r.end - r.begin, y[2], y[3]});
+      Node concat;
+      concat.type = OpType::kConcatenation;
+      concat.attrs.axis = 2;
+      concat.inputs = pieces;
+      concat.outputs = {joined};
+      concat.name = g->tensors[joined].name;
+      rewritten.push_back(concat);
+      row_outputs.push_back(joined);
+    }
+    if (row_outputs.size() > 1) {
+      Node concat;
+      concat.type = OpType::kConcatenation;
+      concat.attrs.axis = 1;
+      concat.inputs = row_outputs;
+      concat.outputs = {conv.outputs[0]};
+      concat.name = conv.name;
+      rewritten.push_back(concat);
+    }
+    ++split;
+  }
+  if (split > 0) g->nodes = std::move(rewritten);
+  return split;
+}
+
 int FoldAffineIntoConv(ir::Graph* g) {
   int folded = 0;
   bool changed = true;
@@ -758,6 +932,9 @@ Status Optimize(ir::Graph* g) {
   }
   // After the pads folded into the convs, before the PRELUs and blocks.
   CropDeadConvTaps(g);
+  // After the crop (what is dead everywhere is gone), before the PRELUs
+  // (a conv with a fused PRELU is left whole).
+  SplitConvIntoTapBands(g);
   // After the passes above (a conv's PRELU ends what fuses into it), before
   // the blocks (which take the project conv's PRELU).
   FusePRelu(g);

@@ -1,7 +1,9 @@
 // optimize::CropDeadConvTaps: kernel rows and columns of a dilated or
 // heavily padded conv that read only padding everywhere are cropped from the
 // filter (DeepLabV3's ASPP), and the conv still computes ONNX Runtime's
-// values (optimized and reference kernels, 1 and 2 threads).
+// values (optimized and reference kernels, 1 and 2 threads); and
+// optimize::SplitConvIntoTapBands, which splits a conv whose taps read only
+// padding at most of its outputs into regions of cropped filters.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -61,6 +63,88 @@ TEST(DeadTapsTest, CroppedWhereOnlyPaddingIsRead) {
 TEST(DeadTapsTest, LeftAloneWhereEveryTapReadsSomething) {
   // Rate 2 on 8x8: every tap reads the input somewhere.
   Check({{1, 3, 8, 8}, {4, 3, 3, 3}, {2, 2}, {2, 2, 2, 2}, 1, "", {4, 3, 3, 3}});
+}
+
+// optimize::SplitConvIntoTapBands: the conv's CONV_2D nodes after
+// optimization (their filters' shapes) and whether SLICE / CONCATENATION
+// nodes were added; the values against ONNX Runtime.
+struct Split {
+  std::vector<Shape> filters;
+  int slices = 0, concats = 0;
+};
+
+Split Optimized(const OnnxGraph& g) {
+  Split s;
+  const std::shared_ptr<const Model> m = LoadOnnxGraph(g, "tap_bands.onnx", /*optimize=*/true);
+  EXPECT_NE(m, nullptr);
+  if (m == nullptr) return s;
+  for (const ir::Node& node : m->graph().nodes) {
+    const std::string op = ir::OpTypeName(node.type);
+    if (op == "CONV_2D") s.filters.push_back(m->graph().tensors[node.inputs[1]].shape);
+    s.slices += op == "SLICE";
+    s.concats += op == "CONCATENATION";
+  }
+  return s;
+}
+
+OnnxGraph DilatedConv(int64_t c, int64_t size, int64_t rate, bool relu) {
+  OnnxGraph g;
+  g.Input("x", {1, c, size, size});
+  g.Initializer("w", {c, c, 3, 3}, RandomValues(c * c * 9, -1, 1, 31));
+  g.Initializer("b", {c}, RandomValues(c, -1, 1, 32));
+  onnx::NodeProto* n = g.Node("Conv", {"x", "w", "b"}, {relu ? "conv" : "y"});
+  OnnxGraph::Attr(n, "dilations", std::vector<int64_t>{rate, rate});
+  OnnxGraph::Attr(n, "pads", std::vector<int64_t>{rate, rate, rate, rate});
+  if (relu) g.Node("Relu", {"conv"}, {"y"});
+  g.Output("y");
+  return g;
+}
+
+TEST(DeadTapsTest, SplitIntoBandsWhereMostTapsReadPadding) {
+  // DeepLabV3's rate-24 ASPP conv on its 32x32 map (64 channels here: 38M
+  // MACs): rows and columns each fall into three bands (taps {1, 2} for
+  // outputs 0-7, {1} for 8-23, {0, 1} for 24-31), so nine regions: four 2x2
+  // filters at the corners, four 1x2 / 2x1 at the edges, a 1x1 in the
+  // middle; a quarter of the MACs. With and without a fused ReLU.
+  for (bool relu : {false, true}) {
+    SCOPED_TRACE(relu ? "with relu" : "plain");
+    const OnnxGraph g = DilatedConv(64, 32, 24, relu);
+    const Split s = Optimized(g);
+    ASSERT_EQ(s.filters.size(), 9u);
+    int corners = 0, edges = 0, centre = 0;
+    for (const Shape& f : s.filters) {
+      ASSERT_EQ(f.size(), 4u);
+      const int taps = f[1] * f[2];
+      corners += taps == 4;
+      edges += taps == 2;
+      centre += taps == 1;
+    }
+    EXPECT_EQ(corners, 4);
+    EXPECT_EQ(edges, 4);
+    EXPECT_EQ(centre, 1);
+    EXPECT_GT(s.slices, 0);
+    EXPECT_EQ(s.concats, 4);  // three rows of three, then the rows
+    ExpectMatchesOrt(g, {{"x", {1, 64, 32, 32}, RandomValues(64 * 32 * 32, -1, 1, 33)}});
+  }
+}
+
+TEST(DeadTapsTest, NotSplitWhereMostTapsAreLiveOrTheConvIsSmall) {
+  // Rate 12 on 32x32: 56% of the MACs read the input (the threshold is 50%).
+  {
+    const OnnxGraph g = DilatedConv(64, 32, 12, false);
+    const Split s = Optimized(g);
+    ASSERT_EQ(s.filters.size(), 1u);
+    EXPECT_EQ(s.filters[0], (Shape{64, 3, 3, 64}));
+    EXPECT_EQ(s.slices + s.concats, 0);
+    ExpectMatchesOrt(g, {{"x", {1, 64, 32, 32}, RandomValues(64 * 32 * 32, -1, 1, 34)}});
+  }
+  // Rate 24 but 0.6M MACs: the slices and joins would cost more than they save.
+  {
+    const OnnxGraph g = DilatedConv(8, 32, 24, false);
+    const Split s = Optimized(g);
+    ASSERT_EQ(s.filters.size(), 1u);
+    EXPECT_EQ(s.slices + s.concats, 0);
+  }
 }
 
 }  // namespace
