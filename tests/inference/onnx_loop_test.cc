@@ -305,6 +305,76 @@ TEST(OnnxLoopTest, RunTimeConditionStopsEarlyMatchesOrt) {
   ExpectMatchesOrt(WhileLoop(true), {{"x", {4}, x}, {"limit", {}, {1000.0f}}});
 }
 
+// s <- s + x while sum(s) < 10, at most 5 times: a constant trip count short
+// enough to unroll, but the body's condition is known only at run time (an
+// early exit on data), so the Loop is one LOOP node; with a scan output
+// (each iteration's s) or without. `delayed`: the condition is the check of
+// the iteration before, carried (true at first), so it folds in the first
+// iteration and only the second finds it known only at run time.
+OnnxGraph EarlyExitLoop(bool scan, bool delayed) {
+  OnnxGraph g;
+  g.Input("x", {2});
+  g.Int64Initializer("trips", {}, {5});
+  g.Initializer("limit", {}, {10.0f});
+  g.Initializer("s0", {2}, {0.0f, 0.0f});
+  std::vector<std::tuple<std::string, std::vector<std::string>, std::string>> ops = {
+      {"Add", {"s_in", "x"}, "s_out"},
+      {"ReduceSum", {"s_out"}, "total"},
+      {"Less", {"total", "limit"}, delayed ? "check" : "cond_out"},
+      {"Identity", {"s_out"}, "s_scan"}};
+  std::vector<std::string> inputs = {"i", "cond_in", "s_in"};
+  std::vector<std::string> outputs = {"cond_out", "s_out"};
+  std::vector<std::string> loop_inputs = {"trips", "", "s0"};
+  std::vector<std::string> loop_outputs = {"s"};
+  if (delayed) {
+    ops.push_back({"Identity", {"go_in"}, "cond_out"});
+    ops.push_back({"Identity", {"check"}, "go_out"});
+    inputs.push_back("go_in");
+    outputs.push_back("go_out");
+    loop_inputs.push_back("go0");
+    loop_outputs.push_back("go");
+    g.Int64Initializer("one_i", {}, {1});
+    CastTo(g, "one_i", "go0", kBoolType);
+  }
+  if (scan) {
+    outputs.push_back("s_scan");
+    loop_outputs.push_back("ss");
+  }
+  onnx::GraphProto body = Body(ops, inputs, outputs);
+  BodyAttr(&body, "total", "keepdims", 0);
+  if (delayed) {
+    body.mutable_input(3)->mutable_type()->mutable_tensor_type()->set_elem_type(kBoolType);
+    body.mutable_output(2)->mutable_type()->mutable_tensor_type()->set_elem_type(kBoolType);
+  }
+  SetBody(g.Node("Loop", loop_inputs, loop_outputs), body);
+  g.Output("s");
+  if (scan) g.Output("ss");
+  return g;
+}
+
+TEST(OnnxLoopTest, ConstantTripCountWithRunTimeConditionMatchesOrt) {
+  for (bool scan : {false, true}) {
+    for (bool delayed : {false, true}) {
+      SCOPED_TRACE(std::string(scan ? "with" : "without") + " a scan output" + (delayed ? ", delayed" : ""));
+      const OnnxGraph g = EarlyExitLoop(scan, delayed);
+      auto model = LoadOnnxGraph(g, "loop_early_exit");
+      ASSERT_NE(model, nullptr);
+      EXPECT_EQ(CountOps(*model, "LOOP"), 1);
+      // What the unrolled iterations made before the condition turned out
+      // known only at run time is dropped: the body's ADD is in the LOOP's
+      // own graph only, even unoptimized.
+      auto raw = LoadOnnxGraph(g, "loop_early_exit", /*optimize=*/false);
+      ASSERT_NE(raw, nullptr);
+      EXPECT_EQ(CountOps(*raw, "ADD"), 0);
+      EXPECT_EQ(CountOps(*raw, "REDUCE_SUM"), 0);
+      ExpectMatchesOrt(g, {{"x", {2}, {1.0f, 2.0f}}});     // sums 3, 6, 9, 12: stops after 4 (delayed: 5)
+      ExpectMatchesOrt(g, {{"x", {2}, {0.5f, 0.5f}}});     // sums 1 ... 5: all 5
+      ExpectMatchesOrt(g, {{"x", {2}, {6.0f, 5.0f}}});     // stops after the first (delayed: 2)
+      ExpectMatchesOrt(g, {{"x", {2}, {-1.0f, -2.0f}}});   // negative sums: all 5
+    }
+  }
+}
+
 // acc <- Concat(acc, x * i) along axis 0 every iteration: the carried value
 // grows ([1, 3], [2, 3], ...), as Mask R-CNN's pasted masks do; the body
 // also reads x from the enclosing graph, and the carried shape's rows are
