@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -305,6 +306,17 @@ TEST(OnnxLoopTest, RunTimeConditionStopsEarlyMatchesOrt) {
   ExpectMatchesOrt(WhileLoop(true), {{"x", {4}, x}, {"limit", {}, {1000.0f}}});
 }
 
+// Sets the element type of a body's inputs from `first_input` on and of its
+// outputs from `first_output` on (Body declares them float).
+void BodyTypes(onnx::GraphProto* body, int first_input, int first_output, int type) {
+  for (int i = first_input; i < body->input_size(); ++i) {
+    body->mutable_input(i)->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  }
+  for (int i = first_output; i < body->output_size(); ++i) {
+    body->mutable_output(i)->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  }
+}
+
 // s <- s + x while sum(s) < 10, at most 5 times: a constant trip count short
 // enough to unroll, but the body's condition is known only at run time (an
 // early exit on data), so the Loop is one LOOP node; with a scan output
@@ -371,6 +383,60 @@ TEST(OnnxLoopTest, ConstantTripCountWithRunTimeConditionMatchesOrt) {
       ExpectMatchesOrt(g, {{"x", {2}, {0.5f, 0.5f}}});     // sums 1 ... 5: all 5
       ExpectMatchesOrt(g, {{"x", {2}, {6.0f, 5.0f}}});     // stops after the first (delayed: 2)
       ExpectMatchesOrt(g, {{"x", {2}, {-1.0f, -2.0f}}});   // negative sums: all 5
+    }
+  }
+}
+
+// A Loop carrying int64 values (n <- n + 1, d passed on, from Casts of the
+// inputs) with n as a scan output too, M times (M known only at run time: a
+// LOOP node; or the constant 3: unrolled), then Divs of its outputs: integer
+// Divs, which truncate toward zero (7 / 2 = 3, -1 / 2 = 0), as the body
+// declares them int64.
+OnnxGraph IntegerLoop(int64_t constant_trips) {
+  OnnxGraph g;
+  g.Input("x", {2});
+  g.Input("dx", {2});
+  if (constant_trips >= 0) {
+    g.Int64Initializer("trips", {}, {constant_trips});
+  } else {
+    TripCount(g);
+  }
+  g.Int64Initializer("one_i", {}, {1});
+  g.Int64Initializer("two_i", {}, {2});
+  CastTo(g, "x", "n0", kInt64Type);
+  CastTo(g, "dx", "d0", kInt64Type);
+  onnx::GraphProto body = Body({{"Identity", {"cond_in"}, "cond_out"},
+                                {"Add", {"n_in", "one_i"}, "n_out"},
+                                {"Identity", {"d_in"}, "d_out"},
+                                {"Identity", {"n_out"}, "n_scan"}},
+                               {"i", "cond_in", "n_in", "d_in"}, {"cond_out", "n_out", "d_out", "n_scan"});
+  BodyTypes(&body, 2, 1, kInt64Type);
+  SetBody(g.Node("Loop", {"trips", "", "n0", "d0"}, {"n", "d", "ns"}), body);
+  g.Node("Div", {"n", "d"}, {"q"});
+  g.Node("Div", {"n", "two_i"}, {"half"});
+  g.Node("Div", {"ns", "d"}, {"qs"});
+  CastTo(g, "q", "q_f", kFloatType);
+  CastTo(g, "half", "half_f", kFloatType);
+  CastTo(g, "qs", "qs_f", kFloatType);
+  g.Output("q_f");
+  g.Output("half_f");
+  g.Output("qs_f");
+  return g;
+}
+
+TEST(OnnxLoopTest, IntegerLoopOutputsDivideAsIntegersMatchesOrt) {
+  for (int64_t trips : {int64_t{-1}, int64_t{3}}) {
+    SCOPED_TRACE(trips < 0 ? "M at run time" : "M = 3");
+    const OnnxGraph g = IntegerLoop(trips);
+    auto model = LoadOnnxGraph(g, "integer_loop");
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(CountOps(*model, "LOOP"), trips < 0 ? 1 : 0);
+    // n = 7, 1 and -1, 2 after 3 iterations: q = 3, 0 and 0, 1; half = 3, 0 and 0, 1.
+    for (const auto& [x, dx] : std::vector<std::pair<std::vector<float>, std::vector<float>>>{
+             {{4.0f, -2.0f}, {2.0f, 3.0f}}, {{-4.0f, -1.0f}, {2.0f, 2.0f}}}) {
+      std::vector<ort::OrtTensor> inputs = {{"x", {2}, x}, {"dx", {2}, dx}};
+      if (trips < 0) inputs.push_back({"m", {}, {3.0f}});
+      ExpectMatchesOrt(g, inputs);
     }
   }
 }

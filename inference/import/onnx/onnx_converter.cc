@@ -538,6 +538,16 @@ void ConverterContext::NoteIntegerOutputs() {
           integer = integer || IsIntegerValue(g->g().output(k).name());
         }
       }
+    } else if (op == "Loop" || op == "Scan") {
+      // Its final carried values and scan outputs: the body's outputs after
+      // the condition (Loop) or all of them (Scan), of the type the body
+      // declares.
+      const onnx::AttributeProto* body = FindAttr("body");
+      const int b = op == "Loop" ? k + 1 : k;
+      if (body != nullptr && body->has_g() && b < body->g().output_size()) {
+        const onnx::TypeProto& t = body->g().output(b).type();
+        integer = t.has_tensor_type() && integer_type(t.tensor_type().elem_type());
+      }
     } else if (op == "ConstantOfShape") {
       const onnx::AttributeProto* a = FindAttr("value");
       integer = a != nullptr && a->has_t() && integer_type(a->t().data_type());
