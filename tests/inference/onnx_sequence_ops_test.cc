@@ -170,6 +170,36 @@ TEST(OnnxSequenceOpsTest, SplitToSequenceOfTooManyItemsIsUnimplemented) {
       << empty.status().ToString();
 }
 
+// ConcatFromSequence of items that do not match (other than along the
+// axis; stacked, at all) is refused naming the ConcatFromSequence node, the
+// model's own, not the Concat it expands into.
+TEST(OnnxSequenceOpsTest, ConcatFromSequenceOfMismatchedItemsNamesTheNode) {
+  for (bool new_axis : {false, true}) {
+    SCOPED_TRACE(new_axis ? "new_axis" : "axis 0");
+    OnnxGraph g(18);
+    g.Input("a", {2, 3});
+    g.Input("b", {new_axis ? 2 : 4, 4});
+    g.Node("SequenceConstruct", {"a", "b"}, {"s"});
+    onnx::NodeProto* cat = g.Node("ConcatFromSequence", {"s"}, {"y"});
+    cat->set_name("join_pieces");
+    OnnxGraph::Attr(cat, "axis", int64_t{0});
+    if (new_axis) OnnxGraph::Attr(cat, "new_axis", int64_t{1});
+    g.Output("y");
+    const std::string bytes = g.Serialize();
+    auto model = Model::FromBuffer(bytes.data(), bytes.size(), "mismatched_items.onnx");
+    ASSERT_FALSE(model.ok());
+    EXPECT_EQ(model.status().code(), StatusCode::kInvalidArgument) << model.status().ToString();
+    const std::string& m = model.status().message();
+    EXPECT_NE(m.find("mismatched_items.onnx: node 'join_pieces' (ConcatFromSequence): the sequence's items do not "
+                     "match in shape: item 0 is [2,3], item 1 " +
+                     std::string(new_axis ? "[2,4] (stacked, they must be equal)"
+                                          : "[4,4] (only their sizes along axis 0 may differ)")),
+              std::string::npos)
+        << m;
+    EXPECT_EQ(m.find("expanded"), std::string::npos) << m;
+  }
+}
+
 // ---- Scan ---------------------------------------------------------------------------
 
 // A Scan body: `ops` of (op type, inputs, output); float inputs and outputs.

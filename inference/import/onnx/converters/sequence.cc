@@ -219,6 +219,24 @@ Status ConcatFromSequence(ConverterContext& c) {
   const bool new_axis = c.AttrInt("new_axis", 0) != 0;
   const int rank = static_cast<int>(c.OnnxShape((*s)[0]).size());
   RILL_INF_ASSIGN_OR_RETURN(int axis, AxisIn(c, c.AttrInt("axis", 0), rank + (new_axis ? 1 : 0)));
+  // The items must match but along the axis (stacked: everywhere); checked
+  // here, so that the error names this node, not the expanded Concat. A size
+  // known only at run time is checked when the Concat runs.
+  const Shape first = c.OnnxShape((*s)[0]);
+  for (size_t i = 1; i < s->size(); ++i) {
+    const Shape item = c.OnnxShape((*s)[i]);
+    bool match = item.size() == first.size();
+    for (size_t d = 0; match && d < item.size(); ++d) {
+      const bool known = item[d] != ir::kDynamicDim && first[d] != ir::kDynamicDim;
+      if (known && item[d] != first[d] && (new_axis || static_cast<int>(d) != axis)) match = false;
+    }
+    if (!match) {
+      return c.Invalid("the sequence's items do not match in shape: item 0 is " + ShapeToString(first) + ", item " +
+                       std::to_string(i) + " " + ShapeToString(item) +
+                       (new_axis ? " (stacked, they must be equal)"
+                                 : " (only their sizes along axis " + std::to_string(axis) + " may differ)"));
+    }
+  }
   Expansion e(c);
   std::vector<std::string> parts;
   for (size_t i = 0; i < s->size(); ++i) {
