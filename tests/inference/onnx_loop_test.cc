@@ -441,6 +441,42 @@ TEST(OnnxLoopTest, IntegerLoopOutputsDivideAsIntegersMatchesOrt) {
   }
 }
 
+// A carried value whose rank changes in the body (Unsqueeze every
+// iteration): unrolled (a constant trip count of at most 64), each
+// iteration has its own shapes, as in ONNX Runtime; run at run time, a
+// LOOP plans each carried value with one rank, so the import refuses it,
+// naming the model, the Loop and the carried value.
+OnnxGraph RankChangingLoop(bool constant_trips) {
+  OnnxGraph g;
+  g.Input("x", {2});
+  if (constant_trips) {
+    g.Int64Initializer("trips", {}, {3});
+  } else {
+    TripCount(g);
+  }
+  g.Int64Initializer("axes", {1}, {0});
+  onnx::GraphProto body = Body({{"Identity", {"cond_in"}, "cond_out"}, {"Unsqueeze", {"v_in", "axes"}, "v_out"}},
+                               {"i", "cond_in", "v_in"}, {"cond_out", "v_out"});
+  g.Node("Neg", {"x"}, {"v0"});
+  SetBody(g.Node("Loop", {"trips", "", "v0"}, {"v"}), body);
+  g.Output("v");
+  return g;
+}
+
+TEST(OnnxLoopTest, CarriedValueThatChangesRank) {
+  ExpectMatchesOrt(RankChangingLoop(true), {{"x", {2}, {1.5f, -2.0f}}});  // [1, 1, 1, 2]
+  const std::string bytes = RankChangingLoop(false).Serialize();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "rank_loop.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
+  const std::string& m = model.status().message();
+  EXPECT_NE(m.find("rank_loop.onnx"), std::string::npos) << m;
+  EXPECT_NE(m.find("node 'v' (Loop)"), std::string::npos) << m;
+  EXPECT_NE(m.find("carried value 'v0' (the body's 'v_in') changes rank in the body ([2] to [1,2])"),
+            std::string::npos)
+      << m;
+}
+
 // acc <- Concat(acc, x * i) along axis 0 every iteration: the carried value
 // grows ([1, 3], [2, 3], ...), as Mask R-CNN's pasted masks do; the body
 // also reads x from the enclosing graph, and the carried shape's rows are

@@ -324,8 +324,11 @@ Status LoopAtRun(ConverterContext& c, const onnx::GraphProto& body, int carried)
       Shape& planned = in[2 + k].shape;
       const Shape& result = graph->tensors[graph->outputs[1 + k]].shape;
       if (result.size() != planned.size()) {
-        return c.Unsupported("carried value " + std::to_string(k) + " changes rank in the body (" +
-                             ShapeToString(planned) + " to " + ShapeToString(result) + ")");
+        // The LOOP op plans each carried value with one rank (its dims may
+        // change, known only at run time).
+        return c.Unsupported("carried value '" + node.input(2 + k) + "' (the body's '" + body.input(2 + k).name() +
+                             "') changes rank in the body (" + ShapeToString(planned) + " to " +
+                             ShapeToString(result) + "), which a Loop run at run time cannot carry");
       }
       for (size_t d = 0; d < planned.size(); ++d) {
         if (planned[d] != ir::kDynamicDim && (result[d] != planned[d] || planned[d] == 0)) {
