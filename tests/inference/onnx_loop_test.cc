@@ -7,7 +7,10 @@
 // without a trip count), with a carried value that grows every iteration
 // (Concat), with a body that reads values of the enclosing graph and the
 // iteration number, with scan outputs (a constant trip count too: unrolled,
-// or a LOOP with its rows known at plan), and nested; then the session's side
+// or a LOOP with its rows known at plan), with a constant trip count and a
+// body's condition known only at run time (a LOOP, not unrolled), carrying
+// int64 values (integer Divs after it), carrying a value whose rank
+// changes, and nested; then the session's side
 // (the same session run with other counts, buffers reused by runs no
 // larger than an earlier one, the memory bound) and the error for a body
 // the engine cannot convert.
@@ -385,6 +388,34 @@ TEST(OnnxLoopTest, ConstantTripCountWithRunTimeConditionMatchesOrt) {
       ExpectMatchesOrt(g, {{"x", {2}, {-1.0f, -2.0f}}});   // negative sums: all 5
     }
   }
+}
+
+// A Loop carrying a sequence (known at import only while unrolled) whose
+// body's condition is known only at run time cannot be a LOOP node: it is
+// refused naming the Loop.
+TEST(OnnxLoopTest, CarriedSequenceWithRunTimeConditionIsUnimplemented) {
+  OnnxGraph g(18);
+  g.Input("x", {2});
+  g.Int64Initializer("trips", {}, {3});
+  g.Initializer("limit", {}, {10.0f});
+  g.Node("SequenceEmpty", {}, {"seq0"});
+  onnx::GraphProto body = Body({{"SequenceInsert", {"seq_in", "x"}, "seq_out"},
+                                {"ReduceSum", {"x"}, "total"},
+                                {"Less", {"total", "limit"}, "cond_out"}},
+                               {"i", "cond_in", "seq_in"}, {"cond_out", "seq_out"});
+  BodyAttr(&body, "total", "keepdims", 0);
+  SetBody(g.Node("Loop", {"trips", "", "seq0"}, {"seq"}), body);
+  OnnxGraph::Attr(g.Node("ConcatFromSequence", {"seq"}, {"y"}), "axis", int64_t{0});
+  g.Output("y");
+  const std::string bytes = g.Serialize();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "sequence_loop.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
+  const std::string& m = model.status().message();
+  EXPECT_NE(m.find("node 'seq' (Loop): Loop carrying a sequence, with a trip count or condition known only at "
+                   "run time"),
+            std::string::npos)
+      << m;
 }
 
 // A Loop carrying int64 values (n <- n + 1, d passed on, from Casts of the
