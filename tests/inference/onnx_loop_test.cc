@@ -390,6 +390,43 @@ TEST(OnnxLoopTest, ConstantTripCountWithRunTimeConditionMatchesOrt) {
   }
 }
 
+// The early-exit Loop inside a Loop's body (the outer one's trip count known
+// only at run time), reading x of the main graph: the inner one starts
+// unrolling into the outer body's graph, taking x in as one of its inputs,
+// and is rewound to a LOOP node there; acc <- acc + s, M times.
+TEST(OnnxLoopTest, NestedConstantTripCountWithRunTimeConditionMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {2});
+  TripCount(g);
+  g.Int64Initializer("five", {}, {5});
+  g.Initializer("limit", {}, {10.0f});
+  g.Initializer("zeros", {2}, {0.0f, 0.0f});
+  onnx::GraphProto inner = Body({{"Add", {"s_in", "x"}, "s_out"},
+                                 {"ReduceSum", {"s_out"}, "total"},
+                                 {"Less", {"total", "limit"}, "c2_out"}},
+                                {"j", "c2", "s_in"}, {"c2_out", "s_out"});
+  BodyAttr(&inner, "total", "keepdims", 0);
+  onnx::GraphProto outer = Body({{"Identity", {"cond_in"}, "cond_out"}, {"Add", {"acc_in", "s"}, "acc_out"}},
+                                {"i", "cond_in", "acc_in"}, {"cond_out", "acc_out"});
+  onnx::NodeProto* loop = outer.add_node();
+  loop->set_op_type("Loop");
+  loop->add_input("five");
+  loop->add_input("");
+  loop->add_input("zeros");
+  loop->add_output("s");
+  SetBody(loop, inner);
+  // The inner Loop before the Add reading its output.
+  outer.mutable_node()->SwapElements(1, 2);
+  SetBody(g.Node("Loop", {"trips", "", "zeros"}, {"acc"}), outer);
+  g.Output("acc");
+  for (const std::vector<float>& x : std::vector<std::vector<float>>{{1.0f, 2.0f}, {0.5f, 0.5f}}) {
+    for (float m : {0.0f, 2.0f}) {
+      SCOPED_TRACE("M = " + std::to_string(m));
+      ExpectMatchesOrt(g, {{"x", {2}, x}, {"m", {}, {m}}});  // s = 4x (exits early) or 5x
+    }
+  }
+}
+
 // A Loop carrying a sequence (known at import only while unrolled) whose
 // body's condition is known only at run time cannot be a LOOP node: it is
 // refused naming the Loop.
