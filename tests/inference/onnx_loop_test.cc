@@ -7,7 +7,10 @@
 // without a trip count), with a carried value that grows every iteration
 // (Concat), with a body that reads values of the enclosing graph and the
 // iteration number, with scan outputs (a constant trip count too: unrolled,
-// or a LOOP with its rows known at plan), and nested; then the session's side
+// or a LOOP with its rows known at plan), with a constant trip count and a
+// body's condition known only at run time (a LOOP, not unrolled), carrying
+// int64 values (integer Divs after it), carrying a value whose rank
+// changes, and nested; then the session's side
 // (the same session run with other counts, buffers reused by runs no
 // larger than an earlier one, the memory bound) and the error for a body
 // the engine cannot convert.
@@ -16,6 +19,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -303,6 +307,242 @@ TEST(OnnxLoopTest, RunTimeConditionStopsEarlyMatchesOrt) {
   }
   // M = 6 reached before the condition fails.
   ExpectMatchesOrt(WhileLoop(true), {{"x", {4}, x}, {"limit", {}, {1000.0f}}});
+}
+
+// Sets the element type of a body's inputs from `first_input` on and of its
+// outputs from `first_output` on (Body declares them float).
+void BodyTypes(onnx::GraphProto* body, int first_input, int first_output, int type) {
+  for (int i = first_input; i < body->input_size(); ++i) {
+    body->mutable_input(i)->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  }
+  for (int i = first_output; i < body->output_size(); ++i) {
+    body->mutable_output(i)->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  }
+}
+
+// s <- s + x while sum(s) < 10, at most 5 times: a constant trip count short
+// enough to unroll, but the body's condition is known only at run time (an
+// early exit on data), so the Loop is one LOOP node; with a scan output
+// (each iteration's s) or without. `delayed`: the condition is the check of
+// the iteration before, carried (true at first), so it folds in the first
+// iteration and only the second finds it known only at run time.
+OnnxGraph EarlyExitLoop(bool scan, bool delayed) {
+  OnnxGraph g;
+  g.Input("x", {2});
+  g.Int64Initializer("trips", {}, {5});
+  g.Initializer("limit", {}, {10.0f});
+  g.Initializer("s0", {2}, {0.0f, 0.0f});
+  std::vector<std::tuple<std::string, std::vector<std::string>, std::string>> ops = {
+      {"Add", {"s_in", "x"}, "s_out"},
+      {"ReduceSum", {"s_out"}, "total"},
+      {"Less", {"total", "limit"}, delayed ? "check" : "cond_out"},
+      {"Identity", {"s_out"}, "s_scan"}};
+  std::vector<std::string> inputs = {"i", "cond_in", "s_in"};
+  std::vector<std::string> outputs = {"cond_out", "s_out"};
+  std::vector<std::string> loop_inputs = {"trips", "", "s0"};
+  std::vector<std::string> loop_outputs = {"s"};
+  if (delayed) {
+    ops.push_back({"Identity", {"go_in"}, "cond_out"});
+    ops.push_back({"Identity", {"check"}, "go_out"});
+    inputs.push_back("go_in");
+    outputs.push_back("go_out");
+    loop_inputs.push_back("go0");
+    loop_outputs.push_back("go");
+    g.Int64Initializer("one_i", {}, {1});
+    CastTo(g, "one_i", "go0", kBoolType);
+  }
+  if (scan) {
+    outputs.push_back("s_scan");
+    loop_outputs.push_back("ss");
+  }
+  onnx::GraphProto body = Body(ops, inputs, outputs);
+  BodyAttr(&body, "total", "keepdims", 0);
+  if (delayed) {
+    body.mutable_input(3)->mutable_type()->mutable_tensor_type()->set_elem_type(kBoolType);
+    body.mutable_output(2)->mutable_type()->mutable_tensor_type()->set_elem_type(kBoolType);
+  }
+  SetBody(g.Node("Loop", loop_inputs, loop_outputs), body);
+  g.Output("s");
+  if (scan) g.Output("ss");
+  return g;
+}
+
+TEST(OnnxLoopTest, ConstantTripCountWithRunTimeConditionMatchesOrt) {
+  for (bool scan : {false, true}) {
+    for (bool delayed : {false, true}) {
+      SCOPED_TRACE(std::string(scan ? "with" : "without") + " a scan output" + (delayed ? ", delayed" : ""));
+      const OnnxGraph g = EarlyExitLoop(scan, delayed);
+      auto model = LoadOnnxGraph(g, "loop_early_exit");
+      ASSERT_NE(model, nullptr);
+      EXPECT_EQ(CountOps(*model, "LOOP"), 1);
+      // What the unrolled iterations made before the condition turned out
+      // known only at run time is dropped: the body's ADD is in the LOOP's
+      // own graph only, even unoptimized.
+      auto raw = LoadOnnxGraph(g, "loop_early_exit", /*optimize=*/false);
+      ASSERT_NE(raw, nullptr);
+      EXPECT_EQ(CountOps(*raw, "ADD"), 0);
+      EXPECT_EQ(CountOps(*raw, "REDUCE_SUM"), 0);
+      ExpectMatchesOrt(g, {{"x", {2}, {1.0f, 2.0f}}});     // sums 3, 6, 9, 12: stops after 4 (delayed: 5)
+      ExpectMatchesOrt(g, {{"x", {2}, {0.5f, 0.5f}}});     // sums 1 ... 5: all 5
+      ExpectMatchesOrt(g, {{"x", {2}, {6.0f, 5.0f}}});     // stops after the first (delayed: 2)
+      ExpectMatchesOrt(g, {{"x", {2}, {-1.0f, -2.0f}}});   // negative sums: all 5
+    }
+  }
+}
+
+// The early-exit Loop inside a Loop's body (the outer one's trip count known
+// only at run time), reading x of the main graph: the inner one starts
+// unrolling into the outer body's graph, taking x in as one of its inputs,
+// and is rewound to a LOOP node there; acc <- acc + s, M times.
+TEST(OnnxLoopTest, NestedConstantTripCountWithRunTimeConditionMatchesOrt) {
+  OnnxGraph g;
+  g.Input("x", {2});
+  TripCount(g);
+  g.Int64Initializer("five", {}, {5});
+  g.Initializer("limit", {}, {10.0f});
+  g.Initializer("zeros", {2}, {0.0f, 0.0f});
+  onnx::GraphProto inner = Body({{"Add", {"s_in", "x"}, "s_out"},
+                                 {"ReduceSum", {"s_out"}, "total"},
+                                 {"Less", {"total", "limit"}, "c2_out"}},
+                                {"j", "c2", "s_in"}, {"c2_out", "s_out"});
+  BodyAttr(&inner, "total", "keepdims", 0);
+  onnx::GraphProto outer = Body({{"Identity", {"cond_in"}, "cond_out"}, {"Add", {"acc_in", "s"}, "acc_out"}},
+                                {"i", "cond_in", "acc_in"}, {"cond_out", "acc_out"});
+  onnx::NodeProto* loop = outer.add_node();
+  loop->set_op_type("Loop");
+  loop->add_input("five");
+  loop->add_input("");
+  loop->add_input("zeros");
+  loop->add_output("s");
+  SetBody(loop, inner);
+  // The inner Loop before the Add reading its output.
+  outer.mutable_node()->SwapElements(1, 2);
+  SetBody(g.Node("Loop", {"trips", "", "zeros"}, {"acc"}), outer);
+  g.Output("acc");
+  for (const std::vector<float>& x : std::vector<std::vector<float>>{{1.0f, 2.0f}, {0.5f, 0.5f}}) {
+    for (float m : {0.0f, 2.0f}) {
+      SCOPED_TRACE("M = " + std::to_string(m));
+      ExpectMatchesOrt(g, {{"x", {2}, x}, {"m", {}, {m}}});  // s = 4x (exits early) or 5x
+    }
+  }
+}
+
+// A Loop carrying a sequence (known at import only while unrolled) whose
+// body's condition is known only at run time cannot be a LOOP node: it is
+// refused naming the Loop.
+TEST(OnnxLoopTest, CarriedSequenceWithRunTimeConditionIsUnimplemented) {
+  OnnxGraph g(18);
+  g.Input("x", {2});
+  g.Int64Initializer("trips", {}, {3});
+  g.Initializer("limit", {}, {10.0f});
+  g.Node("SequenceEmpty", {}, {"seq0"});
+  onnx::GraphProto body = Body({{"SequenceInsert", {"seq_in", "x"}, "seq_out"},
+                                {"ReduceSum", {"x"}, "total"},
+                                {"Less", {"total", "limit"}, "cond_out"}},
+                               {"i", "cond_in", "seq_in"}, {"cond_out", "seq_out"});
+  BodyAttr(&body, "total", "keepdims", 0);
+  SetBody(g.Node("Loop", {"trips", "", "seq0"}, {"seq"}), body);
+  OnnxGraph::Attr(g.Node("ConcatFromSequence", {"seq"}, {"y"}), "axis", int64_t{0});
+  g.Output("y");
+  const std::string bytes = g.Serialize();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "sequence_loop.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
+  const std::string& m = model.status().message();
+  EXPECT_NE(m.find("node 'seq' (Loop): Loop carrying a sequence, with a trip count or condition known only at "
+                   "run time"),
+            std::string::npos)
+      << m;
+}
+
+// A Loop carrying int64 values (n <- n + 1, d passed on, from Casts of the
+// inputs) with n as a scan output too, M times (M known only at run time: a
+// LOOP node; or the constant 3: unrolled), then Divs of its outputs: integer
+// Divs, which truncate toward zero (7 / 2 = 3, -1 / 2 = 0), as the body
+// declares them int64.
+OnnxGraph IntegerLoop(int64_t constant_trips) {
+  OnnxGraph g;
+  g.Input("x", {2});
+  g.Input("dx", {2});
+  if (constant_trips >= 0) {
+    g.Int64Initializer("trips", {}, {constant_trips});
+  } else {
+    TripCount(g);
+  }
+  g.Int64Initializer("one_i", {}, {1});
+  g.Int64Initializer("two_i", {}, {2});
+  CastTo(g, "x", "n0", kInt64Type);
+  CastTo(g, "dx", "d0", kInt64Type);
+  onnx::GraphProto body = Body({{"Identity", {"cond_in"}, "cond_out"},
+                                {"Add", {"n_in", "one_i"}, "n_out"},
+                                {"Identity", {"d_in"}, "d_out"},
+                                {"Identity", {"n_out"}, "n_scan"}},
+                               {"i", "cond_in", "n_in", "d_in"}, {"cond_out", "n_out", "d_out", "n_scan"});
+  BodyTypes(&body, 2, 1, kInt64Type);
+  SetBody(g.Node("Loop", {"trips", "", "n0", "d0"}, {"n", "d", "ns"}), body);
+  g.Node("Div", {"n", "d"}, {"q"});
+  g.Node("Div", {"n", "two_i"}, {"half"});
+  g.Node("Div", {"ns", "d"}, {"qs"});
+  CastTo(g, "q", "q_f", kFloatType);
+  CastTo(g, "half", "half_f", kFloatType);
+  CastTo(g, "qs", "qs_f", kFloatType);
+  g.Output("q_f");
+  g.Output("half_f");
+  g.Output("qs_f");
+  return g;
+}
+
+TEST(OnnxLoopTest, IntegerLoopOutputsDivideAsIntegersMatchesOrt) {
+  for (int64_t trips : {int64_t{-1}, int64_t{3}}) {
+    SCOPED_TRACE(trips < 0 ? "M at run time" : "M = 3");
+    const OnnxGraph g = IntegerLoop(trips);
+    auto model = LoadOnnxGraph(g, "integer_loop");
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(CountOps(*model, "LOOP"), trips < 0 ? 1 : 0);
+    // n = 7, 1 and -1, 2 after 3 iterations: q = 3, 0 and 0, 1; half = 3, 0 and 0, 1.
+    for (const auto& [x, dx] : std::vector<std::pair<std::vector<float>, std::vector<float>>>{
+             {{4.0f, -2.0f}, {2.0f, 3.0f}}, {{-4.0f, -1.0f}, {2.0f, 2.0f}}}) {
+      std::vector<ort::OrtTensor> inputs = {{"x", {2}, x}, {"dx", {2}, dx}};
+      if (trips < 0) inputs.push_back({"m", {}, {3.0f}});
+      ExpectMatchesOrt(g, inputs);
+    }
+  }
+}
+
+// A carried value whose rank changes in the body (Unsqueeze every
+// iteration): unrolled (a constant trip count of at most 64), each
+// iteration has its own shapes, as in ONNX Runtime; run at run time, a
+// LOOP plans each carried value with one rank, so the import refuses it,
+// naming the model, the Loop and the carried value.
+OnnxGraph RankChangingLoop(bool constant_trips) {
+  OnnxGraph g;
+  g.Input("x", {2});
+  if (constant_trips) {
+    g.Int64Initializer("trips", {}, {3});
+  } else {
+    TripCount(g);
+  }
+  g.Int64Initializer("axes", {1}, {0});
+  onnx::GraphProto body = Body({{"Identity", {"cond_in"}, "cond_out"}, {"Unsqueeze", {"v_in", "axes"}, "v_out"}},
+                               {"i", "cond_in", "v_in"}, {"cond_out", "v_out"});
+  g.Node("Neg", {"x"}, {"v0"});
+  SetBody(g.Node("Loop", {"trips", "", "v0"}, {"v"}), body);
+  g.Output("v");
+  return g;
+}
+
+TEST(OnnxLoopTest, CarriedValueThatChangesRank) {
+  ExpectMatchesOrt(RankChangingLoop(true), {{"x", {2}, {1.5f, -2.0f}}});  // [1, 1, 1, 2]
+  const std::string bytes = RankChangingLoop(false).Serialize();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "rank_loop.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
+  const std::string& m = model.status().message();
+  EXPECT_NE(m.find("rank_loop.onnx"), std::string::npos) << m;
+  EXPECT_NE(m.find("node 'v' (Loop)"), std::string::npos) << m;
+  EXPECT_NE(m.find("carried value 'v0' (the body's 'v_in') changes rank in the body ([2] to [1,2])"),
+            std::string::npos)
+      << m;
 }
 
 // acc <- Concat(acc, x * i) along axis 0 every iteration: the carried value

@@ -20,7 +20,7 @@
 namespace rill::inference::testing {
 namespace {
 
-constexpr int64_t kFloatType = 1;
+constexpr int64_t kFloatType = 1, kInt64Type = 7;
 
 void CastTo(OnnxGraph& g, const std::string& from, const std::string& to, int64_t type) {
   OnnxGraph::Attr(g.Node("Cast", {from}, {to}), "to", type);
@@ -170,6 +170,36 @@ TEST(OnnxSequenceOpsTest, SplitToSequenceOfTooManyItemsIsUnimplemented) {
       << empty.status().ToString();
 }
 
+// ConcatFromSequence of items that do not match (other than along the
+// axis; stacked, at all) is refused naming the ConcatFromSequence node, the
+// model's own, not the Concat it expands into.
+TEST(OnnxSequenceOpsTest, ConcatFromSequenceOfMismatchedItemsNamesTheNode) {
+  for (bool new_axis : {false, true}) {
+    SCOPED_TRACE(new_axis ? "new_axis" : "axis 0");
+    OnnxGraph g(18);
+    g.Input("a", {2, 3});
+    g.Input("b", {new_axis ? 2 : 4, 4});
+    g.Node("SequenceConstruct", {"a", "b"}, {"s"});
+    onnx::NodeProto* cat = g.Node("ConcatFromSequence", {"s"}, {"y"});
+    cat->set_name("join_pieces");
+    OnnxGraph::Attr(cat, "axis", int64_t{0});
+    if (new_axis) OnnxGraph::Attr(cat, "new_axis", int64_t{1});
+    g.Output("y");
+    const std::string bytes = g.Serialize();
+    auto model = Model::FromBuffer(bytes.data(), bytes.size(), "mismatched_items.onnx");
+    ASSERT_FALSE(model.ok());
+    EXPECT_EQ(model.status().code(), StatusCode::kInvalidArgument) << model.status().ToString();
+    const std::string& m = model.status().message();
+    EXPECT_NE(m.find("mismatched_items.onnx: node 'join_pieces' (ConcatFromSequence): the sequence's items do not "
+                     "match in shape: item 0 is [2,3], item 1 " +
+                     std::string(new_axis ? "[2,4] (stacked, they must be equal)"
+                                          : "[4,4] (only their sizes along axis 0 may differ)")),
+              std::string::npos)
+        << m;
+    EXPECT_EQ(m.find("expanded"), std::string::npos) << m;
+  }
+}
+
 // ---- Scan ---------------------------------------------------------------------------
 
 // A Scan body: `ops` of (op type, inputs, output); float inputs and outputs.
@@ -280,6 +310,48 @@ TEST(OnnxSequenceOpsTest, ScanWithoutScanOutputs) {
     auto model = LoadOnnxGraph(g, "scan_max.onnx");
     ASSERT_NE(model, nullptr);
     EXPECT_EQ(CountOps(*model, "LOOP"), rows <= 64 ? 0 : 1);
+  }
+}
+
+// A Scan whose states and scan output the body declares int64 (n <- n +
+// int(x[t]), d passed on, both from Casts of inputs): Divs of its outputs
+// truncate toward zero as ONNX Runtime's do; short (unrolled) and long (a
+// LOOP).
+TEST(OnnxSequenceOpsTest, ScanOfIntegersDividesAsIntegers) {
+  for (int64_t rows : {3, 70}) {
+    SCOPED_TRACE("rows " + std::to_string(rows));
+    OnnxGraph g(16);
+    g.Input("x", {rows});
+    g.Input("n0", {});
+    g.Input("dx", {});
+    CastTo(g, "n0", "n0_i", kInt64Type);
+    CastTo(g, "dx", "d0", kInt64Type);
+    onnx::NodeProto* scan = g.Node("Scan", {"n0_i", "d0", "x"}, {"n", "d", "ns"});
+    OnnxGraph::Attr(scan, "num_scan_inputs", int64_t{1});
+    onnx::GraphProto body = Body({{"Cast", {"x_t"}, "x_i"},
+                                  {"Add", {"n_in", "x_i"}, "n_out"},
+                                  {"Identity", {"d_in"}, "d_out"},
+                                  {"Identity", {"n_out"}, "n_t"}},
+                                 {"n_in", "d_in", "x_t"}, {"n_out", "d_out", "n_t"});
+    OnnxGraph::Attr(body.mutable_node(0), "to", kInt64Type);
+    // int64 scalars (ONNX Runtime's Scan needs its body outputs' shapes).
+    for (onnx::ValueInfoProto* v : {body.mutable_input(0), body.mutable_input(1), body.mutable_input(2),
+                                    body.mutable_output(0), body.mutable_output(1), body.mutable_output(2)}) {
+      if (v->name() != "x_t") v->mutable_type()->mutable_tensor_type()->set_elem_type(kInt64Type);
+      v->mutable_type()->mutable_tensor_type()->mutable_shape();
+    }
+    SetBody(scan, body);
+    g.Node("Div", {"n", "d"}, {"q"});
+    g.Node("Div", {"ns", "d"}, {"qs"});
+    CastTo(g, "q", "q_f", kFloatType);
+    CastTo(g, "qs", "qs_f", kFloatType);
+    g.Output("q_f");
+    g.Output("qs_f");
+    std::vector<float> x(static_cast<size_t>(rows));
+    for (size_t t = 0; t < x.size(); ++t) x[t] = static_cast<float>(static_cast<int>(t % 5) - 2);  // -2 ... 2
+    // Running sums from 3 (odd and negative ones too) over 2 (and -3).
+    ExpectMatchesOrt(g, {{"x", {rows}, x}, {"n0", {}, {3.0f}}, {"dx", {}, {2.0f}}});
+    ExpectMatchesOrt(g, {{"x", {rows}, x}, {"n0", {}, {-4.0f}}, {"dx", {}, {-3.0f}}});
   }
 }
 

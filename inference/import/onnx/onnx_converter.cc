@@ -538,6 +538,16 @@ void ConverterContext::NoteIntegerOutputs() {
           integer = integer || IsIntegerValue(g->g().output(k).name());
         }
       }
+    } else if (op == "Loop" || op == "Scan") {
+      // Its final carried values and scan outputs: the body's outputs after
+      // the condition (Loop) or all of them (Scan), of the type the body
+      // declares.
+      const onnx::AttributeProto* body = FindAttr("body");
+      const int b = op == "Loop" ? k + 1 : k;
+      if (body != nullptr && body->has_g() && b < body->g().output_size()) {
+        const onnx::TypeProto& t = body->g().output(b).type();
+        integer = t.has_tensor_type() && integer_type(t.tensor_type().elem_type());
+      }
     } else if (op == "ConstantOfShape") {
       const onnx::AttributeProto* a = FindAttr("value");
       integer = a != nullptr && a->has_t() && integer_type(a->t().data_type());
@@ -699,6 +709,39 @@ StatusOr<std::vector<int>> ConverterContext::EmitMulti(ir::OpType type, std::vec
   if (!s.ok()) return Status(s.code(), where_ + s.message());
   for (int out : node.outputs) graph_->tensors[out].shape = shapes_[out];
   return node.outputs;
+}
+
+ConverterContext::Mark ConverterContext::Save() const {
+  Mark m;
+  m.tensors = graph_->tensors.size();
+  m.nodes = graph_->nodes.size();
+  m.inputs = graph_->inputs.size();
+  m.outer_ids = outer_ids_ == nullptr ? 0 : outer_ids_->size();
+  m.shape_folds = graph_->shape_folds.size();
+  m.values = values_;
+  m.sequences = sequences_;
+  m.nhwc_of = nhwc_of_;
+  m.nchw_of = nchw_of_;
+  m.done_nodes = done_nodes_;
+  m.integer_values = integer_values_;
+  return m;
+}
+
+void ConverterContext::Rewind(const Mark& mark) {
+  graph_->tensors.resize(mark.tensors);
+  shapes_.resize(mark.tensors);
+  graph_->nodes.resize(mark.nodes);
+  // A subgraph's inputs taken from the enclosing scope since the mark (their
+  // values there stay; they are imported again when read again).
+  graph_->inputs.resize(mark.inputs);
+  if (outer_ids_ != nullptr) outer_ids_->resize(mark.outer_ids);
+  graph_->shape_folds.resize(mark.shape_folds);
+  values_ = mark.values;
+  sequences_ = mark.sequences;
+  nhwc_of_ = mark.nhwc_of;
+  nchw_of_ = mark.nchw_of;
+  done_nodes_ = mark.done_nodes;
+  integer_values_ = mark.integer_values;
 }
 
 void ConverterContext::DefineSequence(std::vector<Value> items, int output) {

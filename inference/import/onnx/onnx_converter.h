@@ -197,6 +197,22 @@ class ConverterContext {
                                        const std::vector<std::string>& out_names,
                                        std::shared_ptr<const ir::TypedAttrs> typed);
 
+  // What this context has made so far, to drop everything made since
+  // (Rewind): a Loop that starts unrolling and then finds its body's
+  // condition known only at run time is converted again as a LOOP node.
+  struct Mark {
+    size_t tensors = 0, nodes = 0, inputs = 0, outer_ids = 0, shape_folds = 0;
+    std::map<std::string, Value> values;
+    std::map<std::string, std::vector<Value>> sequences;
+    std::map<int, int> nhwc_of, nchw_of;
+    std::set<int> done_nodes;
+    std::set<std::string> integer_values;
+  };
+  Mark Save() const;
+  // Drops the tensors, nodes and graph inputs made since `mark` and the
+  // names bound since, as if none of it had been converted.
+  void Rewind(const Mark& mark);
+
   // ---- sequences (converters/sequence.cc) ---------------------------------------
   // An ONNX sequence whose items are known at import (torch's tensor_split:
   // SequenceEmpty, a Loop of constant trip count inserting slices,

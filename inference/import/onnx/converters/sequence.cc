@@ -219,6 +219,24 @@ Status ConcatFromSequence(ConverterContext& c) {
   const bool new_axis = c.AttrInt("new_axis", 0) != 0;
   const int rank = static_cast<int>(c.OnnxShape((*s)[0]).size());
   RILL_INF_ASSIGN_OR_RETURN(int axis, AxisIn(c, c.AttrInt("axis", 0), rank + (new_axis ? 1 : 0)));
+  // The items must match but along the axis (stacked: everywhere); checked
+  // here, so that the error names this node, not the expanded Concat. A size
+  // known only at run time is checked when the Concat runs.
+  const Shape first = c.OnnxShape((*s)[0]);
+  for (size_t i = 1; i < s->size(); ++i) {
+    const Shape item = c.OnnxShape((*s)[i]);
+    bool match = item.size() == first.size();
+    for (size_t d = 0; match && d < item.size(); ++d) {
+      const bool known = item[d] != ir::kDynamicDim && first[d] != ir::kDynamicDim;
+      if (known && item[d] != first[d] && (new_axis || static_cast<int>(d) != axis)) match = false;
+    }
+    if (!match) {
+      return c.Invalid("the sequence's items do not match in shape: item 0 is " + ShapeToString(first) + ", item " +
+                       std::to_string(i) + " " + ShapeToString(item) +
+                       (new_axis ? " (stacked, they must be equal)"
+                                 : " (only their sizes along axis " + std::to_string(axis) + " may differ)"));
+    }
+  }
   Expansion e(c);
   std::vector<std::string> parts;
   for (size_t i = 0; i < s->size(); ++i) {
@@ -277,7 +295,7 @@ Status LoopAtRun(ConverterContext& c, const onnx::GraphProto& body, int carried)
   auto operand = [&](int i) -> StatusOr<int> {
     if (!c.HasInput(i)) return -1;
     if (c.FindSequence(node.input(i)) != nullptr && c.Find(node.input(i)) == nullptr) {
-      return c.Unsupported("Loop carrying a sequence, with a trip count known only at run time");
+      return c.Unsupported("Loop carrying a sequence, with a trip count or condition known only at run time");
     }
     RILL_INF_ASSIGN_OR_RETURN(Value v, c.Input(i));
     if (c.IsConst(v.id) && c.tensor(v.id).dtype != DataType::kFloat32) {
@@ -306,8 +324,11 @@ Status LoopAtRun(ConverterContext& c, const onnx::GraphProto& body, int carried)
       Shape& planned = in[2 + k].shape;
       const Shape& result = graph->tensors[graph->outputs[1 + k]].shape;
       if (result.size() != planned.size()) {
-        return c.Unsupported("carried value " + std::to_string(k) + " changes rank in the body (" +
-                             ShapeToString(planned) + " to " + ShapeToString(result) + ")");
+        // The LOOP op plans each carried value with one rank (its dims may
+        // change, known only at run time).
+        return c.Unsupported("carried value '" + node.input(2 + k) + "' (the body's '" + body.input(2 + k).name() +
+                             "') changes rank in the body (" + ShapeToString(planned) + " to " +
+                             ShapeToString(result) + "), which a Loop run at run time cannot carry");
       }
       for (size_t d = 0; d < planned.size(); ++d) {
         if (planned[d] != ir::kDynamicDim && (result[d] != planned[d] || planned[d] == 0)) {
@@ -361,7 +382,8 @@ Status LoopAtRun(ConverterContext& c, const onnx::GraphProto& body, int carried)
 }
 
 // Loop(M, cond, v...) with M and cond constants: the body converted M times
-// (fewer if its condition output turns a constant false), each time with the
+// (fewer if its condition output turns a constant false; a condition output
+// known only at run time makes it a LOOP node instead), each time with the
 // iteration number and the condition bound as constants and the carried
 // values (tensors or sequences) bound to the previous iteration's. Scan
 // outputs only where the body passes its condition through: the iterations'
@@ -379,7 +401,8 @@ Status Loop(ConverterContext& c) {
   // constant condition, a body whose condition folds (the carried sequences
   // of torch's tensor_split); with scan outputs only at least one iteration
   // that nothing stops early (Scan's Loop, scan.cc), each scan output then
-  // the iterations' values stacked; else run at run time.
+  // the iterations' values stacked; else run at run time (a body whose
+  // condition turns out not to fold too).
   const int scans = body.output_size() - 1 - carried;
   if (!c.HasInput(0)) return LoopAtRun(c, body, carried);
   RILL_INF_ASSIGN_OR_RETURN(Value m, c.Input(0));
@@ -409,6 +432,10 @@ Status Loop(ConverterContext& c) {
   }
   const std::string loop_name = c.out_name();
   const Shape scalar;
+  // A body whose condition turns out to be known only at run time (an early
+  // exit on data) is not unrolled: what the iterations made is dropped and
+  // the Loop is a LOOP node instead.
+  const ConverterContext::Mark before_unrolling = c.Save();
   for (int64_t i = 0; i < mv[0] && cond; ++i) {
     c.DefineName(body.input(0).name(), Value{c.NewIntConst(loop_name + "/iteration" + std::to_string(i), {i}, &scalar)});
     c.DefineName(body.input(1).name(), Value{c.NewIntConst(loop_name + "/condition" + std::to_string(i), {1}, &scalar)});
@@ -421,8 +448,10 @@ Status Loop(ConverterContext& c) {
     }
     std::vector<Value> outs;
     RILL_INF_RETURN_IF_ERROR(c.ConvertBranch(body, nullptr, &outs));
-    if (outs[0].id < 0 || !c.IsConst(outs[0].id)) {
-      return c.Unsupported("Loop whose body's condition is known only at run time");
+    if (outs[0].id < 0) return c.Invalid("the body's condition is a sequence");
+    if (!c.IsConst(outs[0].id)) {
+      c.Rewind(before_unrolling);
+      return LoopAtRun(c, body, carried);
     }
     cond = c.ConstFloats(outs[0].id).at(0) != 0.0f;
     for (int k = 0; k < carried; ++k) {
