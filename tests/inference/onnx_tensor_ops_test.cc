@@ -4,8 +4,8 @@
 // Softmax on any axis, Split, Expand, Tile, Where, the comparisons and logic
 // ops, Cast, ConstantOfShape, Range, Gather, the reductions, ArgMax / ArgMin,
 // TopK and Einsum, integer Mod of activations, a run-time Slice of an NHWC
-// value, sequences and Loops of a constant trip count (unrolled; a run-time
-// trip count is unsupported); each op's constant folding (the shape
+// value, sequences and Loops of a constant trip count (unrolled; run-time
+// trip counts and conditions: onnx_loop_test); each op's constant folding (the shape
 // arithmetic of exported transformers) feeding an activation; the ops' shapes after
 // Session::Resize, and TFLite's BATCH_MATMUL with adj_x / adj_y, against
 // hand-computed values.
