@@ -5,6 +5,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "inference/ir/conv_geometry.h"
@@ -243,6 +244,30 @@ std::vector<TapBand> TapBands(int in, int out, int kernel, int dilation, int pad
   return bands;
 }
 
+// All of an axis's bands as one: every output, the union of the live taps.
+TapBand Merged(const std::vector<TapBand>& bands) {
+  TapBand m{bands.front().begin, bands.back().end, bands.front().lo, bands.front().hi};
+  for (const TapBand& b : bands) m.lo = std::min(m.lo, b.lo), m.hi = std::max(m.hi, b.hi);
+  return m;
+}
+
+// What the regions of a split cost, in MACs per output channel over the
+// GEMM's efficiency at the region's size: a region of p output pixels runs
+// at min(1, sqrt(p / 256)) of a large one's rate (DeepLabV3's ASPP regions
+// on Zen 5: 64 pixels at about half the whole conv's GMAC/s, 128 at 0.7-1,
+// 256 and more at 1).
+double SplitCost(const std::vector<TapBand>& rows, const std::vector<TapBand>& cols) {
+  double cost = 0;
+  for (const TapBand& r : rows) {
+    for (const TapBand& c : cols) {
+      const double pixels = static_cast<double>(r.end - r.begin) * (c.end - c.begin);
+      const double taps = static_cast<double>(r.hi - r.lo + 1) * (c.hi - c.lo + 1);
+      cost += pixels * taps / std::min(1.0, std::sqrt(pixels / 256.0));
+    }
+  }
+  return cost;
+}
+
 int AddActivation(ir::Graph* g, const std::string& name, const Shape& shape) {
   ir::TensorInfo t;
   t.name = name;
@@ -254,7 +279,7 @@ int AddActivation(ir::Graph* g, const std::string& name, const Shape& shape) {
 }  // namespace
 
 int SplitConvIntoTapBands(ir::Graph* g) {
-  constexpr double kMaxLiveShare = 0.5;  // split only where half of the MACs or more are dead
+  constexpr double kMaxCostShare = 0.8;     // split only where the regions cost a fifth less
   constexpr long long kMinMacs = 20000000;  // and the conv is large enough to pay for the slices
   constexpr size_t kMaxRegions = 16;
   std::vector<Shape> shape = g->InitialShapes();
@@ -283,23 +308,36 @@ int SplitConvIntoTapBands(ir::Graph* g) {
       top = ir::WindowPadTotal(x[1], y[1], w[1], 1, a.dilation_h, a.padding) / 2;
       left = ir::WindowPadTotal(x[2], y[2], w[2], 1, a.dilation_w, a.padding) / 2;
     }
-    const std::vector<TapBand> rows = TapBands(x[1], y[1], w[1], a.dilation_h, top);
-    const std::vector<TapBand> cols = TapBands(x[2], y[2], w[2], a.dilation_w, left);
-    long long live = 0;
+    std::vector<TapBand> rows = TapBands(x[1], y[1], w[1], a.dilation_h, top);
+    std::vector<TapBand> cols = TapBands(x[2], y[2], w[2], a.dilation_w, left);
     bool empty_band = false;
-    for (const TapBand& r : rows) {
-      for (const TapBand& c : cols) {
-        empty_band |= r.hi < r.lo || c.hi < c.lo;
-        live += static_cast<long long>(r.end - r.begin) * (c.end - c.begin) * (r.hi - r.lo + 1) * (c.hi - c.lo + 1);
-      }
+    for (const std::vector<TapBand>* bands : {&rows, &cols}) {
+      for (const TapBand& b : *bands) empty_band |= b.hi < b.lo;
     }
-    const long long full = static_cast<long long>(y[1]) * y[2] * w[1] * w[2];
-    const long long macs = full * y[0] * w[0] * w[3];
-    if (empty_band || rows.size() * cols.size() > kMaxRegions || rows.size() * cols.size() < 2 ||
-        static_cast<double>(live) > kMaxLiveShare * static_cast<double>(full) || macs < kMinMacs) {
+    const long long macs = static_cast<long long>(y[0]) * y[1] * y[2] * w[0] * w[1] * w[2] * w[3];
+    if (empty_band || macs < kMinMacs) {
       keep();
       continue;
     }
+    // Bands split along both axes, along H only (W's merged into one) or
+    // along W only, whichever costs least; kept whole unless that costs at
+    // most kMaxCostShare of the whole conv.
+    const std::vector<TapBand> all_rows = {Merged(rows)}, all_cols = {Merged(cols)};
+    const double whole = SplitCost(all_rows, all_cols);
+    double best = whole;
+    const std::vector<TapBand>*best_rows = &all_rows, *best_cols = &all_cols;
+    using Option = std::pair<const std::vector<TapBand>*, const std::vector<TapBand>*>;
+    for (const Option& option : {Option(&rows, &cols), Option(&rows, &all_cols), Option(&all_rows, &cols)}) {
+      if (option.first->size() * option.second->size() > kMaxRegions) continue;
+      const double cost = SplitCost(*option.first, *option.second);
+      if (cost < best) best = cost, best_rows = option.first, best_cols = option.second;
+    }
+    if (best > kMaxCostShare * whole || best_rows->size() * best_cols->size() < 2) {
+      keep();
+      continue;
+    }
+    rows = *best_rows;
+    cols = *best_cols;
     // Each region: the input window its live taps read (a SLICE, none when
     // it is the whole input), a VALID conv of the cropped filter, the same
     // bias and activation; the regions joined along W, then along H into
@@ -320,14 +358,19 @@ int SplitConvIntoTapBands(ir::Graph* g) {
         const long long y1 = (r.end - 1) - top + static_cast<long long>(r.hi) * a.dilation_h + 1;
         const long long x0 = c.begin - left + static_cast<long long>(c.lo) * a.dilation_w;
         const long long x1 = (c.end - 1) - left + static_cast<long long>(c.hi) * a.dilation_w + 1;
+        // A merged band's window may reach into the padding: the part
+        // inside the input is sliced, the rest is the region's padding.
+        const long long sy0 = std::max<long long>(y0, 0), sy1 = std::min<long long>(y1, x[1]);
+        const long long sx0 = std::max<long long>(x0, 0), sx1 = std::min<long long>(x1, x[2]);
         int in = conv.inputs[0];
-        if (y0 != 0 || y1 != x[1] || x0 != 0 || x1 != x[2]) {
+        if (sy0 != 0 || sy1 != x[1] || sx0 != 0 || sx1 != x[2]) {
           Node slice;
           slice.type = OpType::kSlice;
-          slice.attrs.slice_start = {0, y0, x0, 0};
-          slice.attrs.slice_end = {x[0], y1, x1, x[3]};
+          slice.attrs.slice_start = {0, sy0, sx0, 0};
+          slice.attrs.slice_end = {x[0], sy1, sx1, x[3]};
           slice.attrs.slice_step = {1, 1, 1, 1};
-          in = AddActivation(g, tag + "/input", {x[0], static_cast<int>(y1 - y0), static_cast<int>(x1 - x0), x[3]});
+          in = AddActivation(g, tag + "/input",
+                             {x[0], static_cast<int>(sy1 - sy0), static_cast<int>(sx1 - sx0), x[3]});
           slice.inputs = {conv.inputs[0]};
           slice.outputs = {in};
           slice.name = g->tensors[in].name;
@@ -348,7 +391,10 @@ int SplitConvIntoTapBands(ir::Graph* g) {
         part.inputs = {in, AddFloatConst(g, tag + "/filter", {w[0], kh, kw, w[3]}, crop)};
         if (bias >= 0) part.inputs.push_back(bias);
         part.attrs.padding = ir::Padding::kExplicit;
-        part.attrs.pad_top = part.attrs.pad_bottom = part.attrs.pad_left = part.attrs.pad_right = 0;
+        part.attrs.pad_top = static_cast<int>(sy0 - y0);
+        part.attrs.pad_bottom = static_cast<int>(y1 - sy1);
+        part.attrs.pad_left = static_cast<int>(sx0 - x0);
+        part.attrs.pad_right = static_cast<int>(x1 - sx1);
         const bool last = rows.size() == 1 && cols.size() == 1;
         const int out = last ? conv.outputs[0] : AddActivation(g, tag, {y[0], r.end - r.begin, c.end - c.begin, y[3]});
         part.outputs = {out};

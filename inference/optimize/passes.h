@@ -20,16 +20,16 @@ int FoldPadIntoConv(ir::Graph* g);
 // pointwise one, 9x fewer). Needs the input's size at load.
 int CropDeadConvTaps(ir::Graph* g);
 // A stride-1 CONV_2D whose taps read only padding at part of its outputs
-// (DeepLabV3's ASPP conv dilated 24 on a 32x32 map: the outer taps live
-// only near the borders) is split into regions of outputs that read
-// the same taps: each region a VALID conv of the filter cropped to its live
-// taps over the input window they read (a SLICE), the regions joined by
-// CONCATENATIONs along W and H into the conv's output. Done where half or
-// more of the MACs multiply padding and the conv has 20M MACs or more (the
-// small regions run their GEMMs less efficiently: DeepLabV3's rate-12 conv,
-// 56% live, measured 81.6 -> 68.3 ms split, its rate-24 conv, 25% live,
-// 79.2 -> 24.5 ms); the same sums (the dropped products were all of
-// zeros). Needs the input's size at load.
+// (DeepLabV3's ASPP convs dilated 12 and 24 on a 32x32 map: the outer taps
+// live only near the borders) is split into regions of outputs that read
+// the same taps: each region a conv of the filter cropped to its live taps
+// over the input window they read (a SLICE; padded where a window reaches
+// past the input), the regions joined by CONCATENATIONs along W and H into
+// the conv's output. The split is along both axes, along H only or along W
+// only, whichever costs least when small regions are priced at their
+// GEMMs' lower rate (SplitCost), and only where that is at most 0.8 of the
+// whole conv and the conv has 20M MACs or more. The same sums (the dropped
+// products were all of zeros). Needs the input's size at load.
 int SplitConvIntoTapBands(ir::Graph* g);
 // A per-channel MUL and then ADD by constants after a conv (batch norm, as
 // the ONNX importer writes it) are folded into the conv's weights and bias.
