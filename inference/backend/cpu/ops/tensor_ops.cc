@@ -281,13 +281,20 @@ class AttentionOp : public CpuOp {
     gemm_->gemm(rows, n, p_.d, q, p_.d, packed, nullptr, FusedActivation::kNone, s, n);
     const float* bias = p_.has_bias ? In(3) + AttentionBiasOffset(p_, b) : nullptr;
     const float scale = p_.scale;
-    for (int i = 0; i < rows; ++i) {
-      float* si = s + static_cast<size_t>(i) * n;
-      if (bias != nullptr) {
-        const float* bi = p_.bias_rows == 1 ? bias : bias + static_cast<size_t>(r0 + i) * n;
-        for (int j = 0; j < n; ++j) si[j] = si[j] * scale + bi[j];
-      } else if (scale != 1.0f) {
-        for (int j = 0; j < n; ++j) si[j] *= scale;
+    // Scaled, then biased: the table's vector kernels over the whole block
+    // (scalar loops here took as long as the softmax), the same two roundings.
+    const auto binary = kernels().elementwise.binary;
+    const long long block = static_cast<long long>(rows) * n;
+    // One bias row for every query row (period n), or a row per query.
+    const float* bi = bias == nullptr ? nullptr : p_.bias_rows == 1 ? bias : bias + static_cast<size_t>(r0) * n;
+    const long long period = p_.bias_rows == 1 ? n : block;
+    if (binary != nullptr) {
+      if (scale != 1.0f) binary(BinaryKind::kMul, block, s, &scale, 1, FusedActivation::kNone, s);
+      if (bi != nullptr) binary(BinaryKind::kAdd, block, s, bi, period, FusedActivation::kNone, s);
+    } else {
+      for (long long i = 0; i < block; ++i) {
+        float v = scale != 1.0f ? s[i] * scale : s[i];
+        s[i] = bi != nullptr ? v + bi[i % period] : v;
       }
     }
     if (kernels().transcendental.softmax != nullptr) {
