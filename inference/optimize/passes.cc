@@ -155,6 +155,9 @@ bool LiveTaps(int in, int out, int kernel, int stride, int dilation, int pad, in
 }  // namespace
 
 int CropDeadConvTaps(ir::Graph* g) {
+  // Which taps are dead depends on the input's size: only for a graph that
+  // is imported again at each size (ONNX), not one Resize re-plans (TFLite).
+  if (!g->specialized_to_input_shapes) return 0;
   std::vector<Shape> shape = g->InitialShapes();
   if (!g->InferShapes(&shape).ok()) return 0;
   const std::vector<int> readers = ReaderCounts(*g);
@@ -282,6 +285,9 @@ int SplitConvIntoTapBands(ir::Graph* g) {
   constexpr double kMaxCostShare = 0.8;     // split only where the regions cost a fifth less
   constexpr long long kMinMacs = 20000000;  // and the conv is large enough to pay for the slices
   constexpr size_t kMaxRegions = 16;
+  // The regions are fixed to the input's size: only for a graph imported
+  // again at each size (ONNX), not one Resize re-plans (TFLite).
+  if (!g->specialized_to_input_shapes) return 0;
   std::vector<Shape> shape = g->InitialShapes();
   if (!g->InferShapes(&shape).ok()) return 0;
   int split = 0;

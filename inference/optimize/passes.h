@@ -17,7 +17,9 @@ int FoldPadIntoConv(ir::Graph* g);
 // on a 32x32 map: all taps but the centre) are cropped from its constant
 // filter, the padding shrunk to match: the same outputs (those taps only
 // ever multiplied zeros) for fewer multiply-adds (the ASPP conv becomes a
-// pointwise one, 9x fewer). Needs the input's size at load.
+// pointwise one, 9x fewer). Needs the input's size at load, so only for a
+// graph specialized to its input shapes (ONNX; a TFLite graph, which
+// Session::Resize re-plans at other sizes, is left alone).
 int CropDeadConvTaps(ir::Graph* g);
 // A stride-1 CONV_2D whose taps read only padding at part of its outputs
 // (DeepLabV3's ASPP convs dilated 12 and 24 on a 32x32 map: the outer taps
@@ -29,7 +31,8 @@ int CropDeadConvTaps(ir::Graph* g);
 // only, whichever costs least when small regions are priced at their
 // GEMMs' lower rate (SplitCost), and only where that is at most 0.8 of the
 // whole conv and the conv has 20M MACs or more. The same sums (the dropped
-// products were all of zeros). Needs the input's size at load.
+// products were all of zeros). Needs the input's size at load: only for a
+// graph specialized to its input shapes, as CropDeadConvTaps.
 int SplitConvIntoTapBands(ir::Graph* g);
 // A per-channel MUL and then ADD by constants after a conv (batch norm, as
 // the ONNX importer writes it) are folded into the conv's weights and bias.

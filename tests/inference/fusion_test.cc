@@ -835,5 +835,64 @@ TEST(ReshapeInPlaceTest, ReshapesAreViewsOfTheirInputs) {
   }
 }
 
+// The dead-tap passes fix what they do to the input's size: a graph that
+// Session::Resize re-plans at other sizes (TFLite's, not specialized to its
+// input shapes) is left alone, and after a Resize to a larger map (where
+// every tap reads the input) it still computes the raw graph's values; a
+// graph imported at each size (ONNX's) is cropped and split.
+TEST(DeadTapsPassesTest, OnlyGraphsSpecializedToTheirInputSizes) {
+  Builder b;
+  const int x = b.Activation("x", {1, 32, 32, 48});
+  for (int rate : {24, 36}) {
+    ir::Node n;
+    n.name = "conv" + std::to_string(rate);
+    n.type = ir::OpType::kConv2D;
+    n.attrs.padding = ir::Padding::kExplicit;
+    n.attrs.pad_top = n.attrs.pad_bottom = n.attrs.pad_left = n.attrs.pad_right = rate;
+    n.attrs.dilation_h = n.attrs.dilation_w = rate;
+    const int w = b.Floats(n.name + "/w", {48, 3, 3, 48});
+    const int bias = b.Floats(n.name + "/b", {48});
+    n.inputs = {x, w, bias};
+    n.outputs = {b.Activation(n.name, {1, 32, 32, 48})};
+    b.g.nodes.push_back(n);
+    b.g.outputs.push_back(n.outputs[0]);
+  }
+  b.g.inputs = {x};
+  {
+    ir::Graph g = b.g;  // specialized_to_input_shapes: false, as TFLite's
+    EXPECT_EQ(optimize::CropDeadConvTaps(&g), 0);
+    EXPECT_EQ(optimize::SplitConvIntoTapBands(&g), 0);
+    ASSERT_TRUE(optimize::Optimize(&g).ok());
+    // At 80x80, rates 24 and 36 read the input with every tap.
+    auto raw = Session::Create(std::make_shared<Model>(std::make_shared<const ir::Graph>(b.g)));
+    auto opt = Session::Create(std::make_shared<Model>(std::make_shared<const ir::Graph>(g)));
+    ASSERT_TRUE(raw.ok() && opt.ok());
+    ASSERT_TRUE((*raw)->Resize({{"x", {1, 80, 80, 48}}}).ok());
+    ASSERT_TRUE((*opt)->Resize({{"x", {1, 80, 80, 48}}}).ok());
+    std::mt19937 rng(5);
+    const std::vector<float> in = testing::RandomFloats(80 * 80 * 48, &rng);
+    std::memcpy((*raw)->input(0)->data(), in.data(), in.size() * 4);
+    std::memcpy((*opt)->input(0)->data(), in.data(), in.size() * 4);
+    ASSERT_TRUE((*raw)->Run().ok());
+    ASSERT_TRUE((*opt)->Run().ok());
+    for (int o = 0; o < 2; ++o) {
+      const Tensor* want = (*raw)->output(o);
+      const Tensor* got = (*opt)->output(o);
+      ASSERT_EQ(want->shape(), got->shape());
+      ExpectNear(std::vector<float>(want->data_as<float>(), want->data_as<float>() + want->num_elements()),
+                 got->data_as<float>(), static_cast<size_t>(got->num_elements()), 1);
+    }
+  }
+  {
+    ir::Graph g = b.g;
+    g.specialized_to_input_shapes = true;  // as ONNX's
+    EXPECT_EQ(optimize::CropDeadConvTaps(&g), 1);       // rate 36: the centre tap only
+    EXPECT_EQ(optimize::SplitConvIntoTapBands(&g), 1);  // rate 24: nine regions
+    ASSERT_TRUE(g.Validate().ok());
+    ExpectSameOutputs(b.g, g);
+  }
+}
+
 }  // namespace
 }  // namespace rill::inference
+
