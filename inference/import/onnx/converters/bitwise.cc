@@ -56,19 +56,6 @@ int64_t TypeOf(ConverterContext& c, const std::string& name, std::set<std::strin
   return DeclaredElementType(c, name);
 }
 
-// Element `o` of the broadcast `out` read from an operand of shape `s`.
-size_t SourceIndex(const Shape& s, const Shape& out, int64_t o) {
-  size_t index = 0, stride = 1;
-  for (int d = static_cast<int>(out.size()) - 1; d >= 0; --d) {
-    const int64_t coord = o % out[d];
-    o /= out[d];
-    const int sd = d - (static_cast<int>(out.size()) - static_cast<int>(s.size()));
-    if (sd < 0) continue;
-    if (s[sd] != 1) index += static_cast<size_t>(coord) * stride;
-    stride *= static_cast<size_t>(s[sd]);
-  }
-  return index;
-}
 
 Status Bitwise(ConverterContext& c) {
   const std::string& op = c.op_type();

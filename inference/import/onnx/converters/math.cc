@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/import/onnx/converters/tensor.h"
 #include "inference/import/onnx/onnx_converter.h"
 #include "inference/ir/ops/math_ops.h"
 
@@ -107,19 +108,6 @@ bool BroadcastShape(const std::vector<Shape>& shapes, Shape* out) {
   return true;
 }
 
-// The flat index into an input of shape `s` of output element `o` of `out`.
-size_t SourceIndex(const Shape& s, const Shape& out, int64_t o) {
-  size_t index = 0, stride = 1;
-  for (int d = static_cast<int>(out.size()) - 1; d >= 0; --d) {
-    const int coord = static_cast<int>(o % out[d]);
-    o /= out[d];
-    const int sd = d - (static_cast<int>(out.size()) - static_cast<int>(s.size()));
-    if (sd < 0) continue;
-    if (s[sd] != 1) index += static_cast<size_t>(coord) * stride;
-    stride *= static_cast<size_t>(s[sd]);
-  }
-  return index;
-}
 
 // Every input constant and in ONNX's layout: the result as a constant.
 Status Fold(ConverterContext& c, NaryFn fn, const std::vector<Value>& in) {

@@ -13,6 +13,22 @@
 
 namespace rill::inference::onnx_import {
 
+// The flat index into an input of shape `s` (numpy-broadcast to `out`) of
+// output element `o` of `out`: what the constant folds of broadcasting ops
+// read.
+inline size_t SourceIndex(const Shape& s, const Shape& out, int64_t o) {
+  size_t index = 0, stride = 1;
+  for (int d = static_cast<int>(out.size()) - 1; d >= 0; --d) {
+    const int64_t coord = o % out[d];
+    o /= out[d];
+    const int sd = d - (static_cast<int>(out.size()) - static_cast<int>(s.size()));
+    if (sd < 0) continue;
+    if (s[sd] != 1) index += static_cast<size_t>(coord) * stride;
+    stride *= static_cast<size_t>(s[sd]);
+  }
+  return index;
+}
+
 Status ConvertBatchMatMul(ConverterContext& c);
 Status ConvertGather(ConverterContext& c);
 Status ConvertCastTensor(ConverterContext& c, const Value& x, int64_t to);
