@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of the model readers and the graph-config reader:
-# builds the libFuzzer targets of tests/inference/fuzz and tests/fuzz with clang (-fsanitize=fuzzer,address, bazel
-# --config=libfuzzer in an output base of its own, so the gcc build's cache
-# is untouched) and runs each for a bounded time over a seed corpus of real
-# models. Any crash, ASan report, leak, timeout or out-of-memory fails it; the
+# builds the libFuzzer targets of tests/inference/fuzz and tests/fuzz with
+# clang (bazel --config=asan: ASan and libFuzzer's edge counters, the fuzzers
+# linked with -fsanitize=fuzzer) in the ASan output base that scripts/test.sh's
+# ASan run uses (scripts/asan_output_base.sh), so after that run only the
+# fuzzers' own files compile; and runs each for a bounded time over a seed
+# corpus of real models. Any crash, ASan report, leak, timeout or out-of-memory fails it; the
 # offending input is saved under fuzz-artifacts/ (add it to the gcc fuzz tests
 # as a regression case: tests/inference/fuzz/regressions/{tflite,onnx}/,
 # tests/fuzz/regressions/).
@@ -17,7 +19,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 seconds=${1:-60}
-output_base=${RILL_FUZZ_OUTPUT_BASE:-$HOME/.cache/rill-bazel-libfuzzer/$(printf %s "$root" | md5sum | cut -c1-12)}
+output_base=${RILL_FUZZ_OUTPUT_BASE:-$(bash scripts/asan_output_base.sh)}
 artifacts=$root/fuzz-artifacts
 bazel_fuzz() { bazel --output_base="$output_base" "$@"; }
 
@@ -52,14 +54,14 @@ fi
 targets=()
 for f in "${FUZZERS[@]}"; do IFS='|' read -r pkg name _ <<<"$f"; targets+=("//$pkg:$name"); done
 build_log=$(mktemp)
-if ! bazel_fuzz build --config=libfuzzer "${targets[@]}" >"$build_log" 2>&1; then
+if ! bazel_fuzz build --config=asan "${targets[@]}" >"$build_log" 2>&1; then
   grep -v 'Cannot export local symbol' "$build_log" | tail -40
   rm -f "$build_log"
   for f in "${FUZZERS[@]}"; do IFS='|' read -r pkg name _ <<<"$f"; report "$pkg:$name" FAILED "(build)"; done
   finish
 fi
 rm -f "$build_log"
-bin=$(bazel_fuzz info --config=libfuzzer bazel-bin 2>/dev/null)
+bin=$(bazel_fuzz info --config=asan bazel-bin 2>/dev/null)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
