@@ -10,6 +10,7 @@
 
 #include "inference/ir/ops/math_ops.h"
 #include "inference/ir/ops/tensor_ops.h"
+#include "inference/optimize/graph_edit.h"
 
 namespace rill::inference::optimize {
 namespace {
@@ -30,14 +31,6 @@ struct Index {
     for (int id : g.outputs) ++readers[id];
   }
 };
-
-void Sweep(ir::Graph* g, const std::vector<bool>& dead) {
-  std::vector<Node> kept;
-  for (size_t i = 0; i < g->nodes.size(); ++i) {
-    if (!dead[i]) kept.push_back(std::move(g->nodes[i]));
-  }
-  g->nodes = std::move(kept);
-}
 
 // A float scalar constant's value (NaN when `id` is not one).
 float ScalarConst(const ir::Graph& g, int id) {

@@ -10,6 +10,7 @@
 
 #include "inference/ir/conv_geometry.h"
 #include "inference/ir/ops/volume_ops.h"
+#include "inference/optimize/graph_edit.h"
 #include "inference/optimize/math_fusions.h"
 
 namespace rill::inference::optimize {
@@ -17,27 +18,6 @@ namespace {
 
 using ir::Node;
 using ir::OpType;
-
-// How many nodes read each tensor; graph outputs count as one more reader.
-std::vector<int> ReaderCounts(const ir::Graph& g) {
-  std::vector<int> readers(g.tensors.size(), 0);
-  for (const Node& n : g.nodes) {
-    for (int id : n.inputs) {
-      if (id >= 0) ++readers[id];
-    }
-  }
-  for (int id : g.outputs) ++readers[id];
-  return readers;
-}
-
-// Index of the node producing each tensor (-1 if none).
-std::vector<int> Producers(const ir::Graph& g) {
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    for (int id : g.nodes[i].outputs) producer[id] = static_cast<int>(i);
-  }
-  return producer;
-}
 
 bool IsFloatConst(const ir::Graph& g, int id) {
   return id >= 0 && g.tensors[id].is_constant() && g.tensors[id].dtype == DataType::kFloat32 && !g.tensors[id].sparsity;
@@ -74,16 +54,6 @@ bool PadValueIsZero(const ir::Graph& g, const Node& pad) {
   if (pad.inputs.size() < 3 || pad.inputs[2] < 0) return true;
   const int v = pad.inputs[2];
   return IsFloatConst(g, v) && NumElements(g.tensors[v].shape) == 1 && Floats(g, v)[0] == 0.0f;
-}
-
-// Removes nodes marked dead, keeping order.
-void Sweep(ir::Graph* g, const std::vector<bool>& dead) {
-  std::vector<Node> kept;
-  kept.reserve(g->nodes.size());
-  for (size_t i = 0; i < g->nodes.size(); ++i) {
-    if (!dead[i]) kept.push_back(std::move(g->nodes[i]));
-  }
-  g->nodes = std::move(kept);
 }
 
 // The node reading `id`, if exactly one node reads it and it is not a graph output.
@@ -982,6 +952,9 @@ Status Optimize(ir::Graph* g) {
     changes += RemoveDeadNodes(g);
     if (changes == 0) break;
   }
+  // After the fusions (it moves through LAYER_NORM, GELU, ATTENTION and the
+  // FCs with their biases), then the nodes it left unread go.
+  if (ComputeOnlyReadRows(g) > 0) RemoveDeadNodes(g);
   // After the pads folded into the convs, before the PRELUs and blocks.
   CropDeadConvTaps(g);
   // After the crop (what is dead everywhere is gone), before the PRELUs

@@ -90,6 +90,22 @@ int SinkTransposeThroughScaleAdd(ir::Graph* g);
 // nn.Linear on 3-D activations), becomes the FC with that bias: added in the
 // GEMM's epilogue instead of one more pass over the output.
 int FuseFullyConnectedBias(ir::Graph* g);
+// Rows computed only to be dropped: a SLICE that keeps a range of at most
+// half of one axis (all of the others), or a GATHER of one constant index,
+// whose input's producer computes each index of that axis on its own is
+// moved above that producer, which then computes only those rows; it moves
+// again from there, as long as the tensor it slices has no other reader
+// (identical slices count as one). The ops it moves through: elementwise
+// ops (broadcast operands are sliced where they span the axis), LAYER_NORM
+// and SOFTMAX over other axes, FULLY_CONNECTED's rows, TRANSPOSE, RESHAPE
+// where the axis is one of its input's, a SLICE or CONCATENATION of other
+// axes, ATTENTION's query rows (keys and values stay whole). A ViT's
+// classifier reads the class token alone (GATHER of token 0 after the last
+// LayerNorm): its last block's out-projection, MLP and norms then run for
+// one row instead of 197, and its attention for one query. The same values
+// (every op computes a row as before). Only for a graph specialized to its
+// input shapes (the slices hold the import-time sizes).
+int ComputeOnlyReadRows(ir::Graph* g);
 // Nodes whose outputs nobody reads are dropped.
 int RemoveDeadNodes(ir::Graph* g);
 
