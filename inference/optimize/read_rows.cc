@@ -364,10 +364,13 @@ bool MoveOneSlice(ir::Graph* g, const std::vector<Shape>& shape, const std::vect
     if (2 * rs.count > shape[t][rs.axis]) continue;
     // Every reader of t reads these same rows (a tensor read whole by
     // another node stays whole: its producer computes every row anyway).
+    // (Their outputs become one tensor: not where one of the others is a
+    // graph output, which would then name the same tensor twice.)
     bool all_same = true;
     for (int r : readers_of[t]) {
       RowSlice other;
-      all_same = all_same && AsRowSlice(g->nodes[r], shape, &other) && SameRows(other, rs);
+      all_same = all_same && AsRowSlice(g->nodes[r], shape, &other) && SameRows(other, rs) &&
+                 (r == static_cast<int>(i) || !is_output[g->nodes[r].outputs[0]]);
     }
     if (!all_same) continue;
     Move m;

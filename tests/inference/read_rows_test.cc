@@ -218,6 +218,28 @@ TEST(ReadRowsTest, SliceOfRowsMovesAboveTheLinearLayer) {
   }
 }
 
+// A GATHER of one index given as a [1] tensor (the axis kept, size 1) and
+// counted from the end: the last row, computed alone.
+TEST(ReadRowsTest, GatherOfTheLastRowKeepsItsAxis) {
+  OnnxGraph g(17);
+  g.Input("x", {kBatch, kLen, kEmbed});
+  Linear(g, "x", "h", kEmbed, kHidden, 110);
+  g.Node("Relu", {"h"}, {"r"});
+  g.Int64Initializer("last", {1}, {-1});
+  OnnxGraph::Attr(g.Node("Gather", {"r", "last"}, {"y"}), "axis", int64_t{1});
+  g.Output("y");
+  auto m = Load(g);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(CountOps(*m, "GATHER"), 0);
+  const std::vector<long long> fc = LayerMacs(m, "FULLY_CONNECTED");
+  ASSERT_EQ(fc.size(), 1u);
+  EXPECT_EQ(fc[0], 1LL * kBatch * kEmbed * kHidden);
+  const std::vector<int64_t> shape = {kBatch, kLen, kEmbed};
+  const std::vector<float> x = RandomValues(static_cast<size_t>(Elements(shape)), -1.0f, 1.0f, 94);
+  ExpectSameAsUnoptimized(g, x);
+  ExpectMatchesOrt(g, {{"x", shape, x}});
+}
+
 // A softmax over the sliced axis mixes the rows: nothing moves.
 TEST(ReadRowsTest, SoftmaxOverTheSlicedAxisKeepsEveryRow) {
   const OnnxGraph g = SlicedRows(0, 2, true);
