@@ -3,6 +3,7 @@
 #ifndef RILL_INFERENCE_OPTIMIZE_GRAPH_EDIT_H_
 #define RILL_INFERENCE_OPTIMIZE_GRAPH_EDIT_H_
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,17 @@ inline void Sweep(ir::Graph* g, const std::vector<bool>& dead) {
     if (!dead[i]) kept.push_back(std::move(g->nodes[i]));
   }
   g->nodes = std::move(kept);
+}
+
+// A new activation tensor (no data) named `name`; its id.
+inline int AddActivation(ir::Graph* g, const std::string& name, const Shape& shape,
+                         DataType dtype = DataType::kFloat32) {
+  ir::TensorInfo t;
+  t.name = name;
+  t.dtype = dtype;
+  t.shape = shape;
+  g->tensors.push_back(t);
+  return static_cast<int>(g->tensors.size()) - 1;
 }
 
 }  // namespace rill::inference::optimize

@@ -241,14 +241,6 @@ double SplitCost(const std::vector<TapBand>& rows, const std::vector<TapBand>& c
   return cost;
 }
 
-int AddActivation(ir::Graph* g, const std::string& name, const Shape& shape) {
-  ir::TensorInfo t;
-  t.name = name;
-  t.shape = shape;
-  g->tensors.push_back(t);
-  return static_cast<int>(g->tensors.size()) - 1;
-}
-
 }  // namespace
 
 int SplitConvIntoTapBands(ir::Graph* g) {

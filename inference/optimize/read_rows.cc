@@ -282,15 +282,6 @@ ir::OpAttrs RowSliceAttrs(const Shape& in, int axis, int first, int count) {
   return a;
 }
 
-int NewTensor(ir::Graph* g, const std::string& name, DataType dtype, const Shape& shape) {
-  ir::TensorInfo t;
-  t.name = name;
-  t.dtype = dtype;
-  t.shape = shape;
-  g->tensors.push_back(t);
-  return static_cast<int>(g->tensors.size()) - 1;
-}
-
 Node MakeRowSlice(ir::Graph* g, int from, const Shape& in, int axis, int first, int count) {
   Shape out = in;
   out[axis] = count;
@@ -298,7 +289,7 @@ Node MakeRowSlice(ir::Graph* g, int from, const Shape& in, int axis, int first, 
   s.type = OpType::kSlice;
   s.attrs = RowSliceAttrs(in, axis, first, count);
   s.inputs = {from};
-  s.outputs = {NewTensor(g, g->tensors[from].name + "/rows", g->tensors[from].dtype, out)};
+  s.outputs = {AddActivation(g, g->tensors[from].name + "/rows", out, g->tensors[from].dtype)};
   s.name = g->tensors[s.outputs[0]].name;
   return s;
 }
@@ -393,14 +384,13 @@ bool MoveOneSlice(ir::Graph* g, const std::vector<Shape>& shape, const std::vect
       }
     }
     std::vector<Node> slices;
-    Node& prod = g->nodes[p];
+    Node& moved = g->nodes[p];
     for (const auto& [pos, axis] : m.slices) {
-      const int from = prod.inputs[pos];
+      const int from = moved.inputs[pos];
       Node s = MakeRowSlice(g, from, shape[from], axis, rs.first, rs.count);
-      g->nodes[p].inputs[pos] = s.outputs[0];
+      moved.inputs[pos] = s.outputs[0];
       slices.push_back(std::move(s));
     }
-    Node& moved = g->nodes[p];
     moved.outputs[0] = kept;
     if (m.reshape) {
       Shape target = shape[t];
