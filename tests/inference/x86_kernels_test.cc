@@ -228,6 +228,45 @@ TEST_F(X86KernelsTest, GemmAvx512ResidualEpilogueEqualsSecondPass) {
   EXPECT_EQ(checked, 135);
 }
 
+// Two full panels at once (the 6 x 64 tiles of GEMMs with K > 64 and at
+// least 96 rows) give the bits of each panel on its own (its 6 x 32 tiles):
+// pairs and a last odd or partial panel, bias, residual, activations, and
+// partial sums carried across K chunks (past 8192).
+TEST_F(X86KernelsTest, GemmAvx512PanelPairsEqualSinglePanels) {
+  if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP() << "no AVX-512";
+  int checked = 0;
+  for (int m : {96, 197}) {
+    for (int n : {64, 150}) {
+      for (int k : {65, 768, 8300}) {
+        if (k > 8192 && m > 96) continue;
+        const FusedActivation act = n == 64 ? FusedActivation::kRelu6 : FusedActivation::kNone;
+        const std::vector<float> a = Random(static_cast<size_t>(m) * k, &rng_);
+        const std::vector<float> w = Random(static_cast<size_t>(n) * k, &rng_);
+        const std::vector<float> bias = Random(n, &rng_);
+        const std::vector<float> res = Random(static_cast<size_t>(m) * n, &rng_);
+        std::vector<float> packed(x86::PackedWeightsFloats512(n, k));
+        x86::PackWeightsNK512(w.data(), n, k, packed.data());
+        std::vector<float> want(static_cast<size_t>(m) * n), got(want.size());
+        std::vector<float> want_res(want.size()), got_res(want.size());
+        for (int col = 0; col < n; col += x86::kGemm512Nr) {
+          const int nr = std::min(x86::kGemm512Nr, n - col);
+          const float* panel = packed.data() + static_cast<size_t>(col) * k;
+          x86::GemmF32Avx512(m, nr, k, a.data(), k, panel, bias.data() + col, act, want.data() + col, n);
+          x86::GemmF32Avx512Residual(m, nr, k, a.data(), k, panel, bias.data() + col, act, want_res.data() + col, n,
+                                     res.data() + col, n, nr);
+        }
+        x86::GemmF32Avx512(m, n, k, a.data(), k, packed.data(), bias.data(), act, got.data(), n);
+        x86::GemmF32Avx512Residual(m, n, k, a.data(), k, packed.data(), bias.data(), act, got_res.data(), n,
+                                   res.data(), n, n);
+        ASSERT_EQ(want, got) << "m " << m << " n " << n << " k " << k;
+        ASSERT_EQ(want_res, got_res) << "residual: m " << m << " n " << n << " k " << k;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 10);
+}
+
 // FloatToHalf rounds as F16C's vcvtps2ph (nearest, ties to even): every
 // half round-trips, and a sweep over 2^24 floats (every 256th bit pattern,
 // both signs: normals, subnormal halves, overflow, inf, NaN) gives the

@@ -169,6 +169,37 @@ TEST_F(X86MathTest, WithinUlpBoundsOnBothIsas) {
   }
 }
 
+// ExpScalef (the attention heads' softmax): Exp's bits wherever Exp's result
+// is a normal float, within FLT_MIN of it below; +inf, 0 and NaN alike.
+__attribute__((target("avx512f"))) void ExpScalefAvx512(const float* x, float* y, size_t n) {
+  for (size_t i = 0; i < n; i += 16) _mm512_storeu_ps(y + i, x86::vmath::ExpScalef(_mm512_loadu_ps(x + i)));
+}
+TEST_F(X86MathTest, ExpScalefIsExpWhereNormal) {
+  if (!x86::GetCpuFeatures().avx512f) GTEST_SKIP() << "CPU has no AVX-512F";
+  std::vector<float> x = Inputs();
+  for (float v : {-87.0f, -87.5f, -88.0f, -95.0f, -103.9f, -104.0f, -200.0f, -INFINITY, INFINITY, 88.7f, 89.0f,
+                  0.0f, -0.0f, NAN}) {
+    x.push_back(v);
+  }
+  while (x.size() % 16 != 0) x.push_back(0.5f);
+  std::vector<float> want(x.size()), got(x.size());
+  RunAvx512(Fn::kExp, x.data(), want.data(), x.size());
+  ExpScalefAvx512(x.data(), got.data(), x.size());
+  int subnormal = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(want[i])) {
+      ASSERT_TRUE(std::isnan(got[i])) << x[i];
+    } else if (std::fabs(want[i]) >= FLT_MIN || std::isinf(want[i])) {
+      ASSERT_EQ(std::memcmp(&want[i], &got[i], 4), 0) << x[i] << ": " << want[i] << " vs " << got[i];
+    } else {
+      ++subnormal;
+      ASSERT_GE(got[i], 0.0f) << x[i];
+      ASSERT_LE(std::fabs(static_cast<double>(got[i]) - std::exp(static_cast<double>(x[i]))), FLT_MIN) << x[i];
+    }
+  }
+  EXPECT_GT(subnormal, 0) << "the inputs reached no result under FLT_MIN";
+}
+
 TEST_F(X86MathTest, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();

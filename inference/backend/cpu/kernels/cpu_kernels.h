@@ -218,6 +218,41 @@ struct TranscendentalKernels {
 };
 
 // Pooling and MEAN.
+// One head of ATTENTION (the op's batch): softmax(scale * Q K^T + bias) V
+// with Q [m, d], K [n, d] (or K^T [d, n] where `k_transposed`), V [n, dv],
+// each a matrix of rows `ld*` floats apart; the bias (null: none) one [n]
+// row for every query (`bias_per_query` false) or a row per query, `bias_ld`
+// floats apart; out [m, dv] rows `ldo` floats apart.
+struct AttentionHead {
+  int m = 0, n = 0, d = 0, dv = 0;
+  const float* q = nullptr;
+  long long ldq = 0;
+  const float* k = nullptr;
+  long long ldk = 0;
+  bool k_transposed = false;
+  const float* v = nullptr;
+  long long ldv = 0;
+  const float* bias = nullptr;
+  bool bias_per_query = false;
+  long long bias_ld = 0;
+  float scale = 1.0f;
+  float* out = nullptr;
+  long long ldo = 0;
+};
+
+// Attention on the head's operands as stored (null `rows`: the op's GEMM
+// path over packed K and V). `keys` lays K out once per head for the rows
+// (keys_floats of scratch); `rows` computes query rows [r0, r1) (at most
+// kRowBlock at a time) with `scores_floats(n)` of scratch of its own.
+struct AttentionKernels {
+  const char* name = nullptr;  // "avx512": in kernel names
+  static constexpr int kRowBlock = 48;
+  size_t (*keys_floats)(int n, int d) = nullptr;
+  void (*keys)(const AttentionHead& h, float* keys) = nullptr;
+  size_t (*scores_floats)(int n) = nullptr;
+  void (*rows)(const AttentionHead& h, const float* keys, int r0, int r1, float* scores) = nullptr;
+};
+
 struct PoolKernels {
   const char* isa = nullptr;
   // NHWC, output rows [row_begin, row_end) of batch * out_h.
@@ -279,6 +314,7 @@ struct CpuKernels {
   DepthwiseKernels depthwise;
   ElementwiseKernels elementwise;
   TranscendentalKernels transcendental;
+  AttentionKernels attention;
   PoolKernels pool;
   DataKernels data;
 

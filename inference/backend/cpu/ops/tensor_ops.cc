@@ -182,7 +182,11 @@ class AttentionOp : public CpuOp {
   static constexpr int kRowBlock = 64;
   static constexpr long long kMaxBatchTasks = 1024;
   using CpuOp::CpuOp;
-  std::string name() const override { return gemm_ ? std::string("attention_gemm_") + gemm_->name : "attention_ref"; }
+  std::string name() const override {
+    return heads_ ? std::string("attention_") + heads_->name
+           : gemm_ ? std::string("attention_gemm_") + gemm_->name
+                   : "attention_ref";
+  }
   Status Prepare() override {
     RILL_INF_RETURN_IF_ERROR(NeedFloatInputs(args_.inputs.size()));
     RILL_INF_ASSIGN_OR_RETURN(const ir::AttentionAttrs* a, TypedAttrsOf<ir::AttentionAttrs>(args_));
@@ -214,9 +218,16 @@ class AttentionOp : public CpuOp {
         bs *= dim;
       }
     }
-    gemm_ = args_.algorithm == AlgorithmPolicy::kReference ? nullptr : kernels().widest_gemm();
+    const bool optimized = args_.algorithm != AlgorithmPolicy::kReference;
+    heads_ = optimized && kernels().attention.rows != nullptr && p_.n > 0 ? &kernels().attention : nullptr;
+    gemm_ = optimized && heads_ == nullptr ? kernels().widest_gemm() : nullptr;
     scratch_floats_ = 0;
-    if (gemm_) {
+    if (heads_) {
+      packed_k_ = heads_->keys_floats(p_.n, p_.d);
+      packed_v_ = 0;
+      per_task_ = packed_k_ + heads_->scores_floats(p_.n);
+      scratch_floats_ = per_task_ * threads();
+    } else if (gemm_) {
       const size_t n = p_.n;
       packed_k_ = gemm_->packed_floats(p_.n, p_.d);
       packed_v_ = gemm_->packed_floats(p_.dv, p_.n);
@@ -228,8 +239,12 @@ class AttentionOp : public CpuOp {
   size_t scratch_bytes() const override { return scratch_floats_ * sizeof(float); }
   void Compute() override {
     const float* bias = p_.has_bias ? In(3) : nullptr;
-    if (!gemm_) {
+    if (!gemm_ && !heads_) {
       AttentionRef(p_, In(0), In(1), In(2), bias, Out(), 0, p_.batches);
+      return;
+    }
+    if (heads_) {
+      ComputeHeads();
       return;
     }
     const long long batches = p_.batches;
@@ -306,7 +321,63 @@ class AttentionOp : public CpuOp {
                 Out() + (b * p_.m + r0) * static_cast<long long>(p_.dv), p_.dv);
   }
 
+  // Batch b as the kernel table's head: its operands where they are stored.
+  AttentionHead Head(long long b) const {
+    AttentionHead h;
+    h.m = p_.m;
+    h.n = p_.n;
+    h.d = p_.d;
+    h.dv = p_.dv;
+    h.q = In(0) + b * p_.m * static_cast<long long>(p_.d);
+    h.ldq = p_.d;
+    h.k = In(1) + b * p_.n * static_cast<long long>(p_.d);
+    h.ldk = p_.k_transposed ? p_.n : p_.d;
+    h.k_transposed = p_.k_transposed;
+    h.v = In(2) + b * p_.n * static_cast<long long>(p_.dv);
+    h.ldv = p_.dv;
+    if (p_.has_bias) {
+      h.bias = In(3) + AttentionBiasOffset(p_, b);
+      h.bias_per_query = p_.bias_rows != 1;
+      h.bias_ld = p_.n;
+    }
+    h.scale = p_.scale;
+    h.out = Out() + b * p_.m * static_cast<long long>(p_.dv);
+    h.ldo = p_.dv;
+    return h;
+  }
+  // The table's heads: one task per batch (runs of batches where there are
+  // many); with fewer batches than threads, a batch's keys laid out on the
+  // calling thread and its row blocks over the threads.
+  void ComputeHeads() {
+    const long long batches = p_.batches;
+    const int block = AttentionKernels::kRowBlock;
+    const int blocks = (p_.m + block - 1) / block;
+    if (batches >= threads() || blocks < 2) {
+      const int tasks = static_cast<int>(std::min<long long>(batches, kMaxBatchTasks));
+      auto task = [&](int t, int thread) {
+        float* scratch = Scratch() + per_task_ * thread;
+        for (long long b = batches * t / tasks; b < batches * (t + 1) / tasks; ++b) {
+          const AttentionHead h = Head(b);
+          heads_->keys(h, scratch);
+          heads_->rows(h, scratch, 0, p_.m, scratch + packed_k_);
+        }
+      };
+      ParallelFor(tasks, task);
+      return;
+    }
+    for (long long b = 0; b < batches; ++b) {
+      const AttentionHead h = Head(b);
+      heads_->keys(h, Scratch());
+      auto rows = [&](int t, int thread) {
+        const int r = t * block;
+        heads_->rows(h, Scratch(), r, std::min(p_.m, r + block), Scratch() + per_task_ * thread + packed_k_);
+      };
+      ParallelFor(blocks, rows);
+    }
+  }
+
   AttentionParams p_;
+  const AttentionKernels* heads_ = nullptr;
   const GemmKernels* gemm_ = nullptr;
   size_t packed_k_ = 0, packed_v_ = 0, per_task_ = 0, scratch_floats_ = 0;
 };

@@ -136,6 +136,24 @@ RILL_MATH_AVX512 __m512 Exp(__m512 x) {
   return _mm512_mul_ps(_mm512_mul_ps(p, s1), s2);
 }
 
+// Exp's value with 2^n applied by vscalefps (one instruction for Exp's
+// eight): the same n and polynomial, and the same result wherever it is a
+// normal float (both scalings are exact there); results under FLT_MIN are
+// rounded once here, twice in Exp (within FLT_MIN of the true value either way).
+RILL_MATH_AVX512 __m512 ExpScalef(__m512 x) {
+  x = _mm512_min_ps(_mm512_set1_ps(kExpMax), _mm512_max_ps(_mm512_set1_ps(kExpMin), x));
+  const __m512 n =
+      _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r);
+  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(kExpC6), r, _mm512_set1_ps(kExpC5));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kExpC4));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kExpC3));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kExpC2));
+  const __m512 p = _mm512_add_ps(_mm512_fmadd_ps(q, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+  return _mm512_scalef_ps(p, n);
+}
+
 RILL_MATH_AVX512 __m512 Sigmoid(__m512 x) {
   const __m512i sign_bit = _mm512_set1_epi32(static_cast<int>(0x80000000u));
   const __m512 e = Exp(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), sign_bit)));

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "inference/backend/cpu/kernels/x86/f32_attention_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_binary_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_gemm_avx2.h"
 #include "inference/backend/cpu/kernels/x86/f32_conv2d_grouped_avx512.h"
@@ -229,6 +230,11 @@ CpuKernels KernelTable(const CpuFeatures& f) {
   k.data.separable_rows = avx512 ? ResizeSeparableRowsAvx512 : ResizeSeparableRowsAvx2;
   if (!avx512) return k;
 
+  k.attention.name = "avx512";
+  k.attention.keys_floats = AttentionKeysFloatsAvx512;
+  k.attention.keys = AttentionKeysAvx512;
+  k.attention.scores_floats = AttentionScoresFloatsAvx512;
+  k.attention.rows = AttentionRowsAvx512;
   k.has_bf16 = f.avx512bf16;
   if (f.avx512bf16) k.bf16_gemm_pays = Bf16GemmPays;
   k.gemm[CpuKernels::kWideGemm] = WideGemm(f.avx512bf16);
