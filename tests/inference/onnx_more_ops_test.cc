@@ -469,5 +469,40 @@ TEST(OnnxMoreOpsTest, Det) {
             (std::vector<float>{-2, -1, 0}));
 }
 
+// Gemm and MatMul with constant weights become FULLY_CONNECTED with the
+// weights stored [N, K] (alpha folded in, the transpose in blocks of 32):
+// B as [K, N] and as [N, K] (transB), alpha and beta, a bias of N values and
+// of one; sizes that are not multiples of the blocks.
+TEST(OnnxMoreOpsTest, GemmAndMatMulWeightsAnyLayout) {
+  const int m = 3, k = 37, n = 45;
+  for (int trans_b : {0, 1}) {
+    for (int bias_size : {n, 1}) {
+      OnnxGraph g;
+      g.Input("x", {m, k});
+      g.Initializer("b", trans_b ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n},
+                    RandomValues(n * k, -1, 1, 21 + trans_b));
+      g.Initializer("c", {bias_size}, RandomValues(bias_size, -1, 1, 23));
+      onnx::NodeProto* gemm = g.Node("Gemm", {"x", "b", "c"}, {"y"});
+      OnnxGraph::Attr(gemm, "transB", int64_t{trans_b});
+      OnnxGraph::Attr(gemm, "alpha", 0.5f);
+      OnnxGraph::Attr(gemm, "beta", 2.0f);
+      g.Output("y");
+      const std::shared_ptr<const Model> model = LoadOnnxGraph(g, "gemm.onnx", /*optimize=*/false);
+      ASSERT_NE(model, nullptr);
+      EXPECT_EQ(CountOps(*model, "FULLY_CONNECTED"), 1);
+      ExpectMatchesOrt(g, {{"x", {m, k}, RandomValues(m * k)}});
+    }
+  }
+  OnnxGraph g;
+  g.Input("x", {2, m, 70});
+  g.Initializer("w", {70, 33}, RandomValues(70 * 33, -1, 1, 25));
+  g.Node("MatMul", {"x", "w"}, {"y"});
+  g.Output("y");
+  const std::shared_ptr<const Model> model = LoadOnnxGraph(g, "matmul.onnx", /*optimize=*/false);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(CountOps(*model, "FULLY_CONNECTED"), 1);
+  ExpectMatchesOrt(g, {{"x", {2, m, 70}, RandomValues(2 * m * 70)}});
+}
+
 }  // namespace
 }  // namespace rill::inference::testing

@@ -218,9 +218,13 @@ int ConverterContext::NewConst(const std::string& name, DataType dtype, const Sh
 }
 
 int ConverterContext::NewFloatConst(const std::string& name, const Shape& shape, const std::vector<float>& values) {
-  std::vector<uint8_t> bytes(values.size() * 4);
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return NewConst(name, DataType::kFloat32, shape, std::move(bytes));
+  const uint8_t* begin = reinterpret_cast<const uint8_t*>(values.data());
+  return NewConst(name, DataType::kFloat32, shape, std::vector<uint8_t>(begin, begin + values.size() * 4));
+}
+
+const float* ConverterContext::ConstFloatData(int id) const {
+  const ir::TensorInfo& t = graph_->tensors[id];
+  return t.dtype == DataType::kFloat32 && t.data != nullptr ? reinterpret_cast<const float*>(t.data) : nullptr;
 }
 
 int ConverterContext::NewIntConst(const std::string& name, const std::vector<int64_t>& values, const Shape* shape) {
@@ -238,11 +242,13 @@ int ConverterContext::NewInt32Const(const std::string& name, const Shape& shape,
 std::vector<float> ConverterContext::ConstFloats(int id) const {
   const ir::TensorInfo& t = graph_->tensors[id];
   const size_t n = static_cast<size_t>(NumElements(t.shape));
+  if (t.dtype == DataType::kFloat32) {
+    const float* begin = reinterpret_cast<const float*>(t.data);
+    return std::vector<float>(begin, begin + n);
+  }
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) {
-    if (t.dtype == DataType::kFloat32) {
-      std::memcpy(&v[i], t.data + 4 * i, 4);
-    } else if (t.dtype == DataType::kInt64) {
+    if (t.dtype == DataType::kInt64) {
       int64_t x;
       std::memcpy(&x, t.data + 8 * i, 8);
       v[i] = static_cast<float>(x);
@@ -333,15 +339,14 @@ StatusOr<int> ConverterContext::ConstantFromProto(const onnx::TensorProto& t, co
   auto size_mismatch = [&] { return DataLossError(source + ": tensor '" + name + "' size mismatch"); };
   switch (t.data_type()) {
     case kFloat: {
-      std::vector<float> v(count);
       if (raw) {
         RILL_INF_RETURN_IF_ERROR(need_raw(4));
-        if (count) std::memcpy(v.data(), t.raw_data().data(), count * 4);
-      } else {
-        if (static_cast<size_t>(t.float_data_size()) != count) return size_mismatch();
-        for (size_t i = 0; i < count; ++i) v[i] = t.float_data(static_cast<int>(i));
+        const std::string& bytes = t.raw_data();
+        return NewConst(name, DataType::kFloat32, shape, std::vector<uint8_t>(bytes.begin(), bytes.end()));
       }
-      return NewFloatConst(name, shape, v);
+      if (static_cast<size_t>(t.float_data_size()) != count) return size_mismatch();
+      const float* begin = t.float_data().data();
+      return NewFloatConst(name, shape, std::vector<float>(begin, begin + count));
     }
     case kDouble: {
       std::vector<float> v(count);

@@ -112,6 +112,17 @@ class ConverterContext {
   std::vector<int64_t> ConstInts(int id) const;
   int NewConst(const std::string& name, DataType dtype, const Shape& shape, std::vector<uint8_t> bytes);
   int NewFloatConst(const std::string& name, const Shape& shape, const std::vector<float>& values);
+  // A float constant of `shape` whose elements `fill` writes in place (one
+  // buffer: no vector of values copied in).
+  template <typename Fill>
+  int NewFloatConstFilled(const std::string& name, const Shape& shape, Fill fill) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(NumElements(shape)) * 4);
+    if (!bytes.empty()) fill(reinterpret_cast<float*>(bytes.data()));
+    return NewConst(name, DataType::kFloat32, shape, std::move(bytes));
+  }
+  // A float32 constant's elements where they are stored (null for other
+  // types: ConstFloats converts those).
+  const float* ConstFloatData(int id) const;
   // An int64 constant, 1-D unless `shape` is given.
   int NewIntConst(const std::string& name, const std::vector<int64_t>& values, const Shape* shape = nullptr);
   int NewInt32Const(const std::string& name, const Shape& shape, const std::vector<int>& values);
