@@ -35,10 +35,10 @@ constexpr int kHalfBufferRows = 48;  // rows from which a half panel is converte
 // Full panels go two at a time (PairKernel512's 6 x 64 tiles) for K > 64
 // and at least kPairMinRows rows: over //benchmarks:fc_gemm's shapes 12%
 // faster (Zen 5: vit_b_16 qkv 3.9 -> 3.5 ms, Swin-T stage 1 12%), the same
-// sums in the same order. With fewer rows (49: Swin-T stage 4, resnet50
-// layer 4) the weights' stream from memory bounds it either way; small K
-// keeps the multi-tile calls.
-constexpr int kPairMinRows = 96;
+// sums in the same order; at 49 rows (Swin-T stage 4, resnet50 layer 4, a
+// thread's row block of 196) 5-20% faster in three alternated rounds. Small
+// K keeps the multi-tile calls.
+constexpr int kPairMinRows = 48;
 }  // namespace
 
 size_t PackedWeightsFloats512(int n, int k) {
