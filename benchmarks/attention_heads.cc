@@ -8,7 +8,6 @@
 // layer), so another process on the other core changes them little.
 //
 //   bazel build //benchmarks:attention_heads && bazel-bin/benchmarks/attention_heads [--runs=N]
-#include <time.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -18,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "benchmarks/thread_seconds.h"
 #include "inference/backend/cpu/kernels/cpu_kernels.h"
 #include "inference/backend/cpu/kernels/kernel_types.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
@@ -29,11 +29,7 @@
 namespace rill::inference::cpu {
 namespace {
 
-double ThreadSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
+using ::rill::benchmarks::ThreadSeconds;
 
 struct Shape {
   const char* model;

@@ -7,7 +7,6 @@
 //
 //   bazel build //benchmarks:fc_gemm && [RILL_AVX2=1] bazel-bin/benchmarks/fc_gemm [--runs=N]
 #include <immintrin.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/thread_seconds.h"
 #include "inference/backend/cpu/kernels/x86/cpu_features.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x32_avx512.h"
 #include "inference/backend/cpu/kernels/x86/f32_gemm_6x16_avx2.h"
@@ -26,11 +26,7 @@
 namespace rill::inference::cpu {
 namespace {
 
-double ThreadSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
+using ::rill::benchmarks::ThreadSeconds;
 
 // 12 independent FMA chains (latency 4, one or two per cycle: enough to
 // fill the pipes), 16 lanes each: MACs per second at the core's peak.

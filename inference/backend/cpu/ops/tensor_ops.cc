@@ -243,12 +243,10 @@ class AttentionOp : public CpuOp {
       AttentionRef(p_, In(0), In(1), In(2), bias, Out(), 0, p_.batches);
       return;
     }
-    if (heads_) {
-      ComputeHeads();
-      return;
-    }
+    // The table's heads block their rows themselves, AttentionKernels::kRowBlock at a time.
+    const int row_block = heads_ ? AttentionKernels::kRowBlock : kRowBlock;
     const long long batches = p_.batches;
-    const int blocks = (p_.m + kRowBlock - 1) / kRowBlock;
+    const int blocks = (p_.m + row_block - 1) / row_block;
     if (batches >= threads() || blocks < 2) {
       // One task per batch (runs of batches where there are very many), as
       // BATCH_MATMUL: uneven or late threads even out.
@@ -257,7 +255,7 @@ class AttentionOp : public CpuOp {
         float* scratch = Scratch() + per_task_ * thread;
         for (long long b = batches * t / tasks; b < batches * (t + 1) / tasks; ++b) {
           Pack(b, scratch);
-          for (int r = 0; r < p_.m; r += kRowBlock) Rows(b, scratch, scratch, r, std::min(p_.m, r + kRowBlock));
+          for (int r = 0; r < p_.m; r += row_block) Rows(b, scratch, scratch, r, std::min(p_.m, r + row_block));
         }
       };
       ParallelFor(tasks, task);
@@ -266,8 +264,8 @@ class AttentionOp : public CpuOp {
     for (long long b = 0; b < batches; ++b) {
       Pack(b, Scratch());
       auto rows = [&](int t, int thread) {
-        const int r = t * kRowBlock;
-        Rows(b, Scratch(), Scratch() + per_task_ * thread, r, std::min(p_.m, r + kRowBlock));
+        const int r = t * row_block;
+        Rows(b, Scratch(), Scratch() + per_task_ * thread, r, std::min(p_.m, r + row_block));
       };
       ParallelFor(blocks, rows);
     }
@@ -276,8 +274,12 @@ class AttentionOp : public CpuOp {
  private:
   // Packs batch b's K (the GEMM's [n, d] rows, or [d, n] when transposed)
   // and V ([n, dv]: the second GEMM's right operand as stored) into
-  // `scratch`.
+  // `scratch`; with the table's heads, lays out its keys there.
   void Pack(long long b, float* scratch) const {
+    if (heads_) {
+      heads_->keys(Head(b), scratch);
+      return;
+    }
     const int n = p_.n, d = p_.d, dv = p_.dv;
     const float* k = In(1) + b * static_cast<long long>(n) * d;
     if (p_.k_transposed) {
@@ -290,8 +292,12 @@ class AttentionOp : public CpuOp {
   // Query rows [r0, r1) of batch b with the packed operands in `packed` and
   // the score block in `own`'s scratch.
   void Rows(long long b, const float* packed, float* own, int r0, int r1) const {
-    const int n = p_.n, rows = r1 - r0;
     float* s = own + packed_k_ + packed_v_;
+    if (heads_) {
+      heads_->rows(Head(b), packed, r0, r1, s);
+      return;
+    }
+    const int n = p_.n, rows = r1 - r0;
     const float* q = In(0) + (b * p_.m + r0) * static_cast<long long>(p_.d);
     gemm_->gemm(rows, n, p_.d, q, p_.d, packed, nullptr, FusedActivation::kNone, s, n);
     const float* bias = p_.has_bias ? In(3) + AttentionBiasOffset(p_, b) : nullptr;
@@ -345,37 +351,6 @@ class AttentionOp : public CpuOp {
     h.ldo = p_.dv;
     return h;
   }
-  // The table's heads: one task per batch (runs of batches where there are
-  // many); with fewer batches than threads, a batch's keys laid out on the
-  // calling thread and its row blocks over the threads.
-  void ComputeHeads() {
-    const long long batches = p_.batches;
-    const int block = AttentionKernels::kRowBlock;
-    const int blocks = (p_.m + block - 1) / block;
-    if (batches >= threads() || blocks < 2) {
-      const int tasks = static_cast<int>(std::min<long long>(batches, kMaxBatchTasks));
-      auto task = [&](int t, int thread) {
-        float* scratch = Scratch() + per_task_ * thread;
-        for (long long b = batches * t / tasks; b < batches * (t + 1) / tasks; ++b) {
-          const AttentionHead h = Head(b);
-          heads_->keys(h, scratch);
-          heads_->rows(h, scratch, 0, p_.m, scratch + packed_k_);
-        }
-      };
-      ParallelFor(tasks, task);
-      return;
-    }
-    for (long long b = 0; b < batches; ++b) {
-      const AttentionHead h = Head(b);
-      heads_->keys(h, Scratch());
-      auto rows = [&](int t, int thread) {
-        const int r = t * block;
-        heads_->rows(h, Scratch(), r, std::min(p_.m, r + block), Scratch() + per_task_ * thread + packed_k_);
-      };
-      ParallelFor(blocks, rows);
-    }
-  }
-
   AttentionParams p_;
   const AttentionKernels* heads_ = nullptr;
   const GemmKernels* gemm_ = nullptr;

@@ -116,17 +116,23 @@ RILL_MATH_AVX2 __m256i TailMask(int valid) {
 
 // ---- AVX-512 --------------------------------------------------------------
 
-RILL_MATH_AVX512 __m512 Exp(__m512 x) {
+// Exp's reduction: x clamped, *n = round(x / ln 2), returns p = e^r, so
+// exp(x) = p * 2^n.
+RILL_MATH_AVX512 __m512 ExpReduced(__m512 x, __m512* n) {
   x = _mm512_min_ps(_mm512_set1_ps(kExpMax), _mm512_max_ps(_mm512_set1_ps(kExpMin), x));
-  const __m512 n =
-      _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r);
+  *n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(*n, _mm512_set1_ps(kLn2Hi), x);
+  r = _mm512_fnmadd_ps(*n, _mm512_set1_ps(kLn2Lo), r);
   __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(kExpC6), r, _mm512_set1_ps(kExpC5));
   q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kExpC4));
   q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kExpC3));
   q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kExpC2));
-  const __m512 p = _mm512_add_ps(_mm512_fmadd_ps(q, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+  return _mm512_add_ps(_mm512_fmadd_ps(q, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+}
+
+RILL_MATH_AVX512 __m512 Exp(__m512 x) {
+  __m512 n;
+  const __m512 p = ExpReduced(x, &n);
   const __m512i ni = _mm512_cvtps_epi32(n);
   const __m512i n1 = _mm512_srai_epi32(ni, 1);
   const __m512i n2 = _mm512_sub_epi32(ni, n1);
@@ -141,16 +147,8 @@ RILL_MATH_AVX512 __m512 Exp(__m512 x) {
 // normal float (both scalings are exact there); results under FLT_MIN are
 // rounded once here, twice in Exp (within FLT_MIN of the true value either way).
 RILL_MATH_AVX512 __m512 ExpScalef(__m512 x) {
-  x = _mm512_min_ps(_mm512_set1_ps(kExpMax), _mm512_max_ps(_mm512_set1_ps(kExpMin), x));
-  const __m512 n =
-      _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r);
-  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(kExpC6), r, _mm512_set1_ps(kExpC5));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kExpC4));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kExpC3));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kExpC2));
-  const __m512 p = _mm512_add_ps(_mm512_fmadd_ps(q, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+  __m512 n;
+  const __m512 p = ExpReduced(x, &n);
   return _mm512_scalef_ps(p, n);
 }
 
